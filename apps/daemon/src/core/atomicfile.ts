@@ -1,0 +1,29 @@
+/** Writes a file so that a crash leaves either the old or the new content, never a mix. */
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export function writeFileAtomic(file: string, content: string, mode = 0o600): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, file);
+  // The rename itself lives in the directory: sync it so the new name survives a power cut.
+  try {
+    const dfd = openSync(dirname(file), 'r');
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on a directory; the file content is already durable.
+  }
+}

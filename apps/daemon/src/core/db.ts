@@ -1,0 +1,98 @@
+/** lucky.db: module data in SQLite (WAL), upgraded by numbered migrations kept per namespace. */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+export const DB_FILE = 'lucky.db';
+
+export interface Migration {
+  /** 1, 2, 3... within its namespace; never renumbered once released. */
+  version: number;
+  name: string;
+  up: string | ((db: Db) => void);
+}
+
+export function openDb(dataDir: string, file = DB_FILE): Db {
+  const db = new Database(join(dataDir, file));
+  db.pragma('journal_mode = WAL');
+  // NORMAL under WAL: a power cut can lose the last commits but never corrupts the file.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    namespace TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL,
+    PRIMARY KEY (namespace, version)
+  )`);
+  return db;
+}
+
+/** Applies, in order and each in its own transaction, the migrations of `namespace` not yet applied. */
+export function migrate(db: Db, namespace: string, migrations: readonly Migration[]): number[] {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  sorted.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`${namespace} migrations must be numbered 1..n without gaps (found ${m.version})`);
+  });
+  const applied = new Set(
+    db
+      .prepare<[string], { version: number }>('SELECT version FROM schema_migrations WHERE namespace = ?')
+      .all(namespace)
+      .map((r) => r.version),
+  );
+  const newest = Math.max(0, ...applied);
+  if (newest > sorted.length) {
+    throw new Error(
+      `${DB_FILE} was written by a newer version (${namespace} schema ${newest}, this one knows ${sorted.length}); refusing to touch it`,
+    );
+  }
+  const done: number[] = [];
+  const record = db.prepare('INSERT INTO schema_migrations (namespace, version, name, applied_at) VALUES (?, ?, ?, ?)');
+  for (const m of sorted) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      if (typeof m.up === 'string') db.exec(m.up);
+      else m.up(db);
+      record.run(namespace, m.version, m.name, Date.now());
+    })();
+    done.push(m.version);
+  }
+  return done;
+}
+
+/** The core's own tables: sessions, and the generic rule and module-settings storage every module uses. */
+export const coreMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'sessions',
+    up: `CREATE TABLE sessions (
+      token_hash TEXT PRIMARY KEY,
+      account TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      last_seen INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      address TEXT NOT NULL DEFAULT '',
+      agent TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX sessions_expires ON sessions (expires_at);`,
+  },
+  {
+    version: 2,
+    name: 'rules and module settings',
+    up: `CREATE TABLE rules (
+      module TEXT NOT NULL,
+      key TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      data TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (module, key)
+    );
+    CREATE TABLE module_settings (
+      module TEXT PRIMARY KEY,
+      data TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    );`,
+  },
+];

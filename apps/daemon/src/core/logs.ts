@@ -1,0 +1,133 @@
+/**
+ * The program log: pino writes each line both to stdout and to a ring buffer that /api/logs reads
+ * incrementally (`pre` = newest timestamp the console has seen).
+ */
+import { pino, type Logger } from 'pino';
+import { LOG_LEVELS, type LogEntry } from '@lucky/contracts';
+
+export type { Logger };
+
+/** Bounded, in order, with strictly increasing timestamps so `pre` never skips or repeats a line. */
+export class LogBuffer {
+  private entries: LogEntry[] = [];
+  private last = 0;
+
+  constructor(private capacity: number) {}
+
+  push(log: string, time = Date.now()): void {
+    this.last = Math.max(time, this.last + 1);
+    this.entries.push({ timestamp: this.last, log });
+    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+  }
+
+  since(pre: number): LogEntry[] {
+    // Entries are sorted: search from the end, where the console's next lines are.
+    let i = this.entries.length;
+    while (i > 0 && this.entries[i - 1]!.timestamp > pre) i--;
+    return this.entries.slice(i);
+  }
+
+  resize(capacity: number): void {
+    this.capacity = capacity;
+    if (this.entries.length > capacity) this.entries.splice(0, this.entries.length - capacity);
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'mod', 'v', 'reqId']);
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+export function formatTime(t: number): string {
+  const d = new Date(t);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** One readable line: `2026-11-22 01:45:28 INFO [wol] woke NAS mac=...`. */
+export function formatLine(o: Record<string, unknown>): string {
+  const level = LEVEL_NAMES[o.level as number] ?? String(o.level);
+  const mod = typeof o.mod === 'string' ? ` [${o.mod}]` : '';
+  let extra = '';
+  for (const [k, v] of Object.entries(o)) {
+    if (OMIT.has(k) || v === undefined) continue;
+    if (k === 'err' && v && typeof v === 'object') {
+      const e = v as { message?: string; stack?: string };
+      extra += ` err=${JSON.stringify(e.message ?? '')}`;
+      continue;
+    }
+    extra += ` ${k}=${typeof v === 'string' ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v)}`;
+  }
+  return `${formatTime(o.time as number)} ${level}${mod} ${String(o.msg ?? '')}${extra}`;
+}
+
+/** Fields that may carry secrets; pino blanks them before anything is written. */
+const REDACT = [
+  'password',
+  'Password',
+  'AdminPassword',
+  'token',
+  'secret',
+  'TwoFA',
+  'authorization',
+  '*.password',
+  '*.Password',
+  '*.token',
+  '*.secret',
+  'req.headers["lucky-admin-token"]',
+  'req.headers.authorization',
+];
+
+export interface ProgramLog {
+  logger: Logger;
+  buffer: LogBuffer;
+  /** Process start, so the console can tell a restart from a quiet log. */
+  starttime: number;
+  setLevel(level: number): void;
+}
+
+export function createProgramLog(opts: {
+  level: number;
+  capacity: number;
+  /** Where formatted lines also go; stdout in the daemon, nothing in tests. */
+  out?: (line: string) => void;
+  json?: boolean;
+  starttime?: number;
+}): ProgramLog {
+  const buffer = new LogBuffer(opts.capacity);
+  const out = opts.out;
+  const stream = {
+    write(line: string) {
+      let o: Record<string, unknown>;
+      try {
+        o = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      const text = formatLine(o);
+      buffer.push(text, o.time as number);
+      if (out) out(opts.json ? line.trimEnd() : text);
+    },
+  };
+  const logger = pino(
+    {
+      level: LOG_LEVELS[opts.level as keyof typeof LOG_LEVELS] ?? 'info',
+      base: undefined,
+      redact: { paths: REDACT, censor: '***' },
+    },
+    stream,
+  );
+  return {
+    logger,
+    buffer,
+    starttime: opts.starttime ?? Date.now(),
+    setLevel(level) {
+      logger.level = LOG_LEVELS[level as keyof typeof LOG_LEVELS] ?? 'info';
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * What every rule-based module shares: the store, the engine lifecycle and the uniform REST routes.
+ * A module supplies its schemas, its engine and, if it likes, extra fields for the list view.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { Ret, type RuleInputShape, type RuleStatus, type ruleRoutes } from '@lucky/contracts';
+import type { RuleEngine } from './engine.js';
+import { RuleLogs } from './engine.js';
+import { fail } from './envelope.js';
+import type { Logger } from './logs.js';
+import { addRoute } from './routes.js';
+import type { RuleStore, SettingsStore, StoredRule } from './rulestore.js';
+
+export interface RuleModuleOptions<I extends RuleInputShape, C extends z.ZodType> {
+  store: RuleStore<I>;
+  settings: SettingsStore<C>;
+  engine: RuleEngine<z.output<I>>;
+  log: Logger;
+  logs?: RuleLogs;
+  /** Extra fields of the list view (figures, last results). */
+  extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown>;
+  /** Called after module settings change, e.g. to re-apply global limits. */
+  onSettings?: (next: z.output<C>) => Promise<void> | void;
+}
+
+export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
+  readonly logs: RuleLogs;
+  readonly store: RuleStore<I>;
+  readonly settings: SettingsStore<C>;
+  readonly engine: RuleEngine<z.output<I>>;
+
+  constructor(private opts: RuleModuleOptions<I, C>) {
+    this.logs = opts.logs ?? new RuleLogs();
+    this.store = opts.store;
+    this.settings = opts.settings;
+    this.engine = opts.engine;
+  }
+
+  async startAll(): Promise<void> {
+    await Promise.all(this.store.list().filter((r) => r.data.enable).map((r) => this.engine.start(r.key, r.data)));
+  }
+
+  async stopAll(): Promise<void> {
+    await this.engine.close();
+  }
+
+  statusOf(rule: StoredRule<z.output<I>>): RuleStatus {
+    if (!rule.data.enable) return { state: 'disabled', message: '', since: rule.updated };
+    return this.engine.status(rule.key);
+  }
+
+  view(rule: StoredRule<z.output<I>>) {
+    return {
+      ...rule.data,
+      key: rule.key,
+      status: this.statusOf(rule),
+      created: rule.created,
+      updated: rule.updated,
+      ...this.opts.extra?.(rule),
+    };
+  }
+
+  require(key: string): StoredRule<z.output<I>> {
+    const rule = this.store.get(key);
+    if (!rule) throw fail(Ret.notFound, 'ruleNotFound');
+    return rule;
+  }
+
+  private async apply(key: string, data: z.output<I>): Promise<void> {
+    if (data.enable) await this.engine.start(key, data);
+    else await this.engine.stop(key);
+  }
+
+  async create(input: z.output<I>): Promise<string> {
+    const key = this.store.create(input);
+    this.opts.log.info({ key, name: input.name }, 'rule created');
+    await this.apply(key, this.store.get(key)!.data);
+    return key;
+  }
+
+  async update(key: string, input: z.output<I>): Promise<void> {
+    this.require(key);
+    this.store.update(key, input);
+    this.opts.log.info({ key, name: input.name }, 'rule saved');
+    await this.apply(key, this.store.get(key)!.data);
+  }
+
+  async remove(key: string): Promise<void> {
+    this.require(key);
+    await this.engine.stop(key);
+    this.store.remove(key);
+    this.logs.drop(key);
+    this.opts.log.info({ key }, 'rule deleted');
+  }
+
+  async enable(key: string, enable: boolean): Promise<void> {
+    const rule = this.require(key);
+    const data = { ...rule.data, enable };
+    this.store.update(key, data);
+    this.opts.log.info({ key, name: rule.data.name, enable }, enable ? 'rule enabled' : 'rule disabled');
+    await this.apply(key, this.store.get(key)!.data);
+  }
+
+  /** The uniform routes; `routes` comes from the contracts' ruleRoutes() for this module. */
+  register(app: FastifyInstance, routes: ReturnType<typeof ruleRoutes<string, I, z.ZodType, C>>): void {
+    addRoute(app, routes.list, () => ({ list: this.store.list().map((r) => this.view(r)) }) as never);
+    addRoute(app, routes.create, async ({ body }) => ({ key: await this.create(body as z.output<I>) }));
+    addRoute(app, routes.get, ({ params }) => ({ rule: this.view(this.require(params.key)) }) as never);
+    addRoute(app, routes.update, async ({ params, body }) => {
+      await this.update(params.key, body as z.output<I>);
+      return {};
+    });
+    addRoute(app, routes.remove, async ({ params }) => {
+      await this.remove(params.key);
+      return {};
+    });
+    addRoute(app, routes.enable, async ({ params, body }) => {
+      await this.enable(params.key, body.enable);
+      return {};
+    });
+    addRoute(app, routes.logs, ({ params, query }) => {
+      this.require(params.key);
+      return { logs: this.logs.since(params.key, query.pre) };
+    });
+    addRoute(app, routes.getConfigure, () => ({ configure: this.settings.get() }) as never);
+    addRoute(app, routes.putConfigure, async ({ body }) => {
+      const next = this.settings.set(body as z.input<C>);
+      await this.opts.onSettings?.(next);
+      return {};
+    });
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Rules of every module live in one table, one JSON document a row, validated by the module's
+ * contract schema on the way in and on the way out. Module settings likewise, one row a module.
+ */
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type { Db } from './db.js';
+import type { Logger } from './logs.js';
+
+export interface StoredRule<T> {
+  key: string;
+  data: T;
+  created: number;
+  updated: number;
+}
+
+interface Row {
+  key: string;
+  data: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+export function newKey(length = 16): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const b of bytes) out += KEY_ALPHABET[b % KEY_ALPHABET.length];
+  return out;
+}
+
+export class RuleStore<S extends z.ZodType> {
+  constructor(
+    private db: Db,
+    readonly module: string,
+    private schema: S,
+    private log: Logger,
+  ) {}
+
+  private decode(row: Row): StoredRule<z.output<S>> | undefined {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.data);
+    } catch {
+      raw = undefined;
+    }
+    const r = this.schema.safeParse(raw);
+    if (!r.success) {
+      // A row that no longer validates is left in place (nothing is lost) and skipped.
+      this.log.error({ module: this.module, key: row.key, issue: r.error.issues[0]?.message }, 'stored rule is invalid, skipped');
+      return undefined;
+    }
+    return { key: row.key, data: r.data, created: row.created_at, updated: row.updated_at };
+  }
+
+  list(): StoredRule<z.output<S>>[] {
+    return this.db
+      .prepare<[string], Row>(
+        'SELECT key, data, created_at, updated_at FROM rules WHERE module = ? ORDER BY position, created_at',
+      )
+      .all(this.module)
+      .map((r) => this.decode(r))
+      .filter((r): r is StoredRule<z.output<S>> => r !== undefined);
+  }
+
+  get(key: string): StoredRule<z.output<S>> | undefined {
+    const row = this.db
+      .prepare<[string, string], Row>('SELECT key, data, created_at, updated_at FROM rules WHERE module = ? AND key = ?')
+      .get(this.module, key);
+    return row ? this.decode(row) : undefined;
+  }
+
+  private encode(data: z.input<S> | z.output<S>): string {
+    return JSON.stringify(this.schema.parse(data));
+  }
+
+  create(data: z.input<S> | z.output<S>): string {
+    const json = this.encode(data);
+    const key = newKey();
+    const t = Date.now();
+    const pos = this.db
+      .prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM rules WHERE module = ?')
+      .get(this.module)!.p;
+    this.db
+      .prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(this.module, key, (pos ?? 0) + 1, json, t, t);
+    return key;
+  }
+
+  /** Returns false when the rule does not exist. */
+  update(key: string, data: z.input<S> | z.output<S>): boolean {
+    const json = this.encode(data);
+    return (
+      this.db
+        .prepare('UPDATE rules SET data = ?, updated_at = ? WHERE module = ? AND key = ?')
+        .run(json, Date.now(), this.module, key).changes > 0
+    );
+  }
+
+  remove(key: string): boolean {
+    return this.db.prepare('DELETE FROM rules WHERE module = ? AND key = ?').run(this.module, key).changes > 0;
+  }
+}
+
+export class SettingsStore<S extends z.ZodType> {
+  constructor(
+    private db: Db,
+    readonly module: string,
+    private schema: S,
+  ) {}
+
+  /** The saved settings, or the schema's defaults when none were saved or they no longer validate. */
+  get(): z.output<S> {
+    const row = this.db
+      .prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?')
+      .get(this.module);
+    if (row) {
+      const r = this.schema.safeParse(JSON.parse(row.data));
+      if (r.success) return r.data;
+    }
+    return this.schema.parse({});
+  }
+
+  set(data: z.input<S>): z.output<S> {
+    const parsed = this.schema.parse(data);
+    this.db
+      .prepare(
+        'INSERT INTO module_settings (module, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(module) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at',
+      )
+      .run(this.module, JSON.stringify(parsed), Date.now());
+    return parsed;
+  }
+}

@@ -1,0 +1,29 @@
+/** What the routes need from the running daemon; built by runtime.ts, faked by nothing. */
+import type { BaseConfigStore } from './core/baseconfig.js';
+import type { Db } from './core/db.js';
+import type { LoginGuard } from './core/loginguard.js';
+import type { ProgramLog } from './core/logs.js';
+import type { ModuleHost } from './core/modulehost.js';
+import type { Sessions } from './core/sessions.js';
+import type { StatusSampler } from './core/status.js';
+
+export interface AppDeps {
+  version: string;
+  dataDir: string;
+  config: BaseConfigStore;
+  db: Db;
+  sessions: Sessions;
+  programLog: ProgramLog;
+  modules: ModuleHost;
+  guard: LoginGuard;
+  status: StatusSampler;
+  supervisor: string;
+  /** Where the console's built files are; missing directory → a short "not built" page. */
+  consoleDir: string;
+  /** Moves the admin listener; rejects with ListenError when the new address cannot be bound. */
+  rebind(host: string, port: number): Promise<void>;
+  /** The address the admin listener is on now ('' before listening). */
+  listenAddress(): string;
+  /** Graceful restart, called once the answer has been sent. */
+  restart(): void;
+}

@@ -1,0 +1,99 @@
+/** The daemon process: flags → runtime → listen → engines; graceful close on signals. */
+import { CliError, USAGE, parseCli } from './cli.js';
+import { BaseConfigError } from './core/baseconfig.js';
+import { detectSupervisor, restartProcess } from './restart.js';
+import { openRuntime, type Runtime } from './runtime.js';
+import { VERSION } from './version.js';
+
+function banner(account: string, password: string): string {
+  const lines = [
+    'Lucky first start: an admin account was created.',
+    `  account:  ${account}`,
+    `  password: ${password}`,
+    'It is shown only this once. Change it under Settings after logging in.',
+  ];
+  const width = Math.max(...lines.map((l) => l.length)) + 4;
+  const bar = '*'.repeat(width);
+  return ['', bar, ...lines.map((l) => `* ${l.padEnd(width - 4)} *`), bar, ''].join('\n');
+}
+
+async function main(): Promise<void> {
+  let cli;
+  try {
+    cli = parseCli(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`lucky: ${err.message} (see --help)\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (cli.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (cli.version) {
+    process.stdout.write(VERSION + '\n');
+    return;
+  }
+
+  const supervisor = detectSupervisor(process.env);
+  let runtime: Runtime;
+  let restarting = false;
+  try {
+    runtime = await openRuntime({
+      dataDir: cli.dataDir,
+      ...(cli.port !== undefined ? { port: cli.port } : {}),
+      ...(cli.host !== undefined ? { host: cli.host } : {}),
+      ...(cli.adminUser ? { initialAccount: cli.adminUser } : {}),
+      ...(cli.adminPassword ? { initialPassword: cli.adminPassword } : {}),
+      out: (line) => process.stdout.write(line + '\n'),
+      jsonLogs: process.env.LUCKY_LOG_FORMAT === 'json',
+      supervisor,
+      restart: () => {
+        if (restarting) return;
+        restarting = true;
+        void restartProcess(supervisor, () => runtime.close());
+      },
+    });
+  } catch (err) {
+    if (err instanceof BaseConfigError) {
+      process.stderr.write(`lucky: refusing to start: ${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`lucky: cannot start: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const log = runtime.programLog.logger;
+  log.info({ version: VERSION, node: process.versions.node, dataDir: cli.dataDir, supervisor }, 'Lucky starting');
+  if (runtime.generatedPassword) {
+    // Straight to stdout, not through the logger: the program log in the console must not hold it.
+    process.stdout.write(banner(runtime.config.get().AdminAccount, runtime.generatedPassword) + '\n');
+    log.warn('first start: the admin password was printed on standard output');
+  } else if (runtime.created) {
+    log.info({ account: runtime.config.get().AdminAccount }, 'first start: admin account from LUCKY_ADMIN_USER/LUCKY_ADMIN_PASSWORD');
+  }
+
+  try {
+    await runtime.listen(process.env.LUCKY_RESTARTED ? 15_000 : 0);
+  } catch (err) {
+    log.fatal({ err }, 'cannot open the admin console listener');
+    process.stderr.write(`lucky: ${(err as Error).message}\n`);
+    await runtime.close();
+    process.exit(1);
+  }
+
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void runtime.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // One faulty engine callback must not take every other rule down with it.
+  process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+}
+
+void main();

@@ -1,0 +1,156 @@
+/**
+ * Opens everything the daemon runs on (base config, log, database, sessions, modules) and builds
+ * the app. main.ts adds the process around it; tests open a runtime on a temp directory.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { BaseSettings } from '@lucky/contracts';
+import { buildApp } from './app.js';
+import { openBaseConfig, type BaseConfigStore } from './core/baseconfig.js';
+import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
+import { AdminListener } from './core/listener.js';
+import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
+import { createProgramLog, type ProgramLog } from './core/logs.js';
+import { ModuleHost } from './core/modulehost.js';
+import { Sessions } from './core/sessions.js';
+import { StatusSampler } from './core/status.js';
+import type { AppDeps } from './deps.js';
+import { MODULE_TABLE } from './modules/index.js';
+import { VERSION } from './version.js';
+
+export interface RuntimeOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  initialAccount?: string;
+  initialPassword?: string;
+  /** Where log lines go besides the ring buffer (stdout in the daemon). */
+  out?: (line: string) => void;
+  jsonLogs?: boolean;
+  consoleDir?: string;
+  supervisor?: string;
+  restart?: () => void;
+  loginGuard?: Partial<LoginGuardOptions>;
+}
+
+export interface Runtime {
+  app: FastifyInstance;
+  deps: AppDeps;
+  config: BaseConfigStore;
+  db: Db;
+  programLog: ProgramLog;
+  /** Set when a random first-start password was generated: show it once. */
+  generatedPassword?: string;
+  created: boolean;
+  listen(retryInUseMs?: number): Promise<string>;
+  port(): number;
+  close(): Promise<void>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_CONSOLE_DIR = resolve(here, '..', '..', 'console', 'dist');
+
+export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  const overrides: Partial<BaseSettings> = {};
+  if (o.host !== undefined) overrides.AdminWebListenHost = o.host;
+  if (o.port !== undefined) overrides.AdminWebListenPort = o.port;
+  const opened = await openBaseConfig({
+    dataDir: o.dataDir,
+    overrides,
+    ...(o.initialAccount ? { initialAccount: o.initialAccount } : {}),
+    ...(o.initialPassword ? { initialPassword: o.initialPassword } : {}),
+  });
+  const config = opened.store;
+  const starttime = Date.now();
+  const programLog = createProgramLog({
+    level: config.get().LogLevel,
+    capacity: config.get().LogMaxSize,
+    starttime,
+    ...(o.out ? { out: o.out } : {}),
+    ...(o.jsonLogs ? { json: true } : {}),
+  });
+  const log = programLog.logger;
+
+  const db = openDb(o.dataDir);
+  migrate(db, 'core', coreMigrations);
+  const sessions = new Sessions(db, () => config.get().SessionIdleHours * 3_600_000);
+  sessions.purgeExpired();
+  // A new lucky_base.lkcf is a new login: sessions of the old one must not survive it.
+  if (opened.created) sessions.revokeAll();
+
+  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config }, log);
+  let listener: AdminListener | undefined;
+  const status = new StatusSampler(starttime, () => ({
+    admin: listener?.connections() ?? 0,
+    modules: modules.connections(),
+    sessions: sessions.count(),
+  }));
+
+  config.onChange((next, prev) => {
+    if (next.LogLevel !== prev.LogLevel) programLog.setLevel(next.LogLevel);
+    if (next.LogMaxSize !== prev.LogMaxSize) programLog.buffer.resize(next.LogMaxSize);
+    if (next.EnabledModules.join() !== prev.EnabledModules.join()) void modules.sync();
+  });
+
+  const deps: AppDeps = {
+    version: VERSION,
+    dataDir: o.dataDir,
+    config,
+    db,
+    sessions,
+    programLog,
+    modules,
+    guard: new LoginGuard(o.loginGuard),
+    status,
+    supervisor: o.supervisor ?? 'none',
+    consoleDir: o.consoleDir ?? DEFAULT_CONSOLE_DIR,
+    async rebind(host, port) {
+      if (!listener) return;
+      const address = await listener.bind(host, port);
+      log.info(`listening on http://${address}`);
+    },
+    listenAddress: () => listener?.address ?? '',
+    restart: o.restart ?? (() => log.warn('restart is not available in this runtime')),
+  };
+
+  const app = await buildApp(deps, {
+    serverFactory: (handler) => {
+      listener = new AdminListener(handler, log);
+      // Fastify wants a server object; the listener opens the real sockets itself.
+      return createServer();
+    },
+  });
+  await modules.sync();
+
+  let closed = false;
+  return {
+    app,
+    deps,
+    config,
+    db,
+    programLog,
+    created: opened.created,
+    ...(opened.generatedPassword ? { generatedPassword: opened.generatedPassword } : {}),
+    async listen(retryInUseMs = 0) {
+      const cfg = config.get();
+      const address = await listener!.bind(cfg.AdminWebListenHost, cfg.AdminWebListenPort, retryInUseMs);
+      log.info(`listening on http://${address}`);
+      return address;
+    },
+    port: () => listener?.port() ?? 0,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await listener?.close();
+      await modules.stopAll();
+      await app.close();
+      status.close();
+      db.close();
+    },
+  };
+}
+

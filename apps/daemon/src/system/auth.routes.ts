@@ -1,0 +1,54 @@
+/** Login, logout and the public calls the login page makes before it has a session. */
+import type { FastifyInstance } from 'fastify';
+import { MODULES, Ret, coreRoutes, message } from '@lucky/contracts';
+import { fail } from '../core/envelope.js';
+import { verifyPassword } from '../core/password.js';
+import { addRoute } from '../core/routes.js';
+import { verifyTotp } from '../core/totp.js';
+import type { AppDeps } from '../deps.js';
+
+export function authRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { config, sessions, guard } = deps;
+
+  addRoute(app, coreRoutes.login, async ({ body, req }) => {
+    const ip = req.ip;
+    const wait = guard.lockedFor(ip);
+    if (wait > 0) throw fail(Ret.denied, 'loginLocked', { seconds: wait });
+    if (body.Account.trim() === '' || body.Password === '') throw fail(Ret.badRequest, 'accountOrPasswordEmpty');
+    const cfg = config.get();
+    // The hash is checked even for a wrong account, so timing does not tell which one was wrong.
+    const passwordOk = await verifyPassword(body.Password, cfg.AdminPasswordHash);
+    const accountOk = body.Account === cfg.AdminAccount;
+    const twoFAOk = cfg.TwoFASecret === '' || verifyTotp(cfg.TwoFASecret, body.TwoFA);
+    if (!(passwordOk && accountOk && twoFAOk)) {
+      const lock = guard.fail(ip);
+      req.log.warn(
+        { ip, account: body.Account.slice(0, 64), reason: passwordOk && accountOk ? '2FA code wrong' : 'wrong account or password', lockSeconds: lock },
+        'login failed',
+      );
+      if (lock > 0) throw fail(Ret.denied, 'loginLocked', { seconds: lock });
+      throw fail(Ret.denied, 'loginFailed');
+    }
+    guard.succeed(ip);
+    const token = sessions.create(cfg.AdminAccount, ip, String(req.headers['user-agent'] ?? ''));
+    req.log.info({ ip, account: cfg.AdminAccount }, 'login');
+    return { token, msg: message(req.lang, 'loginSuccess') };
+  });
+
+  addRoute(app, coreRoutes.logout, ({ req }) => {
+    if (req.token) sessions.revoke(req.token);
+    req.log.info({ ip: req.ip }, 'logout');
+    return { msg: message(req.lang, 'logoutSuccess') };
+  });
+
+  addRoute(app, coreRoutes.version, () => ({ version: deps.version, twoFAEnable: config.twoFAEnabled() }));
+  addRoute(app, coreRoutes.twoFAStatus, () => ({ twoFAEnable: config.twoFAEnabled() }));
+  addRoute(app, coreRoutes.frontendControl, () => ({
+    FrontendDisableAutoExpandLeftMenu: config.get().FrontendDisableAutoExpandLeftMenu,
+  }));
+
+  addRoute(app, coreRoutes.modulesList, () => {
+    const cfg = config.get();
+    return { Modules: MODULES.filter((m) => cfg.EnabledModules.includes(m.key)).map((m) => m.menuKey), u: cfg.AdminAccount };
+  });
+}

@@ -1,0 +1,100 @@
+/** Status, logs, GC, interfaces, info, restart, the OpenAPI document, and the calls still to come. */
+import type { FastifyInstance } from 'fastify';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { hostname } from 'node:os';
+import { API, Ret, buildOpenApi, coreRoutes, message } from '@lucky/contracts';
+import { AppError, fail } from '../core/envelope.js';
+import { listInterfaces, pickAddresses } from '../core/netinfo.js';
+import { addRoute } from '../core/routes.js';
+import type { AppDeps } from '../deps.js';
+
+/** gc() without starting Node with --expose-gc. */
+function gcFunction(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+const memory = () => {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+};
+
+export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
+  addRoute(app, coreRoutes.status, () => ({ data: deps.status.read() }));
+
+  let gc: (() => void) | undefined;
+  addRoute(app, coreRoutes.execGc, ({ req }) => {
+    gc ??= gcFunction();
+    const before = memory();
+    gc();
+    const after = memory();
+    req.log.info({ freedBytes: before.heapUsed - after.heapUsed }, 'garbage collection');
+    return { msg: message(req.lang, 'gcDone'), before, after };
+  });
+
+  addRoute(app, coreRoutes.logs, ({ query }) => ({
+    starttime: deps.programLog.starttime,
+    logs: deps.programLog.buffer.since(query.pre),
+  }));
+
+  addRoute(app, coreRoutes.netInterfaces, () => ({ interfaces: listInterfaces() }));
+
+  addRoute(app, coreRoutes.ipRegTest, ({ query }) => {
+    const iface = listInterfaces().find((i) => i.name === query.netinterface);
+    if (!iface) throw fail(Ret.notFound, 'interfaceNotFound', { name: query.netinterface });
+    try {
+      const { candidates, matches } = pickAddresses(iface, query.iptype, query.ipreg);
+      return { ip: matches[0] ?? '', matches, candidates };
+    } catch (err) {
+      throw new AppError(Ret.badRequest, 'invalidRegex', { detail: (err as Error).message });
+    }
+  });
+
+  addRoute(app, coreRoutes.info, () => ({
+    info: {
+      version: deps.version,
+      node: process.versions.node,
+      platform: process.platform,
+      arch: process.arch,
+      hostname: hostname(),
+      pid: process.pid,
+      startTime: deps.programLog.starttime,
+      dataDir: deps.dataDir,
+      configFile: deps.config.file,
+      execPath: process.execPath,
+      supervisor: deps.supervisor,
+      listen: deps.listenAddress(),
+    },
+  }));
+
+  addRoute(app, coreRoutes.rebootProgram, ({ req, reply }) => {
+    req.log.warn({ ip: req.ip }, 'restart requested from the console');
+    reply.raw.once('finish', () => deps.restart());
+    return { msg: message(req.lang, 'restarting') };
+  });
+
+  let openapi: Record<string, unknown> | undefined;
+  addRoute(app, coreRoutes.openapi, ({ reply }) =>
+    reply.type('application/json; charset=utf-8').send((openapi ??= buildOpenApi(API, deps.version))),
+  );
+
+  // Spec section 7 calls that come with the security and system issue: an honest "not yet".
+  const later = [
+    coreRoutes.twoFAPassword,
+    coreRoutes.restoreConfirm,
+    coreRoutes.luckyService,
+    coreRoutes.updateConfirm,
+    coreRoutes.updateCancel,
+    coreRoutes.updateUpload,
+    coreRoutes.configureDownload,
+    coreRoutes.configureUpload,
+    coreRoutes.fileBase64,
+    coreRoutes.v2l,
+  ];
+  for (const def of later) {
+    addRoute(app, def, () => {
+      throw fail(Ret.notAvailable, 'notAvailable');
+    });
+  }
+}

@@ -1,0 +1,12 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'daemon',
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+    // Engine tests open real sockets and child processes: give them room, never loop forever.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});

@@ -1,0 +1,118 @@
+/**
+ * Messages the daemon sends back, and the zod message keys schemas use, in both languages.
+ * The console reuses them so that a message reads the same wherever it is produced.
+ */
+import { z } from 'zod';
+
+export const LANGS = ['zh_CN', 'en_US'] as const;
+export type Lang = (typeof LANGS)[number];
+export const DEFAULT_LANG: Lang = 'zh_CN';
+
+/** Header the console sends with every call so the daemon answers in the user's language. */
+export const LANG_HEADER = 'lucky-lang';
+/** Header that carries the session token. */
+export const TOKEN_HEADER = 'lucky-admin-token';
+
+export function parseLang(value: unknown): Lang {
+  if (typeof value !== 'string') return DEFAULT_LANG;
+  if ((LANGS as readonly string[]).includes(value)) return value as Lang;
+  // Accept-Language style values: "en", "en-US,en;q=0.9".
+  return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
+}
+
+const zh = {
+  sessionInvalid: '登录已失效，请重新登录',
+  accountOrPasswordEmpty: '账号或密码不能为空',
+  loginSuccess: '登录成功',
+  loginFailed: '登录失败',
+  loginLocked: '登录失败次数过多，请在 {seconds} 秒后再试',
+  logoutSuccess: '已注销登录',
+  wanAccessDenied: '后台已禁止外网访问：来源地址 {ip} 不是内网地址。可在设置中开启外网访问。',
+  invalidJson: '请求内容不是有效的 JSON',
+  bodyTooLarge: '请求内容过大',
+  validation: '参数 {field} 错误：{detail}',
+  validationRoot: '参数错误：{detail}',
+  notFound: '接口不存在',
+  moduleDisabled: '模块 {module} 已停用',
+  notAvailable: '此功能尚未提供',
+  internal: '内部错误，详情见程序日志',
+  portInUse: '端口 {port} 已被占用',
+  listenFailed: '无法监听 {address}：{detail}',
+  ruleNotFound: '规则不存在',
+  interfaceNotFound: '网卡 {name} 不存在',
+  invalidRegex: '正则表达式无效：{detail}',
+  restarting: '程序正在重启',
+  gcDone: '内存回收完成',
+  saved: '保存成功',
+  cannotBeEmpty: '不能为空',
+  invalidIp: '不是有效的 IP 地址',
+  invalidIpv4: '不是有效的 IPv4 地址',
+  invalidIpv6: '不是有效的 IPv6 地址',
+  invalidMac: '不是有效的 MAC 地址',
+  invalidPort: '端口必须在 1-65535 之间',
+  duplicateName: '名称已存在',
+} as const;
+
+export type MessageKey = keyof typeof zh;
+
+const en: Record<MessageKey, string> = {
+  sessionInvalid: 'Your session has expired, please log in again',
+  accountOrPasswordEmpty: 'Account or password cannot be empty',
+  loginSuccess: 'Login successful',
+  loginFailed: 'Login failed',
+  loginLocked: 'Too many failed logins, try again in {seconds} s',
+  logoutSuccess: 'Logged out',
+  wanAccessDenied:
+    'Access from the internet is disabled: {ip} is not a local address. It can be allowed in the settings.',
+  invalidJson: 'The request body is not valid JSON',
+  bodyTooLarge: 'The request body is too large',
+  validation: 'Invalid {field}: {detail}',
+  validationRoot: 'Invalid request: {detail}',
+  notFound: 'No such API',
+  moduleDisabled: 'Module {module} is disabled',
+  notAvailable: 'Not available yet',
+  internal: 'Internal error, see the program log',
+  portInUse: 'Port {port} is already in use',
+  listenFailed: 'Cannot listen on {address}: {detail}',
+  ruleNotFound: 'No such rule',
+  interfaceNotFound: 'No network interface named {name}',
+  invalidRegex: 'Invalid regular expression: {detail}',
+  restarting: 'Restarting',
+  gcDone: 'Garbage collection done',
+  saved: 'Saved',
+  cannotBeEmpty: 'cannot be empty',
+  invalidIp: 'is not a valid IP address',
+  invalidIpv4: 'is not a valid IPv4 address',
+  invalidIpv6: 'is not a valid IPv6 address',
+  invalidMac: 'is not a valid MAC address',
+  invalidPort: 'port must be between 1 and 65535',
+  duplicateName: 'the name is already taken',
+};
+
+export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { zh_CN: zh, en_US: en };
+
+export function message(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
+  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+/**
+ * A zod error that should be shown through the message table: schemas write `{ error: msgKey('cannotBeEmpty') }`
+ * and `formatIssues` translates it.
+ */
+const KEY_PREFIX = '@msg:';
+export function msgKey(key: MessageKey): string {
+  return KEY_PREFIX + key;
+}
+
+/** One line that names the first failing field, in the caller's language. */
+export function formatIssues(schema: z.ZodType, input: unknown, lang: Lang): string {
+  const localeError = lang === 'en_US' ? z.locales.en().localeError : z.locales.zhCN().localeError;
+  const r = schema.safeParse(input, { error: localeError });
+  if (r.success) return message(lang, 'validationRoot', { detail: '?' });
+  const issue = r.error.issues[0];
+  if (!issue) return message(lang, 'validationRoot', { detail: '?' });
+  let detail = issue.message;
+  if (detail.startsWith(KEY_PREFIX)) detail = MESSAGES[lang][detail.slice(KEY_PREFIX.length) as MessageKey] ?? detail;
+  const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+  return field ? message(lang, 'validation', { field, detail }) : message(lang, 'validationRoot', { detail });
+}

@@ -1,0 +1,18 @@
+export * from './envelope.js';
+export * from './i18n.js';
+export * from './route.js';
+export * from './net.js';
+export * from './modules.js';
+export * from './core.js';
+export * from './rules.js';
+export * from './wol.js';
+export * from './openapi.js';
+
+import { coreRoutes } from './core.js';
+import { wolRoutes } from './wol.js';
+
+/** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
+export const API = {
+  core: coreRoutes,
+  wol: wolRoutes,
+} as const;

@@ -1,0 +1,116 @@
+/**
+ * The uniform REST shape every module uses for its rules (ARCHITECTURE.md, "The API contract"):
+ * GET/POST /api/<m>/rules, GET/PUT/DELETE /api/<m>/rules/:key, PUT .../enable, GET .../logs,
+ * GET/PUT /api/<m>/configure.
+ */
+import { z } from 'zod';
+import { ok, ZOk } from './envelope.js';
+import { ZLogEntry } from './core.js';
+import { route } from './route.js';
+
+export const ZRuleKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+export const ZRuleParams = z.object({ key: ZRuleKey });
+
+/** What an engine says about a rule: `error` carries the reason (port in use, bad target...). */
+export const ZRuleState = z.enum(['running', 'stopped', 'error', 'disabled']);
+export const ZRuleStatus = z.object({
+  state: ZRuleState,
+  message: z.string(),
+  since: z.number(),
+});
+export type RuleStatus = z.infer<typeof ZRuleStatus>;
+
+/** Every rule input has at least a name and a switch. */
+export type RuleInputShape = z.ZodObject<{ name: z.ZodType<string>; enable: z.ZodType<boolean> } & z.ZodRawShape>;
+
+export function ruleView<I extends RuleInputShape, X extends z.ZodRawShape = {}>(input: I, extra?: X) {
+  return input.extend({
+    key: ZRuleKey,
+    status: ZRuleStatus,
+    created: z.number(),
+    updated: z.number(),
+    ...(extra ?? ({} as X)),
+  });
+}
+
+export function ruleRoutes<M extends string, I extends RuleInputShape, V extends z.ZodType, C extends z.ZodType>(
+  module: M,
+  schemas: { input: I; view: V; configure: C },
+) {
+  const base = `/api/${module}`;
+  return {
+    list: route({
+      method: 'GET',
+      path: `${base}/rules`,
+      summary: `List ${module} rules with their status`,
+      module,
+      response: ok({ list: z.array(schemas.view) }),
+    }),
+    create: route({
+      method: 'POST',
+      path: `${base}/rules`,
+      summary: `Create a ${module} rule; it starts at once when enabled`,
+      module,
+      body: schemas.input,
+      response: ok({ key: ZRuleKey }),
+    }),
+    get: route({
+      method: 'GET',
+      path: `${base}/rules/:key`,
+      summary: `One ${module} rule`,
+      module,
+      params: ZRuleParams,
+      response: ok({ rule: schemas.view }),
+    }),
+    update: route({
+      method: 'PUT',
+      path: `${base}/rules/:key`,
+      summary: `Replace a ${module} rule; applied at once`,
+      module,
+      params: ZRuleParams,
+      body: schemas.input,
+      response: ZOk,
+    }),
+    remove: route({
+      method: 'DELETE',
+      path: `${base}/rules/:key`,
+      summary: `Delete a ${module} rule`,
+      module,
+      params: ZRuleParams,
+      response: ZOk,
+    }),
+    enable: route({
+      method: 'PUT',
+      path: `${base}/rules/:key/enable`,
+      summary: `Switch a ${module} rule on or off`,
+      module,
+      params: ZRuleParams,
+      body: z.object({ enable: z.boolean() }),
+      response: ZOk,
+    }),
+    logs: route({
+      method: 'GET',
+      path: `${base}/rules/:key/logs`,
+      summary: `A ${module} rule's log`,
+      module,
+      params: ZRuleParams,
+      query: z.object({ pre: z.coerce.number().int().min(0).default(0) }),
+      response: ok({ logs: z.array(ZLogEntry) }),
+    }),
+    getConfigure: route({
+      method: 'GET',
+      path: `${base}/configure`,
+      summary: `${module} module settings`,
+      module,
+      response: ok({ configure: schemas.configure }),
+    }),
+    putConfigure: route({
+      method: 'PUT',
+      path: `${base}/configure`,
+      summary: `Change ${module} module settings`,
+      module,
+      body: schemas.configure,
+      response: ZOk,
+    }),
+  };
+}

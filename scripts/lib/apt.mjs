@@ -1,0 +1,29 @@
+// Debian packages the tests use, installed only when missing (CI starts from a plain machine).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { log } from './bootstrap.mjs';
+
+/** Each entry: the Debian package and a file that proves it is installed. */
+export const TEST_PACKAGES = [
+  { pkg: 'chromium', probe: '/usr/bin/chromium' },
+];
+
+export function ensureDebPackages(list = TEST_PACKAGES) {
+  const missing = list.filter((p) => !existsSync(p.probe)).map((p) => p.pkg);
+  if (missing.length === 0) return true;
+  if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) {
+    log(`cannot install ${missing.join(', ')}: no apt-get here; tests that need them will fail`);
+    return false;
+  }
+  const asRoot = process.getuid?.() === 0;
+  const sudo = asRoot ? [] : ['sudo', '-n'];
+  const run = (args) => {
+    const [cmd, ...rest] = [...sudo, ...args];
+    return spawnSync(cmd, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  };
+  log(`installing Debian packages: ${missing.join(' ')}`);
+  if (!run(['apt-get', 'update', '-qq'])) log('apt-get update failed');
+  const ok = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  if (!ok) log(`could not install ${missing.join(', ')}; tests that need them will fail`);
+  return ok;
+}
