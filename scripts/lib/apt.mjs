@@ -6,6 +6,8 @@ import { log } from './bootstrap.mjs';
 /** Each entry: the Debian package and a file that proves it is installed. */
 export const TEST_PACKAGES = [
   { pkg: 'chromium', probe: '/usr/bin/chromium' },
+  { pkg: 'bind9', probe: '/usr/sbin/named' },
+  { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
 ];
 
 export function ensureDebPackages(list = TEST_PACKAGES) {
