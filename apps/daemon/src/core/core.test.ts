@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { inCidr, ipBytes, isLocalAddress, parseCidr } from './cidr.js';
+import { LoginGuard } from './loginguard.js';
+import { createProgramLog, LogBuffer } from './logs.js';
+import { randomPassword } from './password.js';
+import { pickAddresses } from './netinfo.js';
+import { verifyTotp, totpFor } from './totp.js';
+
+describe('addresses', () => {
+  it('parses v4, v6 and v4-mapped v6', () => {
+    expect([...ipBytes('10.1.2.3')!]).toEqual([10, 1, 2, 3]);
+    expect([...ipBytes('::ffff:192.168.0.1')!]).toEqual([192, 168, 0, 1]);
+    expect(ipBytes('2001:db8::1')!.length).toBe(16);
+    expect(ipBytes('nope')).toBeNull();
+  });
+  it('tests ranges', () => {
+    expect(inCidr(ipBytes('192.168.7.9')!, parseCidr('192.168.0.0/16')!)).toBe(true);
+    expect(inCidr(ipBytes('192.169.0.1')!, parseCidr('192.168.0.0/16')!)).toBe(false);
+    expect(inCidr(ipBytes('2001:db8::5')!, parseCidr('2001:db8::/32')!)).toBe(true);
+    expect(inCidr(ipBytes('10.0.0.1')!, parseCidr('::/0')!)).toBe(false);
+    expect(inCidr(ipBytes('10.0.0.1')!, parseCidr('10.0.0.1')!)).toBe(true);
+  });
+  it('knows local addresses', () => {
+    for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.2.3.4', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.1.1', 'fe80::1', 'fd12::3']) {
+      expect(isLocalAddress(ip), ip).toBe(true);
+    }
+    for (const ip of ['8.8.8.8', '172.32.0.1', '2001:db8::1', '::ffff:1.1.1.1', '11.0.0.1', 'garbage']) {
+      expect(isLocalAddress(ip), ip).toBe(false);
+    }
+  });
+});
+
+describe('login guard', () => {
+  it('locks after the free failures, longer each time, and forgets on success', () => {
+    let now = 1_000_000;
+    const g = new LoginGuard({ freeFailures: 3, baseLockMs: 10_000, maxLockMs: 40_000 }, () => now);
+    expect(g.fail('a')).toBe(0);
+    expect(g.fail('a')).toBe(0);
+    expect(g.fail('a')).toBe(10);
+    expect(g.lockedFor('b')).toBe(0);
+    now += 10_001;
+    expect(g.lockedFor('a')).toBe(0);
+    expect(g.fail('a')).toBe(20);
+    now += 20_001;
+    expect(g.fail('a')).toBe(40);
+    now += 40_001;
+    expect(g.fail('a')).toBe(40);
+    g.succeed('a');
+    expect(g.lockedFor('a')).toBe(0);
+  });
+});
+
+describe('program log', () => {
+  it('returns lines after `pre`, with strictly increasing timestamps, bounded', () => {
+    const b = new LogBuffer(3);
+    b.push('a', 100);
+    b.push('b', 100);
+    b.push('c', 50);
+    expect(b.since(0).map((e) => e.timestamp)).toEqual([100, 101, 102]);
+    expect(b.since(101).map((e) => e.log)).toEqual(['c']);
+    b.push('d', 200);
+    expect(b.since(0).map((e) => e.log)).toEqual(['b', 'c', 'd']);
+    b.resize(1);
+    expect(b.since(0).map((e) => e.log)).toEqual(['d']);
+  });
+  it('blanks secrets and formats readable lines', () => {
+    const lines: string[] = [];
+    const p = createProgramLog({ level: 4, capacity: 10, out: (l) => lines.push(l) });
+    p.logger.info({ password: 'hunter2', token: 'abc', nested: { secret: 's3' }, ip: '1.2.3.4' }, 'hello world');
+    p.logger.debug('hidden at info');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d INFO hello world /);
+    expect(lines[0]).not.toMatch(/hunter2|abc|s3/);
+    expect(lines[0]).toContain('ip=1.2.3.4');
+    p.setLevel(5);
+    p.logger.debug('shown at debug');
+    expect(p.buffer.since(0).map((e) => e.log).join('\n')).toContain('shown at debug');
+  });
+});
+
+describe('secrets', () => {
+  it('makes distinct random passwords', () => {
+    const set = new Set(Array.from({ length: 50 }, () => randomPassword()));
+    expect(set.size).toBe(50);
+  });
+  it('checks TOTP codes with one step of tolerance (RFC 6238 SHA-1 vector)', () => {
+    // RFC 6238 appendix B: secret "12345678901234567890", T = 59 s → 94287082 (8 digits); 6 digits → 287082.
+    const secret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+    expect(totpFor(secret).generate({ timestamp: 59_000 })).toBe('287082');
+    expect(verifyTotp(secret, '287082', 59_000)).toBe(true);
+    expect(verifyTotp(secret, '287082', 59_000 + 30_000)).toBe(true);
+    expect(verifyTotp(secret, '287082', 59_000 + 90_000)).toBe(false);
+    expect(verifyTotp(secret, 'abcdef', 59_000)).toBe(false);
+  });
+});
+
+describe('interface address rules', () => {
+  const iface = {
+    name: 'eth0',
+    mac: '',
+    internal: false,
+    ipv4: [
+      { address: '192.168.1.2', prefix: 24 },
+      { address: '10.0.0.2', prefix: 8 },
+    ],
+    ipv6: [
+      { address: 'fe80::1', prefix: 64, scope: 'link' as const, temporary: false, deprecated: false },
+      { address: '2001:db8::aaaa', prefix: 64, scope: 'global' as const, temporary: true, deprecated: false },
+      { address: 'fd00::2', prefix: 64, scope: 'ula' as const, temporary: false, deprecated: false },
+      { address: '2001:db8::2', prefix: 64, scope: 'global' as const, temporary: false, deprecated: false },
+      { address: '2001:db8::3', prefix: 64, scope: 'global' as const, temporary: false, deprecated: true },
+    ],
+  };
+  it('picks by regex, @N, or all; skips temporary, deprecated and link-local IPv6', () => {
+    expect(pickAddresses(iface, 'IPv4', '').matches).toEqual(['192.168.1.2', '10.0.0.2']);
+    expect(pickAddresses(iface, 'IPv4', '@2').matches).toEqual(['10.0.0.2']);
+    expect(pickAddresses(iface, 'IPv4', '@3').matches).toEqual([]);
+    expect(pickAddresses(iface, 'IPv4', '^10\\.').matches).toEqual(['10.0.0.2']);
+    expect(pickAddresses(iface, 'IPv6', '').candidates).toEqual(['2001:db8::2', 'fd00::2']);
+    expect(() => pickAddresses(iface, 'IPv6', '(')).toThrow();
+  });
+});
