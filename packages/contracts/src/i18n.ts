@@ -51,6 +51,12 @@ const zh = {
   invalidMac: '不是有效的 MAC 地址',
   invalidPort: '端口必须在 1-65535 之间',
   duplicateName: '名称已存在',
+  invalidDomain: '不是有效的域名',
+  invalidCidr: '不是有效的 IP 或网段',
+  invalidHeader: '不是有效的头部名称或值',
+  invalidBackend: '不是有效的后端地址（http:// 或 https://）',
+  invalidUser: '用户名不能包含冒号',
+  passwordRequired: '用户 {user} 的密码不能为空',
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -87,6 +93,12 @@ const en: Record<MessageKey, string> = {
   invalidMac: 'is not a valid MAC address',
   invalidPort: 'port must be between 1 and 65535',
   duplicateName: 'the name is already taken',
+  invalidDomain: 'is not a valid domain',
+  invalidCidr: 'is not a valid IP address or range',
+  invalidHeader: 'is not a valid header name or value',
+  invalidBackend: 'is not a valid backend address (http:// or https://)',
+  invalidUser: 'a user name cannot contain a colon',
+  passwordRequired: 'the password of user {user} cannot be empty',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { zh_CN: zh, en_US: en };

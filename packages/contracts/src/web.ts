@@ -1,0 +1,284 @@
+/**
+ * Web services: a rule is a listener (HTTP or HTTPS on one address and port); sub rules pick a
+ * service by the request's host (exact, then `*.wildcard`, then the rule's default service).
+ */
+import { z } from 'zod';
+import { ok } from './envelope.js';
+import { msgKey } from './i18n.js';
+import { isCidr, isIP, ZListenHost, ZNonEmpty, ZPort } from './net.js';
+import { route } from './route.js';
+import { ruleRoutes, ruleView, ZRuleParams } from './rules.js';
+
+/** Spec section 9: the console's default CORS methods. */
+export const DEFAULT_CORS_METHODS = ['POST', 'GET', 'PUT', 'OPTIONS', 'DELETE'] as const;
+export const DEFAULT_CLIENT_IP_HEADERS = ['X-Forwarded-For', 'X-Real-IP'] as const;
+/** Spec section 5: access log capacity 0-102400, latest 1-256 shown. */
+export const WEB_ACCESS_LOG_MAX = 102400;
+export const WEB_ACCESS_LOG_SHOW_MAX = 256;
+
+const DOMAIN_RE = /^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
+/** `example.com`, `*.example.com`, or an IP address (requests by address). Lower-cased. */
+export function isWebDomain(s: string): boolean {
+  return DOMAIN_RE.test(s) || isIP(s);
+}
+export const ZWebDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, { error: msgKey('cannotBeEmpty') })
+  .max(253)
+  .refine(isWebDomain, { error: msgKey('invalidDomain') });
+
+const ZCidr = z.string().trim().refine(isCidr, { error: msgKey('invalidCidr') });
+const ZHeaderName = z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: msgKey('invalidHeader') });
+/** A header value may not carry line breaks (response splitting). */
+const ZHeaderValue = z.string().max(4096).refine((s) => !/[\r\n\0]/.test(s), { error: msgKey('invalidHeader') });
+export const ZWebHeader = z.object({ name: ZHeaderName, value: ZHeaderValue });
+
+const ZBackendUrl = z
+  .string()
+  .trim()
+  .min(1, { error: msgKey('cannotBeEmpty') })
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: msgKey('invalidBackend') },
+  );
+
+/** Basic auth user. `password` is plain text on input and an scrypt hash once stored; views show ''. */
+export const ZWebUser = z.object({
+  user: ZNonEmpty.max(128).refine((s) => !s.includes(':'), { error: msgKey('invalidUser') }),
+  /** Empty on update keeps the stored password of the same user. */
+  password: z.string().max(1024).default(''),
+});
+
+export const ZWebBasicAuth = z.object({
+  enable: z.boolean().default(false),
+  realm: z.string().max(128).refine((s) => !/["\r\n]/.test(s)).default('Lucky'),
+  users: z.array(ZWebUser).max(64).default([]),
+});
+
+export const ZFilterMode = z.enum(['off', 'blacklist', 'whitelist']);
+export const ZWebIpFilter = z.object({
+  mode: ZFilterMode.default('off'),
+  list: z.array(ZCidr).max(1024).default([]),
+});
+export const ZWebUaFilter = z.object({
+  mode: ZFilterMode.default('off'),
+  /** Case-insensitive substrings of the User-Agent header. */
+  list: z.array(z.string().trim().min(1).max(256)).max(256).default([]),
+});
+
+export const ZWebCache = z.object({
+  enable: z.boolean().default(false),
+  /** Total bytes kept for this rule or sub rule. */
+  maxBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** Larger responses are passed through and not kept. */
+  maxEntryBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Lifetime when the backend gives no max-age. */
+  ttlSeconds: z.number().int().min(1).max(7 * 86400).default(60),
+});
+
+export const ZWebCors = z.object({
+  enable: z.boolean().default(false),
+  /** `*` for any origin. */
+  origins: z.array(z.string().trim().min(1).max(256)).max(64).default(['*']),
+  methods: z.array(z.string().trim().toUpperCase().regex(/^[A-Z]+$/)).min(1).max(16).default([...DEFAULT_CORS_METHODS]),
+  headers: z.array(ZHeaderName).max(64).default([]),
+  credentials: z.boolean().default(false),
+  maxAgeSeconds: z.number().int().min(0).max(86400).default(600),
+});
+
+export const ZWebRobots = z.object({
+  enable: z.boolean().default(false),
+  text: z.string().max(65536).default('User-agent: *\nDisallow: /\n'),
+});
+
+/** Settings a rule and each sub rule may have. */
+const accessShape = {
+  basicAuth: ZWebBasicAuth.prefault({}),
+  ipFilter: ZWebIpFilter.prefault({}),
+  uaFilter: ZWebUaFilter.prefault({}),
+  cache: ZWebCache.prefault({}),
+  cors: ZWebCors.prefault({}),
+  robots: ZWebRobots.prefault({}),
+};
+
+export const ZWebHealthCheck = z.object({
+  enable: z.boolean().default(false),
+  path: z.string().trim().startsWith('/').max(1024).default('/'),
+  intervalSeconds: z.number().int().min(1).max(3600).default(10),
+  timeoutSeconds: z.number().int().min(1).max(60).default(3),
+});
+
+export const ZProxyService = z.object({
+  type: z.literal('proxy'),
+  targets: z.array(ZBackendUrl).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  balance: z.enum(['roundrobin', 'leastconn', 'iphash']).default('roundrobin'),
+  /** Passive checks: a backend that fails `maxFails` times is skipped for `failTimeoutSeconds`. */
+  maxFails: z.number().int().min(1).max(100).default(1),
+  failTimeoutSeconds: z.number().int().min(1).max(3600).default(10),
+  healthCheck: ZWebHealthCheck.prefault({}),
+  websocket: z.boolean().default(true),
+  /** Send the client's Host to the backend instead of the backend's own. */
+  useRequestHost: z.boolean().default(true),
+  skipTlsVerify: z.boolean().default(false),
+  /** X-Forwarded-For/-Proto/-Host and X-Real-IP. */
+  forwardedHeaders: z.boolean().default(true),
+  requestHeaders: z.array(ZWebHeader).max(64).default([]),
+  responseHeaders: z.array(ZWebHeader).max(64).default([]),
+  timeoutSeconds: z.number().int().min(1).max(3600).default(60),
+});
+
+const ZTemplate = z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(2048);
+export const ZRedirectService = z.object({
+  type: z.literal('redirect'),
+  code: z.union([z.literal(301), z.literal(302), z.literal(307), z.literal(308)]).default(302),
+  /** `{host}`, `{port}`, `{hostAndPort}`, `{path}` (path and query) are filled in. */
+  target: ZTemplate,
+});
+/** URL jump: an HTML page that sends the browser on (address bar changes on the client side). */
+export const ZJumpService = z.object({ type: z.literal('jump'), target: ZTemplate });
+export const ZFileService = z.object({
+  type: z.literal('file'),
+  root: ZNonEmpty.max(4096),
+  listing: z.boolean().default(false),
+  index: z.array(z.string().trim().regex(/^[^/\\]+$/)).max(8).default(['index.html']),
+});
+export const ZTextService = z.object({
+  type: z.literal('text'),
+  status: z.number().int().min(200).max(599).default(200),
+  contentType: ZHeaderValue.default('text/plain; charset=utf-8'),
+  /** `{clientIP}`, `{host}`, `{path}`, `{method}`, `{userAgent}`, `{time}` are filled in. */
+  body: z.string().max(1024 * 1024).default(''),
+});
+export const ZCloseService = z.object({ type: z.literal('close') });
+
+export const ZWebService = z.discriminatedUnion('type', [
+  ZProxyService,
+  ZRedirectService,
+  ZJumpService,
+  ZFileService,
+  ZTextService,
+  ZCloseService,
+]);
+export type WebService = z.infer<typeof ZWebService>;
+export type WebServiceType = WebService['type'];
+
+export const ZWebSubRule = z.object({
+  name: z.string().trim().max(64).default(''),
+  enable: z.boolean().default(true),
+  /** Spec section 5: cannot be empty. */
+  domains: z.array(ZWebDomain).min(1, { error: msgKey('cannotBeEmpty') }).max(256),
+  service: ZWebService,
+  ...accessShape,
+});
+export type WebSubRule = z.infer<typeof ZWebSubRule>;
+
+export const ZWebCert = z.object({
+  /** PEM text, or a file path when `source` is `file`. */
+  source: z.enum(['pem', 'file']).default('pem'),
+  cert: ZNonEmpty.max(256 * 1024),
+  key: ZNonEmpty.max(256 * 1024),
+  /** Names this certificate serves; empty = the names inside the certificate. */
+  domains: z.array(ZWebDomain).max(256).default([]),
+});
+export type WebCert = z.infer<typeof ZWebCert>;
+
+export const ZWebRule = z.object({
+  name: ZNonEmpty.max(64),
+  enable: z.boolean().default(true),
+  network: z.enum(['tcp4', 'tcp6']).default('tcp4'),
+  protocol: z.enum(['http', 'https']).default('http'),
+  /** Empty = every address of the network type. */
+  address: ZListenHost.default(''),
+  port: ZPort,
+  /** Add an nftables accept rule for the port while the rule runs (when permitted). */
+  firewallAllow: z.boolean().default(false),
+  minTls: z.enum(['1.0', '1.1', '1.2', '1.3']).default('1.2'),
+  certs: z.array(ZWebCert).max(64).default([]),
+  defaultService: ZWebService.default({ type: 'text', status: 404, contentType: 'text/plain; charset=utf-8', body: 'not found\n' }),
+  subRules: z.array(ZWebSubRule).max(512).default([]),
+  ...accessShape,
+  /** Peers whose client-IP headers are believed. */
+  trustedProxies: z.array(ZCidr).max(256).default([]),
+  clientIpHeaders: z.array(ZHeaderName).max(8).default([...DEFAULT_CLIENT_IP_HEADERS]),
+  accessLog: z
+    .object({ capacity: z.number().int().min(0).max(WEB_ACCESS_LOG_MAX).default(1024) })
+    .prefault({}),
+  note: z.string().max(512).default(''),
+});
+export type WebRule = z.infer<typeof ZWebRule>;
+export type WebRuleInput = z.input<typeof ZWebRule>;
+
+export const ZWebFigures = z.object({
+  requests: z.number(),
+  bytesIn: z.number(),
+  bytesOut: z.number(),
+  connections: z.number(),
+  /** Responses by status code, e.g. `{"200": 10, "404": 1}`. */
+  codes: z.record(z.string(), z.number()),
+});
+export type WebFigures = z.infer<typeof ZWebFigures>;
+
+export const ZWebRuleView = ruleView(ZWebRule, {
+  figures: ZWebFigures,
+  /** What the firewall switch did: `opened`, `off`, or why nothing was done. */
+  firewall: z.string(),
+});
+export type WebRuleView = z.infer<typeof ZWebRuleView>;
+
+export const ZWebConfigure = z.object({
+  /** How many access log lines the console shows (1-256). */
+  accessLogShow: z.number().int().min(1).max(WEB_ACCESS_LOG_SHOW_MAX).default(50),
+});
+export type WebConfigure = z.infer<typeof ZWebConfigure>;
+
+export const ZWebAccessEntry = z.object({
+  time: z.number(),
+  clientIP: z.string(),
+  method: z.string(),
+  host: z.string(),
+  path: z.string(),
+  status: z.number(),
+  bytes: z.number(),
+  ms: z.number(),
+  userAgent: z.string(),
+  /** The sub rule that answered, '' for the default service. */
+  sub: z.string(),
+});
+export type WebAccessEntry = z.infer<typeof ZWebAccessEntry>;
+
+export const ZWebDomainReplace = z.object({
+  from: ZWebDomain,
+  to: ZWebDomain,
+  /** Only these rules; empty = all. */
+  keys: z.array(z.string()).max(1024).default([]),
+});
+
+export const webRoutes = {
+  ...ruleRoutes('web', { input: ZWebRule, view: ZWebRuleView, configure: ZWebConfigure }),
+  accessLog: route({
+    method: 'GET',
+    path: '/api/web/rules/:key/accesslog',
+    summary: "A web rule's latest access log entries, newest last",
+    module: 'web',
+    params: ZRuleParams,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(WEB_ACCESS_LOG_SHOW_MAX).optional() }),
+    response: ok({ list: z.array(ZWebAccessEntry), total: z.number() }),
+  }),
+  replaceDomain: route({
+    method: 'POST',
+    path: '/api/web/domains/replace',
+    summary: 'Replace one frontend domain with another across sub rules',
+    module: 'web',
+    body: ZWebDomainReplace,
+    response: ok({ changed: z.number(), rules: z.number() }),
+  }),
+};
