@@ -41,10 +41,15 @@ export const ZBaseConfigFile = ZBaseSettings.extend({
 export type BaseConfigFile = z.infer<typeof ZBaseConfigFile>;
 
 export const ZBaseConfigView = ZBaseSettings.extend({ TwoFAEnable: z.boolean() });
-export const ZBaseConfigUpdate = ZBaseSettings.partial().extend({
-  /** A new password; empty or absent keeps the current one. */
-  AdminPassword: z.string().max(256).optional(),
-});
+/** Partial: only the fields sent change. Strict: a misspelt field is an error, not a silent no-op. */
+export const ZBaseConfigUpdate = ZBaseSettings.partial()
+  .extend({
+    /** A new password; empty or absent keeps the current one. */
+    AdminPassword: z.string().max(256).optional(),
+    /** Read-only (2FA is switched in security management); accepted so a GET result can be sent back. */
+    TwoFAEnable: z.boolean().optional(),
+  })
+  .strict();
 export type BaseConfigUpdate = z.infer<typeof ZBaseConfigUpdate>;
 
 export const ZLoginRequest = z.object({

@@ -19,7 +19,7 @@ export function settingsRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   addRoute(app, coreRoutes.putBaseConfig, async ({ body, req }) => {
     const cur = config.get();
-    const { AdminPassword, ...patch } = body;
+    const { AdminPassword, TwoFAEnable: _readOnly, ...patch } = body;
     const merged = { ...baseConfigView(cur), ...patch };
     const checked = ZBaseSettings.safeParse(merged);
     if (!checked.success) throw new AppError(Ret.badRequest, null, {}, formatIssues(ZBaseSettings, merged, req.lang));
