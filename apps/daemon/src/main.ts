@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       ...(cli.adminPassword ? { initialPassword: cli.adminPassword } : {}),
       out: (line) => process.stdout.write(line + '\n'),
       jsonLogs: process.env.LUCKY_LOG_FORMAT === 'json',
+      ...(process.env.LUCKY_CONSOLE_DIR ? { consoleDir: process.env.LUCKY_CONSOLE_DIR } : {}),
       supervisor,
       restart: () => {
         if (restarting) return;
