@@ -1,0 +1,31 @@
+/** The console's client instance: token from storage, the page's language, messages to the corner. */
+import { lang } from '../i18n';
+import { storage } from '../storage';
+import { createClient } from './client';
+import { pushNotice } from './notices';
+
+let toLogin: () => void = () => {
+  window.location.hash = '#/login';
+};
+let onLost: () => void = () => undefined;
+
+/** The router tells the client how to show /login; the query cache is dropped at the same time. */
+export function setSessionLostHandlers(navigate: () => void, cleanup: () => void): void {
+  toLogin = navigate;
+  onLost = cleanup;
+}
+
+export const api = createClient({
+  baseUrl: () => document.baseURI,
+  token: () => storage.get('token') || undefined,
+  lang: () => lang,
+  onSessionLost: () => {
+    storage.remove('token');
+    onLost();
+    toLogin();
+  },
+  onBackendError: (message) => pushNotice(message, 'red'),
+});
+
+export const call = api.call;
+export { ApiError } from './client';

@@ -1,0 +1,107 @@
+/** Login (spec sections 5 and 8): account + password (+ 2FA code when the daemon asks for it). */
+import { Alert, Button, Card, Center, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { coreRoutes } from '@lucky/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
+import { ApiError, api, call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { versionQuery } from '../../api/queries';
+import { t } from '../../i18n';
+import { storage } from '../../storage';
+
+export function LoginPage() {
+  const version = useQuery(versionQuery());
+  const twoFA = version.data?.twoFAEnable ?? storage.get('twoFAEnable') ?? false;
+  const [account, setAccount] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    if (account.trim() === '' || password === '') {
+      setError(t('login.empty'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const res = await call(
+        coreRoutes.login,
+        { body: { Account: account.trim(), Password: password, ...(twoFA ? { TwoFA: code.trim() } : {}) } },
+        { silent: true },
+      );
+      storage.set('token', res.token);
+      api.resetFailures();
+      queryClient.clear();
+      pushNotice(t('login.success'), 'green');
+      await navigate({ to: '/status' });
+    } catch (err) {
+      // The daemon's message is already in the user's language; a transport error gets the spec's text.
+      setError(err instanceof ApiError && err.kind === 'backend' ? err.message : t('login.failed'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Center mih="calc(100vh - 50px)" p="md">
+      <Card withBorder shadow="sm" w={380} maw="100%" padding="xl" radius="md">
+        <form onSubmit={(e) => void submit(e)} noValidate data-testid="login-form">
+          <Stack>
+            <Title order={2} ta="center">
+              Lucky
+            </Title>
+            <Text ta="center" c="dimmed" mt={-10}>
+              {t('login.title')}
+            </Text>
+            <TextInput
+              label={t('login.account')}
+              name="account"
+              autoComplete="username"
+              value={account}
+              onChange={(e) => setAccount(e.currentTarget.value)}
+              data-testid="login-account"
+              autoFocus
+            />
+            <PasswordInput
+              label={t('login.password')}
+              name="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              data-testid="login-password"
+            />
+            {twoFA && (
+              <TextInput
+                label={t('login.twoFA')}
+                placeholder={t('login.twoFAPlaceholder')}
+                name="twofa"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                value={code}
+                onChange={(e) => setCode(e.currentTarget.value)}
+                data-testid="login-2fa"
+              />
+            )}
+            {error && (
+              <Alert color="red" data-testid="login-error" p="xs">
+                {error}
+              </Alert>
+            )}
+            <Button type="submit" loading={busy} fullWidth data-testid="login-submit">
+              {t('login.submit')}
+            </Button>
+            <Text fz="xs" c="dimmed" data-testid="login-reset-hint">
+              {t('login.resetHint')}
+            </Text>
+          </Stack>
+        </form>
+      </Card>
+    </Center>
+  );
+}

@@ -1,0 +1,273 @@
+/**
+ * Settings: every base-config field, checked with the contracts' ZBaseSettings (the same schema the
+ * daemon uses) before anything is sent; a port or address change tells the user where to go next.
+ */
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Group,
+  NumberInput,
+  PasswordInput,
+  Select,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { MODULES, ZBaseSettings, coreRoutes, formatIssues, type BaseSettings, type ModuleKey } from '@lucky/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { ApiError, call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { baseConfigQuery } from '../../api/queries';
+import { lang, t, type MessageId } from '../../i18n';
+import { LOG_LEVEL_VALUES } from '../../lib/helpers';
+import { PageTitle } from '../../shell/Shell';
+
+/** The address the console answers at after a listen change, as seen from this browser. */
+export function newConsoleAddress(loc: { protocol: string; hostname: string }, host: string, port: number): string {
+  const anyAddress = host === '' || host === '::' || host === '0.0.0.0';
+  const h = anyAddress ? loc.hostname : host;
+  const hostPart = h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+  return `${loc.protocol}//${hostPart}:${port}/`;
+}
+
+function pick(v: BaseSettings): BaseSettings {
+  return {
+    AdminWebListenHost: v.AdminWebListenHost,
+    AdminWebListenPort: v.AdminWebListenPort,
+    AdminAccount: v.AdminAccount,
+    LogLevel: v.LogLevel,
+    LogMaxSize: v.LogMaxSize,
+    FrontendDisableAutoExpandLeftMenu: v.FrontendDisableAutoExpandLeftMenu,
+    AllowInternetAccess: v.AllowInternetAccess,
+    EnabledModules: [...v.EnabledModules],
+    SessionIdleHours: v.SessionIdleHours,
+  };
+}
+
+export function SettingsPage() {
+  const query = useQuery(baseConfigQuery());
+  const cfg = query.data?.baseconfigure;
+  const [form, setForm] = useState<BaseSettings | null>(null);
+  const [password, setPassword] = useState('');
+  const [password2, setPassword2] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [moved, setMoved] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    if (cfg && !form) setForm(pick(cfg));
+  }, [cfg, form]);
+
+  if (!form || !cfg) {
+    return (
+      <Stack data-testid="settings-page">
+        <PageTitle>{t('set.title')}</PageTitle>
+        {query.isError ? <Alert color="red">{t('shell.loadFailed')}</Alert> : <Skeleton h={300} />}
+      </Stack>
+    );
+  }
+
+  const set = <K extends keyof BaseSettings>(key: K, value: BaseSettings[K]) => setForm({ ...form, [key]: value });
+  const toggleModule = (key: ModuleKey, on: boolean) =>
+    set(
+      'EnabledModules',
+      MODULES.map((m) => m.key).filter((k) => (k === key ? on : form.EnabledModules.includes(k))),
+    );
+
+  const save = async () => {
+    setError(null);
+    setMoved(null);
+    const checked = ZBaseSettings.safeParse(form);
+    if (!checked.success) {
+      setError(formatIssues(ZBaseSettings, form, lang));
+      return;
+    }
+    if (password !== password2) {
+      setError(t('set.passwordMismatch'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const res = await call(coreRoutes.putBaseConfig, { body: { ...checked.data, ...(password ? { AdminPassword: password } : {}) } }, { silent: true });
+      const next = res.baseconfigure;
+      setForm(pick(next));
+      setPassword('');
+      setPassword2('');
+      queryClient.setQueryData(baseConfigQuery().queryKey, { ret: 0, baseconfigure: next });
+      await queryClient.invalidateQueries({ queryKey: ['modules'] });
+      await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
+      if (next.AdminWebListenPort !== cfg.AdminWebListenPort || next.AdminWebListenHost !== cfg.AdminWebListenHost) {
+        setMoved(newConsoleAddress(window.location, next.AdminWebListenHost, next.AdminWebListenPort));
+      }
+      pushNotice(res.msg || t('set.saved'), 'green');
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack data-testid="settings-page" maw={1100}>
+      <PageTitle
+        right={
+          <Group>
+            <Button variant="default" onClick={() => setForm(pick(cfg))}>
+              {t('set.reset')}
+            </Button>
+            <Button onClick={() => void save()} loading={busy} data-testid="settings-save">
+              {t('set.save')}
+            </Button>
+          </Group>
+        }
+      >
+        {t('set.title')}
+      </PageTitle>
+      {error && (
+        <Alert color="red" data-testid="settings-error" withCloseButton onClose={() => setError(null)}>
+          {error}
+        </Alert>
+      )}
+      {moved && (
+        <Alert color="orange" data-testid="settings-moved">
+          {t('set.moved', { address: moved })}{' '}
+          <Anchor href={moved} target="_blank" rel="noopener noreferrer">
+            {t('set.openNew')}
+          </Anchor>
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Card withBorder>
+          <Text fw={600} mb="sm">
+            {t('set.sectionAdmin')}
+          </Text>
+          <Stack gap="sm">
+            <TextInput
+              label={t('set.listenHost')}
+              description={t('set.listenHostHint')}
+              value={form.AdminWebListenHost}
+              onChange={(e) => set('AdminWebListenHost', e.currentTarget.value.trim())}
+              data-testid="set-host"
+            />
+            <NumberInput
+              label={t('set.listenPort')}
+              min={1}
+              max={65535}
+              allowDecimal={false}
+              value={form.AdminWebListenPort}
+              onChange={(v) => set('AdminWebListenPort', typeof v === 'number' ? v : Number.NaN)}
+              data-testid="set-port"
+            />
+            <NumberInput
+              label={t('set.sessionIdleHours')}
+              min={1}
+              max={24 * 90}
+              allowDecimal={false}
+              value={form.SessionIdleHours}
+              onChange={(v) => set('SessionIdleHours', typeof v === 'number' ? v : Number.NaN)}
+            />
+            <Switch
+              label={t('set.autoExpand')}
+              checked={form.FrontendDisableAutoExpandLeftMenu}
+              onChange={(e) => set('FrontendDisableAutoExpandLeftMenu', e.currentTarget.checked)}
+              data-testid="set-autoexpand"
+            />
+          </Stack>
+        </Card>
+        <Card withBorder>
+          <Text fw={600} mb="sm">
+            {t('set.sectionAccount')}
+          </Text>
+          <Stack gap="sm">
+            <TextInput
+              label={t('set.account')}
+              value={form.AdminAccount}
+              onChange={(e) => set('AdminAccount', e.currentTarget.value)}
+              data-testid="set-account"
+            />
+            <PasswordInput
+              label={t('set.newPassword')}
+              description={t('set.newPasswordHint')}
+              value={password}
+              autoComplete="new-password"
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              data-testid="set-password"
+            />
+            <PasswordInput
+              label={t('set.confirmPassword')}
+              value={password2}
+              autoComplete="new-password"
+              onChange={(e) => setPassword2(e.currentTarget.value)}
+              data-testid="set-password2"
+            />
+            <Group gap="xs">
+              <Text fz="sm">{t('set.twoFA')}:</Text>
+              <Badge color={cfg.TwoFAEnable ? 'green' : 'gray'} variant="light">
+                {cfg.TwoFAEnable ? t('set.twoFAOn') : t('set.twoFAOff')}
+              </Badge>
+            </Group>
+          </Stack>
+        </Card>
+        <Card withBorder>
+          <Text fw={600} mb="sm">
+            {t('set.sectionLog')}
+          </Text>
+          <Stack gap="sm">
+            <Select
+              label={t('set.logLevel')}
+              data={LOG_LEVEL_VALUES.map((l) => ({ value: String(l), label: t(`level.${l}` as MessageId) }))}
+              value={String(form.LogLevel)}
+              onChange={(v) => v && set('LogLevel', Number(v))}
+              allowDeselect={false}
+              data-testid="set-loglevel"
+            />
+            <NumberInput
+              label={t('set.logMaxSize')}
+              min={100}
+              max={100000}
+              allowDecimal={false}
+              value={form.LogMaxSize}
+              onChange={(v) => set('LogMaxSize', typeof v === 'number' ? v : Number.NaN)}
+              data-testid="set-logmax"
+            />
+          </Stack>
+        </Card>
+        <Card withBorder>
+          <Text fw={600} mb="sm">
+            {t('set.sectionSecurity')}
+          </Text>
+          <Switch
+            label={t('set.allowInternet')}
+            description={t('set.allowInternetHint')}
+            checked={form.AllowInternetAccess}
+            onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
+          />
+        </Card>
+      </SimpleGrid>
+      <Card withBorder>
+        <Text fw={600} mb="sm">
+          {t('set.sectionModules')}
+        </Text>
+        <SimpleGrid cols={{ base: 2, sm: 3, md: 4 }}>
+          {MODULES.map((m) => (
+            <Switch
+              key={m.key}
+              label={t(`module.${m.key}` as MessageId)}
+              checked={form.EnabledModules.includes(m.key)}
+              onChange={(e) => toggleModule(m.key, e.currentTarget.checked)}
+              data-testid={`set-module-${m.key}`}
+            />
+          ))}
+        </SimpleGrid>
+      </Card>
+    </Stack>
+  );
+}

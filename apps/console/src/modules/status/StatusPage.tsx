@@ -1,0 +1,220 @@
+/** Overview: live process and system figures from /api/status, refreshed every 2 s, with small charts. */
+import { Badge, Button, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { coreRoutes, type Status } from '@lucky/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { statusQuery } from '../../api/queries';
+import { t } from '../../i18n';
+import { formatBytes } from '../../lib/helpers';
+import { PageTitle } from '../../shell/Shell';
+import { Meter, Sparkline } from './Sparkline';
+
+export const HISTORY = 60;
+
+interface Sample {
+  time: number;
+  procCpu: number;
+  sysCpu: number;
+  rss: number;
+  heapUsed: number;
+  memUsed: number;
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return t('status.days', { d, h });
+  if (h > 0) return t('status.hours', { h, m });
+  return t('status.minutes', { m, s: s % 60 });
+}
+
+function useHistory(data: Status | undefined): Sample[] {
+  const [history, setHistory] = useState<Sample[]>([]);
+  const last = useRef(0);
+  useEffect(() => {
+    if (!data || data.time === last.current) return;
+    last.current = data.time;
+    const sample: Sample = {
+      time: data.time,
+      procCpu: data.process.cpuPercent,
+      sysCpu: data.system.cpuPercent,
+      rss: data.process.memory.rss,
+      heapUsed: data.process.memory.heapUsed,
+      memUsed: data.system.memTotal - data.system.memFree,
+    };
+    setHistory((h) => [...h, sample].slice(-HISTORY));
+  }, [data]);
+  return history;
+}
+
+const pct = (n: number) => `${n.toFixed(1)}%`;
+
+function Figure(props: { label: string; value: React.ReactNode; testid?: string }) {
+  return (
+    <Table.Tr>
+      <Table.Th w={150} fw={500} c="dimmed">
+        {props.label}
+      </Table.Th>
+      <Table.Td data-testid={props.testid}>{props.value}</Table.Td>
+    </Table.Tr>
+  );
+}
+
+export function StatusPage() {
+  const status = useQuery(statusQuery());
+  const data = status.data?.data;
+  const history = useHistory(data);
+  const queryClient = useQueryClient();
+  const [gcBusy, setGcBusy] = useState(false);
+
+  const gc = async () => {
+    setGcBusy(true);
+    try {
+      const r = await call(coreRoutes.execGc, {});
+      pushNotice(t('about.gcDone', { freed: formatBytes(Math.max(0, r.before.heapUsed - r.after.heapUsed)) }), 'green');
+      await queryClient.invalidateQueries({ queryKey: ['status'] });
+    } catch {
+      // the client already showed the message
+    } finally {
+      setGcBusy(false);
+    }
+  };
+
+  if (!data) {
+    return (
+      <Stack data-testid="status-page">
+        <PageTitle>{t('status.title')}</PageTitle>
+        <Skeleton h={240} />
+      </Stack>
+    );
+  }
+  const p = data.process;
+  const s = data.system;
+  const memUsed = s.memTotal - s.memFree;
+  const n = history.length;
+
+  return (
+    <Stack data-testid="status-page" data-time={data.time}>
+      <PageTitle
+        right={
+          <Button variant="light" onClick={() => void gc()} loading={gcBusy} data-testid="status-gc">
+            {t('status.gc')}
+          </Button>
+        }
+      >
+        {t('status.title')}
+      </PageTitle>
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+        <Card withBorder>
+          <Group justify="space-between">
+            <Text fz="sm" c="dimmed">
+              {t('status.processCpu')}
+            </Text>
+            <Text fw={700} data-testid="status-proc-cpu">
+              {pct(p.cpuPercent)}
+            </Text>
+          </Group>
+          <Sparkline values={history.map((h) => h.procCpu)} max={100} label={t('status.processCpu')} />
+        </Card>
+        <Card withBorder>
+          <Group justify="space-between">
+            <Text fz="sm" c="dimmed">
+              {t('status.systemCpu')}
+            </Text>
+            <Text fw={700}>{pct(s.cpuPercent)}</Text>
+          </Group>
+          <Sparkline values={history.map((h) => h.sysCpu)} max={100} color="var(--mantine-color-orange-6)" label={t('status.systemCpu')} />
+        </Card>
+        <Card withBorder>
+          <Group justify="space-between">
+            <Text fz="sm" c="dimmed">
+              {t('status.rss')}
+            </Text>
+            <Text fw={700} data-testid="status-rss">
+              {formatBytes(p.memory.rss)}
+            </Text>
+          </Group>
+          <Sparkline values={history.map((h) => h.rss)} color="var(--mantine-color-grape-6)" label={t('status.rss')} />
+        </Card>
+        <Card withBorder>
+          <Group justify="space-between">
+            <Text fz="sm" c="dimmed">
+              {t('status.memUsed')}
+            </Text>
+            <Text fw={700}>
+              {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
+            </Text>
+          </Group>
+          <Sparkline values={history.map((h) => h.memUsed)} max={s.memTotal} color="var(--mantine-color-teal-6)" label={t('status.memUsed')} />
+        </Card>
+      </SimpleGrid>
+      <Text fz="xs" c="dimmed" mt={-8}>
+        {t('status.lastMinutes', { n })}
+      </Text>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Card withBorder>
+          <Text fw={600} mb="xs">
+            {t('status.process')}
+          </Text>
+          <Table variant="vertical" withRowBorders={false} fz="sm">
+            <Table.Tbody>
+              <Figure label={t('status.pid')} value={p.pid} />
+              <Figure label={t('status.uptime')} value={formatDuration(p.uptime)} testid="status-uptime" />
+              <Figure
+                label={t('status.heap')}
+                value={
+                  <Stack gap={4}>
+                    <span>{t('status.heapUsedOfTotal', { used: formatBytes(p.memory.heapUsed), total: formatBytes(p.memory.heapTotal) })}</span>
+                    <Meter value={p.memory.heapUsed} max={p.memory.heapTotal} label={t('status.heap')} />
+                  </Stack>
+                }
+              />
+              <Figure label={t('status.external')} value={formatBytes(p.memory.external)} />
+              <Figure
+                label={t('status.eventLoop')}
+                value={t('status.eventLoopValue', { mean: p.eventLoopDelay.mean.toFixed(1), p99: p.eventLoopDelay.p99.toFixed(1) })}
+              />
+              <Figure label={t('status.handles')} value={p.activeHandles} />
+              <Figure label={t('status.adminConnections')} value={data.connections.admin} />
+              <Figure label={t('status.sessions')} value={data.sessions} />
+              <Figure label={t('status.runtime')} value={`Node ${data.runtime.node} · V8 ${data.runtime.v8}`} />
+            </Table.Tbody>
+          </Table>
+        </Card>
+        <Card withBorder>
+          <Text fw={600} mb="xs">
+            {t('status.system')}
+          </Text>
+          <Table variant="vertical" withRowBorders={false} fz="sm">
+            <Table.Tbody>
+              <Figure label={t('status.hostname')} value={s.hostname} />
+              <Figure label={t('status.os')} value={`${s.platform} ${s.arch} ${s.release}`} />
+              <Figure label={t('status.uptime')} value={formatDuration(s.uptime)} />
+              <Figure label={t('status.cpus')} value={s.cpus} />
+              <Figure label={t('status.cpuModel')} value={s.cpuModel} />
+              <Figure label={t('status.load')} value={s.loadavg.map((l) => l.toFixed(2)).join(' / ')} />
+              <Figure
+                label={t('status.memUsed')}
+                value={
+                  <Stack gap={4}>
+                    <span>
+                      {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
+                    </span>
+                    <Meter value={memUsed} max={s.memTotal} label={t('status.memUsed')} />
+                  </Stack>
+                }
+              />
+              {Object.entries(data.connections.modules).map(([m, c]) => (
+                <Figure key={m} label={`${t('status.connections')} · ${m}`} value={<Badge variant="light">{c}</Badge>} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Card>
+      </SimpleGrid>
+    </Stack>
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The spec's route table (section 2) on hash history. `/` goes to `/about`; module routes exist only
+ * for the fixed module list; module screens load on demand so the login page stays small.
+ */
+import { CONSOLE_MODULE_NAMES } from '@lucky/contracts';
+import type { QueryClient } from '@tanstack/react-query';
+import {
+  createHashHistory,
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  redirect,
+  type AnyRoute,
+  type RouteComponent,
+} from '@tanstack/react-router';
+import type { MessageId } from './i18n';
+import { LoginPage } from './modules/login/LoginPage';
+import { NotFound } from './shell/NotFound';
+import { Shell } from './shell/Shell';
+import { storage } from './storage';
+
+/** What each route carries in `staticData`. */
+export interface RouteMeta {
+  /** Page title `Lucky | {title}`. */
+  title?: MessageId;
+  /** The module key (contracts' MODULES) whose screen this is. */
+  module?: string;
+}
+
+export function routeMeta(staticData: unknown): RouteMeta {
+  return (staticData ?? {}) as RouteMeta;
+}
+
+export interface RouterContext {
+  queryClient: QueryClient;
+}
+
+export const rootRoute = createRootRouteWithContext<RouterContext>()({
+  component: Shell,
+  notFoundComponent: NotFound,
+  beforeLoad: ({ location }) => {
+    // Without a token every screen but /login would only answer "session invalid".
+    if (location.pathname !== '/login' && !storage.get('token')) throw redirect({ to: '/login' });
+  },
+});
+
+const placeholder = lazyRouteComponent(() => import('./modules/placeholder/Placeholder'), 'Placeholder');
+
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  beforeLoad: () => {
+    throw redirect({ to: '/about' });
+  },
+});
+
+const page = (path: string, title: MessageId, component: RouteComponent, module?: string) =>
+  createRoute({ getParentRoute: () => rootRoute, path, component, staticData: { title, ...(module ? { module } : {}) } satisfies RouteMeta });
+
+const coreRoutes = [
+  page('/login', 'route.login', LoginPage),
+  page('/about', 'route.about', lazyRouteComponent(() => import('./modules/about/AboutPage'), 'AboutPage')),
+  page('/set', 'route.set', lazyRouteComponent(() => import('./modules/settings/SettingsPage'), 'SettingsPage')),
+  page('/safe', 'route.safe', placeholder, 'safe'),
+  page('/status', 'route.status', lazyRouteComponent(() => import('./modules/status/StatusPage'), 'StatusPage')),
+  // The menu links here (spec section 2); its screen comes with the wanji module.
+  page('/wanjiadmin', 'route.wanjiadmin', placeholder, 'wanji'),
+];
+
+/** Module screens by the spec's module name; diy and acme have no screen definition. */
+const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { title: MessageId; module: string; component: RouteComponent }>> = {
+  ftpserver: { title: 'route.ftpserver', module: 'ftp', component: placeholder },
+  cron: { title: 'route.cron', module: 'cron', component: placeholder },
+  wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => import('./modules/wol/WolPage'), 'WolPage') },
+  webdav: { title: 'route.webdav', module: 'webdav', component: placeholder },
+  filebrowser: { title: 'route.filebrowser', module: 'filebrowser', component: placeholder },
+  storagemanagement: { title: 'route.storagemanagement', module: 'storage', component: placeholder },
+  ddns: { title: 'route.ddns', module: 'ddns', component: placeholder },
+  web: { title: 'route.web', module: 'web', component: placeholder },
+  stun: { title: 'route.stun', module: 'stun', component: placeholder },
+  portforward: { title: 'route.portforward', module: 'portforward', component: placeholder },
+};
+
+const moduleRoutes: AnyRoute[] = CONSOLE_MODULE_NAMES.flatMap((name) => {
+  const def = MODULE_SCREENS[name];
+  return def ? [page(`/${name}`, def.title, def.component, def.module)] : [];
+});
+
+export const routeTree = rootRoute.addChildren([indexRoute, ...coreRoutes, ...moduleRoutes]);
+
+export function createAppRouter(queryClient: QueryClient) {
+  return createRouter({
+    routeTree,
+    history: createHashHistory(),
+    context: { queryClient },
+    defaultPreload: 'intent',
+    defaultPendingMs: 300,
+  });
+}
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: ReturnType<typeof createAppRouter>;
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * The layout of spec section 2: top bar (menu dropdown at ≤1200 px, title with version, language
+ * switch), the left menu above 1200 px, the page; no menu on /login. Also the page title.
+ */
+import { Box, Divider, Menu, NavLink, ScrollArea, UnstyledButton, Group, Text, Button } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { coreRoutes } from '@lucky/contracts';
+import { call } from '../api';
+import { frontendControlQuery, modulesQuery, versionQuery } from '../api/queries';
+import { PROJECT_SITE } from '../config';
+import { t } from '../i18n';
+import { storage } from '../storage';
+import { LangSwitch } from './LangSwitch';
+import { LogoutDialog } from './LogoutDialog';
+import { buildMenu, type MenuEntry } from './menu';
+import { Notices } from './Notices';
+import { routeMeta } from '../routes';
+
+const LogDialog = lazy(() => import('./LogDialog').then((m) => ({ default: m.LogDialog })));
+
+/** Spec section 9: the menu layout switches at 1200 px. */
+export const WIDE_QUERY = '(min-width: 1201px)';
+export const HEADER_HEIGHT = 50;
+export const NAV_WIDTH = 210;
+
+function usePageTitle(): void {
+  const matches = useMatches();
+  const title = [...matches].map((m) => routeMeta(m.staticData)).reverse().find((m) => m.title)?.title;
+  useEffect(() => {
+    document.title = title ? `Lucky | ${t(title)}` : 'Lucky';
+  }, [title]);
+}
+
+export function Shell() {
+  usePageTitle();
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const onLogin = pathname === '/login';
+  const wide = useMediaQuery(WIDE_QUERY, typeof window !== 'undefined' && window.matchMedia(WIDE_QUERY).matches, {
+    getInitialValueInEffect: false,
+  });
+  const narrow = !wide;
+  const loggedIn = !onLogin;
+  const version = useQuery(versionQuery());
+  const modules = useQuery({ ...modulesQuery(), enabled: loggedIn });
+  const control = useQuery({ ...frontendControlQuery(), enabled: loggedIn });
+  const menu = useMemo(() => buildMenu(modules.data?.Modules ?? []), [modules.data]);
+  const [logOpen, setLogOpen] = useState(false);
+  const [logoutOpen, setLogoutOpen] = useState(false);
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    if (version.data) storage.set('twoFAEnable', version.data.twoFAEnable);
+  }, [version.data]);
+  useEffect(() => {
+    if (onLogin) setLogOpen(false);
+  }, [onLogin]);
+
+  const onAction = (id: 'log' | 'logout') => (id === 'log' ? setLogOpen(true) : setLogoutOpen(true));
+  const logout = async () => {
+    setLogoutOpen(false);
+    // The result is ignored (spec section 4): the session ends here either way.
+    await call(coreRoutes.logout, {}, { silent: true }).catch(() => undefined);
+    storage.remove('token');
+    queryClient.clear();
+    await navigate({ to: '/login' });
+  };
+
+  const showLeft = loggedIn && wide;
+  const showTopMenu = loggedIn && narrow;
+  const versionText = version.data?.version ?? '';
+
+  return (
+    <Box mih="100vh" bg="var(--mantine-color-gray-0)">
+      <Box
+        component="header"
+        data-testid="topbar"
+        h={HEADER_HEIGHT}
+        px="md"
+        style={{
+          position: 'sticky',
+          top: 0,
+          zIndex: 100,
+          display: 'flex',
+          alignItems: 'center',
+          gap: 12,
+          background: 'var(--mantine-color-blue-7)',
+          color: 'white',
+        }}
+      >
+        {showTopMenu && <TopMenu entries={menu} onAction={onAction} />}
+        <UnstyledButton
+          component="a"
+          href={PROJECT_SITE}
+          target="_blank"
+          rel="noopener noreferrer"
+          title={t('shell.titleLink')}
+          data-testid="app-title"
+          style={{ color: 'white', fontWeight: 700, fontSize: 18 }}
+        >
+          Lucky {versionText}
+        </UnstyledButton>
+        <Box style={{ flex: 1 }} />
+        <LangSwitch />
+      </Box>
+      <Box style={{ display: 'flex', alignItems: 'stretch' }}>
+        {showLeft && (
+          <Box
+            component="nav"
+            data-testid="left-menu"
+            w={NAV_WIDTH}
+            style={{
+              flex: `0 0 ${NAV_WIDTH}px`,
+              borderRight: '1px solid var(--mantine-color-gray-3)',
+              background: 'white',
+              position: 'sticky',
+              top: HEADER_HEIGHT,
+              height: `calc(100vh - ${HEADER_HEIGHT}px)`,
+            }}
+          >
+            <ScrollArea h="100%" type="auto">
+              <LeftMenu
+                entries={menu}
+                pathname={pathname}
+                autoExpand={!(control.data?.FrontendDisableAutoExpandLeftMenu ?? false)}
+                onAction={onAction}
+              />
+            </ScrollArea>
+          </Box>
+        )}
+        <Box component="main" p={onLogin ? 0 : 'md'} style={{ flex: 1, minWidth: 0 }}>
+          <Outlet />
+        </Box>
+      </Box>
+      {logOpen && (
+        <Suspense fallback={null}>
+          <LogDialog opened={logOpen} onClose={() => setLogOpen(false)} />
+        </Suspense>
+      )}
+      <LogoutDialog opened={logoutOpen} onCancel={() => setLogoutOpen(false)} onConfirm={() => void logout()} />
+      <Notices />
+    </Box>
+  );
+}
+
+function LeftMenu(props: { entries: MenuEntry[]; pathname: string; autoExpand: boolean; onAction: (id: 'log' | 'logout') => void }) {
+  return (
+    <Box py="xs" data-testid="menu-items">
+      {props.entries.map((e) => {
+        switch (e.kind) {
+          case 'divider':
+            return <Divider key={e.id} my={4} />;
+          case 'link':
+            return (
+              <NavLink
+                key={e.id}
+                component={Link}
+                to={e.to}
+                label={t(e.label)}
+                active={props.pathname === e.to}
+                data-menu={e.id}
+              />
+            );
+          case 'action':
+            return <NavLink key={e.id} component="button" label={t(e.label)} onClick={() => props.onAction(e.id)} data-menu={e.id} />;
+          case 'group':
+            return (
+              <NavLink
+                key={e.id}
+                label={t(e.label)}
+                data-menu={e.id}
+                defaultOpened={props.autoExpand || e.children.some((c) => c.to === props.pathname)}
+                childrenOffset={20}
+              >
+                {e.children.map((c) => (
+                  <NavLink
+                    key={c.id}
+                    component={Link}
+                    to={c.to}
+                    label={t(c.label)}
+                    active={props.pathname === c.to}
+                    data-menu={c.id}
+                  />
+                ))}
+              </NavLink>
+            );
+        }
+      })}
+    </Box>
+  );
+}
+
+function TopMenu(props: { entries: MenuEntry[]; onAction: (id: 'log' | 'logout') => void }) {
+  const navigate = useNavigate();
+  return (
+    <Menu shadow="md" width={220} position="bottom-start">
+      <Menu.Target>
+        <Button variant="white" data-testid="top-menu" aria-label={t('menu.open')}>
+          ☰ {t('menu.open')}
+        </Button>
+      </Menu.Target>
+      <Menu.Dropdown data-testid="top-menu-dropdown">
+        {props.entries.map((e) => {
+          switch (e.kind) {
+            case 'divider':
+              return <Menu.Divider key={e.id} />;
+            case 'link':
+              return (
+                <Menu.Item key={e.id} data-menu={e.id} onClick={() => void navigate({ to: e.to })}>
+                  {t(e.label)}
+                </Menu.Item>
+              );
+            case 'action':
+              return (
+                <Menu.Item key={e.id} data-menu={e.id} onClick={() => props.onAction(e.id)}>
+                  {t(e.label)}
+                </Menu.Item>
+              );
+            case 'group':
+              return (
+                <Box key={e.id} data-menu={e.id}>
+                  <Menu.Label>{t(e.label)}</Menu.Label>
+                  {e.children.map((c) => (
+                    <Menu.Item key={c.id} data-menu={c.id} pl="lg" onClick={() => void navigate({ to: c.to })}>
+                      {t(c.label)}
+                    </Menu.Item>
+                  ))}
+                </Box>
+              );
+          }
+        })}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+export function PageTitle(props: { children: React.ReactNode; right?: React.ReactNode }) {
+  return (
+    <Group justify="space-between" mb="md">
+      <Text component="h1" fw={700} fz={20} m={0}>
+        {props.children}
+      </Text>
+      {props.right}
+    </Group>
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The menu of spec section 2 as data, so the left menu and the top-bar dropdown show the same
+ * entries in the same order, and a test can check the rules without a browser.
+ */
+import type { MessageId } from '../i18n';
+
+export type MenuEntry =
+  | { kind: 'link'; id: string; label: MessageId; to: string }
+  | { kind: 'action'; id: 'log' | 'logout'; label: MessageId }
+  | { kind: 'group'; id: string; label: MessageId; children: { id: string; label: MessageId; to: string }[] }
+  | { kind: 'divider'; id: string };
+
+const link = (id: string, to: string): MenuEntry => ({ kind: 'link', id, label: `menu.${id}` as MessageId, to });
+
+/** `modules` are the menu keys /api/modules/list answers with. */
+export function buildMenu(modules: readonly string[]): MenuEntry[] {
+  const on = (k: string) => modules.includes(k);
+  const out: MenuEntry[] = [];
+  let dividers = 0;
+  const divider = () => {
+    const last = out[out.length - 1];
+    if (last && last.kind !== 'divider') out.push({ kind: 'divider', id: `divider-${dividers++}` });
+  };
+
+  out.push(link('status', '/status'));
+  out.push({ kind: 'action', id: 'log', label: 'menu.log' });
+  divider();
+  if (on('ddns')) out.push(link('ddns', '/ddns'));
+  if (on('reverseproxy')) out.push(link('web', '/web'));
+  if (on('portforward')) out.push(link('portforward', '/portforward'));
+  if (on('stun')) out.push(link('stun', '/stun'));
+  if (on('webdav') || on('filebrowser')) {
+    divider();
+    const children = [
+      { id: 'storagemanagement', to: '/storagemanagement', module: 'storagemanagement' },
+      { id: 'webdav', to: '/webdav', module: 'webdav' },
+      { id: 'ftpserver', to: '/ftpserver', module: 'ftpserver' },
+      { id: 'filebrowser', to: '/filebrowser', module: 'filebrowser' },
+    ]
+      .filter((c) => on(c.module))
+      .map((c) => ({ id: c.id, label: `menu.${c.id}` as MessageId, to: c.to }));
+    out.push({ kind: 'group', id: 'storage', label: 'menu.storage', children });
+  }
+  if (on('wanji_admin')) out.push(link('wanjiadmin', '/wanjiadmin'));
+  divider();
+  if (on('wol')) out.push(link('wol', '/wol'));
+  if (on('cron')) out.push(link('cron', '/cron'));
+  out.push(link('safe', '/safe'));
+  out.push(link('set', '/set'));
+  out.push(link('about', '/about'));
+  out.push({ kind: 'action', id: 'logout', label: 'menu.logout' });
+  return out;
+}
