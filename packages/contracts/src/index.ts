@@ -6,16 +6,19 @@ export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
 export * from './wol.js';
+export * from './ddns.js';
 export * from './web.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';
 import { wolRoutes } from './wol.js';
+import { ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
   core: coreRoutes,
   wol: wolRoutes,
+  ddns: ddnsRoutes,
   web: webRoutes,
 } as const;

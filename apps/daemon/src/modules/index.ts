@@ -4,5 +4,6 @@
  */
 import type { ModuleDef } from '../core/modulehost.js';
 import { wolModule } from './wol/index.js';
+import { ddnsModule } from './ddns/index.js';
 
-export const MODULE_TABLE: readonly ModuleDef[] = [wolModule];
+export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, ddnsModule];

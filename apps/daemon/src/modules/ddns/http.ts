@@ -1,0 +1,128 @@
+/**
+ * The HTTP client DDNS uses for IP sources, providers, callbacks and webhooks: undici with a
+ * per-call timeout, optional proxy (http, https, socks5) and optional skipping of certificate checks.
+ * Dispatchers are shared per (proxy, skipVerify) so that many tasks reuse connections.
+ */
+import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
+import type { DdnsProxy } from '@lucky/contracts';
+
+export interface HttpRequest {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+export interface HttpOptions {
+  timeoutMs: number;
+  proxy?: DdnsProxy;
+  skipVerify?: boolean;
+}
+
+export type HttpFn = (req: HttpRequest) => Promise<HttpResponse>;
+
+/** Answers larger than this are cut: IP pages, provider answers and webhooks are all small. */
+const MAX_BODY = 1 << 20;
+
+export class HttpClients {
+  private dispatchers = new Map<string, Dispatcher>();
+  /** Requests sent, for the benchmark and the status page. */
+  requests = 0;
+
+  private dispatcher(o: HttpOptions): Dispatcher {
+    const p = o.proxy && o.proxy.type !== 'none' ? o.proxy : undefined;
+    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify]);
+    let d = this.dispatchers.get(key);
+    if (d) return d;
+    const connect = { rejectUnauthorized: !o.skipVerify };
+    const common = { connections: 64, keepAliveTimeout: 10_000 };
+    if (!p) d = new Agent({ ...common, connect });
+    else if (p.type === 'socks5') {
+      d = new Socks5ProxyAgent(`socks5://${p.address}`, {
+        ...common,
+        ...(p.user ? { username: p.user, password: p.password } : {}),
+        connect,
+      } as unknown as ConstructorParameters<typeof Socks5ProxyAgent>[1]);
+    } else {
+      const auth = p.user ? `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}` : undefined;
+      d = new ProxyAgent({
+        uri: `${p.type}://${p.address}`,
+        ...(auth ? { token: auth } : {}),
+        requestTls: connect,
+        proxyTls: connect,
+      });
+    }
+    this.dispatchers.set(key, d);
+    return d;
+  }
+
+  /** A request function bound to one task's options. */
+  client(o: HttpOptions): HttpFn {
+    const dispatcher = this.dispatcher(o);
+    return async (req) => {
+      this.requests++;
+      const signal = AbortSignal.timeout(o.timeoutMs);
+      const res = await request(req.url, {
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers: req.headers ?? {},
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        dispatcher,
+        signal,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+      }).catch((err: unknown) => {
+        throw new Error(signal.aborted ? `timeout after ${o.timeoutMs / 1000}s: ${req.url.split('?')[0]}` : describe(err));
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_BODY) {
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.dispatchers.values()];
+    this.dispatchers.clear();
+    await Promise.all(all.map((d) => d.destroy().catch(() => undefined)));
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+  const cause = e.cause?.message ? `: ${e.cause.code ?? ''} ${e.cause.message}`.trim() : '';
+  return `${e.code ? `${e.code} ` : ''}${e.message}${cause}`;
+}
+
+/** `Name: value` lines into a header object. */
+export function headerLines(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of lines) {
+    const i = l.indexOf(':');
+    if (i > 0) out[l.slice(0, i).trim()] = l.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** JSON body of an answer, or an error that quotes the start of what came back. */
+export function jsonOf<T>(res: HttpResponse): T {
+  try {
+    return JSON.parse(res.text) as T;
+  } catch {
+    throw new Error(`HTTP ${res.status}: not JSON: ${res.text.slice(0, 200)}`);
+  }
+}
