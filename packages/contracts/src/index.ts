@@ -6,12 +6,14 @@ export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
 export * from './wol.js';
+export * from './portforward.js';
 export * from './ddns.js';
 export * from './web.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';
 import { wolRoutes } from './wol.js';
+import { portforwardRoutes } from './portforward.js';
 import { ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
 
@@ -19,6 +21,7 @@ import { webRoutes } from './web.js';
 export const API = {
   core: coreRoutes,
   wol: wolRoutes,
+  portforward: portforwardRoutes,
   ddns: ddnsRoutes,
   web: webRoutes,
 } as const;

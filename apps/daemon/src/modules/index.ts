@@ -4,6 +4,7 @@
  */
 import type { ModuleDef } from '../core/modulehost.js';
 import { wolModule } from './wol/index.js';
+import { portforwardModule } from './portforward/index.js';
 import { ddnsModule } from './ddns/index.js';
 
-export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, ddnsModule];
+export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, ddnsModule, portforwardModule];

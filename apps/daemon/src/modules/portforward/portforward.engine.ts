@@ -1,0 +1,727 @@
+/**
+ * The forwarding engine. Each enabled rule owns its listeners; an edit reopens only the sockets
+ * whose address changed and swaps the rest of the settings in place, so established connections
+ * (of this rule and of every other) carry on. Runtime failures (port in use, bad certificate,
+ * unreachable target) become the rule's status and log lines, never exceptions.
+ *
+ * TCP: accept paused → limits → filter → (TLS) → connect a target (round robin, failing over to the
+ * next one) → optional PROXY header → relay both ways with backpressure and half-close.
+ * UDP: one socket per client address towards the chosen target, replies sent back from the
+ * listening socket; sessions end after the idle timeout.
+ */
+import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
+import { lookup } from 'node:dns';
+import { isIP, connect as netConnect, createServer, type Server, type Socket } from 'node:net';
+import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import type { PortforwardConfigure, PortforwardRule, PortforwardStats, RuleStatus } from '@lucky/contracts';
+import { ZPortforwardConfigure } from '@lucky/contracts';
+import type { RuleEngine, RuleLogs } from '../../core/engine.js';
+import { formatTime, type Logger } from '../../core/logs.js';
+import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
+import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
+
+/** A target that failed is tried last for this long. */
+const TARGET_DOWN_MS = 30_000;
+/** Listeners that could not bind are retried this often. */
+const RETRY_LISTEN_MS = 10_000;
+/** A TLS client must finish its handshake within this time. */
+const TLS_HANDSHAKE_MS = 30_000;
+/** Packets kept per UDP session while its socket is being set up. */
+const UDP_PENDING_MAX = 64;
+/** Refusal log lines at most this often per rule. */
+const REFUSAL_LOG_MS = 1000;
+
+export interface PortforwardEngineOptions {
+  log: Logger;
+  logs: RuleLogs;
+  settings?: PortforwardConfigure;
+}
+
+interface TcpListener {
+  spec: ListenSpec;
+  server: Server;
+  bound: string;
+}
+
+interface UdpSession {
+  key: string;
+  clientAddress: string;
+  clientPort: number;
+  /** Connected to the target; null until ready. */
+  out: UdpSocket | null;
+  sock: UdpSocket | null;
+  pending: Buffer[] | null;
+  target: string;
+  last: number;
+  closed: boolean;
+}
+
+interface UdpListener {
+  spec: ListenSpec;
+  socket: UdpSocket;
+  bound: string;
+  sessions: Map<string, UdpSession>;
+  sweeper: NodeJS.Timeout | null;
+}
+
+interface Conn {
+  /** The client side as relayed: the accepted socket, or the TLS socket around it. */
+  front: Socket;
+  upstream: Socket | null;
+}
+
+class Counters {
+  bytesIn = 0;
+  bytesOut = 0;
+  totalConnections = 0;
+  refusedByLimit = 0;
+  refusedByFilter = 0;
+}
+
+/** Everything the engine keeps for one running rule. */
+class RuleRun {
+  rule: PortforwardRule;
+  filter: IpFilter;
+  tls: SecureContext | null = null;
+  tcp = new Map<string, TcpListener>();
+  udp = new Map<string, UdpListener>();
+  /** Listener id → why it is not running. */
+  failed = new Map<string, { spec: ListenSpec; message: string }>();
+  fatal = '';
+  conns = new Set<Conn>();
+  udpSessions = 0;
+  stats = new Counters();
+  rr = 0;
+  targetDown = new Map<string, number>();
+  since = Date.now();
+  retry: NodeJS.Timeout | null = null;
+  lastRefusalLog = 0;
+  refusalsNotLogged = 0;
+  /** Edits and stops of this rule run one after the other. */
+  queue: Promise<void> = Promise.resolve();
+  stopped = false;
+
+  constructor(
+    readonly key: string,
+    rule: PortforwardRule,
+  ) {
+    this.rule = rule;
+    this.filter = new IpFilter(rule.filter.mode, rule.filter.list);
+  }
+}
+
+type Resolved = { tcpMax: number; udpMax: number; udpTimeoutMs: number; udpPacketSize: number; idleMs: number };
+
+export class PortforwardEngine implements RuleEngine<PortforwardRule> {
+  private runs = new Map<string, RuleRun>();
+  private cfg: PortforwardConfigure;
+  private tcpActive = 0;
+  private udpActive = 0;
+  private log: Logger;
+  private logs: RuleLogs;
+
+  constructor(opts: PortforwardEngineOptions) {
+    this.log = opts.log;
+    this.logs = opts.logs;
+    this.cfg = opts.settings ?? ZPortforwardConfigure.parse({});
+  }
+
+  /** Module settings changed: limits and defaults apply to new connections at once. */
+  setSettings(cfg: PortforwardConfigure): void {
+    this.cfg = cfg;
+  }
+
+  private line(run: RuleRun, text: string): void {
+    this.logs.add(run.key, `${formatTime(Date.now())} ${text}`);
+  }
+
+  private limits(run: RuleRun): Resolved {
+    const l = run.rule.limits;
+    const c = this.cfg;
+    return {
+      tcpMax: l.tcpMaxConnections ?? c.ruleTcpMaxConnections,
+      udpMax: l.udpMaxSessions ?? c.ruleUdpMaxSessions,
+      udpTimeoutMs: (l.udpSessionTimeout ?? c.udpSessionTimeout) * 1000,
+      udpPacketSize: l.udpPacketSize ?? c.udpPacketSize,
+      idleMs: (l.tcpIdleTimeout ?? c.tcpIdleTimeout) * 1000,
+    };
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  start(key: string, rule: PortforwardRule): Promise<void> {
+    let run = this.runs.get(key);
+    if (!run || run.stopped) {
+      run = new RuleRun(key, rule);
+      this.runs.set(key, run);
+    }
+    const r = run;
+    r.queue = r.queue.then(() => this.apply(r, rule)).catch((err: unknown) => {
+      r.fatal = (err as Error).message;
+      this.log.error({ key, err }, 'port forwarding rule failed to apply');
+    });
+    return r.queue;
+  }
+
+  private async apply(run: RuleRun, rule: PortforwardRule): Promise<void> {
+    if (run.stopped) return;
+    const firstStart = run.tcp.size + run.udp.size + run.failed.size === 0 && run.fatal === '';
+    run.rule = rule;
+    run.filter = new IpFilter(rule.filter.mode, rule.filter.list);
+    run.targetDown.clear();
+    run.fatal = '';
+    run.tls = null;
+    if (rule.tls.listen) {
+      try {
+        run.tls = createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
+      } catch (err) {
+        run.fatal = `TLS certificate or key rejected: ${(err as Error).message}`;
+      }
+    }
+    const wanted = run.fatal ? [] : planListeners(rule);
+    const wantedIds = new Set(wanted.map((s) => s.id));
+    // Close what is no longer wanted: its listeners only; connections already relayed finish.
+    const closing: Promise<void>[] = [];
+    for (const [id, l] of run.tcp) {
+      if (wantedIds.has(id)) continue;
+      run.tcp.delete(id);
+      closing.push(new Promise<void>((res) => l.server.close(() => res())));
+      this.line(run, `stopped listening on tcp ${l.bound}`);
+    }
+    for (const [id, l] of run.udp) {
+      if (wantedIds.has(id)) continue;
+      run.udp.delete(id);
+      this.closeUdpListener(run, l);
+      this.line(run, `stopped listening on udp ${l.bound}`);
+    }
+    run.failed.clear();
+    await Promise.all(closing);
+    // Keep the sockets whose address did not change (new target port applies to new connections); open the rest.
+    const opening: Promise<void>[] = [];
+    for (const spec of wanted) {
+      const t = run.tcp.get(spec.id);
+      const u = run.udp.get(spec.id);
+      if (t) t.spec = spec;
+      else if (u) u.spec = spec;
+      else opening.push(this.open(run, spec));
+    }
+    await Promise.all(opening);
+    if (run.stopped) return;
+    if (run.fatal) this.line(run, run.fatal);
+    if (run.failed.size) this.scheduleRetry(run);
+    const running = run.tcp.size + run.udp.size;
+    this.line(run, `${firstStart ? 'started' : 'applied'}: ${running} of ${wanted.length} listener(s) running`);
+    this.log.info({ key: run.key, name: rule.name, listeners: running, failed: run.failed.size }, 'port forwarding rule applied');
+  }
+
+  private scheduleRetry(run: RuleRun): void {
+    if (run.retry || run.stopped) return;
+    run.retry = setTimeout(() => {
+      run.retry = null;
+      run.queue = run.queue.then(async () => {
+        if (run.stopped || run.failed.size === 0) return;
+        const specs = [...run.failed.values()].map((f) => f.spec);
+        run.failed.clear();
+        await Promise.all(specs.map((s) => this.open(run, s, true)));
+        if (run.failed.size) this.scheduleRetry(run);
+      });
+    }, RETRY_LISTEN_MS);
+    run.retry.unref();
+  }
+
+  private async open(run: RuleRun, spec: ListenSpec, quiet = false): Promise<void> {
+    const r = spec.proto === 'tcp' ? await this.listenTcp(run, spec) : await this.listenUdp(run, spec);
+    if (typeof r === 'string') {
+      run.failed.set(spec.id, { spec, message: r });
+      if (!quiet) {
+        this.line(run, r);
+        this.log.warn({ key: run.key, listener: spec.id, error: r }, 'port forwarding listener failed');
+      }
+    } else {
+      this.line(run, `listening on ${spec.proto} ${r} → port ${spec.targetPort}`);
+    }
+  }
+
+  async stop(key: string): Promise<void> {
+    const run = this.runs.get(key);
+    if (!run) return;
+    this.runs.delete(key);
+    run.queue = run.queue.then(() => this.teardown(run));
+    await run.queue;
+  }
+
+  private async teardown(run: RuleRun): Promise<void> {
+    run.stopped = true;
+    if (run.retry) clearTimeout(run.retry);
+    run.retry = null;
+    const closing: Promise<void>[] = [];
+    for (const l of run.tcp.values()) closing.push(new Promise<void>((res) => l.server.close(() => res())));
+    for (const l of run.udp.values()) this.closeUdpListener(run, l);
+    for (const c of run.conns) {
+      c.front.destroy();
+      c.upstream?.destroy();
+    }
+    run.tcp.clear();
+    run.udp.clear();
+    run.failed.clear();
+    await Promise.all(closing);
+    this.line(run, 'stopped');
+  }
+
+  status(key: string): RuleStatus {
+    const run = this.runs.get(key);
+    if (!run) return { state: 'stopped', message: '', since: Date.now() };
+    if (run.fatal) return { state: 'error', message: run.fatal, since: run.since };
+    if (run.failed.size) {
+      const first = [...run.failed.values()][0]!.message;
+      const more = run.failed.size > 1 ? ` (+${run.failed.size - 1} more)` : '';
+      const running = run.tcp.size + run.udp.size;
+      return { state: 'error', message: `${first}${more}; ${running} listener(s) running`, since: run.since };
+    }
+    return { state: 'running', message: '', since: run.since };
+  }
+
+  stats(key: string): PortforwardStats {
+    const run = this.runs.get(key);
+    if (!run) {
+      return {
+        tcpConnections: 0,
+        udpSessions: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        totalConnections: 0,
+        refusedByLimit: 0,
+        refusedByFilter: 0,
+        listeners: 0,
+        listenersWanted: 0,
+      };
+    }
+    let bytesIn = run.stats.bytesIn;
+    let bytesOut = run.stats.bytesOut;
+    for (const c of run.conns) {
+      bytesIn += c.front.bytesRead;
+      bytesOut += c.front.bytesWritten;
+    }
+    return {
+      tcpConnections: run.conns.size,
+      udpSessions: run.udpSessions,
+      bytesIn,
+      bytesOut,
+      totalConnections: run.stats.totalConnections,
+      refusedByLimit: run.stats.refusedByLimit,
+      refusedByFilter: run.stats.refusedByFilter,
+      listeners: run.tcp.size + run.udp.size,
+      listenersWanted: run.tcp.size + run.udp.size + run.failed.size,
+    };
+  }
+
+  /** Bound addresses of a rule's listeners (tests use port 0 ranges rarely; this helps them look). */
+  listeners(key: string): string[] {
+    const run = this.runs.get(key);
+    if (!run) return [];
+    return [...[...run.tcp.values()].map((l) => `tcp ${l.bound}`), ...[...run.udp.values()].map((l) => `udp ${l.bound}`)];
+  }
+
+  connections(): number {
+    return this.tcpActive + this.udpActive;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.runs.keys()].map((k) => this.stop(k)));
+  }
+
+  private refused(run: RuleRun, why: 'limit' | 'filter', what: string): void {
+    if (why === 'limit') run.stats.refusedByLimit++;
+    else run.stats.refusedByFilter++;
+    const now = Date.now();
+    if (now - run.lastRefusalLog < REFUSAL_LOG_MS) {
+      run.refusalsNotLogged++;
+      return;
+    }
+    const more = run.refusalsNotLogged ? ` (+${run.refusalsNotLogged} more refused since the last line)` : '';
+    run.refusalsNotLogged = 0;
+    run.lastRefusalLog = now;
+    this.line(run, `refused ${what} (${why === 'limit' ? 'limit reached' : 'IP filter'})${more}`);
+  }
+
+  /** Targets in the order to try: round robin start, ones that failed lately last. */
+  private targetOrder(run: RuleRun, port: number): string[] {
+    const targets = run.rule.targets;
+    const n = targets.length;
+    if (n === 1) return [targets[0]!];
+    const start = run.rr++ % n;
+    const now = Date.now();
+    const up: string[] = [];
+    const down: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = targets[(start + i) % n]!;
+      const until = run.targetDown.get(`${t}|${port}`);
+      (until !== undefined && until > now ? down : up).push(t);
+    }
+    return up.concat(down);
+  }
+
+  // ---------------------------------------------------------------- TCP
+
+  private listenTcp(run: RuleRun, spec: ListenSpec): Promise<string | TcpListener> {
+    const server = createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true });
+    const listener: TcpListener = { spec, server, bound: '' };
+    server.on('connection', (c: Socket) => this.onTcp(run, listener, c));
+    return new Promise((resolve) => {
+      const attempt = (host: string) => {
+        const onError = (err: NodeJS.ErrnoException) => {
+          server.off('listening', onListening);
+          if (spec.dual && host === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) return attempt('0.0.0.0');
+          resolve(listenError('tcp', host, spec.port, err));
+        };
+        const onListening = () => {
+          server.off('error', onError);
+          server.on('error', (err) => this.log.warn({ key: run.key, err }, 'tcp listener error'));
+          listener.bound = fmtAddr(host, spec.port);
+          run.tcp.set(spec.id, listener);
+          resolve(listener);
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen({ host, port: spec.port, ipv6Only: spec.ipv6Only });
+      };
+      attempt(spec.host);
+    });
+  }
+
+  private onTcp(run: RuleRun, listener: TcpListener, client: Socket): void {
+    const from = fmtAddr(client.remoteAddress ?? '?', client.remotePort ?? 0);
+    if (run.stopped) {
+      client.destroy();
+      return;
+    }
+    const lim = this.limits(run);
+    if (
+      (lim.tcpMax > 0 && run.conns.size >= lim.tcpMax) ||
+      (this.cfg.tcpMaxConnections > 0 && this.tcpActive >= this.cfg.tcpMaxConnections)
+    ) {
+      client.destroy();
+      this.refused(run, 'limit', `tcp ${from}`);
+      return;
+    }
+    if (!run.filter.allows(client.remoteAddress)) {
+      client.destroy();
+      this.refused(run, 'filter', `tcp ${from}`);
+      return;
+    }
+    const conn: Conn = { front: client, upstream: null };
+    run.conns.add(conn);
+    this.tcpActive++;
+    run.stats.totalConnections++;
+    const logConns = this.cfg.logConnections;
+    const rule = run.rule;
+    const targetPort = listener.spec.targetPort;
+    let done = false;
+    let relaying = false;
+    let target = '';
+
+    /** Ends the pair once; `notable` lines are logged even when connection logging is off. */
+    const finish = (reason: string, notable = false) => {
+      if (done) return;
+      done = true;
+      run.conns.delete(conn);
+      this.tcpActive--;
+      const f = conn.front;
+      run.stats.bytesIn += f.bytesRead;
+      run.stats.bytesOut += f.bytesWritten;
+      f.destroy();
+      if (f !== client) client.destroy();
+      conn.upstream?.destroy();
+      if (logConns || notable) {
+        this.line(run, `${reason}: ${from}${target ? ` → ${target}` : ''}, in ${f.bytesRead} B, out ${f.bytesWritten} B`);
+      }
+    };
+
+    let secured = run.tls === null;
+    if (run.tls) {
+      const t = new TLSSocket(client, { isServer: true, secureContext: run.tls });
+      conn.front = t;
+      const hs = setTimeout(() => finish('TLS handshake timed out', true), TLS_HANDSHAKE_MS);
+      hs.unref();
+      t.once('secure', () => {
+        secured = true;
+        clearTimeout(hs);
+      });
+      t.once('close', () => clearTimeout(hs));
+    }
+    const front = conn.front;
+    front.on('error', (err) => finish(secured ? `closed (client: ${err.message})` : `TLS handshake failed (${err.message})`, !secured));
+    front.once('close', () => {
+      if (!relaying) finish('client left before a target answered');
+    });
+    if (logConns) this.line(run, `accepted ${from} on ${listener.bound}`);
+
+    const order = this.targetOrder(run, targetPort);
+    const tryNext = (i: number): void => {
+      if (done) return;
+      const host = order[i];
+      if (host === undefined) {
+        finish('no target reachable', true);
+        return;
+      }
+      const addr = fmtAddr(host, targetPort);
+      const up = this.connectTarget(rule, host, targetPort);
+      conn.upstream = up;
+      const timer = setTimeout(() => onFail('timed out'), this.cfg.connectTimeout * 1000);
+      const onFail = (why: string) => {
+        clearTimeout(timer);
+        up.removeAllListeners();
+        up.on('error', () => undefined);
+        up.destroy();
+        conn.upstream = null;
+        run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
+        this.line(run, `target ${addr} failed (${why})${order.length > i + 1 ? ', trying the next one' : ''}`);
+        tryNext(i + 1);
+      };
+      const onError = (err: Error) => onFail(err.message);
+      up.once('error', onError);
+      up.once(rule.tls.target ? 'secureConnect' : 'connect', () => {
+        clearTimeout(timer);
+        up.off('error', onError);
+        if (done) {
+          up.destroy();
+          return;
+        }
+        target = addr;
+        relaying = true;
+        run.targetDown.delete(`${host}|${targetPort}`);
+        if (front.destroyed) {
+          finish('client left before a target answered');
+          return;
+        }
+        this.relay(run, front, client, up, lim.idleMs, finish, listener);
+      });
+    };
+    tryNext(0);
+  }
+
+  private connectTarget(rule: PortforwardRule, host: string, port: number): Socket {
+    if (rule.tls.target) {
+      const servername = rule.tls.targetServerName || (isIP(host) ? undefined : host);
+      // A plain socket underneath carries allowHalfOpen to the TLS socket around it.
+      const socket = netConnect({ host, port, allowHalfOpen: true, noDelay: true });
+      return tlsConnect({
+        socket,
+        host,
+        rejectUnauthorized: !rule.tls.targetInsecure,
+        ...(servername ? { servername } : {}),
+      });
+    }
+    return netConnect({ host, port, allowHalfOpen: true, noDelay: true });
+  }
+
+  /**
+   * Relays both ways. Each side's FIN is passed on (half-close); a side that closed after both its
+   * directions ended waits for the other to flush, a side that broke off takes the other with it.
+   */
+  private relay(
+    run: RuleRun,
+    front: Socket,
+    client: Socket,
+    up: Socket,
+    idleMs: number,
+    finish: (reason: string, notable?: boolean) => void,
+    listener: TcpListener,
+  ): void {
+    up.on('error', (err) => finish(`closed (target: ${err.message})`));
+    front.on('end', () => up.end());
+    up.on('end', () => front.end());
+    const onClose = (a: Socket, b: Socket) => () => {
+      if (b.destroyed || !(a.readableEnded && a.writableFinished)) finish('closed');
+    };
+    front.on('close', onClose(front, up));
+    up.on('close', onClose(up, front));
+    if (idleMs > 0) {
+      const onIdle = () => finish('idle timeout');
+      front.setTimeout(idleMs, onIdle);
+      up.setTimeout(idleMs, onIdle);
+    }
+    const pp = run.rule.proxyProtocol;
+    if (pp !== 'off') {
+      const e = {
+        srcAddress: client.remoteAddress ?? '',
+        srcPort: client.remotePort ?? 0,
+        dstAddress: client.localAddress ?? '',
+        dstPort: client.localPort ?? listener.spec.port,
+      };
+      up.write(pp === 'v2' ? proxyV2Header(e) : proxyV1Header(e));
+    }
+    pump(front, up);
+    pump(up, front);
+  }
+
+  // ---------------------------------------------------------------- UDP
+
+  private listenUdp(run: RuleRun, spec: ListenSpec): Promise<string | UdpListener> {
+    return new Promise((resolve) => {
+      const attempt = (host: string) => {
+        const v6 = host.includes(':');
+        const socket = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: spec.ipv6Only });
+        const onError = (err: NodeJS.ErrnoException) => {
+          socket.close();
+          if (spec.dual && host === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) return attempt('0.0.0.0');
+          resolve(listenError('udp', host, spec.port, err));
+        };
+        socket.once('error', onError);
+        socket.bind({ address: host, port: spec.port, exclusive: true }, () => {
+          socket.off('error', onError);
+          const listener: UdpListener = { spec, socket, bound: fmtAddr(host, spec.port), sessions: new Map(), sweeper: null };
+          socket.on('error', (err) => this.log.warn({ key: run.key, err }, 'udp listener error'));
+          socket.on('message', (msg, rinfo) => this.onUdp(run, listener, msg, rinfo));
+          run.udp.set(spec.id, listener);
+          resolve(listener);
+        });
+      };
+      attempt(spec.host);
+    });
+  }
+
+  private onUdp(run: RuleRun, listener: UdpListener, msg: Buffer, rinfo: RemoteInfo): void {
+    if (run.stopped) return;
+    const lim = this.limits(run);
+    if (msg.length > lim.udpPacketSize) return;
+    const skey = `${rinfo.address}|${rinfo.port}`;
+    let s = listener.sessions.get(skey);
+    if (!s) {
+      const from = fmtAddr(rinfo.address, rinfo.port);
+      if ((lim.udpMax > 0 && run.udpSessions >= lim.udpMax) || (this.cfg.udpMaxSessions > 0 && this.udpActive >= this.cfg.udpMaxSessions)) {
+        this.refused(run, 'limit', `udp ${from}`);
+        return;
+      }
+      if (!run.filter.allows(rinfo.address)) {
+        this.refused(run, 'filter', `udp ${from}`);
+        return;
+      }
+      s = this.openSession(run, listener, skey, rinfo, lim);
+    }
+    s.last = Date.now();
+    run.stats.bytesIn += msg.length;
+    if (s.out) s.out.send(msg);
+    else if (s.pending && s.pending.length < UDP_PENDING_MAX) s.pending.push(msg);
+  }
+
+  private openSession(run: RuleRun, listener: UdpListener, skey: string, rinfo: RemoteInfo, lim: Resolved): UdpSession {
+    const targetPort = listener.spec.targetPort;
+    const host = this.targetOrder(run, targetPort)[0]!;
+    const s: UdpSession = {
+      key: skey,
+      clientAddress: rinfo.address,
+      clientPort: rinfo.port,
+      out: null,
+      sock: null,
+      pending: [],
+      target: fmtAddr(host, targetPort),
+      last: Date.now(),
+      closed: false,
+    };
+    listener.sessions.set(skey, s);
+    run.udpSessions++;
+    this.udpActive++;
+    run.stats.totalConnections++;
+    const logConns = this.cfg.logConnections;
+    if (logConns) this.line(run, `udp session ${fmtAddr(rinfo.address, rinfo.port)} → ${s.target}`);
+    this.ensureSweeper(run, listener);
+
+    const setup = (address: string, family: number) => {
+      if (s.closed) return;
+      const out = createSocket({ type: family === 6 ? 'udp6' : 'udp4' });
+      out.on('error', (err) => {
+        run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
+        this.endSession(run, listener, s, `target ${s.target} failed (${err.message})`);
+      });
+      out.on('message', (reply) => {
+        if (s.closed || reply.length > lim.udpPacketSize) return;
+        s.last = Date.now();
+        run.stats.bytesOut += reply.length;
+        listener.socket.send(reply, s.clientPort, s.clientAddress);
+      });
+      out.connect(targetPort, address, () => {
+        if (s.closed) return;
+        s.out = out;
+        const queued = s.pending ?? [];
+        s.pending = null;
+        for (const m of queued) out.send(m);
+      });
+      s.sock = out;
+    };
+    const fam = isIP(host);
+    if (fam) setup(host, fam);
+    else
+      lookup(host, (err, address, family) => {
+        if (err) {
+          run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
+          this.endSession(run, listener, s, `target ${s.target} failed (${err.message})`);
+        } else setup(address, family);
+      });
+    return s;
+  }
+
+  private endSession(run: RuleRun, listener: UdpListener, s: UdpSession, reason: string): void {
+    if (s.closed) return;
+    s.closed = true;
+    s.pending = null;
+    if (listener.sessions.get(s.key) === s) listener.sessions.delete(s.key);
+    run.udpSessions--;
+    this.udpActive--;
+    if (s.sock) {
+      try {
+        s.sock.close();
+      } catch {
+        // already closed
+      }
+    }
+    if (this.cfg.logConnections || reason !== 'timed out') this.line(run, `udp session ${fmtAddr(s.clientAddress, s.clientPort)} ended: ${reason}`);
+  }
+
+  private ensureSweeper(run: RuleRun, listener: UdpListener): void {
+    if (listener.sweeper) return;
+    const tick = () => {
+      const timeout = this.limits(run).udpTimeoutMs;
+      const now = Date.now();
+      for (const s of listener.sessions.values()) if (now - s.last >= timeout) this.endSession(run, listener, s, 'timed out');
+      if (listener.sessions.size === 0 && listener.sweeper) {
+        clearInterval(listener.sweeper);
+        listener.sweeper = null;
+      }
+    };
+    const every = Math.max(100, Math.min(1000, Math.floor(this.limits(run).udpTimeoutMs / 4)));
+    listener.sweeper = setInterval(tick, every);
+    listener.sweeper.unref();
+  }
+
+  private closeUdpListener(run: RuleRun, l: UdpListener): void {
+    if (l.sweeper) clearInterval(l.sweeper);
+    l.sweeper = null;
+    for (const s of [...l.sessions.values()]) this.endSession(run, l, s, 'listener closed');
+    try {
+      l.socket.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): string {
+  const where = `${proto} ${fmtAddr(host, port)}`;
+  if (err.code === 'EADDRINUSE') return `port ${port} in use (${where})`;
+  if (err.code === 'EACCES') return `no permission to listen on ${where}`;
+  if (err.code === 'EADDRNOTAVAIL') return `address not available: ${where}`;
+  return `cannot listen on ${where}: ${err.message}`;
+}
+
+/**
+ * One direction of a relay: what `pipe` does, without its bookkeeping. Reading pauses while the
+ * other side's buffer is full and resumes on drain, so memory stays bounded per connection.
+ */
+function pump(src: Socket, dst: Socket): void {
+  src.on('data', (chunk: Buffer) => {
+    if (!dst.write(chunk)) src.pause();
+  });
+  dst.on('drain', () => src.resume());
+  src.resume();
+}

@@ -1,0 +1,489 @@
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parsePortList, ZPortforwardConfigure, ZPortforwardRule } from '@lucky/contracts';
+import { freePort } from '../../test/harness.js';
+import { planListeners } from './portforward.plan.js';
+import { parseProxyV2, proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
+import {
+  freeRange,
+  listenPeer,
+  newEngine,
+  rule,
+  tcpEcho,
+  tcpExchange,
+  tcpHold,
+  udpClient,
+  udpEcho,
+  waitFor,
+  type TcpPeer,
+  type UdpPeer,
+} from './testkit.js';
+
+describe('port lists', () => {
+  it('expands commas and ranges in order', () => {
+    expect(parsePortList('80,443,1000-1003')).toEqual({ ok: true, ports: [80, 443, 1000, 1001, 1002, 1003] });
+    expect(parsePortList(' 22 , 8080 - 8081 ')).toEqual({ ok: true, ports: [22, 8080, 8081] });
+    expect(parsePortList('65535')).toEqual({ ok: true, ports: [65535] });
+  });
+  it('rejects bad syntax with a reason', () => {
+    expect(parsePortList('0')).toEqual({ ok: false, error: 'range' });
+    expect(parsePortList('70000')).toEqual({ ok: false, error: 'range' });
+    expect(parsePortList('10-5')).toEqual({ ok: false, error: 'reversed' });
+    expect(parsePortList('')).toEqual({ ok: false, error: 'empty' });
+    expect(parsePortList('80,,81')).toEqual({ ok: false, error: 'syntax' });
+    expect(parsePortList('a-b')).toEqual({ ok: false, error: 'syntax' });
+    expect(parsePortList('80,80')).toEqual({ ok: false, error: 'duplicate' });
+    expect(parsePortList('1-5000')).toEqual({ ok: false, error: 'tooMany' });
+  });
+  it('requires target ports to match in count or be one', () => {
+    const base = { name: 'x', types: ['tcp'], targets: ['127.0.0.1'] };
+    expect(ZPortforwardRule.safeParse({ ...base, listenPorts: '80,81', targetPorts: '90,91' }).success).toBe(true);
+    expect(ZPortforwardRule.safeParse({ ...base, listenPorts: '80,81', targetPorts: '90' }).success).toBe(true);
+    const bad = ZPortforwardRule.safeParse({ ...base, listenPorts: '80,81', targetPorts: '90,91,92' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['targetPorts']);
+  });
+  it('requires a type, a listening port, a target and a target port', () => {
+    const ok = { name: 'x', types: ['tcp'], listenPorts: '80', targets: ['a.example'], targetPorts: '80' };
+    expect(ZPortforwardRule.safeParse(ok).success).toBe(true);
+    for (const [field, value] of [
+      ['types', []],
+      ['listenPorts', ''],
+      ['targets', []],
+      ['targetPorts', ''],
+      ['targets', ['bad host!']],
+      ['listenHost', '1.2.3'],
+    ] as const) {
+      const r = ZPortforwardRule.safeParse({ ...ok, [field]: value });
+      expect(r.success, field).toBe(false);
+      expect(r.error?.issues[0]?.path[0]).toBe(field);
+    }
+  });
+  it('plans one socket per protocol, family and port', () => {
+    const ids = (input: Record<string, unknown>) => planListeners(rule({ listenPorts: '80,81', targetPorts: '90', ...input })).map((s) => `${s.id}>${s.targetPort}`);
+    expect(ids({ types: ['tcp', 'udp'] })).toEqual(['tcp [::]:80>90', 'tcp [::]:81>90', 'udp [::]:80>90', 'udp [::]:81>90']);
+    expect(ids({ types: ['tcp4'] })).toEqual(['tcp 0.0.0.0:80>90', 'tcp 0.0.0.0:81>90']);
+    expect(ids({ types: ['udp6'], targetPorts: '90,91' })).toEqual(['udp [::]:80 v6only>90', 'udp [::]:81 v6only>91']);
+    expect(ids({ types: ['tcp4', 'tcp6'] })).toEqual(['tcp [::]:80>90', 'tcp [::]:81>90']);
+    expect(ids({ types: ['tcp', 'tcp4'], listenHost: '127.0.0.1' })).toEqual(['tcp 127.0.0.1:80>90', 'tcp 127.0.0.1:81>90']);
+    expect(ZPortforwardRule.safeParse({ name: 'x', types: ['tcp4'], listenHost: '::1', listenPorts: '1', targets: ['h'], targetPorts: '1' }).success).toBe(false);
+  });
+});
+
+describe('PROXY protocol headers', () => {
+  it('v2 round-trips IPv4 and IPv6 and mixes them as IPv6', () => {
+    const h4 = parseProxyV2(proxyV2Header({ srcAddress: '10.1.2.3', srcPort: 5555, dstAddress: '127.0.0.1', dstPort: 80 }));
+    expect(h4).toMatchObject({ command: 'PROXY', family: 'TCP4', srcAddress: '10.1.2.3', srcPort: 5555, dstAddress: '127.0.0.1', dstPort: 80, length: 28 });
+    const h6 = parseProxyV2(proxyV2Header({ srcAddress: '::1', srcPort: 1, dstAddress: '::ffff:127.0.0.1', dstPort: 2 }));
+    expect(h6).toMatchObject({ family: 'TCP6', srcAddress: '0:0:0:0:0:0:0:1', dstAddress: '0:0:0:0:0:ffff:7f00:1', length: 52 });
+  });
+  it('v1 is one text line', () => {
+    expect(proxyV1Header({ srcAddress: '::ffff:10.0.0.1', srcPort: 1000, dstAddress: '10.0.0.2', dstPort: 443 }).toString()).toBe(
+      'PROXY TCP4 10.0.0.1 10.0.0.2 1000 443\r\n',
+    );
+  });
+});
+
+describe('engine over loopback', () => {
+  const { engine, logs } = newEngine();
+  const peers: Array<TcpPeer | UdpPeer> = [];
+  const keys: string[] = [];
+  let n = 0;
+  const start = async (input: Parameters<typeof rule>[0]) => {
+    const key = `r${++n}`;
+    keys.push(key);
+    await engine.start(key, rule(input));
+    return key;
+  };
+  const tcp = async (host = '127.0.0.1', port = 0, tag = '') => {
+    const p = await tcpEcho(host, port, tag);
+    peers.push(p);
+    return p;
+  };
+  const udp = async (host = '127.0.0.1', port = 0, tag = '') => {
+    const p = await udpEcho(host, port, tag);
+    peers.push(p);
+    return p;
+  };
+  afterEach(async () => {
+    for (const k of keys.splice(0)) await engine.stop(k);
+    for (const p of peers.splice(0)) await p.close();
+  });
+  afterAll(() => engine.close());
+
+  it('forwards TCP on one port with half-close, and counts it', async () => {
+    const backend = await tcp('127.0.0.1', 0, '>');
+    const port = await freePort();
+    const key = await start({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(port), targetPorts: String(backend.port) });
+    expect(engine.status(key).state).toBe('running');
+    const r = await tcpExchange(port, 'hello');
+    expect(r.reply.toString()).toBe('>hello');
+    expect(r.ended).toBe(true);
+    expect(await waitFor(() => engine.stats(key).tcpConnections === 0)).toBe(true);
+    expect(engine.stats(key)).toMatchObject({ totalConnections: 1, bytesIn: 5, bytesOut: 6, refusedByLimit: 0 });
+    expect(logs.since(key).some((l) => l.log.includes('closed: 127.0.0.1'))).toBe(true);
+  });
+
+  it('forwards a TCP and UDP port range to the matching target ports', async () => {
+    const tBase = await freeRange(3);
+    const lBase = await freeRange(3);
+    for (let i = 0; i < 3; i++) {
+      await tcp('127.0.0.1', tBase + i, `t${i}:`);
+      await udp('127.0.0.1', tBase + i, `u${i}:`);
+    }
+    const key = await start({
+      types: ['tcp', 'udp'],
+      listenPorts: `${lBase}-${lBase + 2}`,
+      targetPorts: `${tBase}-${tBase + 2}`,
+    });
+    expect(engine.status(key)).toMatchObject({ state: 'running' });
+    expect(engine.stats(key).listeners).toBe(6);
+    const client = await udpClient();
+    for (let i = 0; i < 3; i++) {
+      expect((await tcpExchange(lBase + i, 'x')).reply.toString()).toBe(`t${i}:x`);
+      expect(await client.ask(lBase + i, `y${i}`)).toBe(`u${i}:y${i}`);
+    }
+    client.close();
+    expect(engine.stats(key).udpSessions).toBe(3);
+  });
+
+  it('sends a whole range to one target port', async () => {
+    const backend = await tcp('127.0.0.1', 0, 'one:');
+    const lBase = await freeRange(2);
+    await start({ types: ['tcp4'], listenPorts: `${lBase},${lBase + 1}`, targetPorts: String(backend.port) });
+    expect((await tcpExchange(lBase, 'a')).reply.toString()).toBe('one:a');
+    expect((await tcpExchange(lBase + 1, 'b')).reply.toString()).toBe('one:b');
+  });
+
+  it('routes UDP replies back to the right client', async () => {
+    const backend = await udp('127.0.0.1', 0);
+    const port = await freePort();
+    const key = await start({ types: ['udp4'], listenHost: '127.0.0.1', listenPorts: String(port), targetPorts: String(backend.port) });
+    const a = await udpClient();
+    const b = await udpClient('127.0.0.1', '127.0.0.2');
+    const [ra, rb] = await Promise.all([a.ask(port, 'from-a'), b.ask(port, 'from-b')]);
+    expect(ra).toBe('from-a');
+    expect(rb).toBe('from-b');
+    expect(a.inbox.map(String)).not.toContain('from-b');
+    expect(b.inbox.map(String)).not.toContain('from-a');
+    expect(engine.stats(key).udpSessions).toBe(2);
+    a.close();
+    b.close();
+  });
+
+  it('works on IPv6 loopback for TCP and UDP', async () => {
+    const t = await tcp('::1', 0, 'v6:');
+    const u = await udp('::1', t.port, 'u6:').catch(() => udp('::1', 0, 'u6:'));
+    const lport = await freePort('::1');
+    const key = await start({ types: ['tcp6'], listenHost: '::1', listenPorts: String(lport), targets: ['::1'], targetPorts: String(t.port) });
+    expect((await tcpExchange(lport, 'hi', { host: '::1' })).reply.toString()).toBe('v6:hi');
+    const uport = await freePort('::1');
+    const key2 = await start({ types: ['udp6'], listenPorts: String(uport), targets: ['::1'], targetPorts: String(u.port) });
+    const c = await udpClient('::1');
+    expect(await c.ask(uport, 'hi')).toBe('u6:hi');
+    c.close();
+    expect(engine.stats(key).totalConnections).toBe(1);
+    expect(engine.stats(key2).udpSessions).toBe(1);
+    // Dual stack: `tcp` on all addresses takes IPv4 and IPv6 clients.
+    const dport = await freePort('::1');
+    await start({ types: ['tcp'], listenPorts: String(dport), targets: ['::1'], targetPorts: String(t.port) });
+    expect((await tcpExchange(dport, 'a', { host: '::1' })).reply.toString()).toBe('v6:a');
+    expect((await tcpExchange(dport, 'b', { host: '127.0.0.1' })).reply.toString()).toBe('v6:b');
+  });
+
+  it('rotates targets and fails over to a live one', async () => {
+    const live1 = await tcp('127.0.0.1', 0, 'A:');
+    await tcp('127.0.0.3', live1.port, 'C:');
+    const port = await freePort();
+    // 127.0.0.2 has nothing on that port: connections there are refused and the next target takes over.
+    const key = await start({ types: ['tcp4'], listenPorts: String(port), targets: ['127.0.0.1', '127.0.0.2', '127.0.0.3'], targetPorts: String(live1.port) });
+    const replies: string[] = [];
+    for (let i = 0; i < 6; i++) replies.push((await tcpExchange(port, 'x')).reply.toString());
+    expect(replies.every((r) => r === 'A:x' || r === 'C:x')).toBe(true);
+    expect(replies).toContain('A:x');
+    expect(replies).toContain('C:x');
+    expect(logs.since(key).some((l) => l.log.includes('127.0.0.2') && l.log.includes('failed'))).toBe(true);
+    // UDP: a target that answers with "port unreachable" ends the session; the next packet goes elsewhere.
+    const ub = await udp('127.0.0.1', 0, 'U:');
+    const uport = await freePort();
+    await start({ types: ['udp4'], listenPorts: String(uport), targets: ['127.0.0.2', '127.0.0.1'], targetPorts: String(ub.port) });
+    const c = await udpClient();
+    let got: string | null = null;
+    for (let i = 0; i < 10 && got === null; i++) got = await c.ask(uport, 'q', 2);
+    expect(got).toBe('U:q');
+    c.close();
+  });
+
+  it('refuses and counts connections over the rule and global limits', async () => {
+    const backend = await tcp('127.0.0.1', 0);
+    const port = await freePort();
+    const key = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), limits: { tcpMaxConnections: 2 } });
+    const held = [tcpHold(port), tcpHold(port)];
+    await Promise.all(held.map((h) => h.connected));
+    expect(await waitFor(() => engine.stats(key).tcpConnections === 2)).toBe(true);
+    const third = tcpHold(port);
+    await third.closed;
+    expect(third.received).toHaveLength(0);
+    expect(engine.stats(key).refusedByLimit).toBe(1);
+    for (const h of held) h.socket.destroy();
+    expect(await waitFor(() => engine.stats(key).tcpConnections === 0)).toBe(true);
+
+    // Global limit across rules.
+    engine.setSettings(ZPortforwardConfigure.parse({ tcpMaxConnections: 1 }));
+    try {
+      const one = tcpHold(port);
+      await one.connected;
+      expect(await waitFor(() => engine.stats(key).tcpConnections === 1)).toBe(true);
+      const two = tcpHold(port);
+      await two.closed;
+      expect(engine.stats(key).refusedByLimit).toBe(2);
+      one.socket.destroy();
+    } finally {
+      engine.setSettings(ZPortforwardConfigure.parse({}));
+    }
+
+    // UDP sessions.
+    const ub = await udp('127.0.0.1', 0);
+    const uport = await freePort();
+    const ukey = await start({ types: ['udp4'], listenPorts: String(uport), targetPorts: String(ub.port), limits: { udpMaxSessions: 1 } });
+    const a = await udpClient();
+    const b = await udpClient();
+    expect(await a.ask(uport, 'a')).toBe('a');
+    expect(await b.ask(uport, 'b', 2)).toBeNull();
+    expect(engine.stats(ukey).refusedByLimit).toBeGreaterThanOrEqual(1);
+    a.close();
+    b.close();
+    expect(logs.since(key).some((l) => l.log.includes('limit reached'))).toBe(true);
+  });
+
+  it('filters clients by IP (whitelist and blacklist)', async () => {
+    const backend = await tcp('127.0.0.1', 0, 'ok:');
+    const port = await freePort();
+    const key = await start({
+      types: ['tcp4', 'udp4'],
+      listenPorts: String(port),
+      targetPorts: String(backend.port),
+      filter: { mode: 'whitelist', list: ['127.0.0.2', '127.0.1.0/24'] },
+    });
+    expect((await tcpExchange(port, 'a', { localAddress: '127.0.0.2' })).reply.toString()).toBe('ok:a');
+    expect((await tcpExchange(port, 'b', { localAddress: '127.0.1.9' })).reply.toString()).toBe('ok:b');
+    expect((await tcpExchange(port, 'c', { localAddress: '127.0.0.3' })).reply.toString()).toBe('');
+    expect(engine.stats(key).refusedByFilter).toBe(1);
+    await engine.start(key, rule({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), filter: { mode: 'blacklist', list: ['127.0.0.2/32'] } }));
+    expect((await tcpExchange(port, 'd', { localAddress: '127.0.0.2' })).reply.toString()).toBe('');
+    expect((await tcpExchange(port, 'e', { localAddress: '127.0.0.3' })).reply.toString()).toBe('ok:e');
+    expect(engine.stats(key).refusedByFilter).toBe(2);
+  });
+
+  it('closes idle TCP connections and ends idle UDP sessions', async () => {
+    const backend = await tcp('127.0.0.1', 0);
+    const port = await freePort();
+    const key = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), limits: { tcpIdleTimeout: 1 } });
+    const h = tcpHold(port);
+    await h.connected;
+    await h.closed; // the forwarder closes it; the test timeout bounds this
+    expect(logs.since(key).some((l) => l.log.includes('idle timeout'))).toBe(true);
+    const ub = await udp('127.0.0.1', 0);
+    const uport = await freePort();
+    const ukey = await start({ types: ['udp4'], listenPorts: String(uport), targetPorts: String(ub.port), limits: { udpSessionTimeout: 1 } });
+    const c = await udpClient();
+    expect(await c.ask(uport, 'x')).toBe('x');
+    expect(engine.stats(ukey).udpSessions).toBe(1);
+    expect(await waitFor(() => engine.stats(ukey).udpSessions === 0, 500)).toBe(true);
+    c.close();
+  });
+
+  it('reports a port in use as the rule status and keeps its other ports', async () => {
+    const busy = await tcp('127.0.0.1', 0);
+    const lBase = await freeRange(1);
+    const key = await start({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: `${busy.port},${lBase}`, targetPorts: String(busy.port) });
+    const st = engine.status(key);
+    expect(st.state).toBe('error');
+    expect(st.message).toContain(`port ${busy.port} in use`);
+    expect(engine.stats(key)).toMatchObject({ listeners: 1, listenersWanted: 2 });
+    expect((await tcpExchange(lBase, 'z')).reply.toString()).toBe('z');
+  });
+
+  it('sends a PROXY v2 header the backend can parse', async () => {
+    let header: ReturnType<typeof parseProxyV2> = null;
+    let payload = '';
+    const server = createServer((s: Socket) => {
+      let buf = Buffer.alloc(0);
+      s.on('data', (c: Buffer) => {
+        buf = Buffer.concat([buf, c]);
+        if (!header) header = parseProxyV2(buf);
+        if (header) payload = buf.subarray(header.length).toString();
+        if (payload === 'ping') s.end('pong');
+      });
+      s.on('error', () => undefined);
+    });
+    const backend = await listenPeer(server, '127.0.0.1', 0);
+    peers.push(backend);
+    const port = await freePort();
+    await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), proxyProtocol: 'v2' });
+    const c = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.5' });
+    let localPort = 0;
+    const reply = await new Promise<string>((resolve) => {
+      let text = '';
+      c.on('data', (d: Buffer) => (text += d.toString()));
+      c.on('close', () => resolve(text));
+      c.on('connect', () => {
+        localPort = c.localPort ?? 0;
+        c.write('ping');
+      });
+    });
+    expect(reply).toBe('pong');
+    expect(header).toMatchObject({ command: 'PROXY', family: 'TCP4', srcAddress: '127.0.0.5', srcPort: localPort, dstAddress: '127.0.0.1', dstPort: port });
+  });
+
+  describe('TLS', () => {
+    let dir = '';
+    let cert = '';
+    let key = '';
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'pf-tls-'));
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2',
+        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ], { stdio: 'ignore', timeout: 20_000 });
+      cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+      key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('terminates TLS on the listener and forwards plain', async () => {
+      const backend = await tcp('127.0.0.1', 0, 'plain:');
+      const port = await freePort();
+      const rk = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), tls: { listen: true, cert, key } });
+      expect(engine.status(rk).state).toBe('running');
+      const reply = await new Promise<string>((resolve, reject) => {
+        const s = tlsConnect({ port, host: '127.0.0.1', ca: cert, servername: 'localhost' }, () => s.end('secret'));
+        let text = '';
+        s.on('data', (d: Buffer) => (text += d.toString()));
+        s.on('error', reject);
+        s.on('close', () => resolve(text));
+      });
+      expect(reply).toBe('plain:secret');
+      // A client that does not speak TLS is dropped and logged.
+      expect((await tcpExchange(port, 'GET / HTTP/1.0\r\n\r\n')).reply.toString()).not.toContain('plain:');
+    });
+
+    it('connects to the target over TLS', async () => {
+      const tlsServer = createTlsServer({ cert, key }, (s) => {
+        s.on('error', () => undefined);
+        s.on('data', (d: Buffer) => s.end(`tls:${d.toString()}`));
+      });
+      const backend = await listenPeer(tlsServer as never, '127.0.0.1', 0);
+      peers.push(backend);
+      const port = await freePort();
+      await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), tls: { target: true, targetInsecure: true } });
+      const c = tcpHold(port);
+      await c.connected;
+      c.socket.write('hi');
+      await c.closed;
+      expect(Buffer.concat(c.received).toString()).toBe('tls:hi');
+      // Verified: the name must match the certificate.
+      const port2 = await freePort();
+      await start({ types: ['tcp4'], listenPorts: String(port2), targetPorts: String(backend.port), tls: { target: true, targetServerName: 'wrong.example' } });
+      const r = await tcpExchange(port2, 'x');
+      expect(r.reply.toString()).toBe('');
+    });
+
+    it('refuses a rule whose key does not fit', async () => {
+      const port = await freePort();
+      const broken = key.replace(/[A-Za-z0-9]{10}(?=\n-----END)/, 'AAAAAAAAAA');
+      const rk = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: '9', tls: { listen: true, cert, key: broken } });
+      expect(engine.status(rk).state).toBe('error');
+      expect(engine.status(rk).message).toContain('TLS');
+    });
+  });
+
+  it('keeps a long transfer intact while other rules (and its own) are edited', async () => {
+    // Backend that answers with the sha256 of everything it received, after the client half-closed.
+    const sink = createServer({ allowHalfOpen: true }, (s) => {
+      const h = createHash('sha256');
+      let bytes = 0;
+      s.on('data', (c: Buffer) => {
+        h.update(c);
+        bytes += c.length;
+      });
+      s.on('end', () => s.end(`${bytes}:${h.digest('hex')}`));
+      s.on('error', () => undefined);
+    });
+    const backend = await listenPeer(sink, '127.0.0.1', 0);
+    peers.push(backend);
+    const other = await tcp('127.0.0.1', 0, 'o:');
+    const port = await freePort();
+    const longKey = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port) });
+    const oBase = await freeRange(4);
+    const otherKey = await start({ types: ['tcp4', 'udp4'], listenPorts: String(oBase), targetPorts: String(other.port) });
+
+    const total = 48 * 1024 * 1024;
+    const block = randomBytes(256 * 1024);
+    const expected = createHash('sha256');
+    const client = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      client.on('data', (d: Buffer) => (text += d.toString()));
+      client.on('error', () => undefined);
+      client.on('close', () => resolve(text));
+    });
+    await new Promise<void>((r) => client.once('connect', () => r()));
+    let sent = 0;
+    let editsDone = false;
+    // The client keeps sending until the edits below are done (and at least `total` bytes), so they overlap.
+    const writer = (async () => {
+      while (sent < total || !editsDone) {
+        expected.update(block);
+        sent += block.length;
+        if (!client.write(block)) await new Promise((r) => client.once('drain', r));
+      }
+      client.end();
+    })();
+
+    // While it runs: edit the other rule several times (ports, targets, types), add and remove a rule, edit this one.
+    for (let i = 0; i < 4; i++) {
+      await engine.start(otherKey, rule({ types: i % 2 ? ['tcp4'] : ['tcp4', 'udp4'], listenPorts: String(oBase + i), targetPorts: String(other.port) }));
+      expect((await tcpExchange(oBase + i, `e${i}`)).reply.toString()).toBe(`o:e${i}`);
+    }
+    const tmpPort = await freePort();
+    const tmpKey = await start({ types: ['tcp4'], listenPorts: String(tmpPort), targetPorts: String(other.port) });
+    await engine.stop(tmpKey);
+    await engine.start(longKey, rule({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(other.port), note: 'edited' }));
+    expect(engine.stats(longKey).tcpConnections).toBe(1);
+    editsDone = true;
+    await writer;
+    expect(await answer).toBe(`${sent}:${expected.digest('hex')}`);
+    expect(sent).toBeGreaterThanOrEqual(total);
+    // New connections on the edited rule use its new target.
+    expect((await tcpExchange(port, 'n')).reply.toString()).toBe('o:n');
+  });
+
+  it('stops a rule: its listeners and connections go, others stay', async () => {
+    const backend = await tcp('127.0.0.1', 0);
+    const p1 = await freePort();
+    const p2 = await freePort();
+    const k1 = await start({ types: ['tcp4'], listenPorts: String(p1), targetPorts: String(backend.port) });
+    const k2 = await start({ types: ['tcp4'], listenPorts: String(p2), targetPorts: String(backend.port) });
+    const h1 = tcpHold(p1);
+    const h2 = tcpHold(p2);
+    await Promise.all([h1.connected, h2.connected]);
+    expect(await waitFor(() => engine.stats(k1).tcpConnections === 1 && engine.stats(k2).tcpConnections === 1)).toBe(true);
+    await engine.stop(k1);
+    await h1.closed;
+    expect(engine.status(k1).state).toBe('stopped');
+    h2.socket.write('still');
+    expect(await waitFor(() => Buffer.concat(h2.received).toString() === 'still')).toBe(true);
+    expect(engine.connections()).toBe(1);
+    h2.socket.destroy();
+    const refused = await tcpExchange(p1, 'x');
+    expect(refused.reply.length).toBe(0);
+  });
+});
