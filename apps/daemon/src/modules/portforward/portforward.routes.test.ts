@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PortforwardRuleView } from '@lucky/contracts';
+import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { tcpEcho, tcpExchange, tcpHold, waitFor, type TcpPeer } from './testkit.js';
+
+type List = { list: PortforwardRuleView[] };
+
+describe('portforward module over the API', () => {
+  let d: TestDaemon;
+  let backend: TcpPeer;
+
+  beforeAll(async () => {
+    d = await startTestDaemon();
+    backend = await tcpEcho('127.0.0.1', 0, 'api:');
+  });
+  afterAll(async () => {
+    await d.close();
+    await backend.close();
+  });
+
+  it('creates a rule that forwards at once, lists it with figures, edits, disables and deletes it', async () => {
+    const port = await freePort();
+    const created = await d.call<{ key: string }>('POST', '/api/portforward/rules', {
+      name: 'echo',
+      types: ['tcp4'],
+      listenHost: '127.0.0.1',
+      listenPorts: String(port),
+      targets: ['127.0.0.1'],
+      targetPorts: String(backend.port),
+    });
+    expect(created.ret).toBe(0);
+    expect((await tcpExchange(port, 'one')).reply.toString()).toBe('api:one');
+    const held = tcpHold(port);
+    await held.connected;
+
+    let list = await d.call<List>('GET', '/api/portforward/rules');
+    expect(await waitFor(async () => {
+      list = await d.call<List>('GET', '/api/portforward/rules');
+      return list.list[0]?.stats.tcpConnections === 1;
+    })).toBe(true);
+    expect(list.list).toHaveLength(1);
+    expect(list.list[0]).toMatchObject({
+      key: created.key,
+      name: 'echo',
+      status: { state: 'running' },
+      limits: { tcpMaxConnections: null },
+      stats: { tcpConnections: 1, totalConnections: 2, bytesIn: 3, listeners: 1 },
+    });
+    held.socket.destroy();
+
+    // Edit: a second port; the first keeps working.
+    const port2 = await freePort();
+    const upd = await d.call('PUT', `/api/portforward/rules/${created.key}`, {
+      name: 'echo2',
+      types: ['tcp4'],
+      listenHost: '127.0.0.1',
+      listenPorts: `${port},${port2}`,
+      targets: ['127.0.0.1'],
+      targetPorts: String(backend.port),
+    });
+    expect(upd.ret).toBe(0);
+    expect((await tcpExchange(port2, 'two')).reply.toString()).toBe('api:two');
+    expect((await tcpExchange(port, 'three')).reply.toString()).toBe('api:three');
+
+    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/portforward/rules/${created.key}/logs`);
+    expect(logs.logs.some((l) => l.log.includes('listening on tcp'))).toBe(true);
+
+    expect((await d.call('PUT', `/api/portforward/rules/${created.key}/enable`, { enable: false })).ret).toBe(0);
+    const one = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${created.key}`);
+    expect(one.rule.status.state).toBe('disabled');
+    expect((await tcpExchange(port, 'x')).reply.length).toBe(0);
+
+    expect((await d.call('PUT', `/api/portforward/rules/${created.key}/enable`, { enable: true })).ret).toBe(0);
+    expect((await tcpExchange(port, 'back')).reply.toString()).toBe('api:back');
+
+    expect((await d.call('DELETE', `/api/portforward/rules/${created.key}`)).ret).toBe(0);
+    expect((await d.call('GET', `/api/portforward/rules/${created.key}`)).ret).toBe(3);
+    expect((await tcpExchange(port, 'gone')).reply.length).toBe(0);
+  });
+
+  it('rejects bad rules with a clear message and saves nothing', async () => {
+    const before = await d.call<List>('GET', '/api/portforward/rules');
+    const good = { name: 'x', types: ['tcp'], listenPorts: '8080', targets: ['127.0.0.1'], targetPorts: '80' };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...good, listenPorts: '0' }, 'port must be between 1 and 65535'],
+      [{ ...good, listenPorts: '70000' }, 'port must be between 1 and 65535'],
+      [{ ...good, listenPorts: '10-5' }, 'a port range must not start above its end'],
+      [{ ...good, listenPorts: '80,81', targetPorts: '90,91,92' }, 'target ports must be as many as the listening ports'],
+      [{ ...good, listenPorts: '80;81' }, 'invalid port list'],
+      [{ ...good, types: [] }, 'choose at least one forwarding type'],
+      [{ ...good, listenPorts: '' }, 'cannot be empty'],
+      [{ ...good, targets: [] }, 'cannot be empty'],
+      [{ ...good, targetPorts: '' }, 'cannot be empty'],
+      [{ ...good, targets: ['not a host'] }, 'is not a valid IP address or domain name'],
+      [{ ...good, filter: { mode: 'whitelist', list: ['10.0.0.0/33'] } }, 'is not a valid IP address or CIDR range'],
+      [{ ...good, tls: { listen: true, cert: 'x', key: 'y' } }, 'is not a PEM certificate'],
+    ];
+    for (const [body, text] of cases) {
+      const r = await d.call('POST', '/api/portforward/rules', body, { headers: { 'lucky-lang': 'en_US' } });
+      expect(r.ret, JSON.stringify(body)).toBe(1);
+      expect(r.msg, JSON.stringify(body)).toContain(text);
+    }
+    const zh = await d.call('POST', '/api/portforward/rules', { ...good, listenPorts: '10-5' });
+    expect(zh).toMatchObject({ ret: 1 });
+    expect(zh.msg).toContain('端口范围');
+    const after = await d.call<List>('GET', '/api/portforward/rules');
+    expect(after.list).toHaveLength(before.list.length);
+  });
+
+  it('shows a port in use as the rule status', async () => {
+    const r = await d.call<{ key: string }>('POST', '/api/portforward/rules', {
+      name: 'busy',
+      types: ['tcp4'],
+      listenHost: '127.0.0.1',
+      listenPorts: String(backend.port),
+      targets: ['127.0.0.1'],
+      targetPorts: '9',
+    });
+    expect(r.ret).toBe(0);
+    const one = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${r.key}`);
+    expect(one.rule.status.state).toBe('error');
+    expect(one.rule.status.message).toContain('in use');
+    expect((await d.call('DELETE', `/api/portforward/rules/${r.key}`)).ret).toBe(0);
+  });
+
+  it('reads and writes the module settings; limits apply at once', async () => {
+    const got = await d.call<{ configure: Record<string, unknown> }>('GET', '/api/portforward/configure');
+    expect(got.configure).toMatchObject({ tcpMaxConnections: 0, udpSessionTimeout: 60, connectTimeout: 5 });
+    expect((await d.call('PUT', '/api/portforward/configure', { ruleTcpMaxConnections: 1 })).ret).toBe(0);
+    expect((await d.call('PUT', '/api/portforward/configure', { udpSessionTimeout: 0 })).ret).toBe(1);
+    const port = await freePort();
+    const r = await d.call<{ key: string }>('POST', '/api/portforward/rules', {
+      name: 'limited',
+      types: ['tcp4'],
+      listenPorts: String(port),
+      targets: ['127.0.0.1'],
+      targetPorts: String(backend.port),
+    });
+    const a = tcpHold(port);
+    await a.connected;
+    const rule = async () => (await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${r.key}`)).rule;
+    expect(await waitFor(async () => (await rule()).stats.tcpConnections === 1)).toBe(true);
+    const b = tcpHold(port);
+    await b.closed;
+    expect((await rule()).stats.refusedByLimit).toBe(1);
+    a.socket.destroy();
+    expect((await d.call('PUT', '/api/portforward/configure', { ruleTcpMaxConnections: 0 })).ret).toBe(0);
+    expect((await d.call('DELETE', `/api/portforward/rules/${r.key}`)).ret).toBe(0);
+  });
+
+  it('appears in the OpenAPI document', async () => {
+    const doc = await d.call<{ paths: Record<string, unknown> }>('GET', '/api/openapi.json');
+    expect(Object.keys(doc.paths ?? {})).toEqual(expect.arrayContaining([expect.stringContaining('/api/portforward/rules')]));
+  });
+});
