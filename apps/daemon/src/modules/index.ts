@@ -4,7 +4,8 @@
  */
 import type { ModuleDef } from '../core/modulehost.js';
 import { wolModule } from './wol/index.js';
+import { webModule } from './web/index.js';
 import { portforwardModule } from './portforward/index.js';
 import { ddnsModule } from './ddns/index.js';
 
-export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, ddnsModule, portforwardModule];
+export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, webModule, ddnsModule, portforwardModule];

@@ -1,0 +1,147 @@
+/**
+ * Web services module: listener rules with sub rules by domain (reverse proxy, redirect, URL jump,
+ * file server, text output, close connection). Basic auth passwords are stored as scrypt hashes;
+ * views never show them, and an empty password on update keeps the stored one.
+ */
+import { Ret, ZWebConfigure, ZWebRule, webRoutes, type WebRule } from '@lucky/contracts';
+import type { z } from 'zod';
+import { RuleLogs } from '../../core/engine.js';
+import { AppError, fail } from '../../core/envelope.js';
+import type { ModuleDef } from '../../core/modulehost.js';
+import { hashPassword } from '../../core/password.js';
+import { addRoute } from '../../core/routes.js';
+import { RuleModule } from '../../core/rulemodule.js';
+import { RuleStore, SettingsStore } from '../../core/rulestore.js';
+import { WebEngine } from './web.engine.js';
+import { NftFirewall, type Firewall } from './web.firewall.js';
+
+const HASH_RE = /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/;
+
+type Users = WebRule['basicAuth']['users'];
+
+/** Hashes new passwords; an empty one keeps the stored hash of the same user (or is refused). */
+async function hashUsers(users: Users, previous: Users | undefined): Promise<Users> {
+  const out: Users = [];
+  for (const u of users) {
+    if (u.password === '') {
+      const prev = previous?.find((p) => p.user === u.user)?.password;
+      if (!prev) throw fail(Ret.badRequest, 'passwordRequired', { user: u.user });
+      out.push({ user: u.user, password: prev });
+    } else if (HASH_RE.test(u.password) && previous?.some((p) => p.password === u.password)) {
+      out.push(u); // an unchanged stored hash sent back as is
+    } else {
+      out.push({ user: u.user, password: await hashPassword(u.password) });
+    }
+  }
+  return out;
+}
+
+/** Every basic-auth list of the rule hashed, matched against the stored rule's lists. */
+export async function hashRulePasswords(next: WebRule, prev: WebRule | undefined): Promise<WebRule> {
+  const out: WebRule = { ...next, basicAuth: { ...next.basicAuth, users: await hashUsers(next.basicAuth.users, prev?.basicAuth.users) } };
+  out.subRules = [];
+  for (let i = 0; i < next.subRules.length; i++) {
+    const sub = next.subRules[i]!;
+    // The same sub rule in the stored rule: by name, else by position.
+    const before = prev?.subRules.find((s) => s.name !== '' && s.name === sub.name) ?? prev?.subRules[i];
+    const all = [...(before?.basicAuth.users ?? []), ...(prev?.basicAuth.users ?? [])];
+    out.subRules.push({ ...sub, basicAuth: { ...sub.basicAuth, users: await hashUsers(sub.basicAuth.users, all) } });
+  }
+  return out;
+}
+
+function hidePasswords(rule: WebRule): WebRule {
+  const strip = (users: Users) => users.map((u) => ({ user: u.user, password: '' }));
+  return {
+    ...rule,
+    basicAuth: { ...rule.basicAuth, users: strip(rule.basicAuth.users) },
+    subRules: rule.subRules.map((s) => ({ ...s, basicAuth: { ...s.basicAuth, users: strip(s.basicAuth.users) } })),
+  };
+}
+
+export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
+  return {
+    key: 'web',
+    create({ db, log }) {
+      const logs = new RuleLogs();
+      const engine = new WebEngine({ log, logs, firewall: opts.firewall ?? new NftFirewall() });
+      const rules = new RuleModule({
+        store: new RuleStore(db, 'web', ZWebRule, log),
+        settings: new SettingsStore(db, 'web', ZWebConfigure),
+        engine,
+        log,
+        logs,
+        extra: (r) => ({ figures: engine.figures(r.key), firewall: engine.firewallNote(r.key) }),
+      });
+      const view = (r: Parameters<typeof rules.view>[0]) => ({ ...rules.view(r), ...hidePasswords(r.data) });
+      return {
+        routes(app) {
+          const R = webRoutes;
+          addRoute(app, R.list, () => ({ list: rules.store.list().map(view) }) as never);
+          addRoute(app, R.create, async ({ body }) => ({ key: await rules.create(await hashRulePasswords(body as WebRule, undefined)) }));
+          addRoute(app, R.get, ({ params }) => ({ rule: view(rules.require(params.key)) }) as never);
+          addRoute(app, R.update, async ({ params, body }) => {
+            const prev = rules.require(params.key);
+            await rules.update(params.key, await hashRulePasswords(body as WebRule, prev.data));
+            return {};
+          });
+          addRoute(app, R.remove, async ({ params }) => {
+            await rules.remove(params.key);
+            return {};
+          });
+          addRoute(app, R.enable, async ({ params, body }) => {
+            await rules.enable(params.key, body.enable);
+            return {};
+          });
+          addRoute(app, R.logs, ({ params, query }) => {
+            rules.require(params.key);
+            return { logs: rules.logs.since(params.key, query.pre) };
+          });
+          addRoute(app, R.getConfigure, () => ({ configure: rules.settings.get() }) as never);
+          addRoute(app, R.putConfigure, ({ body }) => {
+            rules.settings.set(body as z.input<typeof ZWebConfigure>);
+            return {};
+          });
+          addRoute(app, R.accessLog, ({ params, query }) => {
+            rules.require(params.key);
+            const limit = query.limit ?? rules.settings.get().accessLogShow;
+            return engine.accessLog(params.key, limit);
+          });
+          addRoute(app, R.replaceDomain, async ({ body }) => {
+            if (body.from === body.to) return { changed: 0, rules: 0 };
+            let changed = 0;
+            let touched = 0;
+            const pending: Array<{ key: string; data: WebRule }> = [];
+            for (const r of rules.store.list()) {
+              if (body.keys.length && !body.keys.includes(r.key)) continue;
+              let n = 0;
+              const subRules = r.data.subRules.map((s) => {
+                if (!s.domains.includes(body.from)) return s;
+                n++;
+                const domains = [...new Set(s.domains.map((d) => (d === body.from ? body.to : d)))];
+                return { ...s, domains };
+              });
+              if (n) {
+                changed += n;
+                touched++;
+                pending.push({ key: r.key, data: { ...r.data, subRules } });
+              }
+            }
+            // Validate everything first, then save: a bad result saves nothing.
+            for (const p of pending) {
+              const ok = ZWebRule.safeParse(p.data);
+              if (!ok.success) throw new AppError(Ret.badRequest, null, {}, ok.error.issues[0]?.message ?? 'invalid');
+            }
+            for (const p of pending) await rules.update(p.key, p.data);
+            return { changed, rules: touched };
+          });
+        },
+        start: () => rules.startAll(),
+        stop: () => rules.stopAll(),
+        connections: () => engine.connections(),
+      };
+    },
+  };
+}
+
+export const webModule: ModuleDef = createWebModule();

@@ -1,0 +1,63 @@
+/** Host header parsing and domain matching: exact name, then the longest `*.suffix`, then the default. */
+
+export interface HostPort {
+  /** Lower-case name or address, IPv6 without brackets. */
+  host: string;
+  /** As written, '' when absent. */
+  port: string;
+}
+
+const NAME_RE = /^[a-z0-9_.-]{1,253}$/;
+const V6_RE = /^[0-9a-f:.]{2,45}$/;
+
+/** Parses a Host header; `null` when it is malformed (the caller answers 400). */
+export function parseHost(value: string | undefined): HostPort | null {
+  if (value === undefined || value === '') return null;
+  const v = value.toLowerCase();
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']');
+    if (end < 0) return null;
+    const host = v.slice(1, end);
+    const rest = v.slice(end + 1);
+    if (!V6_RE.test(host)) return null;
+    if (rest === '') return { host, port: '' };
+    if (!/^:\d{1,5}$/.test(rest)) return null;
+    return { host, port: rest.slice(1) };
+  }
+  const colon = v.indexOf(':');
+  const host = colon < 0 ? v : v.slice(0, colon);
+  const port = colon < 0 ? '' : v.slice(colon + 1);
+  if (!NAME_RE.test(host) || host.includes('..')) return null;
+  if (colon >= 0 && !/^\d{1,5}$/.test(port)) return null;
+  // A fully qualified name may end with a dot: "example.com." is "example.com".
+  return { host: host.endsWith('.') ? host.slice(0, -1) : host, port };
+}
+
+/** Exact names first, then wildcards from the longest suffix down (`*.a.example.com` before `*.example.com`). */
+export class DomainMatcher<T> {
+  private exact = new Map<string, T>();
+  private wild: Array<{ suffix: string; value: T }> = [];
+
+  add(domain: string, value: T): void {
+    const d = domain.toLowerCase();
+    if (d.startsWith('*.')) {
+      const suffix = d.slice(1); // ".example.com"
+      if (!this.wild.some((w) => w.suffix === suffix)) this.wild.push({ suffix, value });
+      this.wild.sort((a, b) => b.suffix.length - a.suffix.length);
+    } else if (!this.exact.has(d)) {
+      this.exact.set(d, value);
+    }
+  }
+
+  /** Like nginx's server_name, `*.example.com` matches any depth below example.com, not example.com itself. */
+  match(host: string): T | undefined {
+    const e = this.exact.get(host);
+    if (e !== undefined) return e;
+    for (const w of this.wild) if (host.length > w.suffix.length && host.endsWith(w.suffix)) return w.value;
+    return undefined;
+  }
+
+  get size(): number {
+    return this.exact.size + this.wild.length;
+  }
+}
