@@ -161,7 +161,8 @@ export class DdnsEngine implements RuleEngine<DdnsTask> {
       records: new Map(),
       lastIp: {},
       written: new Map(),
-      lastForced: 0,
+      // The forced-sync clock starts now: the first run may be settled by the resolver check.
+      lastForced: this.now(),
       lastRun: 0,
       lastCheck: null,
       lastSync: null,

@@ -1,0 +1,479 @@
+/**
+ * Local stand-ins for the providers' HTTP APIs, used by the tests and the benchmark. Each keeps
+ * records in memory and checks every request the way the real service does: the signature
+ * (AliDNS HMAC-SHA1, Tencent TC3-HMAC-SHA256, Huawei SDK-HMAC-SHA256, Baidu BCE v1), the token or
+ * key. The checks are written here from the providers' documentation, not shared with the clients.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeRecord {
+  id: string;
+  /** Full name without trailing dot. */
+  name: string;
+  type: string;
+  value: string;
+  ttl: number;
+}
+
+export interface FakeProvider {
+  name: string;
+  url: string;
+  records: Map<string, FakeRecord>;
+  /** Requests answered, and those refused for a bad signature/credential. */
+  requests: number;
+  rejected: number;
+  /** The last refusal's reason. */
+  lastReject: string;
+  find(name: string, type: string): FakeRecord | undefined;
+  close(): Promise<void>;
+}
+
+export interface FakeCreds {
+  id: string;
+  secret: string;
+}
+
+interface Req {
+  method: string;
+  url: URL;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+type Reply = { status: number; body: unknown; type?: string };
+type Handler = (req: Req, st: FakeProvider) => Reply | Promise<Reply>;
+
+const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
+const hmacHex = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest('hex');
+function safeEq(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+const pctEncode = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+class Reject extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+let nextId = 1000;
+function newId(): string {
+  return String(nextId++);
+}
+
+async function serve(name: string, handler: Handler): Promise<FakeProvider> {
+  const records = new Map<string, FakeRecord>();
+  const st: FakeProvider = {
+    name,
+    url: '',
+    records,
+    requests: 0,
+    rejected: 0,
+    lastReject: '',
+    find: (n, t) => [...records.values()].find((r) => r.name === n && r.type === t),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      st.requests++;
+      const r: Req = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://x'), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      let out: Reply;
+      try {
+        out = await handler(r, st);
+      } catch (err) {
+        if (err instanceof Reject) {
+          st.rejected++;
+          st.lastReject = err.message;
+          out = { status: err.status, body: err.body };
+        } else out = { status: 500, body: { error: (err as Error).message } };
+      }
+      const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
+      res.writeHead(out.status, { 'content-type': out.type ?? (typeof out.body === 'string' ? 'text/plain' : 'application/json') });
+      res.end(text);
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  st.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return st;
+}
+
+function upsert(st: FakeProvider, name: string, type: string, value: string, ttl: number, id?: string): FakeRecord {
+  const existing = id ? st.records.get(id) : undefined;
+  const rec: FakeRecord = { id: existing?.id ?? id ?? newId(), name, type, value, ttl };
+  st.records.set(rec.id, rec);
+  return rec;
+}
+
+/** Cloudflare API v4: Bearer token, zones by name, dns_records. */
+export function fakeCloudflare(c: FakeCreds): Promise<FakeProvider> {
+  const zone = { id: 'zone-1', name: 'example.com' };
+  return serve('cloudflare', (r, st) => {
+    if (r.headers.authorization !== `Bearer ${c.secret}`) {
+      throw new Reject(403, { success: false, errors: [{ code: 10000, message: 'Authentication error' }], result: null }, 'bad token');
+    }
+    const p = r.url.pathname;
+    const ok = (result: unknown) => ({ status: 200, body: { success: true, errors: [], result } });
+    if (r.method === 'GET' && p === '/zones') return ok(r.url.searchParams.get('name') === zone.name ? [zone] : []);
+    const m = /^\/zones\/([^/]+)\/dns_records(?:\/([^/]+))?$/.exec(p);
+    if (!m || m[1] !== zone.id) return { status: 404, body: { success: false, errors: [{ code: 7003, message: 'Could not route' }] } };
+    const view = (x: FakeRecord) => ({ id: x.id, name: x.name, type: x.type, content: x.value, ttl: x.ttl, proxied: false });
+    if (r.method === 'GET') {
+      const name = r.url.searchParams.get('name');
+      const type = r.url.searchParams.get('type');
+      return ok([...st.records.values()].filter((x) => x.name === name && x.type === type).map(view));
+    }
+    const b = JSON.parse(r.body) as { type: string; name: string; content: string; ttl: number };
+    if (r.method === 'POST' && !m[2]) return ok(view(upsert(st, b.name, b.type, b.content, b.ttl)));
+    if (r.method === 'PUT' && m[2] && st.records.has(m[2])) return ok(view(upsert(st, b.name, b.type, b.content, b.ttl, m[2])));
+    return { status: 400, body: { success: false, errors: [{ code: 1000, message: 'bad request' }] } };
+  });
+}
+
+/** Alibaba Cloud DNS RPC API: signature version 1.0 (HMAC-SHA1 over the sorted, encoded query). */
+export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
+  const nonces = new Set<string>();
+  return serve('alidns', (r, st) => {
+    const q = Object.fromEntries(r.url.searchParams.entries());
+    const reject = (code: string, msg: string) => new Reject(400, { Code: code, Message: msg, RequestId: 'x' }, code);
+    if (q.AccessKeyId !== c.id) throw reject('InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
+    if (q.SignatureMethod !== 'HMAC-SHA1' || q.SignatureVersion !== '1.0') throw reject('InvalidParameter', 'bad signature method');
+    const ts = Date.parse(q.Timestamp ?? '');
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(q.Timestamp ?? '') || Math.abs(Date.now() - ts) > 15 * 60_000) throw reject('InvalidTimeStamp.Expired', 'timestamp');
+    if (!q.SignatureNonce || nonces.has(q.SignatureNonce)) throw reject('SignatureNonceUsed', 'nonce used');
+    const { Signature, ...rest } = q;
+    const canon = Object.keys(rest).sort().map((k) => `${pctEncode(k)}=${pctEncode(rest[k]!)}`).join('&');
+    const expect = createHmac('sha1', `${c.secret}&`).update(`${r.method}&%2F&${pctEncode(canon)}`).digest('base64');
+    if (!Signature || !safeEq(Signature, expect)) throw reject('SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
+    nonces.add(q.SignatureNonce);
+    const view = (x: FakeRecord, root: string) => ({
+      RecordId: x.id,
+      RR: x.name === root ? '@' : x.name.slice(0, -root.length - 1),
+      Type: x.type,
+      Value: x.value,
+      TTL: x.ttl,
+      Line: 'default',
+      DomainName: root,
+    });
+    switch (q.Action) {
+      case 'DescribeSubDomainRecords': {
+        const recs = [...st.records.values()].filter((x) => x.name === q.SubDomain && (!q.Type || x.type === q.Type));
+        return { status: 200, body: { TotalCount: recs.length, DomainRecords: { Record: recs.map((x) => view(x, q.DomainName ?? '')) } } };
+      }
+      case 'AddDomainRecord': {
+        if (Number(q.TTL) < 600) throw reject('DomainRecordTTLInvalid', 'TTL below 600');
+        const name = q.RR === '@' ? q.DomainName! : `${q.RR}.${q.DomainName}`;
+        return { status: 200, body: { RecordId: upsert(st, name, q.Type!, q.Value!, Number(q.TTL)).id } };
+      }
+      case 'UpdateDomainRecord': {
+        const old = st.records.get(q.RecordId ?? '');
+        if (!old) throw reject('DomainRecordNotBelongToUser', 'no such record');
+        const root = old.name.endsWith(`.${q.RR}`) ? old.name : old.name.split('.').slice(-2).join('.');
+        const name = q.RR === '@' ? root : `${q.RR}.${root}`;
+        if (old.value === q.Value && old.type === q.Type) throw reject('DomainRecordDuplicate', 'The DNS record already exists.');
+        upsert(st, name, q.Type!, q.Value!, Number(q.TTL), old.id);
+        return { status: 200, body: { RecordId: old.id } };
+      }
+    }
+    throw reject('InvalidAction.NotFound', 'action');
+  });
+}
+
+/** Tencent Cloud API 3.0 for DNSPod: TC3-HMAC-SHA256 over content-type and host. */
+export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
+  return serve('dnspod', (r, st) => {
+    const err = (code: string, msg: string) => new Reject(200, { Response: { Error: { Code: code, Message: msg }, RequestId: 'x' } }, code);
+    const auth = String(r.headers.authorization ?? '');
+    const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d\d-\d\d)\/([^/]+)\/tc3_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
+    if (!m) throw err('AuthFailure.InvalidAuthorization', 'Authorization header malformed');
+    const [, secretId, date, service, signedHeaders, signature] = m as unknown as [string, string, string, string, string, string];
+    if (secretId !== c.id) throw err('AuthFailure.SecretIdNotFound', 'SecretId not found');
+    const ts = Number(r.headers['x-tc-timestamp']);
+    if (!Number.isFinite(ts) || Math.abs(Date.now() / 1000 - ts) > 300) throw err('AuthFailure.SignatureExpire', 'expired');
+    if (new Date(ts * 1000).toISOString().slice(0, 10) !== date) throw err('AuthFailure.InvalidAuthorization', 'date');
+    const canonHeaders = signedHeaders
+      .split(';')
+      .map((h) => `${h}:${String(r.headers[h] ?? '').trim().toLowerCase()}\n`)
+      .join('');
+    const canonical = [r.method, r.url.pathname === '' ? '/' : '/', r.url.search.slice(1), canonHeaders, signedHeaders, sha256hex(r.body)].join('\n');
+    const toSign = ['TC3-HMAC-SHA256', String(ts), `${date}/${service}/tc3_request`, sha256hex(canonical)].join('\n');
+    const k1 = createHmac('sha256', `TC3${c.secret}`).update(date).digest();
+    const k2 = createHmac('sha256', k1).update(service).digest();
+    const k3 = createHmac('sha256', k2).update('tc3_request').digest();
+    if (!safeEq(hmacHex(k3, toSign), signature)) throw err('AuthFailure.SignatureFailure', 'The provided credentials could not be validated.');
+    const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
+    const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
+    const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name.split('.')[0], Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
+    const ok = (o: object) => ({ status: 200, body: { Response: { ...o, RequestId: 'x' } } });
+    switch (r.headers['x-tc-action']) {
+      case 'DescribeRecordList': {
+        const recs = [...st.records.values()].filter((x) => x.name === full(b.Subdomain, b.Domain) && x.type === b.RecordType);
+        if (!recs.length) return { status: 200, body: { Response: { Error: { Code: 'ResourceNotFound.NoDataOfRecord', Message: '记录列表为空。' }, RequestId: 'x' } } };
+        return ok({ RecordList: recs.map(view) });
+      }
+      case 'CreateRecord':
+        if (Number(b.TTL) < 600) throw err('InvalidParameter.TTLInvalid', 'TTL');
+        return ok({ RecordId: Number(upsert(st, full(b.SubDomain, b.Domain), String(b.RecordType), String(b.Value), Number(b.TTL)).id) });
+      case 'ModifyRecord': {
+        if (!st.records.has(String(b.RecordId))) throw err('InvalidParameter.RecordIdInvalid', 'record');
+        upsert(st, full(b.SubDomain, b.Domain), String(b.RecordType), String(b.Value), Number(b.TTL), String(b.RecordId));
+        return ok({ RecordId: b.RecordId });
+      }
+    }
+    throw err('InvalidAction', 'action');
+  });
+}
+
+/** Huawei Cloud DNS v2: APIG SDK-HMAC-SHA256 (canonical path ends in "/"). */
+export function fakeHuawei(c: FakeCreds): Promise<FakeProvider> {
+  const zone = { id: 'ff8080827a', name: 'example.com.' };
+  return serve('huaweicloud', (r, st) => {
+    const deny = (msg: string) => new Reject(401, { code: 'APIGW.0301', message: msg }, msg);
+    const m = /^SDK-HMAC-SHA256 Access=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(String(r.headers.authorization ?? ''));
+    if (!m) throw deny('Incorrect IAM authentication information: authorization malformed');
+    const [, access, signed, signature] = m as unknown as [string, string, string, string];
+    if (access !== c.id) throw deny('Incorrect IAM authentication information: access key');
+    const date = String(r.headers['x-sdk-date'] ?? '');
+    const t = Date.parse(date.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    if (!Number.isFinite(t) || Math.abs(Date.now() - t) > 15 * 60_000) throw deny('Incorrect IAM authentication information: date');
+    let path = r.url.pathname;
+    if (!path.endsWith('/')) path += '/';
+    const query = [...r.url.searchParams.entries()]
+      .map(([k, v]) => `${pctEncode(k)}=${pctEncode(v)}`)
+      .sort()
+      .join('&');
+    const headers = signed.split(';').map((h) => `${h}:${String(r.headers[h] ?? '').trim()}\n`).join('');
+    const canonical = [r.method, path, query, headers, signed, sha256hex(r.body)].join('\n');
+    const expect = hmacHex(c.secret, `SDK-HMAC-SHA256\n${date}\n${sha256hex(canonical)}`);
+    if (!safeEq(expect, signature)) throw deny('Incorrect IAM authentication information: verify aksk signature fail');
+    const p = r.url.pathname;
+    const view = (x: FakeRecord) => ({ id: x.id, name: `${x.name}.`, type: x.type, records: [x.value], ttl: x.ttl, zone_id: zone.id });
+    if (r.method === 'GET' && p === '/v2/zones') return { status: 200, body: { zones: r.url.searchParams.get('name') === zone.name ? [zone] : [] } };
+    const rm = /^\/v2\/zones\/([^/]+)\/recordsets(?:\/([^/]+))?$/.exec(p);
+    if (!rm || rm[1] !== zone.id) return { status: 404, body: { code: 'DNS.0101', message: 'The zone does not exist.' } };
+    if (r.method === 'GET') {
+      const name = r.url.searchParams.get('name');
+      const type = r.url.searchParams.get('type');
+      return { status: 200, body: { recordsets: [...st.records.values()].filter((x) => `${x.name}.` === name && x.type === type).map(view) } };
+    }
+    const b = JSON.parse(r.body) as { name: string; type: string; records: string[]; ttl: number };
+    if (r.method === 'POST' && !rm[2]) return { status: 202, body: view(upsert(st, b.name.replace(/\.$/, ''), b.type, b.records[0]!, b.ttl)) };
+    if (r.method === 'PUT' && rm[2] && st.records.has(rm[2])) return { status: 202, body: view(upsert(st, b.name.replace(/\.$/, ''), b.type, b.records[0]!, b.ttl, rm[2])) };
+    return { status: 400, body: { code: 'DNS.0303', message: 'bad request' } };
+  });
+}
+
+/** Baidu Cloud DNS: BCE auth v1 (signing key from the prefix, then the canonical request). */
+export function fakeBaidu(c: FakeCreds): Promise<FakeProvider> {
+  return serve('baiducloud', (r, st) => {
+    const deny = (msg: string) => new Reject(403, { code: 'AccessDenied', message: msg }, msg);
+    const parts = String(r.headers.authorization ?? '').split('/');
+    if (parts.length !== 6 || parts[0] !== 'bce-auth-v1') throw deny('authorization malformed');
+    const [, ak, ts, exp, signedHeaders, sig] = parts as [string, string, string, string, string, string];
+    if (ak !== c.id) throw deny('access key');
+    if (Math.abs(Date.now() - Date.parse(ts)) > Number(exp) * 1000) throw deny('expired');
+    const signingKey = hmacHex(c.secret, `bce-auth-v1/${ak}/${ts}/${exp}`);
+    const canonHeaders = signedHeaders
+      .split(';')
+      .sort()
+      .map((h) => `${pctEncode(h)}:${pctEncode(String(r.headers[h] ?? '').trim())}`)
+      .join('\n');
+    const canonical = [r.method, r.url.pathname.split('/').map(pctEncode).join('/'), r.url.search.slice(1), canonHeaders].join('\n');
+    if (!safeEq(hmacHex(signingKey, canonical), sig)) throw deny('SignatureDoesNotMatch');
+    const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
+    const full = (sub: unknown, zone: unknown) => (sub === '@' ? String(zone) : `${String(sub)}.${String(zone)}`);
+    switch (r.url.pathname) {
+      case '/v1/domain/resolve/list': {
+        const recs = [...st.records.values()].filter((x) => x.name === String(b.domain) || x.name.endsWith(`.${String(b.domain)}`));
+        return {
+          status: 200,
+          body: {
+            totalCount: recs.length,
+            result: recs.map((x) => ({
+              recordId: Number(x.id),
+              domain: x.name === b.domain ? '@' : x.name.slice(0, -String(b.domain).length - 1),
+              rdtype: x.type,
+              rdata: x.value,
+              ttl: x.ttl,
+              view: 'DEFAULT',
+            })),
+          },
+        };
+      }
+      case '/v1/domain/resolve/add':
+        upsert(st, full(b.domain, b.zoneName), String(b.rdType), String(b.rdata), Number(b.ttl));
+        return { status: 200, body: '' };
+      case '/v1/domain/resolve/edit':
+        if (!st.records.has(String(b.recordId))) throw new Reject(400, { code: 'NoSuchRecord', message: 'record' }, 'record');
+        upsert(st, full(b.domain, b.zoneName), String(b.rdType), String(b.rdata), Number(b.ttl), String(b.recordId));
+        return { status: 200, body: '' };
+    }
+    return { status: 404, body: { code: 'NotFound', message: r.url.pathname } };
+  });
+}
+
+/** Porkbun v3: keys in the JSON body. */
+export function fakePorkbun(c: FakeCreds): Promise<FakeProvider> {
+  return serve('porkbun', (r, st) => {
+    const b = JSON.parse(r.body || '{}') as Record<string, string>;
+    if (b.apikey !== c.id || b.secretapikey !== c.secret) throw new Reject(400, { status: 'ERROR', message: 'Invalid API key. (002)' }, 'keys');
+    const seg = r.url.pathname.split('/').filter(Boolean);
+    const full = (sub: string | undefined, root: string) => (sub ? `${sub}.${root}` : root);
+    if (seg[0] === 'dns' && seg[1] === 'retrieveByNameType') {
+      const name = full(seg[4], seg[2]!);
+      const recs = [...st.records.values()].filter((x) => x.name === name && x.type === seg[3]);
+      return { status: 200, body: { status: 'SUCCESS', records: recs.map((x) => ({ id: x.id, name: x.name, type: x.type, content: x.value, ttl: String(x.ttl) })) } };
+    }
+    if (seg[0] === 'dns' && seg[1] === 'create') {
+      return { status: 200, body: { status: 'SUCCESS', id: Number(upsert(st, full(b.name, seg[2]!), b.type!, b.content!, Number(b.ttl)).id) } };
+    }
+    if (seg[0] === 'dns' && seg[1] === 'edit' && st.records.has(seg[3] ?? '')) {
+      upsert(st, full(b.name, seg[2]!), b.type!, b.content!, Number(b.ttl), seg[3]);
+      return { status: 200, body: { status: 'SUCCESS' } };
+    }
+    return { status: 400, body: { status: 'ERROR', message: 'bad request' } };
+  });
+}
+
+/** GoDaddy v1: `sso-key KEY:SECRET`; PUT replaces a name's records of a type. */
+export function fakeGodaddy(c: FakeCreds): Promise<FakeProvider> {
+  return serve('godaddy', (r, st) => {
+    if (r.headers.authorization !== `sso-key ${c.id}:${c.secret}`) throw new Reject(401, { code: 'UNABLE_TO_AUTHENTICATE', message: 'Unable to authenticate' }, 'key');
+    const m = /^\/v1\/domains\/([^/]+)\/records\/(A|AAAA)\/([^/]+)$/.exec(r.url.pathname);
+    if (!m) return { status: 404, body: { code: 'NOT_FOUND', message: 'not found' } };
+    const name = decodeURIComponent(m[3]!) === '@' ? m[1]! : `${decodeURIComponent(m[3]!)}.${m[1]}`;
+    const existing = st.find(name, m[2]!);
+    if (r.method === 'GET') return { status: 200, body: existing ? [{ data: existing.value, name: m[3], ttl: existing.ttl, type: m[2] }] : [] };
+    const b = JSON.parse(r.body) as Array<{ data: string; ttl: number }>;
+    if (b[0]!.ttl < 600) return { status: 422, body: { code: 'INVALID_BODY', message: 'ttl' } };
+    upsert(st, name, m[2]!, b[0]!.data, b[0]!.ttl, existing?.id);
+    return { status: 200, body: '' };
+  });
+}
+
+/** DuckDNS: `update?domains=&token=&ip=` answers OK/KO. */
+export function fakeDuckdns(c: FakeCreds): Promise<FakeProvider> {
+  return serve('duckdns', (r, st) => {
+    const q = r.url.searchParams;
+    if (q.get('token') !== c.secret) throw new Reject(200, 'KO', 'token');
+    const name = `${q.get('domains')}.duckdns.org`;
+    const out: string[] = [];
+    for (const [param, type] of [['ip', 'A'], ['ipv6', 'AAAA']] as const) {
+      const v = q.get(param);
+      if (!v) continue;
+      const old = st.find(name, type);
+      out.push(old?.value === v ? 'NOCHANGE' : 'UPDATED');
+      upsert(st, name, type, v, 60, old?.id);
+    }
+    return { status: 200, body: `OK\n${q.get('ip') ?? ''}\n${q.get('ipv6') ?? ''}\n${out.join('')}` };
+  });
+}
+
+/** dynv6: `api/update?hostname=&token=&ipv4=|ipv6=`. */
+export function fakeDynv6(c: FakeCreds): Promise<FakeProvider> {
+  return serve('dynv6', (r, st) => {
+    const q = r.url.searchParams;
+    if (q.get('token') !== c.secret) throw new Reject(401, 'invalid authentication token', 'token');
+    const name = q.get('hostname')!;
+    const [type, v] = q.get('ipv4') ? ['A', q.get('ipv4')!] : ['AAAA', q.get('ipv6')!];
+    const old = st.find(name, type);
+    if (old?.value === v) return { status: 200, body: 'addresses unchanged' };
+    upsert(st, name, type, v, 60, old?.id);
+    return { status: 200, body: 'addresses updated' };
+  });
+}
+
+/** deSEC: `Token` auth, RRsets by subname/type. */
+export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
+  return serve('desec', (r, st) => {
+    if (r.headers.authorization !== `Token ${c.secret}`) throw new Reject(401, { detail: 'Invalid token.' }, 'token');
+    const m = /^\/domains\/([^/]+)\/rrsets\/(?:([^/]+)\/(A|AAAA)\/)?$/.exec(r.url.pathname);
+    if (!m) return { status: 404, body: { detail: 'Not found.' } };
+    const root = m[1]!;
+    if (m[3]) {
+      const name = m[2] === '@' ? root : `${m[2]}.${root}`;
+      const rec = st.find(name, m[3]);
+      if (r.method === 'GET') return rec ? { status: 200, body: { subname: m[2], type: m[3], records: [rec.value], ttl: rec.ttl } } : { status: 404, body: { detail: 'Not found.' } };
+      const b = JSON.parse(r.body) as { records: string[]; ttl: number };
+      if (!rec) return { status: 404, body: { detail: 'Not found.' } };
+      upsert(st, name, m[3], b.records[0]!, b.ttl, rec.id);
+      return { status: 200, body: { records: b.records } };
+    }
+    const b = JSON.parse(r.body) as { subname: string; type: string; records: string[]; ttl: number };
+    if (b.ttl < 3600) return { status: 400, body: { ttl: ['Ensure this value is greater than or equal to 3600.'] } };
+    upsert(st, b.subname ? `${b.subname}.${root}` : root, b.type, b.records[0]!, b.ttl);
+    return { status: 201, body: b };
+  });
+}
+
+/** A plain HTTP server that answers the current addresses, for URL IP sources. */
+export interface FakeIpServer {
+  url: string;
+  ipv4: string;
+  ipv6: string;
+  hits: number;
+  close(): Promise<void>;
+}
+export async function fakeIpServer(ipv4: string, ipv6: string): Promise<FakeIpServer> {
+  const st: FakeIpServer = { url: '', ipv4, ipv6, hits: 0, close: () => new Promise((r) => server.close(() => r())) };
+  const server = createServer((req, res) => {
+    st.hits++;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    if (req.url?.startsWith('/v6')) res.end(`Your IP is ${st.ipv6}\n`);
+    else if (req.url?.startsWith('/json')) res.end(JSON.stringify({ query: st.ipv4, other: '10.0.0.1' }));
+    else res.end(`current IP: ${st.ipv4} from somewhere\n`);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  st.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return st;
+}
+
+/** Records every request (callback and webhook receivers). */
+export interface Receiver {
+  url: string;
+  calls: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }>;
+  answer: { status: number; body: string };
+  close(): Promise<void>;
+}
+export async function receiver(): Promise<Receiver> {
+  const st: Receiver = { url: '', calls: [], answer: { status: 200, body: 'ok' }, close: () => new Promise((r) => server.close(() => r())) };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      st.calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(st.answer.status, { 'content-type': 'text/plain' });
+      res.end(st.answer.body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  st.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return st;
+}
+
+/** Polls until `check` returns a value (not undefined/false); fails after `ms` with the last value seen. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
