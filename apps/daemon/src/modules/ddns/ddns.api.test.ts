@@ -1,0 +1,277 @@
+/** Callback provider, webhooks, IP source tests, validation and masking through the daemon's API. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECRET_MASK, type DdnsSyncState } from '@lucky/contracts';
+import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from './testing/fakes.js';
+
+describe('ddns over the API', () => {
+  let d: TestDaemon;
+  let ip: FakeIpServer;
+  let cb: Receiver;
+  let hook: Receiver;
+  let dir: string;
+
+  beforeAll(async () => {
+    ip = await fakeIpServer('203.0.113.9', '2001:db8::9');
+    cb = await receiver();
+    hook = await receiver();
+    dir = mkdtempSync(join(tmpdir(), 'lucky-ddns-'));
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d?.close();
+    await ip?.close();
+    await cb?.close();
+    await hook?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const callbackTask = () => ({
+    name: 'callback',
+    provider: 'callback',
+    recordType: 'both',
+    domains: 'a.example.net\nb.example.net',
+    ipv4: { urls: [`${ip.url}/`] },
+    ipv6: { urls: [`${ip.url}/v6`] },
+    ttl: 300,
+    callback: {
+      url: `${cb.url}/update?ip=#{ip}&domain=#{domain}&type=#{recordType}&ttl=#{ttl}`,
+      method: 'POST',
+      headers: ['X-Record: #{recordType}'],
+      body: '{"ip":"#{ip}","domain":"#{domain}"}',
+      successCheck: { enable: true, text: 'good' },
+    },
+    webhook: {
+      enable: true,
+      url: `${hook.url}/hook?ip=#{ipAddr}`,
+      method: 'PUT',
+      headers: ['Authorization: Bearer hook-token'],
+      body: '{"ip":"#{ipAddr}","ok":"#{successDomains}","okLines":"#{successDomainsLine}","failed":"#{failedDomains}","failedLines":"#{failedDomainsLine}","time":"#{time}"}',
+      onFailure: true,
+      successCheck: { enable: true, text: 'received' },
+    },
+  });
+
+  it('callback: substituted variables, success-string check, webhook with every variable', async () => {
+    cb.answer = { status: 200, body: 'all good' };
+    hook.answer = { status: 200, body: 'received' };
+    const created = await d.call<{ key: string }>('POST', '/api/ddns/rules', callbackTask());
+    expect(created.ret, created.msg).toBe(0);
+    await waitFor('4 callbacks and a webhook', () => cb.calls.length >= 4 && hook.calls.length >= 1);
+    const byDomain = cb.calls.map((c) => new URL(c.url, 'http://x').searchParams).map((q) => `${q.get('type')} ${q.get('domain')} ${q.get('ip')} ${q.get('ttl')}`);
+    expect(byDomain.sort()).toEqual([
+      'A a.example.net 203.0.113.9 300',
+      'A b.example.net 203.0.113.9 300',
+      'AAAA a.example.net 2001:db8::9 300',
+      'AAAA b.example.net 2001:db8::9 300',
+    ]);
+    const aaaa = cb.calls.find((c) => c.headers['x-record'] === 'AAAA')!;
+    expect(aaaa.method).toBe('POST');
+    expect(JSON.parse(aaaa.body)).toMatchObject({ ip: '2001:db8::9' });
+    expect(aaaa.headers['content-type']).toBe('application/json');
+
+    const h = hook.calls[0]!;
+    expect(h.method).toBe('PUT');
+    expect(h.headers.authorization).toBe('Bearer hook-token');
+    expect(new URL(h.url, 'http://x').searchParams.get('ip')).toBe('203.0.113.9,2001:db8::9');
+    const body = JSON.parse(h.body) as Record<string, string>;
+    expect(body.ip).toBe('203.0.113.9,2001:db8::9');
+    expect(body.ok!.split(',').sort()).toEqual(['a.example.net', 'a.example.net', 'b.example.net', 'b.example.net']);
+    expect(body.okLines!.split('\n')).toHaveLength(4);
+    expect(body.failed).toBe('');
+    expect(body.time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+
+    const s = await waitFor('status', async () => {
+      const r = (await d.call<{ rule: { sync: DdnsSyncState } }>('GET', `/api/ddns/rules/${created.key}`)).rule.sync;
+      return r.status === 'updateSucceeded' ? r : undefined;
+    });
+    expect(s.records).toHaveLength(4);
+    const hist = await d.call<{ history: Array<{ kind: string; status: string }> }>('GET', `/api/ddns/rules/${created.key}/history`);
+    expect(hist.history.find((x) => x.kind === 'webhook')).toMatchObject({ status: 'ok' });
+
+    // The callback's answer lacks the success string: update failed, and the webhook reports failures.
+    cb.answer = { status: 200, body: 'denied' };
+    ip.ipv4 = '203.0.113.99';
+    const hooks = hook.calls.length;
+    expect((await d.call('PUT', `/api/ddns/rules/${created.key}`, callbackTask())).ret).toBe(0);
+    const failed = await waitFor('failure', async () => {
+      const r = (await d.call<{ rule: { sync: DdnsSyncState; status: { state: string } } }>('GET', `/api/ddns/rules/${created.key}`)).rule;
+      return r.sync.status === 'updateFailed' ? r : undefined;
+    });
+    expect(failed.status.state).toBe('error');
+    expect(failed.sync.records[0]!.message).toContain('does not contain "good"');
+    await waitFor('failure webhook', () => hook.calls.length > hooks);
+    const fb = JSON.parse(hook.calls[hook.calls.length - 1]!.body) as Record<string, string>;
+    expect(fb.failed!.split(',')).toContain('a.example.net');
+    expect((await d.call('DELETE', `/api/ddns/rules/${created.key}`)).ret).toBe(0);
+  });
+
+  it('test webhook action fills sample values and checks the success string', async () => {
+    hook.answer = { status: 200, body: 'received' };
+    const r = await d.call<{ success: boolean; status: number; body: string }>('POST', '/api/ddns/webhooktest', {
+      webhook: { enable: true, url: `${hook.url}/t?d=#{successDomains}`, method: 'GET', successCheck: { enable: true, text: 'received' } },
+    });
+    expect(r).toMatchObject({ ret: 0, success: true, status: 200, body: 'received' });
+    expect(hook.calls[hook.calls.length - 1]!.url).toBe('/t?d=example.com%2Cwww.example.com');
+    hook.answer = { status: 200, body: 'nope' };
+    const bad = await d.call<{ success: boolean; msg: string }>('POST', '/api/ddns/webhooktest', {
+      webhook: { enable: true, url: `${hook.url}/t`, method: 'POST', body: 'x=#{ipAddr}', successCheck: { enable: true, text: 'received' } },
+    });
+    expect(bad).toMatchObject({ ret: 0, success: false });
+    expect(bad.msg).toContain('received');
+    expect(hook.calls[hook.calls.length - 1]!.body).toBe('x=192.0.2.1,2001:db8::1');
+  });
+
+  it('IP source test action: URL list with fallback and regex, command, timeout, interface, odhcpd', async () => {
+    const url = await d.call<{ ip: string; detail: string }>('POST', '/api/ddns/iptest', {
+      family: 'ipv4',
+      source: { type: 'url', urls: ['http://127.0.0.1:1/nothing', `${ip.url}/json`], regex: '"query":"([^"]+)"' },
+      httpTimeout: 3,
+    });
+    expect(url).toMatchObject({ ret: 0, ip: '203.0.113.99', detail: `${ip.url}/json` });
+    const v6 = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv6', source: { type: 'url', urls: [`${ip.url}/v6`] } });
+    expect(v6.ip).toBe('2001:db8::9');
+    const cmd = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'command', command: 'echo "wan 198.51.100.23/24"' } });
+    expect(cmd.ip).toBe('198.51.100.23');
+    const t0 = Date.now();
+    const slow = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'command', command: 'sleep 20', commandTimeout: 1 } });
+    expect(slow.ret).toBe(6);
+    expect(slow.msg).toContain('timed out');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const lo = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'interface', interface: 'lo', rule: '@1' } });
+    expect(lo.ip).toBe('127.0.0.1');
+    const none = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'interface', interface: 'no-such-if0' } });
+    expect(none).toMatchObject({ ret: 6 });
+    const file = join(dir, 'odhcpd');
+    writeFileSync(
+      file,
+      '# br-lan 000100012a3b4c5d6e7f 1a2b3c4d nas 1763780000 5 128 2001:db8:100::5/128 fd00::5/128\n' +
+        '2001:db8:100::5 nas.lan nas\n# br-lan 00010001aabbccddeeff 0a0b0c0d tv 1763780000 6 128 2001:db8:100::6/128\n',
+    );
+    const byName = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv6', source: { type: 'odhcpd', odhcpdFile: file, odhcpdHost: 'nas' } });
+    expect(byName.ip).toBe('2001:db8:100::5');
+    const byDuid = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv6', source: { type: 'odhcpd', odhcpdFile: file, odhcpdHost: '00010001AABBCCDDEEFF' } });
+    expect(byDuid.ip).toBe('2001:db8:100::6');
+  });
+
+  it('rejects bad tasks with a clear message and saves nothing', async () => {
+    const good = {
+      name: 'x',
+      provider: 'alidns',
+      credentials: { id: 'id', secret: 'secret' },
+      domains: ['www.example.com'],
+    };
+    expect((await d.call('POST', '/api/ddns/rules', good)).ret).toBe(0);
+    const before = (await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length;
+    const bad: Array<[unknown, RegExp]> = [
+      [{ ...good, name: '' }, /name.*cannot be empty/],
+      [{ ...good, provider: undefined }, /provider/],
+      [{ ...good, provider: 'nope' }, /provider/],
+      [{ ...good, domains: [] }, /domains.*cannot be empty/],
+      [{ ...good, domains: '  \n ' }, /domains.*cannot be empty/],
+      [{ ...good, domains: ['bad domain'] }, /domains\[0\].*not a valid domain/],
+      [{ ...good, credentials: { id: '', secret: 'x' } }, /credentials\.id.*cannot be empty/],
+      [{ ...good, credentials: { id: 'x', secret: '' } }, /credentials\.secret.*cannot be empty/],
+      [{ ...good, provider: 'cloudflare', credentials: {} }, /credentials\.secret.*cannot be empty/],
+      [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'c2VjcmV0' } }, /credentials\.server.*cannot be empty/],
+      [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'c2VjcmV0', server: '300.1.1.1:53:1' } }, /credentials\.server/],
+      [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'not base64!', server: '127.0.0.1' } }, /base64/],
+      [{ ...good, forceSync: 59 }, /forced sync must be between 60 and 3600/],
+      [{ ...good, forceSync: 3601 }, /forced sync must be between 60 and 3600/],
+      [{ ...good, httpTimeout: 2 }, /HTTP client timeout must be between 3 and 60/],
+      [{ ...good, httpTimeout: 61 }, /HTTP client timeout must be between 3 and 60/],
+      [{ ...good, ttl: -1 }, /ttl/],
+      [{ ...good, ipv4: { type: 'interface' } }, /ipv4\.interface.*cannot be empty/],
+      [{ ...good, ipv4: { type: 'command' } }, /ipv4\.command.*cannot be empty/],
+      [{ ...good, ipv4: { type: 'url', urls: ['ftp://x'] } }, /ipv4\.urls\[0\].*http/],
+      [{ ...good, ipv4: { regex: '([a-' } }, /ipv4\.regex.*not a valid regular expression/],
+      [{ ...good, ipv4: { type: 'interface', interface: 'eth0', rule: '(' } }, /ipv4\.rule.*not a valid regular expression/],
+      [{ ...good, ipv4: { type: 'odhcpd', odhcpdHost: 'nas' } }, /odhcpd file source is for IPv6 only/],
+      [{ ...good, recordType: 'AAAA', ipv6: { type: 'odhcpd' } }, /ipv6\.odhcpdHost.*cannot be empty/],
+      [{ ...good, provider: 'namecheap', credentials: { secret: 'x' }, recordType: 'AAAA' }, /does not support IPv6/],
+      [{ ...good, resolverCheck: { enable: true, servers: [] } }, /resolverCheck\.servers.*cannot be empty/],
+      [{ ...good, resolverCheck: { enable: true, servers: ['1.2.3.400'] } }, /resolverCheck\.servers\[0\].*not a valid IP/],
+      [{ ...good, proxy: { type: 'socks5', address: '' } }, /proxy\.address.*cannot be empty/],
+      [{ ...good, proxy: { type: 'http', address: 'nohostport:99999' } }, /proxy\.address/],
+      [{ ...good, webhook: { enable: true, url: '' } }, /webhook\.url.*cannot be empty/],
+      [{ ...good, webhook: { enable: true, url: 'http://127.0.0.1/', method: 'DELETE' } }, /webhook\.method/],
+      [{ ...good, webhook: { enable: true, url: 'http://127.0.0.1/', body: '{"a": #{ipAddr}' } }, /webhook\.body.*not valid JSON/],
+      [{ ...good, webhook: { enable: true, url: 'http://127.0.0.1/', successCheck: { enable: true, text: '' } } }, /webhook\.successCheck\.text.*cannot be empty/],
+      [{ ...good, webhook: { enable: true, url: 'http://127.0.0.1/', proxy: { type: 'http' } } }, /webhook\.proxy\.address.*cannot be empty/],
+      [{ ...good, provider: 'callback', credentials: {} }, /callback\.url.*cannot be empty/],
+      [{ ...good, provider: 'callback', callback: { url: 'http://127.0.0.1/', method: '' } }, /callback\.method/],
+      [{ ...good, provider: 'callback', callback: { url: 'http://127.0.0.1/', successCheck: { enable: true, text: '' } } }, /callback\.successCheck\.text.*cannot be empty/],
+      [{ ...good, provider: 'callback', callback: { url: 'http://127.0.0.1/', headers: ['no colon'] } }, /callback\.headers\[0\]/],
+    ];
+    for (const [body, msg] of bad) {
+      const r = await d.call('POST', '/api/ddns/rules', body, { headers: { 'lucky-lang': 'en_US' } });
+      expect(r.ret, JSON.stringify(body)).toBe(1);
+      expect(r.msg, JSON.stringify(body)).toMatch(msg);
+    }
+    // Invalid JSON.
+    const bj = await d.call('POST', '/api/ddns/rules', '{"name": "x",', { headers: { 'lucky-lang': 'en_US' } });
+    expect(bj).toMatchObject({ ret: 1, msg: 'The request body is not valid JSON' });
+    // Chinese by default.
+    const zh = await d.call('POST', '/api/ddns/rules', { ...good, forceSync: 59 });
+    expect(zh.msg).toContain('强制同步间隔必须在 60-3600 秒之间');
+    expect((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list).toHaveLength(before);
+
+    // Module settings: bounds off by one.
+    for (const [body, msg] of [
+      [{ interval: 29 }, /detection interval must be between 30 and 3600/],
+      [{ interval: 3601 }, /detection interval must be between 30 and 3600/],
+      [{ firstDelay: -1 }, /first-check delay must be between 0 and 3600/],
+      [{ firstDelay: 3601 }, /first-check delay must be between 0 and 3600/],
+      [{ webhook: { enable: true, url: '' } }, /webhook\.url.*cannot be empty/],
+    ] as Array<[unknown, RegExp]>) {
+      const r = await d.call('PUT', '/api/ddns/configure', body, { headers: { 'lucky-lang': 'en_US' } });
+      expect(r.ret, JSON.stringify(body)).toBe(1);
+      expect(r.msg).toMatch(msg);
+    }
+    expect((await d.call<{ configure: { interval: number } }>('GET', '/api/ddns/configure')).configure.interval).toBe(300);
+    expect((await d.call('PUT', '/api/ddns/configure', { interval: 30, firstDelay: 0 })).ret).toBe(0);
+    expect((await d.call('PUT', '/api/ddns/configure', { interval: 3600, firstDelay: 3600 })).ret).toBe(0);
+  });
+
+  it('credentials are masked in GET answers; saving the mask keeps them, a new value replaces them', async () => {
+    const task = {
+      name: 'mask',
+      enable: false,
+      provider: 'dnspod',
+      credentials: { id: 'AKIDvisible', secret: 'very-secret-key' },
+      domains: ['www.example.com'],
+      proxy: { type: 'socks5', address: '127.0.0.1:1080', user: 'u', password: 'proxy-pass' },
+    };
+    const { key } = await d.call<{ key: string }>('POST', '/api/ddns/rules', task);
+    const got = await d.call<{ rule: { credentials: { id: string; secret: string }; proxy: { password: string } } }>('GET', `/api/ddns/rules/${key}`);
+    expect(got.rule.credentials).toMatchObject({ id: 'AKIDvisible', secret: SECRET_MASK });
+    expect(got.rule.proxy.password).toBe(SECRET_MASK);
+    expect(JSON.stringify(got)).not.toMatch(/very-secret-key|proxy-pass/);
+    // Save back exactly what GET returned.
+    expect((await d.call('PUT', `/api/ddns/rules/${key}`, { ...task, credentials: got.rule.credentials, proxy: { ...task.proxy, password: SECRET_MASK } })).ret).toBe(0);
+    const raw = d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'ddns' AND key = ?").get(key)!;
+    expect(JSON.parse(raw.data)).toMatchObject({ credentials: { secret: 'very-secret-key' }, proxy: { password: 'proxy-pass' } });
+    expect((await d.call('PUT', `/api/ddns/rules/${key}`, { ...task, credentials: { id: 'AKIDvisible', secret: 'new-secret' } })).ret).toBe(0);
+    const raw2 = d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'ddns' AND key = ?").get(key)!;
+    expect(JSON.parse(raw2.data).credentials.secret).toBe('new-secret');
+    // A disabled task: "sync stopped", and manual sync refuses.
+    const view = await d.call<{ rule: { sync: DdnsSyncState; status: { state: string } } }>('GET', `/api/ddns/rules/${key}`);
+    expect(view.rule.sync.status).toBe('syncStopped');
+    expect(view.rule.status.state).toBe('disabled');
+    expect((await d.call('POST', `/api/ddns/rules/${key}/sync`)).ret).toBe(6);
+    // The program log never saw the secrets.
+    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', '/api/logs?pre=0');
+    expect(JSON.stringify(logs)).not.toMatch(/very-secret-key|new-secret|proxy-pass/);
+  });
+
+  it('lists providers with their fields and presets; sync of an unknown task is "not found"', async () => {
+    const p = await d.call<{ providers: Array<{ name: string }>; webhookPresets: Record<string, unknown> }>('GET', '/api/ddns/providers');
+    expect(p.providers.map((x) => x.name)).toContain('rfc2136');
+    expect(p.providers).toHaveLength(15);
+    expect(Object.keys(p.webhookPresets)).toEqual(expect.arrayContaining(['bark', 'serverchan', 'dingtalk', 'feishu', 'wecom', 'telegram']));
+    expect((await d.call('POST', '/api/ddns/rules/nosuchkey/sync')).ret).toBe(3);
+  });
+});
