@@ -8,6 +8,11 @@ import { authRoutes } from './system/auth.routes.js';
 import { settingsRoutes } from './system/settings.routes.js';
 import { consoleFiles } from './system/static.js';
 import { systemRoutes } from './system/system.routes.js';
+import { maintenanceRoutes } from './system/maintenance.routes.js';
+import { installUploads } from './system/upload.js';
+import { installAudit } from './security/audit.js';
+import { safeRoutes } from './security/safe.routes.js';
+import { safeUrlRewriter, safeUrlRoutes } from './security/safeurl.js';
 
 export interface BuildOptions {
   /** Receives the request handler so the listener can serve it on sockets it owns. */
@@ -21,13 +26,19 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     bodyLimit: 1024 * 1024,
     // Generous but bounded: a slow client must not hold a request forever.
     requestTimeout: 60_000,
+    rewriteUrl: safeUrlRewriter(deps.config),
     ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
   });
   installEnvelope(app);
+  await installUploads(app);
   installAuth(app, deps);
+  installAudit(app, deps.audit);
+  safeUrlRoutes(app, deps.config);
   authRoutes(app, deps);
   settingsRoutes(app, deps);
   systemRoutes(app, deps);
+  safeRoutes(app, deps);
+  maintenanceRoutes(app, deps);
   deps.modules.routes(app, MODULE_KEYS);
   await consoleFiles(app, deps.consoleDir);
   await app.ready();

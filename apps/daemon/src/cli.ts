@@ -9,6 +9,8 @@ export const USAGE = `Usage: node apps/daemon/dist/main.js [--port 16601] [--hos
   --port, -p      admin console port (env LUCKY_PORT)
   --host          admin console address, :: for all (env LUCKY_HOST)
   --data-dir, -d  where lucky_base.lkcf and lucky.db live (env LUCKY_DATA_DIR, default ./data)
+  --disable-2fa   switch two-factor login off (for a locked-out owner), then exit
+  --reset-safe-url  remove the safe entry path, then exit
   --version, -v   print the version
   --help, -h      this text
 
@@ -22,7 +24,7 @@ const ZCli = z.object({
   adminUser: z.string().trim().min(1).max(64).optional(),
   adminPassword: z.string().min(1).max(256).optional(),
 });
-export type CliOptions = z.infer<typeof ZCli> & { help: boolean; version: boolean };
+export type CliOptions = z.infer<typeof ZCli> & { help: boolean; version: boolean; disable2fa: boolean; resetSafeUrl: boolean };
 
 export class CliError extends Error {}
 
@@ -39,6 +41,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
         'data-dir': { type: 'string', short: 'd' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
+        'disable-2fa': { type: 'boolean' },
+        'reset-safe-url': { type: 'boolean' },
       },
     }));
   } catch (err) {
@@ -64,5 +68,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     const detail = formatIssues(ZCli, raw, 'en_US').replace(/^Invalid \S+: /, '');
     throw new CliError(`invalid ${names[field] ?? field}: ${detail}`);
   }
-  return { ...parsed.data, help: values.help === true, version: values.version === true };
+  return {
+    ...parsed.data,
+    help: values.help === true,
+    version: values.version === true,
+    disable2fa: values['disable-2fa'] === true,
+    resetSafeUrl: values['reset-safe-url'] === true,
+  };
 }

@@ -6,6 +6,9 @@ import type { ProgramLog } from './core/logs.js';
 import type { ModuleHost } from './core/modulehost.js';
 import type { Sessions } from './core/sessions.js';
 import type { StatusSampler } from './core/status.js';
+import type { ApiTokens } from './security/apitokens.js';
+import type { Audit } from './security/audit.js';
+import type { TwoFA } from './security/twofa.js';
 
 export interface AppDeps {
   version: string;
@@ -16,6 +19,9 @@ export interface AppDeps {
   programLog: ProgramLog;
   modules: ModuleHost;
   guard: LoginGuard;
+  apiTokens: ApiTokens;
+  audit: Audit;
+  twofa: TwoFA;
   status: StatusSampler;
   supervisor: string;
   /** Where the console's built files are; missing directory → a short "not built" page. */
@@ -24,6 +30,8 @@ export interface AppDeps {
   rebind(host: string, port: number): Promise<void>;
   /** The address the admin listener is on now ('' before listening). */
   listenAddress(): string;
+  /** Where the built directories live, for updates (tests point it at a copy). */
+  installRoot?: string;
   /** Graceful restart, called once the answer has been sent. */
   restart(): void;
 }

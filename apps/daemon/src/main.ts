@@ -1,6 +1,8 @@
 /** The daemon process: flags → runtime → listen → engines; graceful close on signals. */
 import { CliError, USAGE, parseCli } from './cli.js';
-import { BaseConfigError } from './core/baseconfig.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE_CONFIG_FILE, BaseConfigError, BaseConfigStore, readBaseConfigFile } from './core/baseconfig.js';
 import { detectSupervisor, restartProcess } from './restart.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { VERSION } from './version.js';
@@ -34,6 +36,26 @@ async function main(): Promise<void> {
   }
   if (cli.version) {
     process.stdout.write(VERSION + '\n');
+    return;
+  }
+
+  if (cli.disable2fa || cli.resetSafeUrl) {
+    // Recovery switches for a locked-out owner: edit lucky_base.lkcf and exit (stop Lucky first).
+    const file = join(cli.dataDir, BASE_CONFIG_FILE);
+    if (!existsSync(file)) {
+      process.stdout.write(`lucky: ${file} does not exist; nothing to change\n`);
+      return;
+    }
+    try {
+      const store = new BaseConfigStore(file, readBaseConfigFile(file));
+      if (cli.disable2fa) store.update({ TwoFASecret: '', TwoFARecoveryHashes: [] });
+      if (cli.resetSafeUrl) store.update({ SafeURL: '' });
+    } catch (err) {
+      process.stderr.write(`lucky: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
+    if (cli.disable2fa) process.stdout.write('lucky: two-factor login is off\n');
+    if (cli.resetSafeUrl) process.stdout.write('lucky: the safe entry path is removed\n');
     return;
   }
 

@@ -18,6 +18,9 @@ import { ModuleHost } from './core/modulehost.js';
 import { Sessions } from './core/sessions.js';
 import { StatusSampler } from './core/status.js';
 import type { AppDeps } from './deps.js';
+import { ApiTokens } from './security/apitokens.js';
+import { Audit } from './security/audit.js';
+import { TwoFA } from './security/twofa.js';
 import { MODULE_TABLE } from './modules/index.js';
 import { VERSION } from './version.js';
 
@@ -33,6 +36,7 @@ export interface RuntimeOptions {
   consoleDir?: string;
   supervisor?: string;
   restart?: () => void;
+  /** Overrides of the saved login protection (tests). */
   loginGuard?: Partial<LoginGuardOptions>;
 }
 
@@ -79,8 +83,12 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   migrate(db, 'core', coreMigrations);
   const sessions = new Sessions(db, () => config.get().SessionIdleHours * 3_600_000);
   sessions.purgeExpired();
-  // A new lucky_base.lkcf is a new login: sessions of the old one must not survive it.
-  if (opened.created) sessions.revokeAll();
+  const apiTokens = new ApiTokens(db);
+  // A new lucky_base.lkcf is a new login: sessions and API tokens of the old one must not survive it.
+  if (opened.created) {
+    sessions.revokeAll();
+    apiTokens.revokeAll();
+  }
 
   const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config }, log);
   let listener: AdminListener | undefined;
@@ -104,7 +112,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     sessions,
     programLog,
     modules,
-    guard: new LoginGuard(o.loginGuard),
+    guard: new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard })),
+    apiTokens,
+    audit: new Audit(db),
+    twofa: new TwoFA(config),
     status,
     supervisor: o.supervisor ?? 'none',
     consoleDir: o.consoleDir ?? DEFAULT_CONSOLE_DIR,

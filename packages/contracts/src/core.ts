@@ -5,6 +5,7 @@ import { msgKey } from './i18n.js';
 import { MODULE_KEYS } from './modules.js';
 import { ZListenHost, ZPort } from './net.js';
 import { route } from './route.js';
+import { ZAccessPolicy, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
 
 /** Spec section 9: 2 Error, 3 Warn, 4 Info, 5 Debug, 6 Trace. */
 export const LOG_LEVELS = { 2: 'error', 3: 'warn', 4: 'info', 5: 'debug', 6: 'trace' } as const;
@@ -37,6 +38,12 @@ export const ZBaseConfigFile = ZBaseSettings.extend({
   AdminPasswordHash: z.string().regex(/^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/),
   /** Base32 TOTP secret; empty while 2FA is off. */
   TwoFASecret: z.string().regex(/^[A-Z2-7]*$/),
+  /** SHA-256 of the unused one-time recovery codes. */
+  TwoFARecoveryHashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(16).default([]),
+  Access: ZAccessPolicy.default(ZAccessPolicy.parse({})),
+  LoginProtection: ZLoginProtection.default(ZLoginProtection.parse({})),
+  /** Secret path prefix; empty = none. */
+  SafeURL: ZSafeUrl.default(''),
 });
 export type BaseConfigFile = z.infer<typeof ZBaseConfigFile>;
 
@@ -152,7 +159,7 @@ export const ZIpRegTestQuery = z.object({
 
 export const ZFrontendControl = z.object({ FrontendDisableAutoExpandLeftMenu: z.boolean() });
 
-const notYet = (summary: string) => ({ summary: `${summary} (not available yet)`, response: ZOk });
+const ZRestoreAnswer = ok({ key: z.string(), summary: ZBackupSummary });
 
 export const coreRoutes = {
   login: route({
@@ -245,25 +252,62 @@ export const coreRoutes = {
     raw: 'download',
     response: z.record(z.string(), z.unknown()),
   }),
-  // Spec section 7 calls that belong to the security/system issue.
-  twoFAPassword: route({ method: 'GET', path: '/api/twofapassword', ...notYet('2FA enrolment secret') }),
+  twoFAPassword: route({
+    method: 'GET',
+    path: '/api/twofapassword',
+    summary: 'Start 2FA enrolment: a new secret, its otpauth URL and QR code (confirm with /api/safe/twofa/enable)',
+    response: ok({ secret: z.string(), otpauthUrl: z.string(), qrcode: z.string() }),
+  }),
+  configureDownload: route({
+    method: 'GET',
+    path: '/api/configure',
+    summary: 'Download a backup of the base settings and all module data (secrets only with secrets=1)',
+    raw: 'download',
+    query: z.object({ secrets: z.enum(['0', '1']).default('0') }),
+    response: z.record(z.string(), z.unknown()),
+  }),
+  configureUpload: route({
+    method: 'POST',
+    path: '/api/configure',
+    summary: 'Upload a backup; answers a summary and a key to confirm the restore with',
+    raw: 'upload',
+    response: ZRestoreAnswer,
+  }),
   restoreConfirm: route({
     method: 'GET',
     path: '/api/restoreconfigureconfirm',
-    query: z.object({ key: z.string().max(128).default('') }),
-    ...notYet('Confirm a pending configuration restore'),
+    summary: 'Apply a pending restore',
+    query: z.object({ key: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(128) }),
+    response: ok({ msg: z.string() }),
   }),
   luckyService: route({
     method: 'PUT',
     path: '/api/lucky/service',
-    query: z.object({ option: z.string().max(32).default('') }),
-    ...notYet('Install or remove the system service'),
+    summary: 'Install, uninstall or query the systemd service',
+    query: z.object({ option: z.enum(['install', 'uninstall', 'status']) }),
+    response: ok({ msg: z.string(), status: z.string() }),
   }),
-  updateConfirm: route({ method: 'PUT', path: '/api/update/comfire', body: z.unknown(), ...notYet('Apply a staged update') }),
-  updateCancel: route({ method: 'GET', path: '/api/update/cancel', ...notYet('Discard a staged update') }),
-  updateUpload: route({ method: 'POST', path: '/api/update', raw: 'upload', ...notYet('Upload a release archive') }),
-  configureDownload: route({ method: 'GET', path: '/api/configure', ...notYet('Download a configuration backup') }),
-  configureUpload: route({ method: 'POST', path: '/api/configure', raw: 'upload', ...notYet('Upload a configuration backup') }),
-  fileBase64: route({ method: 'POST', path: '/api/getfilebase64', raw: 'upload', ...notYet('Read an uploaded file as base64') }),
-  v2l: route({ method: 'POST', path: '/api/v2l', body: z.unknown(), ...notYet('v2l') }),
+  updateUpload: route({
+    method: 'POST',
+    path: '/api/update',
+    summary: 'Upload a release archive; it is verified and staged',
+    raw: 'upload',
+    response: ok({ info: ZUpdateInfo }),
+  }),
+  updateConfirm: route({
+    method: 'PUT',
+    path: '/api/update/comfire',
+    summary: 'Apply the staged update and restart',
+    body: z.object({}).passthrough().optional(),
+    response: ok({ msg: z.string() }),
+  }),
+  updateCancel: route({ method: 'GET', path: '/api/update/cancel', summary: 'Discard the staged update', response: ok({ msg: z.string() }) }),
+  fileBase64: route({
+    method: 'POST',
+    path: '/api/getfilebase64',
+    summary: 'Read an uploaded file back as base64 (certificates, keys)',
+    raw: 'upload',
+    response: ok({ name: z.string(), size: z.number(), data: z.string() }),
+  }),
+  v2l: route({ method: 'POST', path: '/api/v2l', body: z.unknown(), summary: 'Not supported: answers so plainly', response: ZOk }),
 } as const;

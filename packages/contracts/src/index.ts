@@ -9,9 +9,11 @@ export * from './wol.js';
 export * from './portforward.js';
 export * from './ddns.js';
 export * from './web.js';
+export * from './safe.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';
+import { safeRoutes } from './safe.js';
 import { wolRoutes } from './wol.js';
 import { portforwardRoutes } from './portforward.js';
 import { ddnsRoutes } from './ddns.js';
@@ -20,6 +22,7 @@ import { webRoutes } from './web.js';
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
   core: coreRoutes,
+  safe: safeRoutes,
   wol: wolRoutes,
   portforward: portforwardRoutes,
   ddns: ddnsRoutes,

@@ -1,18 +1,24 @@
 /**
- * Who may talk to the admin listener: first the address (non-local addresses are refused unless the
- * WAN switch allows them), then, for /api routes that are not public, a live session.
+ * Who may talk to the admin listener: first the address (security/access.ts), then, for /api routes
+ * that are not public, a live session or an API token.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Ret, TOKEN_HEADER, message } from '@lucky/contracts';
+import { Ret, TOKEN_HEADER, message, type MessageKey } from '@lucky/contracts';
+import { decideAccess } from '../security/access.js';
+import type { ApiTokens } from '../security/apitokens.js';
 import type { BaseConfigStore } from './baseconfig.js';
-import { isLocalAddress } from './cidr.js';
 import { sendError } from './envelope.js';
+import type { LoginGuard } from './loginguard.js';
 import type { Session, Sessions } from './sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     session?: Session;
     token?: string;
+  }
+  interface FastifyContextConfig {
+    /** Answered before any access check (the safe-entry "nothing here" page). */
+    bypassAuth?: boolean;
   }
 }
 
@@ -21,23 +27,68 @@ export function tokenOf(req: FastifyRequest): string | undefined {
   return (Array.isArray(h) ? h[0] : h) || undefined;
 }
 
-export function installAuth(app: FastifyInstance, deps: { config: BaseConfigStore; sessions: Sessions }): void {
+function bearerOf(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+}
+
+/** Paths an API token may never use: security management, and anything handing out secrets. */
+const SESSION_ONLY = /^\/api\/(safe\/|twofapassword|configure|restoreconfigureconfirm|update|lucky\/service|baseconfigure$)/;
+
+const VERDICT_MESSAGE: Record<string, MessageKey> = {
+  blacklisted: 'accessDenied',
+  notWhitelisted: 'accessDenied',
+  notLocal: 'wanAccessDenied',
+};
+
+export function installAuth(
+  app: FastifyInstance,
+  deps: { config: BaseConfigStore; sessions: Sessions; apiTokens: ApiTokens; guard: LoginGuard },
+): void {
   app.decorateRequest('session', undefined);
   app.decorateRequest('token', undefined);
+  app.decorateRequest('apiToken', undefined);
   app.addHook('onRequest', async (req, reply) => {
+    if (req.routeOptions.config?.bypassAuth) return;
     const cfg = deps.config.get();
     const isApi = req.url.startsWith('/api/');
-    if (!cfg.AllowInternetAccess && !isLocalAddress(req.ip)) {
-      req.log.warn({ ip: req.ip, url: req.url.split('?')[0] }, 'refused: not a local address');
-      const msg = message(req.lang, 'wanAccessDenied', { ip: req.ip });
+    const verdict = decideAccess(req.ip, cfg);
+    if (verdict !== 'allow') {
+      req.log.warn({ ip: req.ip, url: req.url.split('?')[0], verdict }, 'refused: address not allowed');
+      const msg = message(req.lang, VERDICT_MESSAGE[verdict]!, { ip: req.ip });
       if (isApi || req.routeOptions.config?.route) return sendError(req, reply, Ret.denied, msg);
       return reply.code(403).type('text/plain; charset=utf-8').send(msg);
     }
     if (!isApi || req.routeOptions.config?.route?.public) return;
+
     const token = tokenOf(req);
-    const session = deps.sessions.check(token, cfg.AdminAccount);
-    if (!session) return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
-    req.session = session;
-    req.token = token;
+    if (token) {
+      const session = deps.sessions.check(token, cfg.AdminAccount);
+      if (session) {
+        req.session = session;
+        req.token = token;
+        return;
+      }
+      return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
+    }
+
+    const bearer = bearerOf(req);
+    if (bearer) {
+      const wait = deps.guard.lockedFor(req.ip);
+      if (wait > 0) return sendError(req, reply, Ret.denied, message(req.lang, 'loginLocked', { seconds: wait }));
+      const info = deps.apiTokens.check(bearer, cfg.AdminAccount);
+      if (!info) {
+        const lock = deps.guard.fail(req.ip);
+        req.log.warn({ ip: req.ip, lockSeconds: lock }, 'API token refused');
+        return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
+      }
+      const path = req.url.split('?')[0]!;
+      if (SESSION_ONLY.test(path) || (info.scope === 'read' && req.method !== 'GET')) {
+        return sendError(req, reply, Ret.denied, message(req.lang, 'tokenReadOnly'));
+      }
+      req.apiToken = { id: info.id, name: info.name, scope: info.scope };
+      return;
+    }
+    return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
   });
 }

@@ -31,9 +31,10 @@ describe('addresses', () => {
 });
 
 describe('login guard', () => {
+  const opts = { freeFailures: 3, baseLockSeconds: 10, maxLockSeconds: 40, globalFailuresPerMinute: 100 };
   it('locks after the free failures, longer each time, and forgets on success', () => {
     let now = 1_000_000;
-    const g = new LoginGuard({ freeFailures: 3, baseLockMs: 10_000, maxLockMs: 40_000 }, () => now);
+    const g = new LoginGuard(() => opts, () => now);
     expect(g.fail('a')).toBe(0);
     expect(g.fail('a')).toBe(0);
     expect(g.fail('a')).toBe(10);
@@ -45,8 +46,20 @@ describe('login guard', () => {
     expect(g.fail('a')).toBe(40);
     now += 40_001;
     expect(g.fail('a')).toBe(40);
+    expect(g.list()).toEqual([{ address: 'a', failures: 6, lockedUntil: now + 40_000 }]);
     g.succeed('a');
     expect(g.lockedFor('a')).toBe(0);
+  });
+  it('locks everyone for a minute when failures from all addresses pile up', () => {
+    let now = 5_000_000;
+    const g = new LoginGuard(() => ({ ...opts, globalFailuresPerMinute: 5 }), () => now);
+    for (let i = 0; i < 4; i++) expect(g.fail(`10.0.0.${i}`)).toBe(0);
+    expect(g.fail('10.0.0.9')).toBe(60);
+    expect(g.lockedFor('10.0.0.200')).toBe(60);
+    expect(g.list()[0]).toMatchObject({ address: '*' });
+    g.clear();
+    expect(g.lockedFor('10.0.0.200')).toBe(0);
+    now += 1;
   });
 });
 

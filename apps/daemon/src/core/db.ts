@@ -95,4 +95,31 @@ export const coreMigrations: Migration[] = [
       updated_at INTEGER NOT NULL
     );`,
   },
+  {
+    version: 3,
+    name: 'api tokens',
+    up: `CREATE TABLE api_tokens (
+      id TEXT PRIMARY KEY,
+      token_hash TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL,
+      scope TEXT NOT NULL,
+      account TEXT NOT NULL,
+      prefix TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      last_used INTEGER NOT NULL DEFAULT 0
+    );`,
+  },
+  {
+    version: 4,
+    name: 'audit log',
+    up: `CREATE TABLE audit (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at INTEGER NOT NULL,
+      actor TEXT NOT NULL,
+      address TEXT NOT NULL,
+      action TEXT NOT NULL,
+      target TEXT NOT NULL,
+      result INTEGER NOT NULL
+    );`,
+  },
 ];

@@ -40,6 +40,7 @@ function isApi(req: FastifyRequest): boolean {
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, ret: number, msg: string) {
+  req.ret = ret;
   return reply.code(200).type('application/json; charset=utf-8').send({ ret, msg });
 }
 

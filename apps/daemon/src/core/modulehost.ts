@@ -3,6 +3,7 @@
  * behind the module switch, and starts or stops their engines when the switch changes.
  */
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { Ret, type ModuleKey } from '@lucky/contracts';
 import type { BaseConfigStore } from './baseconfig.js';
 import { migrate, type Db, type Migration } from './db.js';
@@ -28,6 +29,8 @@ export interface ModuleInstance {
 export interface ModuleDef {
   key: ModuleKey;
   migrations?: Migration[];
+  /** The schemas of its stored rules and settings: backups are checked with them before a restore. */
+  data?: { rule: z.ZodType; settings: z.ZodType };
   create(ctx: ModuleContext): ModuleInstance;
 }
 
@@ -88,6 +91,16 @@ export class ModuleHost {
       }
     });
     return this.queue;
+  }
+
+  /** Stops every engine and starts the enabled ones again from what is stored (after a restore). */
+  async reload(): Promise<void> {
+    await this.stopAll();
+    await this.sync();
+  }
+
+  definitions(): readonly ModuleDef[] {
+    return this.defs;
   }
 
   connections(): Record<string, number> {

@@ -36,6 +36,9 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** What a session is called in lists: safe to show, useless to log in with. */
+export const sessionId = (s: Session): string => s.tokenHash.slice(0, 16);
+
 /** last_seen is written at most this often, so a busy console does not write on every call. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -95,6 +98,11 @@ export class Sessions {
 
   revokeAll(): number {
     return this.db.prepare('DELETE FROM sessions').run().changes;
+  }
+
+  /** Ends the session whose public id (the first 16 hex digits of its hash) is given. */
+  revokeById(id: string): boolean {
+    return this.db.prepare('DELETE FROM sessions WHERE substr(token_hash, 1, 16) = ?').run(id).changes > 0;
   }
 
   list(): Session[] {

@@ -175,16 +175,9 @@ describe('core API', () => {
     expect((await d.call('GET', '/api/ipregtest?iptype=IPv4')).ret).toBe(1);
   });
 
-  it('calls that come with a later issue say so plainly', async () => {
-    for (const def of [coreRoutes.twoFAPassword, coreRoutes.updateCancel, coreRoutes.configureDownload]) {
-      expect(await d.call(def.method, def.path, undefined, EN)).toEqual({ ret: 5, msg: 'Not available yet' });
-    }
-    expect((await d.call('PUT', '/api/lucky/service?option=status', undefined)).ret).toBe(5);
-    expect((await d.call('POST', '/api/v2l', {})).ret).toBe(5);
-    expect((await d.call('GET', '/api/restoreconfigureconfirm?key=abc')).ret).toBe(5);
-    expect((await d.call('PUT', '/api/update/comfire', {})).ret).toBe(5);
-    // Modules without a backend yet answer the same way.
-    expect((await d.call('GET', '/api/cron/rules')).ret).toBe(5);
+  it('v2l and modules without a backend say plainly that they are not there', async () => {
+    expect(await d.call('POST', '/api/v2l', {}, EN)).toEqual({ ret: 5, msg: 'v2l is not supported: it has no purpose in this program' });
+    expect(await d.call('GET', '/api/cron/rules', undefined, EN)).toEqual({ ret: 5, msg: 'Not available yet' });
   });
 
   it('restart answers first, then restarts', async () => {
@@ -265,7 +258,7 @@ describe('admin access from outside the local network', () => {
 describe('login lockout', () => {
   let d: TestDaemon;
   beforeAll(async () => {
-    d = await startTestDaemon({ loginGuard: { freeFailures: 2, baseLockMs: 60_000 } });
+    d = await startTestDaemon({ loginGuard: { freeFailures: 2, baseLockSeconds: 60, globalFailuresPerMinute: 10000 } });
   });
   afterAll(async () => {
     await d.close();

@@ -4,7 +4,6 @@ import { MODULES, Ret, coreRoutes, message } from '@lucky/contracts';
 import { fail } from '../core/envelope.js';
 import { verifyPassword } from '../core/password.js';
 import { addRoute } from '../core/routes.js';
-import { verifyTotp } from '../core/totp.js';
 import type { AppDeps } from '../deps.js';
 
 export function authRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -19,7 +18,8 @@ export function authRoutes(app: FastifyInstance, deps: AppDeps): void {
     // The hash is checked even for a wrong account, so timing does not tell which one was wrong.
     const passwordOk = await verifyPassword(body.Password, cfg.AdminPasswordHash);
     const accountOk = body.Account === cfg.AdminAccount;
-    const twoFAOk = cfg.TwoFASecret === '' || verifyTotp(cfg.TwoFASecret, body.TwoFA);
+    // Checked only after the password, so a recovery code is never used up by a wrong password.
+    const twoFAOk = passwordOk && accountOk && deps.twofa.verifyLogin(body.TwoFA);
     if (!(passwordOk && accountOk && twoFAOk)) {
       const lock = guard.fail(ip);
       req.log.warn(

@@ -79,22 +79,7 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
     reply.type('application/json; charset=utf-8').send((openapi ??= buildOpenApi(API, deps.version))),
   );
 
-  // Spec section 7 calls that come with the security and system issue: an honest "not yet".
-  const later = [
-    coreRoutes.twoFAPassword,
-    coreRoutes.restoreConfirm,
-    coreRoutes.luckyService,
-    coreRoutes.updateConfirm,
-    coreRoutes.updateCancel,
-    coreRoutes.updateUpload,
-    coreRoutes.configureDownload,
-    coreRoutes.configureUpload,
-    coreRoutes.fileBase64,
-    coreRoutes.v2l,
-  ];
-  for (const def of later) {
-    addRoute(app, def, () => {
-      throw fail(Ret.notAvailable, 'notAvailable');
-    });
-  }
+  addRoute(app, coreRoutes.v2l, () => {
+    throw fail(Ret.notAvailable, 'v2lUnsupported');
+  });
 }

@@ -46,7 +46,7 @@ export async function startTestDaemon(opts: Partial<RuntimeOptions> & { dataDir?
     port: opts.port ?? (await freePort()),
     host: opts.host ?? '127.0.0.1',
     consoleDir: join(dataDir, 'no-console'),
-    loginGuard: { freeFailures: 1000 },
+    loginGuard: { freeFailures: 1000, globalFailuresPerMinute: 10000 },
     ...opts,
     dataDir,
   });

@@ -10,6 +10,7 @@ import { WolEngine } from './wol.engine.js';
 
 export const wolModule: ModuleDef = {
   key: 'wol',
+  data: { rule: ZWolDevice, settings: ZWolConfigure },
   create({ db, log }) {
     const engine = new WolEngine();
     const rules = new RuleModule({

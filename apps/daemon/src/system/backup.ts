@@ -1,0 +1,191 @@
+/**
+ * Configuration backups: one JSON file with the base settings and every module's rules and
+ * settings. Secrets are masked unless asked for; a restore is validated whole, shown as a summary,
+ * and applied only when confirmed — a bad or foreign file changes nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import type { BaseConfigStore } from '../core/baseconfig.js';
+import type { Db } from '../core/db.js';
+import type { ModuleDef } from '../core/modulehost.js';
+
+export const BACKUP_FORMAT = 'lucky-backup';
+export const MASK = '******';
+/** Field names whose values are secrets wherever they appear in module data. */
+const SECRET_NAME = /(password|passwd|secret|token|apikey|api_key|privatekey|private_key|accesskey|credential)s?$/i;
+const BASE_SECRETS = ['AdminPasswordHash', 'TwoFASecret', 'TwoFARecoveryHashes'] as const;
+/** Restoring never moves the admin listener: a backup from another machine must not lock the user out. */
+const BASE_KEPT = ['AdminWebListenHost', 'AdminWebListenPort'] as const;
+
+const ZStoredRule = z.object({ key: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), data: z.unknown(), created: z.number(), updated: z.number() });
+export const ZBackupFile = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.literal(1),
+  app: z.string(),
+  created: z.number(),
+  secrets: z.boolean(),
+  base: z.record(z.string(), z.unknown()),
+  modules: z.record(z.string(), z.object({ rules: z.array(ZStoredRule).max(10_000), settings: z.unknown().nullable() })),
+});
+export type BackupFile = z.infer<typeof ZBackupFile>;
+
+function mask(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(mask);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_NAME.test(k) && typeof v === 'string' && v !== '' ? MASK : mask(v)]),
+    );
+  }
+  return value;
+}
+
+/** Puts the current secret back wherever the backup holds the mask. */
+function unmask(value: unknown, current: unknown): unknown {
+  if (value === MASK) return typeof current === 'string' ? current : '';
+  if (Array.isArray(value)) return value.map((v, i) => unmask(v, Array.isArray(current) ? current[i] : undefined));
+  if (value && typeof value === 'object') {
+    const cur = current && typeof current === 'object' ? (current as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, cur[k])]));
+  }
+  return value;
+}
+
+interface RuleRow {
+  module: string;
+  key: string;
+  data: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleDef[]; version: string; secrets: boolean }): BackupFile {
+  const { db, config, secrets } = opts;
+  const base: Record<string, unknown> = { ...config.get() };
+  if (!secrets) for (const k of BASE_SECRETS) delete base[k];
+  const modules: BackupFile['modules'] = {};
+  for (const def of opts.modules) {
+    const rows = db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE module = ? ORDER BY position, created_at').all(def.key);
+    const settingsRow = db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(def.key);
+    const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
+    const settings = settingsRow ? (JSON.parse(settingsRow.data) as unknown) : null;
+    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: mask(r.data) })), settings: mask(settings) };
+  }
+  return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
+}
+
+export class BackupError extends Error {}
+
+export interface PreparedRestore {
+  base: BaseConfigFile;
+  modules: Record<string, { rules: { key: string; data: unknown; created: number; updated: number }[]; settings: unknown }>;
+  summary: BackupSummary;
+}
+
+/** Checks everything a restore would write; throws BackupError naming the first problem. */
+export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleDef[] }): PreparedRestore {
+  const file = ZBackupFile.safeParse(raw);
+  if (!file.success) {
+    const i = file.error.issues[0];
+    throw new BackupError(`${i?.path.join('.') || 'file'}: ${i?.message ?? 'not a Lucky backup'}`);
+  }
+  const b = file.data;
+  const current = opts.config.get();
+  const baseInput: Record<string, unknown> = { ...b.base };
+  for (const k of BASE_SECRETS) if (!(k in baseInput)) baseInput[k] = current[k];
+  for (const k of BASE_KEPT) baseInput[k] = current[k];
+  const base = ZBaseConfigFile.safeParse(baseInput);
+  if (!base.success) {
+    const i = base.error.issues[0];
+    throw new BackupError(`base.${i?.path.join('.')}: ${i?.message}`);
+  }
+  const changedBase = Object.keys(base.data).filter(
+    (k) => JSON.stringify(base.data[k as keyof BaseConfigFile]) !== JSON.stringify(current[k as keyof BaseConfigFile]),
+  );
+
+  const modules: PreparedRestore['modules'] = {};
+  const summaryModules: BackupSummary['modules'] = {};
+  for (const [key, m] of Object.entries(b.modules)) {
+    const def = opts.modules.find((d) => d.key === key);
+    if (!def?.data) throw new BackupError(`modules.${key}: this version has no module "${key}"`);
+    const existing = new Map(
+      opts.db
+        .prepare<[string], RuleRow>('SELECT * FROM rules WHERE module = ?')
+        .all(key)
+        .map((r) => [r.key, JSON.parse(r.data) as unknown]),
+    );
+    const rules = m.rules.map((r, i) => {
+      const data = unmask(r.data, existing.get(r.key));
+      const parsed = def.data!.rule.safeParse(data);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new BackupError(`modules.${key}.rules[${i}].${issue?.path.join('.')}: ${issue?.message}`);
+      }
+      return { ...r, data: parsed.data };
+    });
+    const keys = new Set(rules.map((r) => r.key));
+    if (keys.size !== rules.length) throw new BackupError(`modules.${key}: duplicate rule keys`);
+    const curSettingsRow = opts.db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(key);
+    const curSettings = curSettingsRow ? (JSON.parse(curSettingsRow.data) as unknown) : undefined;
+    let settings: unknown = null;
+    if (m.settings !== null) {
+      const parsed = def.data.settings.safeParse(unmask(m.settings, curSettings));
+      if (!parsed.success) throw new BackupError(`modules.${key}.settings: ${parsed.error.issues[0]?.message}`);
+      settings = parsed.data;
+    }
+    modules[key] = { rules, settings };
+    summaryModules[key] = {
+      add: rules.filter((r) => !existing.has(r.key)).length,
+      update: rules.filter((r) => existing.has(r.key) && JSON.stringify(existing.get(r.key)) !== JSON.stringify(r.data)).length,
+      remove: [...existing.keys()].filter((k) => !keys.has(k)).length,
+      settings: settings !== null && JSON.stringify(settings) !== JSON.stringify(curSettings),
+    };
+  }
+  return {
+    base: base.data,
+    modules,
+    summary: { base: changedBase, modules: summaryModules, secretsIncluded: b.secrets, created: b.created, version: b.app },
+  };
+}
+
+/** Writes a prepared restore: the base file, then all module data in one transaction (the base is put back if that fails). */
+export function applyRestore(p: PreparedRestore, opts: { db: Db; config: BaseConfigStore }): void {
+  const { db, config } = opts;
+  const previous = config.get();
+  config.update(p.base);
+  try {
+    db.transaction(() => {
+    for (const [key, m] of Object.entries(p.modules)) {
+      db.prepare('DELETE FROM rules WHERE module = ?').run(key);
+      const insert = db.prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
+      m.rules.forEach((r, i) => insert.run(key, r.key, i + 1, JSON.stringify(r.data), r.created, r.updated));
+      if (m.settings !== null) {
+        db.prepare(
+          'INSERT INTO module_settings (module, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(module) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at',
+        ).run(key, JSON.stringify(m.settings), Date.now());
+      }
+    }
+    })();
+  } catch (err) {
+    config.update(previous);
+    throw err;
+  }
+}
+
+/** Restores waiting for confirmation, by random key, for ten minutes. */
+export class PendingRestores {
+  private pending = new Map<string, { restore: PreparedRestore; expires: number }>();
+
+  add(restore: PreparedRestore): string {
+    const key = randomBytes(16).toString('hex');
+    for (const [k, v] of this.pending) if (v.expires < Date.now()) this.pending.delete(k);
+    this.pending.set(key, { restore, expires: Date.now() + 10 * 60_000 });
+    return key;
+  }
+
+  take(key: string): PreparedRestore | undefined {
+    const p = this.pending.get(key);
+    this.pending.delete(key);
+    return p && p.expires >= Date.now() ? p.restore : undefined;
+  }
+}

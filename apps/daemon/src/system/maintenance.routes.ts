@@ -1,0 +1,112 @@
+/** Backup and restore, updates, the system service, and file uploads read back as base64. */
+import type { FastifyInstance } from 'fastify';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ret, coreRoutes, message } from '@lucky/contracts';
+import { AppError, fail } from '../core/envelope.js';
+import { addRoute } from '../core/routes.js';
+import type { AppDeps } from '../deps.js';
+import { applyRestore, BackupError, createBackup, PendingRestores, prepareRestore } from './backup.js';
+import { installService, serviceStatus, systemdAvailable, uninstallService, UNIT_NAME } from './service.js';
+import { readUpload } from './upload.js';
+import { UpdateError, Updater } from './update.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Where the built directories of this install live (the repository root in a checkout). */
+export const INSTALL_ROOT = resolve(here, '..', '..', '..', '..');
+
+export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { db, config } = deps;
+  const pending = new PendingRestores();
+  const updater = new Updater(deps.installRoot ?? INSTALL_ROOT, deps.dataDir, deps.version);
+
+  addRoute(app, coreRoutes.configureDownload, ({ query, reply, req }) => {
+    const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets: query.secrets === '1' });
+    req.log.info({ ip: req.ip, secrets: backup.secrets }, 'configuration backup downloaded');
+    const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '');
+    return reply
+      .header('content-disposition', `attachment; filename="lucky-backup-${stamp}.json"`)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(backup, null, 1));
+  });
+
+  addRoute(app, coreRoutes.configureUpload, async ({ req }) => {
+    const file = await readUpload(req, 64 * 1024 * 1024);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(file.data.toString('utf8'));
+    } catch {
+      throw fail(Ret.badRequest, 'backupInvalid', { detail: 'not JSON' });
+    }
+    try {
+      const restore = prepareRestore(raw, { db, config, modules: deps.modules.definitions() });
+      return { key: pending.add(restore), summary: restore.summary };
+    } catch (err) {
+      if (err instanceof BackupError) throw fail(Ret.badRequest, 'backupInvalid', { detail: err.message });
+      throw err;
+    }
+  });
+
+  addRoute(app, coreRoutes.restoreConfirm, async ({ query, req }) => {
+    const restore = pending.take(query.key);
+    if (!restore) throw fail(Ret.notFound, 'restoreKeyUnknown');
+    applyRestore(restore, { db, config });
+    await deps.modules.reload();
+    req.log.warn({ ip: req.ip, modules: Object.keys(restore.modules) }, 'configuration restored');
+    return { msg: message(req.lang, 'restoreDone') };
+  });
+
+  addRoute(app, coreRoutes.fileBase64, async ({ req }) => {
+    const file = await readUpload(req, 4 * 1024 * 1024);
+    return { name: file.name, size: file.data.length, data: file.data.toString('base64') };
+  });
+
+  addRoute(app, coreRoutes.luckyService, ({ query, req }) => {
+    if (!systemdAvailable()) throw fail(Ret.notAvailable, 'serviceUnavailable');
+    if (query.option === 'install') {
+      installService({
+        execPath: process.execPath,
+        main: resolve(process.argv[1] ?? join(here, '..', 'main.js')),
+        dataDir: deps.dataDir,
+        workDir: process.cwd(),
+      });
+      return { msg: message(req.lang, 'serviceInstalled', { unit: UNIT_NAME }), status: serviceStatus() };
+    }
+    if (query.option === 'uninstall') {
+      uninstallService();
+      return { msg: message(req.lang, 'serviceRemoved', { unit: UNIT_NAME }), status: serviceStatus() };
+    }
+    const status = serviceStatus();
+    return { msg: message(req.lang, 'serviceStatus', { status }), status };
+  });
+
+  addRoute(app, coreRoutes.updateUpload, async ({ req }) => {
+    const file = await readUpload(req, 128 * 1024 * 1024);
+    try {
+      const info = updater.stage(file.data);
+      req.log.warn({ ip: req.ip, version: info.version }, 'update staged');
+      return { info };
+    } catch (err) {
+      if (err instanceof UpdateError) throw fail(Ret.badRequest, 'updateInvalid', { detail: err.message });
+      throw err;
+    }
+  });
+
+  addRoute(app, coreRoutes.updateConfirm, ({ req, reply }) => {
+    if (!updater.staged()) throw fail(Ret.notFound, 'updateNone');
+    try {
+      const info = updater.apply();
+      req.log.warn({ ip: req.ip, version: info.version }, 'update applied, restarting');
+    } catch (err) {
+      if (err instanceof UpdateError) throw new AppError(Ret.failed, 'updateInvalid', { detail: err.message });
+      throw err;
+    }
+    reply.raw.once('finish', () => deps.restart());
+    return { msg: message(req.lang, 'updateApplied') };
+  });
+
+  addRoute(app, coreRoutes.updateCancel, ({ req }) => {
+    if (!updater.cancel()) throw fail(Ret.notFound, 'updateNone');
+    return { msg: message(req.lang, 'updateCancelled') };
+  });
+}
