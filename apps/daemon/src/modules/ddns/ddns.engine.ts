@@ -243,7 +243,8 @@ export class DdnsEngine implements RuleEngine<DdnsTask> {
 
   private trigger(rt: TaskRuntime, kind: 'normal' | 'forced', ignoreRecent = false): Promise<void> {
     if (rt.running) {
-      if (kind === 'forced' || rt.again === 'none') rt.again = kind;
+      // The run in flight covers a timer check; a forced one (manual sync) runs again after it.
+      if (kind === 'forced') rt.again = 'forced';
       return rt.running;
     }
     if (!ignoreRecent && this.now() - rt.lastRun < this.minRerunMs) return Promise.resolve();
