@@ -38,6 +38,8 @@ export interface RuntimeOptions {
   restart?: () => void;
   /** Overrides of the saved login protection (tests). */
   loginGuard?: Partial<LoginGuardOptions>;
+  /** Where updates are applied; defaults to this install (tests use a copy). */
+  installRoot?: string;
 }
 
 export interface Runtime {
@@ -119,6 +121,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     status,
     supervisor: o.supervisor ?? 'none',
     consoleDir: o.consoleDir ?? DEFAULT_CONSOLE_DIR,
+    ...(o.installRoot ? { installRoot: o.installRoot } : {}),
     async rebind(host, port) {
       if (!listener) return;
       const address = await listener.bind(host, port);

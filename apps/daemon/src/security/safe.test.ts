@@ -1,0 +1,272 @@
+/** Security management over the API: 2FA, access policy, lockouts, safe entry path, tokens, sessions, audit. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpFor } from '../core/totp.js';
+import { startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../test/harness.js';
+import { createTestHost, type TestHost } from '../test/netns.js';
+
+const EN = { headers: { 'lucky-lang': 'en_US' } };
+const login = (d: TestDaemon, extra: Record<string, unknown> = {}, from?: string) =>
+  d.call<{ token: string }>('POST', '/api/login', { Account: 'admin', Password: TEST_PASSWORD, ...extra }, { token: null, ...(from ? { remoteAddress: from } : {}) });
+
+describe('two-factor login', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+
+  it('enrols with a QR code, switches on only with a valid code, and logs in with codes', async () => {
+    expect((await d.call('POST', '/api/safe/twofa/enable', { code: '123456' }, EN)).msg).toBe(
+      'Get a 2FA secret and scan it with your authenticator first',
+    );
+    const start = await d.call<{ secret: string; otpauthUrl: string; qrcode: string }>('GET', '/api/twofapassword');
+    expect(start.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(start.otpauthUrl).toContain(`secret=${start.secret}`);
+    expect(start.otpauthUrl).toContain('issuer=Lucky');
+    expect(start.qrcode).toMatch(/^data:image\/png;base64,/);
+    expect((await d.call('POST', '/api/safe/twofa/enable', { code: 'abc' })).ret).toBe(1);
+    const wrong = totpFor(start.secret).generate({ timestamp: Date.now() - 10 * 60_000 });
+    expect((await d.call('POST', '/api/safe/twofa/enable', { code: wrong }, EN)).msg).toBe('The two-factor code is wrong');
+    expect((await d.call('GET', '/version', undefined, { token: null })).twoFAEnable).toBe(false);
+
+    const on = await d.call<{ recoveryCodes: string[] }>('POST', '/api/safe/twofa/enable', { code: totpFor(start.secret).generate() });
+    expect(on.recoveryCodes).toHaveLength(8);
+    expect(new Set(on.recoveryCodes).size).toBe(8);
+    expect(await d.call('GET', '/2FAStatus', undefined, { token: null })).toEqual({ ret: 0, twoFAEnable: true });
+    // The secret and the codes are never readable again.
+    expect((await d.call('GET', '/api/twofapassword')).ret).not.toBe(0);
+    const file = JSON.stringify(d.runtime.config.get());
+    for (const c of on.recoveryCodes) expect(file).not.toContain(c);
+
+    expect((await login(d)).ret).toBe(2);
+    expect((await login(d, { TwoFA: '000000' })).ret).toBe(2);
+    expect((await login(d, { TwoFA: totpFor(start.secret).generate() })).ret).toBe(0);
+    // A recovery code works once; a wrong password does not use it up.
+    const code = on.recoveryCodes[0]!;
+    expect((await d.call('POST', '/api/login', { Account: 'admin', Password: 'wrong', TwoFA: code }, { token: null })).ret).toBe(2);
+    expect((await login(d, { TwoFA: code.toUpperCase() })).ret).toBe(0);
+    expect((await login(d, { TwoFA: code })).ret).toBe(2);
+    expect((await d.call<{ recoveryCodesLeft: number }>('GET', '/api/safe/overview')).recoveryCodesLeft).toBe(7);
+
+    const fresh = await d.call<{ recoveryCodes: string[] }>('POST', '/api/safe/twofa/recovery', { password: TEST_PASSWORD });
+    expect(fresh.recoveryCodes).toHaveLength(8);
+    expect((await login(d, { TwoFA: on.recoveryCodes[1] })).ret).toBe(2);
+
+    expect((await d.call('POST', '/api/safe/twofa/disable', { password: 'nope' }, EN)).msg).toBe('The password is wrong');
+    expect((await d.call('POST', '/api/safe/twofa/disable', { password: TEST_PASSWORD })).ret).toBe(0);
+    expect((await login(d)).ret).toBe(0);
+  });
+});
+
+describe('admin access policy', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+  const status = (from: string) => d.call('GET', '/api/status', undefined, { remoteAddress: from });
+
+  it('blacklist, whitelist, whitelist-only, extra local networks and expiry', async () => {
+    expect((await status('203.0.113.9')).ret).toBe(2);
+    const put = (access: object) => d.call('PUT', '/api/safe/access', access, EN);
+    expect((await put({ whitelist: [{ cidr: '203.0.113.0/24' }], blacklist: [{ cidr: '192.168.5.5' }] })).ret).toBe(0);
+    expect((await status('203.0.113.9')).ret).toBe(0);
+    expect((await status('192.168.5.5')).ret).toBe(2);
+    expect((await status('192.168.5.6')).ret).toBe(0);
+    expect((await status('127.0.0.1')).ret).toBe(0);
+
+    expect((await put({ whitelist: [{ cidr: '203.0.113.0/24', expires: Date.now() - 1000 }] })).ret).toBe(0);
+    expect((await status('203.0.113.9')).ret).toBe(2);
+
+    expect((await put({ localNetworks: ['198.51.100.0/24'] })).ret).toBe(0);
+    expect((await status('198.51.100.77')).ret).toBe(0);
+
+    expect((await put({ whitelistOnly: true, whitelist: [{ cidr: '10.1.0.0/16' }] })).ret).toBe(0);
+    expect((await status('10.2.0.1')).ret).toBe(2);
+    expect((await status('10.1.2.3')).ret).toBe(0);
+    expect((await status('::1')).ret).toBe(0);
+    expect((await put({})).ret).toBe(0);
+  });
+
+  it('refuses a policy that would shut out the caller, and bad ranges, changing nothing', async () => {
+    const before = JSON.stringify(d.runtime.config.get().Access);
+    const r = await d.call('PUT', '/api/safe/access', { blacklist: [{ cidr: '192.168.0.0/16' }] }, { remoteAddress: '192.168.1.2', ...EN });
+    expect(r).toEqual({ ret: 2, msg: 'This would shut out your own address 192.168.1.2; not saved' });
+    expect((await d.call('PUT', '/api/safe/access', { whitelist: [{ cidr: '10.0.0.0/33' }] })).ret).toBe(1);
+    expect((await d.call('PUT', '/api/safe/access', { localNetworks: ['nope'] })).ret).toBe(1);
+    expect(JSON.stringify(d.runtime.config.get().Access)).toBe(before);
+  });
+});
+
+describe('admin access from real source addresses (network namespace)', () => {
+  let d: TestDaemon;
+  let host: TestHost;
+  let port: number;
+  beforeAll(async () => {
+    d = await startTestDaemon({ host: '0.0.0.0' });
+    await d.runtime.listen();
+    port = d.runtime.port();
+    // 198.51.100.0/24 stands for "the internet" (a documentation range on a link only this test has);
+    // 10.77.0.0/24 for a LAN.
+    host = createTestHost('acc', ['198.51.100.1/24', '10.77.0.1/24'], ['198.51.100.2/24', '10.77.0.2/24']);
+  });
+  afterAll(async () => {
+    host?.remove();
+    await d.close();
+  });
+
+  it('refuses the outside address, lets the LAN address through, and follows the whitelist', async () => {
+    const outside = await host.get(`http://198.51.100.1:${port}/api/status`, '198.51.100.2', { 'lucky-lang': 'en_US' });
+    expect(outside).toMatch(/^200 /);
+    expect(JSON.parse(outside.slice(4))).toMatchObject({ ret: 2, msg: expect.stringContaining('198.51.100.2 is not a local address') });
+    expect(await host.get(`http://198.51.100.1:${port}/`, '198.51.100.2')).toMatch(/^403 /);
+    const lan = await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2');
+    expect(JSON.parse(lan.slice(4)).ret).toBe(-1); // past the address check, asking for a session
+    const withToken = await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2', { 'lucky-admin-token': d.token });
+    expect(JSON.parse(withToken.slice(4)).ret).toBe(0);
+
+    expect((await d.call('PUT', '/api/safe/access', { whitelist: [{ cidr: '198.51.100.2' }], blacklist: [{ cidr: '10.77.0.2' }] })).ret).toBe(0);
+    expect(JSON.parse((await host.get(`http://198.51.100.1:${port}/api/status`, '198.51.100.2', { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(0);
+    expect(JSON.parse((await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2', { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(2);
+  });
+});
+
+describe('login protection', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startTestDaemon({ loginGuard: {} });
+    expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 2, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 100 })).ret).toBe(0);
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+
+  it('shows the locks and clears them', async () => {
+    for (let i = 0; i < 2; i++) await d.call('POST', '/api/login', { Account: 'admin', Password: 'x' }, { token: null, remoteAddress: '10.0.0.5' });
+    expect((await login(d, {}, '10.0.0.5')).ret).toBe(2);
+    const locks = await d.call<{ list: { address: string; failures: number; lockedUntil: number }[] }>('GET', '/api/safe/lockouts');
+    expect(locks.list).toEqual([expect.objectContaining({ address: '10.0.0.5', failures: 2 })]);
+    expect(locks.list[0]!.lockedUntil).toBeGreaterThan(Date.now() + 200_000);
+    expect((await d.call('DELETE', '/api/safe/lockouts')).ret).toBe(0);
+    expect((await d.call<{ list: unknown[] }>('GET', '/api/safe/lockouts')).list).toEqual([]);
+    expect((await login(d, {}, '10.0.0.5')).ret).toBe(0);
+  });
+
+  it('validates its settings', async () => {
+    expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 0 })).ret).toBe(1);
+    expect((await d.call<{ loginProtection: { freeFailures: number } }>('GET', '/api/safe/loginprotection')).loginProtection.freeFailures).toBe(2);
+  });
+});
+
+describe('safe entry path', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+  const raw = (url: string, token = true) =>
+    d.runtime.app.inject({ method: 'GET', url, headers: token ? { 'lucky-admin-token': d.token } : {} });
+
+  it('hides the console and the API behind the prefix', async () => {
+    expect((await d.call('PUT', '/api/safe/safeurl', { safeURL: 'bad/path' })).ret).toBe(1);
+    expect((await d.call('PUT', '/api/safe/safeurl', { safeURL: 'k7-secret' })).ret).toBe(0);
+    for (const url of ['/api/status', '/version', '/', '/api/login', '/k7-secre/api/status', '/K7-secret/api/status']) {
+      const r = await raw(url);
+      expect(r.statusCode, url).toBe(404);
+      expect(r.body, url).toBe('404 page not found');
+    }
+    expect((await raw('/k7-secret/api/status')).json().ret).toBe(0);
+    expect((await raw('/k7-secret/version', false)).json().ret).toBe(0);
+    const redirect = await raw('/k7-secret', false);
+    expect(redirect.statusCode).toBe(302);
+    expect(redirect.headers.location).toBe('/k7-secret/');
+    const off = await d.runtime.app.inject({
+      method: 'PUT',
+      url: '/k7-secret/api/safe/safeurl',
+      headers: { 'lucky-admin-token': d.token, 'content-type': 'application/json' },
+      payload: { safeURL: '' },
+    });
+    expect(off.json().ret).toBe(0);
+    expect((await raw('/api/status')).json().ret).toBe(0);
+  });
+});
+
+describe('API tokens and sessions', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startTestDaemon({ loginGuard: { freeFailures: 3, globalFailuresPerMinute: 1000 } });
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+  const bearer = (t: string, from = '192.168.3.3') => ({ token: null, headers: { authorization: `Bearer ${t}`, 'lucky-lang': 'en_US' }, remoteAddress: from });
+
+  it('read tokens read, full tokens change rules, neither manages security; revoked tokens stop', async () => {
+    const read = await d.call<{ token: string; info: { id: string; scope: string } }>('POST', '/api/safe/tokens', { name: 'monitor', scope: 'read' });
+    const full = await d.call<{ token: string; info: { id: string } }>('POST', '/api/safe/tokens', { name: 'script', scope: 'full' });
+    expect(read.token).toMatch(/^lk_/);
+    const listed = await d.call<{ list: { name: string; prefix: string }[] }>('GET', '/api/safe/tokens');
+    expect(JSON.stringify(listed)).not.toContain(read.token);
+    expect(listed.list.map((t) => t.name)).toEqual(['monitor', 'script']);
+
+    expect((await d.call('GET', '/api/status', undefined, bearer(read.token))).ret).toBe(0);
+    expect((await d.call('POST', '/api/wol/rules', { name: 'x', macs: ['00:11:22:33:44:55'] }, bearer(read.token))).msg).toBe(
+      'This API token may not do that',
+    );
+    expect((await d.call('POST', '/api/wol/rules', { name: 'x', macs: ['00:11:22:33:44:55'] }, bearer(full.token))).ret).toBe(0);
+    for (const t of [read.token, full.token]) {
+      expect((await d.call('GET', '/api/safe/tokens', undefined, bearer(t))).ret).toBe(2);
+      expect((await d.call('PUT', '/api/baseconfigure', { LogLevel: 5 }, bearer(t))).ret).toBe(2);
+      expect((await d.call('GET', '/api/configure', undefined, bearer(t))).ret).toBe(2);
+    }
+    expect((await d.call('DELETE', `/api/safe/tokens/${read.info.id}`)).ret).toBe(0);
+    expect((await d.call('GET', '/api/status', undefined, bearer(read.token))).ret).toBe(-1);
+    expect((await d.call('DELETE', `/api/safe/tokens/${read.info.id}`)).ret).toBe(3);
+  });
+
+  it('counts bad tokens like failed logins', async () => {
+    for (let i = 0; i < 3; i++) expect((await d.call('GET', '/api/status', undefined, bearer(`lk_wrong${i}`, '192.168.4.4'))).ret).toBe(-1);
+    const locked = await d.call('GET', '/api/status', undefined, bearer('lk_wrong', '192.168.4.4'));
+    expect(locked.ret).toBe(2);
+    expect(locked.msg).toMatch(/Too many failed/);
+    expect((await d.call('DELETE', '/api/safe/lockouts')).ret).toBe(0);
+  });
+
+  it('lists sessions and ends one, or all others', async () => {
+    const a = await login(d);
+    const b = await login(d);
+    const list = await d.call<{ list: { id: string; current: boolean }[] }>('GET', '/api/safe/sessions');
+    expect(list.list.filter((s) => s.current)).toHaveLength(1);
+    expect(list.list.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(list)).not.toContain(a.token);
+    const mine = await d.call<{ list: { id: string; current: boolean }[] }>('GET', '/api/safe/sessions', undefined, { token: a.token });
+    const aId = mine.list.find((s) => s.current)!.id;
+    expect((await d.call('DELETE', `/api/safe/sessions/${aId}`)).ret).toBe(0);
+    expect((await d.call('GET', '/api/status', undefined, { token: a.token })).ret).toBe(-1);
+    const r = await d.call<{ revoked: number }>('DELETE', '/api/safe/sessions');
+    expect(r.revoked).toBeGreaterThanOrEqual(1);
+    expect((await d.call('GET', '/api/status', undefined, { token: b.token })).ret).toBe(-1);
+    expect((await d.call('GET', '/api/status')).ret).toBe(0);
+  });
+
+  it('keeps an audit log of changes, logins and token use', async () => {
+    await d.call('PUT', '/api/baseconfigure', { LogLevel: 5 });
+    await d.call('POST', '/api/login', { Account: 'intruder', Password: 'x' }, { token: null, remoteAddress: '10.9.9.9' });
+    const audit = await d.call<{ list: { actor: string; action: string; result: number; address: string; id: number }[] }>('GET', '/api/safe/audit?limit=50');
+    const actions = audit.list.map((e) => `${e.actor} ${e.action} ${e.result}`);
+    expect(actions).toContain('admin PUT /api/baseconfigure 0');
+    expect(actions).toContain('intruder POST /api/login 2');
+    expect(actions).toContain('token:script POST /api/wol/rules 0');
+    expect(actions).toContain('admin DELETE /api/safe/tokens/:id 3');
+    expect(audit.list[0]!.id).toBeGreaterThan(audit.list[1]!.id);
+    const older = await d.call<{ list: { id: string }[] }>('GET', `/api/safe/audit?before=${audit.list[0]!.id}&limit=1`);
+    expect(older.list).toHaveLength(1);
+    expect(JSON.stringify(audit)).not.toContain(TEST_PASSWORD);
+  });
+});

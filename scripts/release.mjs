@@ -1,0 +1,37 @@
+// `node scripts/release.mjs`: build, then pack the built directories into release/lucky-<version>.tar.gz
+// with lucky-release.json (every file's SHA-256, and the lockfile's), the archive the console's
+// update upload accepts.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, log, root } from './lib/bootstrap.mjs';
+
+build();
+const { writeTar } = await import(join(root, 'apps/daemon/dist/system/tar.js'));
+const { RELEASE_DIRS, RELEASE_MANIFEST, lockfileHash } = await import(join(root, 'apps/daemon/dist/system/update.js'));
+const version = JSON.parse(readFileSync(join(root, 'apps/daemon/package.json'), 'utf8')).version;
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+
+const entries = [];
+const files = {};
+for (const d of RELEASE_DIRS) {
+  for (const p of walk(join(root, d))) {
+    const path = relative(root, p).split('\\').join('/');
+    const data = readFileSync(p);
+    files[path] = createHash('sha256').update(data).digest('hex');
+    entries.push({ path, data });
+  }
+}
+const manifest = { name: 'lucky', version, created: Date.now(), lockfile: lockfileHash(root), files };
+const archive = gzipSync(writeTar([{ path: RELEASE_MANIFEST, data: Buffer.from(JSON.stringify(manifest, null, 1)) }, ...entries]));
+mkdirSync(join(root, 'release'), { recursive: true });
+const out = join(root, 'release', `lucky-${version}.tar.gz`);
+writeFileSync(out, archive);
+log(`wrote ${relative(root, out)} (${entries.length} files, ${(archive.length / 1e6).toFixed(1)} MB)`);
