@@ -52,7 +52,7 @@ export function LogDialog(props: { opened: boolean; onClose: () => void }) {
           data-testid="log-dialog-header"
         >
           <Modal.Title fw={700}>{t('log.title')}</Modal.Title>
-          <Modal.CloseButton />
+          <Modal.CloseButton aria-label={t('shell.close')} data-testid="log-close" />
         </Modal.Header>
         <Modal.Body>
           <Box h={size.height} style={{ display: 'flex', flexDirection: 'column' }}>

@@ -1,0 +1,320 @@
+// @vitest-environment node
+/**
+ * The console in a real browser against the built daemon: login, titles, menu by enabled modules,
+ * wide/narrow layout, program log polling and restart detection, logout, language switch, a session
+ * revoked on the server, and Wake-on-LAN end to end. Screenshots go to test-output/screenshots.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot, sleep } from './harness';
+
+const WIDE = 1366;
+const NARROW = 1000;
+
+let daemon: Daemon;
+let browser: Browser | undefined;
+let context: BrowserContext | undefined;
+let page: Page;
+let apiToken = '';
+const pageErrors: string[] = [];
+
+async function storedToken(p: Page): Promise<string> {
+  return p.evaluate(() => (JSON.parse(localStorage.getItem('lucky') ?? '{}') as { token?: string }).token ?? '');
+}
+
+async function login(p: Page): Promise<void> {
+  await p.goto(daemon.url + '#/login');
+  await p.getByTestId('login-account').fill('admin');
+  await p.getByTestId('login-password').fill(PASSWORD);
+  await p.getByTestId('login-submit').click();
+  await p.waitForURL(/#\/status$/);
+}
+
+async function setModules(modules: string[]): Promise<void> {
+  const r = await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: modules }, apiToken);
+  expect(r.ret).toBe(0);
+}
+
+async function menuIds(p: Page): Promise<string[]> {
+  return p.locator('[data-testid="left-menu"] [data-menu]').evaluateAll((els) => els.map((e) => e.getAttribute('data-menu') ?? ''));
+}
+
+describe('console e2e (chromium + built daemon)', () => {
+  beforeAll(async () => {
+    requirePrerequisites();
+    daemon = new Daemon(await freePort());
+    await daemon.start();
+    apiToken = await daemon.login();
+    browser = await launchBrowser();
+    ({ context, page } = await newPage(browser, WIDE));
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+  }, 90_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await daemon?.stop().catch(() => undefined);
+    daemon?.cleanup();
+  }, 30_000);
+
+  it('redirects to /login without a token and titles the page', async () => {
+    await page.goto(daemon.url);
+    await page.waitForURL(/#\/login$/);
+    await expect.poll(() => page.title()).toBe('Lucky | 登录');
+    await expect(page.getByTestId('left-menu').count()).resolves.toBe(0);
+    await expect(page.getByTestId('top-menu').count()).resolves.toBe(0);
+    await expect(page.getByTestId('login-reset-hint').textContent()).resolves.toContain('lucky_base.lkcf');
+    await shot(page, '01-login');
+  });
+
+  it('login: empty, wrong, right', async () => {
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('login-error').textContent()).resolves.toBe('账号或密码不能为空');
+    await page.getByTestId('login-account').fill('admin');
+    await page.getByTestId('login-password').fill('wrong-password');
+    await page.getByTestId('login-submit').click();
+    await expect.poll(() => page.getByTestId('login-error').textContent()).toBe('登录失败');
+    await shot(page, '02-login-failed');
+    await page.getByTestId('login-password').fill(PASSWORD);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/#\/status$/);
+    expect(await storedToken(page)).toMatch(/.{16,}/);
+    await expect.poll(() => page.title()).toBe('Lucky | 总览');
+    await page.getByTestId('status-proc-cpu').waitFor();
+    await expect(page.getByTestId('app-title').textContent()).resolves.toMatch(/^Lucky \d/);
+    await expect(page.getByTestId('app-title').getAttribute('target')).resolves.toBe('_blank');
+    await shot(page, '03-overview');
+  });
+
+  it('titles every route of the table; / goes to /about; unbuilt modules show a placeholder', async () => {
+    const table: [string, string][] = [
+      ['/about', '关于'],
+      ['/set', '设置'],
+      ['/safe', '安全管理'],
+      ['/status', '总览'],
+      ['/ftpserver', 'FTP服务'],
+      ['/cron', '计划任务'],
+      ['/wol', '网络唤醒'],
+      ['/webdav', 'WebDAV'],
+      ['/filebrowser', 'FileBrowser'],
+      ['/storagemanagement', '存储管理'],
+      ['/ddns', '动态域名'],
+      ['/web', 'Web服务'],
+      ['/stun', 'STUN内网穿透'],
+      ['/portforward', '端口转发'],
+    ];
+    for (const [path, title] of table) {
+      await page.goto(`${daemon.url}#${path}`);
+      await expect.poll(() => page.title(), { timeout: 10_000 }).toBe(`Lucky | ${title}`);
+    }
+    await page.goto(`${daemon.url}#/ddns`);
+    await expect(page.getByTestId('placeholder').textContent()).resolves.toContain('动态域名');
+    await shot(page, '04-placeholder-ddns');
+    await page.goto(daemon.url + '#/');
+    await page.waitForURL(/#\/about$/);
+    await page.getByTestId('about-page').waitFor();
+    // No network here: the probe falls back to the local view with 'unknow' versions.
+    await expect.poll(() => page.getByTestId('about-latest').textContent(), { timeout: 10_000 }).toBe('unknow');
+    await page.getByTestId('about-local-view').waitFor();
+    await shot(page, '05-about');
+    await page.goto(`${daemon.url}#/set`);
+    await page.getByTestId('set-port').waitFor();
+    await shot(page, '06-settings');
+  });
+
+  it('shows menu items only for enabled modules, with the storage submenu rule', async () => {
+    await setModules(['wol']);
+    await page.goto(`${daemon.url}#/about`);
+    await page.reload();
+    await page.getByTestId('left-menu').waitFor();
+    await expect.poll(() => menuIds(page)).toEqual(['status', 'log', 'wol', 'safe', 'set', 'about', 'logout']);
+
+    await setModules(['ddns', 'web', 'webdav', 'ftp', 'wol', 'cron', 'wanji']);
+    await page.reload();
+    await expect
+      .poll(() => menuIds(page))
+      .toEqual(['status', 'log', 'ddns', 'web', 'storage', 'webdav', 'ftpserver', 'wanjiadmin', 'wol', 'cron', 'safe', 'set', 'about', 'logout']);
+    await shot(page, '07-menu-modules');
+
+    // FTP alone does not bring the storage submenu: it needs WebDAV or FileBrowser.
+    await setModules(['ftp', 'filebrowser', 'storage']);
+    await page.reload();
+    await expect
+      .poll(() => menuIds(page))
+      .toEqual(['status', 'log', 'storage', 'storagemanagement', 'ftpserver', 'filebrowser', 'safe', 'set', 'about', 'logout']);
+    await setModules(['ftp']);
+    await page.reload();
+    await expect.poll(() => menuIds(page)).toEqual(['status', 'log', 'safe', 'set', 'about', 'logout']);
+    await setModules(['ddns', 'web', 'portforward', 'stun', 'storage', 'webdav', 'ftp', 'filebrowser', 'wol', 'cron']);
+  });
+
+  it('left menu above 1200 px, top-bar menu at 1200 px or narrower', async () => {
+    await page.reload();
+    await page.getByTestId('left-menu').waitFor();
+    expect(await page.getByTestId('top-menu').count()).toBe(0);
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.getByTestId('top-menu').waitFor();
+    await expect.poll(() => page.getByTestId('left-menu').count()).toBe(0);
+    await page.setViewportSize({ width: NARROW, height: 900 });
+    await page.getByTestId('top-menu').click();
+    await page.getByTestId('top-menu-dropdown').waitFor();
+    await expect(page.locator('[data-testid="top-menu-dropdown"] [data-menu="wol"]').count()).resolves.toBe(1);
+    await shot(page, '08-narrow-menu');
+    await page.locator('[data-testid="top-menu-dropdown"] [data-menu="about"]').click();
+    await page.waitForURL(/#\/about$/);
+    await page.setViewportSize({ width: 1201, height: 900 });
+    await page.getByTestId('left-menu').waitFor();
+    await expect.poll(() => page.getByTestId('top-menu').count()).toBe(0);
+    await page.setViewportSize({ width: WIDE, height: 900 });
+  });
+
+  it('program log: polls with pre, detects a restart, stops when closed', async () => {
+    let logCalls = 0;
+    const pres: number[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/logs?')) {
+        logCalls++;
+        pres.push(Number(new URL(r.url()).searchParams.get('pre')));
+      }
+    });
+    await page.locator('[data-testid="left-menu"] [data-menu="log"]').click();
+    await expect(page.getByText('程序日志').first().isVisible()).resolves.toBe(true);
+    await page.getByTestId('log-text').waitFor();
+    // A line made now shows up through the 1 s polling.
+    const marker = `marker-${Date.now()}`;
+    await daemon.api('POST', '/api/login', { Account: marker, Password: 'x' });
+    await expect.poll(() => page.getByTestId('log-text').textContent(), { timeout: 15_000 }).toContain(marker);
+    expect(pres.some((p) => p > 0)).toBe(true);
+    await shot(page, '09-log-dialog');
+
+    // Restart: kill the daemon and start it again on the same port and data dir. Log requests made
+    // while it is down are held until it is back, so the client's failure counter does not log us out.
+    const before = Number(await page.getByTestId('log-text').getAttribute('data-starttime'));
+    let release!: () => void;
+    const back = new Promise<void>((r) => (release = r));
+    const hold = async (route: Route) => {
+      await back;
+      await route.continue().catch(() => undefined);
+    };
+    await page.route('**/api/logs?*', hold);
+    await sleep(1500); // let the poll in flight settle into the hold
+    await daemon.kill();
+    await daemon.start();
+    release();
+    await page.unroute('**/api/logs?*', hold);
+    await expect
+      .poll(async () => Number(await page.getByTestId('log-text').getAttribute('data-starttime')), { timeout: 20_000 })
+      .not.toBe(before);
+    // The text started over: the marker from before the restart is gone.
+    await expect.poll(() => page.getByTestId('log-text').textContent(), { timeout: 10_000 }).not.toContain(marker);
+    expect(page.url()).toMatch(/#\/about$/);
+
+    await page.getByRole('button', { name: '关闭' }).click();
+    await expect.poll(() => page.getByTestId('log-text').count()).toBe(0);
+    await sleep(500);
+    const afterClose = logCalls;
+    await sleep(2500);
+    expect(logCalls).toBe(afterClose);
+
+    // Closing by clicking outside.
+    await page.locator('[data-testid="left-menu"] [data-menu="log"]').click();
+    await page.getByTestId('log-text').waitFor();
+    await page.mouse.click(5, 400);
+    await expect.poll(() => page.getByTestId('log-text').count()).toBe(0);
+  });
+
+  it('logout: cancel keeps the session, confirm ends it', async () => {
+    await page.goto(`${daemon.url}#/about`);
+    if (!(await storedToken(page))) await login(page);
+    await page.goto(`${daemon.url}#/about`);
+    const token = await storedToken(page);
+    await page.locator('[data-testid="left-menu"] [data-menu="logout"]').click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByText('Warning').isVisible()).resolves.toBe(true);
+    await expect(dialog.getByText('确定要注销登录?').isVisible()).resolves.toBe(true);
+    await shot(page, '10-logout-dialog');
+    await dialog.getByRole('button', { name: '点错了' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(page.url()).toMatch(/#\/about$/);
+    expect((await daemon.api('GET', '/api/modules/list', undefined, token)).ret).toBe(0);
+
+    await page.locator('[data-testid="left-menu"] [data-menu="logout"]').click();
+    await page.getByRole('dialog').getByRole('button', { name: '确认' }).click();
+    await page.waitForURL(/#\/login$/);
+    await expect.poll(async () => (await daemon.api('GET', '/api/modules/list', undefined, token)).ret).toBe(-1);
+  });
+
+  it('a session revoked on the server sends the console back to /login', async () => {
+    await login(page);
+    await page.locator('[data-testid="left-menu"] [data-menu="about"]').click();
+    await page.getByTestId('about-page').waitFor();
+    const token = await storedToken(page);
+    expect((await daemon.api('PUT', '/api/logout', undefined, token)).ret).toBe(0);
+    // The About page does not poll: the next call the user makes finds the session gone.
+    await page.locator('[data-testid="left-menu"] [data-menu="set"]').click();
+    await page.waitForURL(/#\/login$/, { timeout: 15_000 });
+    expect(await storedToken(page)).toBe('');
+  });
+
+  it('Wake-on-LAN: create a device and wake it (packets arrive on loopback)', async () => {
+    const udp: Socket = createSocket('udp4');
+    const packets: Buffer[] = [];
+    udp.on('message', (m) => packets.push(m));
+    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+    const udpPort = udp.address().port;
+    try {
+      await login(page);
+      await page.goto(`${daemon.url}#/wol`);
+      await page.getByTestId('wol-add').click();
+      await page.getByTestId('wol-name').fill('NAS');
+      await page.getByTestId('wol-macs').fill('00:11:22:33:44:55');
+      await page.getByTestId('wol-broadcast').fill('127.0.0.1');
+      await page.getByTestId('wol-port').fill(String(udpPort));
+      // Client-side validation names the field before anything is sent.
+      await page.getByTestId('wol-secureon').fill('zz');
+      await page.getByTestId('wol-save').click();
+      await expect(page.getByTestId('wol-form-error').textContent()).resolves.toContain('secureOn');
+      await page.getByTestId('wol-secureon').fill('');
+      await page.getByTestId('wol-repeat').fill('2');
+      await shot(page, '11-wol-form');
+      await page.getByTestId('wol-save').click();
+      await page.getByTestId('wol-row').first().waitFor();
+      await page.getByTestId('wol-wake').first().click();
+      await expect.poll(() => packets.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      expect(packets[0]!.length).toBe(102);
+      expect(packets[0]!.subarray(6, 12).toString('hex')).toBe('001122334455');
+      await expect.poll(() => page.getByTestId('wol-lastwake').first().textContent()).not.toBe('从未');
+      await shot(page, '12-wol-list');
+    } finally {
+      udp.close();
+    }
+  });
+
+  it('language switch: English saved, page reloads, texts follow', async () => {
+    await page.goto(`${daemon.url}#/about`);
+    await page.getByTestId('lang-switch').click();
+    await page.locator('[data-lang="en_US"]').click();
+    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | About');
+    expect(await page.evaluate(() => (JSON.parse(localStorage.getItem('lucky') ?? '{}') as { lang?: string }).lang)).toBe('en_US');
+    await page.getByTestId('left-menu').getByText('Wake-on-LAN').waitFor();
+    await shot(page, '13-about-english');
+    await page.goto(`${daemon.url}#/status`);
+    await page.getByTestId('status-proc-cpu').waitFor();
+    await shot(page, '14-overview-english');
+    await page.locator('[data-testid="left-menu"] [data-menu="logout"]').click();
+    await expect(page.getByRole('dialog').getByText('Do you really want to log out?').isVisible()).resolves.toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.waitForURL(/#\/login$/);
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('login-error').textContent()).resolves.toBe('Account or password cannot be empty');
+    await shot(page, '15-login-english');
+    await page.getByTestId('lang-switch').click();
+    await page.locator('[data-lang="zh_CN"]').click();
+    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 登录');
+  });
+
+  it('raised no page errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * E2E plumbing: the built daemon as a child process on a free loopback port, Debian's chromium via
+ * playwright-core, bounded waits, screenshots under $LUCKY_TEST_OUTPUT/screenshots.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const DAEMON = join(ROOT, 'apps/daemon/dist/main.js');
+export const CONSOLE_DIST = join(ROOT, 'apps/console/dist');
+export const CHROMIUM = '/usr/bin/chromium';
+export const PASSWORD = 'e2e-Secret-pass-1';
+export const SHOTS = join(resolve(ROOT, process.env.LUCKY_TEST_OUTPUT ?? 'test-output'), 'screenshots');
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (a && typeof a === 'object' ? res(a.port) : rej(new Error('no port'))));
+    });
+  });
+}
+
+export function requirePrerequisites(): void {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); npm test does it when it can`);
+  }
+  if (!existsSync(DAEMON)) throw new Error(`${DAEMON} is missing: run npm run build first`);
+  if (!existsSync(join(CONSOLE_DIST, 'index.html'))) throw new Error(`${CONSOLE_DIST}/index.html is missing: build the console first`);
+}
+
+export class Daemon {
+  child: ChildProcess | undefined;
+  output = '';
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'lucky-console-e2e-'));
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/`;
+  }
+
+  async start(timeoutMs = 30_000): Promise<void> {
+    const child = spawn(process.execPath, [DAEMON, '--port', String(this.port), '--host', '127.0.0.1', '--data-dir', this.dataDir], {
+      cwd: ROOT,
+      env: { ...process.env, LUCKY_ADMIN_PASSWORD: PASSWORD, LUCKY_ADMIN_USER: 'admin', LUCKY_CONSOLE_DIR: CONSOLE_DIST },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout!.on('data', (b: Buffer) => (this.output += b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (this.output += b.toString()));
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}:\n${this.output.slice(-2000)}`);
+      try {
+        const r = await fetch(`${this.url}version`, { signal: AbortSignal.timeout(1000) });
+        if (r.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    throw new Error(`daemon did not answer within ${timeoutMs} ms:\n${this.output.slice(-2000)}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Kill hard (no graceful close), as a crash or a supervisor restart would. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async api(method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
+    const r = await fetch(this.url + path.replace(/^\//, ''), {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { 'lucky-admin-token': token } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return (await r.json()) as Record<string, unknown>;
+  }
+
+  async login(): Promise<string> {
+    const r = await this.api('POST', '/api/login', { Account: 'admin', Password: PASSWORD });
+    if (r.ret !== 0) throw new Error(`login failed: ${JSON.stringify(r)}`);
+    return r.token as string;
+  }
+
+  cleanup(): void {
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 60_000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Only loopback: the remote-info probe and anything else going out is refused at once. */
+export async function loopbackOnly(context: BrowserContext): Promise<void> {
+  await context.route(
+    (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
+    (route) => route.abort('internetdisconnected'),
+  );
+}
+
+export async function newPage(browser: Browser, width: number, height = 900): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width, height } });
+  await loopbackOnly(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.setDefaultNavigationTimeout(20_000);
+  return { context, page };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
