@@ -64,7 +64,8 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
   const base: Record<string, unknown> = { ...config.get() };
   if (!secrets) for (const k of BASE_SECRETS) delete base[k];
   const modules: BackupFile['modules'] = {};
-  for (const def of opts.modules) {
+  // Every module that keeps rules declares their schemas (modules/index.test.ts checks it).
+  for (const def of opts.modules.filter((m) => m.data)) {
     const rows = db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE module = ? ORDER BY position, created_at').all(def.key);
     const settingsRow = db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(def.key);
     const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
