@@ -166,6 +166,36 @@ describe('daemon process', () => {
     expect(readFileSync(file, 'utf8')).toBe(edited);
   });
 
+  it('--disable-2fa and --reset-safe-url let a locked-out owner back in', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const args = ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dir];
+    let d = run(args, { LUCKY_ADMIN_PASSWORD: 'owner-pw-1' });
+    await waitFor(d, /listening on/);
+    d.proc.kill('SIGTERM');
+    await d.exited;
+    const file = join(dir, 'lucky_base.lkcf');
+    const cfg = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...cfg, TwoFASecret: 'JBSWY3DPEHPK3PXP', SafeURL: 'hidden-door' }));
+
+    d = run(args);
+    await waitFor(d, /listening on/);
+    expect((await login(port, 'owner-pw-1').catch(() => ({ ret: 404 }))).ret).not.toBe(0);
+    d.proc.kill('SIGTERM');
+    await d.exited;
+
+    const fix = run(['--data-dir', dir, '--disable-2fa', '--reset-safe-url']);
+    expect(await fix.exited).toBe(0);
+    expect(fix.out()).toContain('two-factor login is off');
+    expect(fix.out()).toContain('safe entry path is removed');
+
+    d = run(args);
+    await waitFor(d, /listening on/);
+    expect((await login(port, 'owner-pw-1')).ret).toBe(0);
+    d.proc.kill('SIGTERM');
+    await d.exited;
+  });
+
   it('restarts itself: a new process on the same port, or exit 75 under a supervisor', async () => {
     const dir = tempDir();
     const port = await freePort();
