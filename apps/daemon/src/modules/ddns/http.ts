@@ -67,31 +67,39 @@ export class HttpClients {
     const dispatcher = this.dispatcher(o);
     return async (req) => {
       this.requests++;
-      const signal = AbortSignal.timeout(o.timeoutMs);
-      const res = await request(req.url, {
-        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: req.headers ?? {},
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        dispatcher,
-        signal,
-        headersTimeout: o.timeoutMs,
-        bodyTimeout: o.timeoutMs,
-      }).catch((err: unknown) => {
-        throw new Error(signal.aborted ? `timeout after ${o.timeoutMs / 1000}s: ${req.url.split('?')[0]}` : describe(err));
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_BODY) {
-          res.body.destroy();
-          break;
+      // Our own timer, cleared when the answer is in (AbortSignal.timeout would keep every
+      // request's timer alive for the full timeout).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), o.timeoutMs);
+      const signal = abort.signal;
+      try {
+        const res = await request(req.url, {
+          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+          headers: req.headers ?? {},
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          dispatcher,
+          signal,
+          headersTimeout: o.timeoutMs,
+          bodyTimeout: o.timeoutMs,
+        }).catch((err: unknown) => {
+          throw new Error(signal.aborted ? `timeout after ${o.timeoutMs / 1000}s: ${req.url.split('?')[0]}` : describe(err));
+        });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > MAX_BODY) {
+            res.body.destroy();
+            break;
+          }
+          chunks.push(chunk as Buffer);
         }
-        chunks.push(chunk as Buffer);
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
+      } finally {
+        clearTimeout(timer);
       }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-      return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
     };
   }
 
