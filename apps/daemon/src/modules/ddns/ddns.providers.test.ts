@@ -16,6 +16,9 @@ import {
   fakeGodaddy,
   fakeHuawei,
   fakeIpServer,
+  fakeNamecheap,
+  fakeNamesilo,
+  fakeVercel,
   fakePorkbun,
   waitFor,
   type FakeCreds,
@@ -31,6 +34,10 @@ interface Case {
   /** The fake's name for the record. */
   name?: string;
   failText: RegExp;
+  /** Providers without IPv6 get A records only. */
+  ipv4Only?: boolean;
+  /** Write-only providers write on a forced sync. */
+  writeOnly?: boolean;
 }
 
 const CASES: Case[] = [
@@ -43,6 +50,9 @@ const CASES: Case[] = [
   { provider: 'godaddy', start: fakeGodaddy, creds: { id: 'gd-key', secret: 'gd-secret-value' }, domain: 'home.example.com', failText: /HTTP 401/ },
   { provider: 'desec', start: fakeDesec, creds: { id: '', secret: 'desec-token-value' }, domain: 'home.example.com', failText: /HTTP 401/ },
   { provider: 'duckdns', start: fakeDuckdns, creds: { id: '', secret: 'duck-token-value' }, domain: 'myhome.duckdns.org', failText: /KO/ },
+  { provider: 'namesilo', start: fakeNamesilo, creds: { id: '', secret: 'namesilo-key' }, domain: 'home.example.com', failText: /Invalid API Key/ },
+  { provider: 'vercel', start: fakeVercel, creds: { id: 'team_abc', secret: 'vercel-token' }, domain: 'home.example.com', failText: /HTTP 403/ },
+  { provider: 'namecheap', start: fakeNamecheap, creds: { id: '', secret: 'nc-ddns-password' }, domain: 'home.example.com', failText: /Passwords do not match/, ipv4Only: true, writeOnly: true },
   { provider: 'dynv6', start: fakeDynv6, creds: { id: '', secret: 'dynv6-token-value' }, domain: 'myhome.dynv6.net', failText: /HTTP 401/ },
 ];
 
@@ -77,7 +87,7 @@ describe('HTTP providers against signature-checking local servers', () => {
       const task = {
         name: `${c.provider} task`,
         provider: c.provider,
-        recordType: 'both',
+        recordType: c.ipv4Only ? 'A' : 'both',
         credentials: { id: c.creds.id, secret: c.creds.secret },
         domains: c.domain,
         ipv4: { type: 'url', urls: [`${ip.url}/`] },
@@ -89,13 +99,13 @@ describe('HTTP providers against signature-checking local servers', () => {
       const key = created.key;
 
       // Created at once (no restart), both families.
-      await waitFor('records created', () => fake.find(name, 'A')?.value === ip.ipv4 && fake.find(name, 'AAAA')?.value === ip.ipv6);
+      await waitFor('records created', () => fake.find(name, 'A')?.value === ip.ipv4 && (c.ipv4Only || fake.find(name, 'AAAA')?.value === ip.ipv6));
       let s = await waitFor('status', async () => {
         const r = await stateOf(key);
         return r.sync.status === 'updateSucceeded' ? r : undefined;
       });
       expect(s.sync.ipv4).toBe(ip.ipv4);
-      expect(s.sync.ipv6).toBe(ip.ipv6);
+      expect(s.sync.ipv6).toBe(c.ipv4Only ? '' : ip.ipv6);
       expect(s.credentials.secret).toBe(SECRET_MASK);
       const list = await d.call('GET', '/api/ddns/rules');
       expect(JSON.stringify(list)).not.toContain(c.creds.secret);
@@ -108,14 +118,15 @@ describe('HTTP providers against signature-checking local servers', () => {
       expect(saved.ret, saved.msg).toBe(0);
       await waitFor('record updated', () => fake.find(name, 'A')?.value === ip.ipv4);
       expect(fake.find(name, 'A')!.id).toBe(firstId);
-      expect([...fake.records.values()].filter((r) => r.name === name)).toHaveLength(2);
+      expect([...fake.records.values()].filter((r) => r.name === name)).toHaveLength(c.ipv4Only ? 1 : 2);
       expect(fake.rejected).toBe(0);
 
       // A forced manual sync finds the provider's records equal and writes nothing.
       const before = fake.records.get(firstId)!;
       const synced = await d.call<{ sync: DdnsSyncState }>('POST', `/api/ddns/rules/${key}/sync`);
       expect(synced.ret, synced.msg).toBe(0);
-      expect(synced.sync.records.map((r) => r.status)).toEqual(['providerRecordSame', 'providerRecordSame']);
+      const want = c.writeOnly ? 'updateSucceeded' : 'providerRecordSame';
+      expect(synced.sync.records.map((r) => r.status)).toEqual(c.ipv4Only ? [want] : [want, want]);
       expect(fake.records.get(firstId)).toEqual(before);
 
       // Wrong credentials: update failed with the provider's reason, the secret never shown.

@@ -416,6 +416,81 @@ export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
   });
 }
 
+/** NameSilo: `key` in the query, JSON replies with code 300 on success. */
+export function fakeNamesilo(c: FakeCreds): Promise<FakeProvider> {
+  return serve('namesilo', (r, st) => {
+    const q = r.url.searchParams;
+    if (q.get('key') !== c.secret) throw new Reject(200, { request: {}, reply: { code: 110, detail: 'Invalid API Key' } }, 'key');
+    const root = q.get('domain') ?? '';
+    const name = (h: string | null) => (h ? `${h}.${root}` : root);
+    const reply = (o: object) => ({ status: 200, body: { request: { operation: r.url.pathname.slice(5) }, reply: { code: 300, detail: 'success', ...o } } });
+    switch (r.url.pathname) {
+      case '/api/dnsListRecords':
+        return reply({
+          resource_record: [...st.records.values()]
+            .filter((x) => x.name === root || x.name.endsWith(`.${root}`))
+            .map((x) => ({ record_id: x.id, type: x.type, host: x.name, value: x.value, ttl: String(x.ttl) })),
+        });
+      case '/api/dnsAddRecord':
+        return reply({ record_id: upsert(st, name(q.get('rrhost')), q.get('rrtype')!, q.get('rrvalue')!, Number(q.get('rrttl'))).id });
+      case '/api/dnsUpdateRecord': {
+        const old = st.records.get(q.get('rrid') ?? '');
+        if (!old) return { status: 200, body: { reply: { code: 280, detail: 'no such record' } } };
+        upsert(st, name(q.get('rrhost')), old.type, q.get('rrvalue')!, Number(q.get('rrttl')), old.id);
+        return reply({ record_id: old.id });
+      }
+    }
+    return { status: 404, body: 'not found' };
+  });
+}
+
+/** Vercel: Bearer token, records per domain. */
+export function fakeVercel(c: FakeCreds): Promise<FakeProvider> {
+  return serve('vercel', (r, st) => {
+    if (r.headers.authorization !== `Bearer ${c.secret}`) throw new Reject(403, { error: { code: 'forbidden', message: 'Not authorized' } }, 'token');
+    if (c.id && r.url.searchParams.get('teamId') !== c.id) throw new Reject(403, { error: { code: 'forbidden', message: 'team' } }, 'team');
+    const list = /^\/v4\/domains\/([^/]+)\/records$/.exec(r.url.pathname);
+    if (list && r.method === 'GET') {
+      const root = list[1]!;
+      return {
+        status: 200,
+        body: {
+          records: [...st.records.values()]
+            .filter((x) => x.name === root || x.name.endsWith(`.${root}`))
+            .map((x) => ({ id: x.id, name: x.name === root ? '' : x.name.slice(0, -root.length - 1), type: x.type, value: x.value, ttl: x.ttl })),
+        },
+      };
+    }
+    const add = /^\/v2\/domains\/([^/]+)\/records$/.exec(r.url.pathname);
+    if (add && r.method === 'POST') {
+      const b = JSON.parse(r.body) as { name: string; type: string; value: string; ttl: number };
+      return { status: 200, body: { uid: upsert(st, b.name ? `${b.name}.${add[1]}` : add[1]!, b.type, b.value, b.ttl).id } };
+    }
+    const edit = /^\/v1\/domains\/records\/([^/]+)$/.exec(r.url.pathname);
+    if (edit && r.method === 'PATCH' && st.records.has(edit[1]!)) {
+      const old = st.records.get(edit[1]!)!;
+      const b = JSON.parse(r.body) as { value: string; ttl: number };
+      upsert(st, old.name, old.type, b.value, b.ttl, old.id);
+      return { status: 200, body: { id: old.id } };
+    }
+    return { status: 404, body: { error: { code: 'not_found', message: r.url.pathname } } };
+  });
+}
+
+/** Namecheap dynamic DNS: `update?host=&domain=&password=&ip=`, XML answers. */
+export function fakeNamecheap(c: FakeCreds): Promise<FakeProvider> {
+  return serve('namecheap', (r, st) => {
+    const q = r.url.searchParams;
+    const xml = (errs: string[]) =>
+      `<?xml version="1.0"?><interface-response><Command>SETDNSHOST</Command><ErrCount>${errs.length}</ErrCount>${errs.length ? `<errors><Err1>${errs[0]}</Err1></errors>` : ''}<Done>true</Done></interface-response>`;
+    if (q.get('password') !== c.secret) throw new Reject(200, xml(['Passwords do not match']), 'password');
+    const host = q.get('host');
+    const name = host === '@' ? q.get('domain')! : `${host}.${q.get('domain')}`;
+    upsert(st, name, 'A', q.get('ip')!, 60, st.find(name, 'A')?.id);
+    return { status: 200, body: xml([]), type: 'text/html' };
+  });
+}
+
 /** A plain HTTP server that answers the current addresses, for URL IP sources. */
 export interface FakeIpServer {
   url: string;
