@@ -67,7 +67,14 @@ export async function probeRemoteInfo(hosts: string[], deps: ProbeDeps = {}): Pr
   if (hosts.length === 0) return fallback;
 
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), deps.timeoutMs ?? PROBE_TIMEOUT_MS);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Bounded even if a fetch ignored its abort signal.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stop.abort();
+      reject(new Error('timeout'));
+    }, deps.timeoutMs ?? PROBE_TIMEOUT_MS);
+  });
   const ask = async (host: string, i: number): Promise<{ host: string; info: RemoteAppInfo }> => {
     await sleep(i === 0 ? 0 : delay, stop.signal);
     const res = await doFetch(`${host}${APP_INFO_PATH}?_=${now()}`, { credentials: 'omit', signal: stop.signal });
@@ -77,7 +84,7 @@ export async function probeRemoteInfo(hosts: string[], deps: ProbeDeps = {}): Pr
     return { host, info };
   };
   try {
-    const { host, info } = await Promise.any(hosts.map(ask));
+    const { host, info } = await Promise.race([Promise.any(hosts.map(ask)), deadline]);
     return {
       githubVersion: String(info.lastVersion.github ?? UNKNOWN_VERSION),
       qqGroupVersion: String(info.lastVersion.qqGroup ?? UNKNOWN_VERSION),

@@ -7,7 +7,7 @@ export function Notices() {
   const notices = useSyncExternalStore(subscribeNotices, getNotices, getNotices);
   if (notices.length === 0) return null;
   return (
-    <Stack gap="xs" style={{ position: 'fixed', top: 60, right: 16, zIndex: 1000, width: 360, maxWidth: 'calc(100vw - 32px)' }}>
+    <Stack gap="xs" style={{ position: 'fixed', bottom: 16, right: 16, zIndex: 1000, width: 360, maxWidth: 'calc(100vw - 32px)' }}>
       {notices.map((n) => (
         <Notification key={n.id} color={n.color} onClose={() => dismissNotice(n.id)} data-testid="notice" withBorder>
           {n.message}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { buildMenu, type MenuEntry } from './menu';
+
+const ids = (m: MenuEntry[]) =>
+  m.flatMap((e) => (e.kind === 'divider' ? ['|'] : e.kind === 'group' ? [`${e.id}[${e.children.map((c) => c.id).join(',')}]`] : [e.id]));
+
+describe('menu', () => {
+  it('follows the spec order with every module on', () => {
+    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol'];
+    expect(ids(buildMenu(all))).toEqual([
+      'status', 'log', '|', 'ddns', 'web', 'portforward', 'stun', '|',
+      'storage[storagemanagement,webdav,ftpserver,filebrowser]', 'wanjiadmin', '|', 'wol', 'cron', 'safe', 'set', 'about', 'logout',
+    ]);
+  });
+
+  it('shows only the always-there entries with no module', () => {
+    expect(ids(buildMenu([]))).toEqual(['status', 'log', '|', 'safe', 'set', 'about', 'logout']);
+  });
+
+  it('shows the storage submenu only with webdav or filebrowser', () => {
+    expect(ids(buildMenu(['ftpserver', 'storagemanagement']))).toEqual(['status', 'log', '|', 'safe', 'set', 'about', 'logout']);
+    expect(ids(buildMenu(['filebrowser', 'ftpserver']))).toEqual(['status', 'log', '|', 'storage[ftpserver,filebrowser]', '|', 'safe', 'set', 'about', 'logout']);
+    expect(ids(buildMenu(['webdav']))).toEqual(['status', 'log', '|', 'storage[webdav]', '|', 'safe', 'set', 'about', 'logout']);
+  });
+
+  it('uses the menu keys of the module list (reverseproxy → /web, wanji_admin → /wanjiadmin)', () => {
+    const m = buildMenu(['reverseproxy', 'wanji_admin']);
+    expect(m.find((e) => e.id === 'web')).toMatchObject({ kind: 'link', to: '/web' });
+    expect(m.find((e) => e.id === 'wanjiadmin')).toMatchObject({ kind: 'link', to: '/wanjiadmin' });
+  });
+});
