@@ -1,0 +1,378 @@
+#!/usr/bin/env node
+/**
+ * Web services benchmark (issue 5), loopback only, bounded in time.
+ *
+ * One small-response backend (nginx `return 200`, 1 worker) behind three reverse proxies:
+ *   nginx proxy_pass with upstream keepalive (1 worker), Caddy reverse_proxy, and Lucky's web rule
+ *   (the real daemon, built from this tree, the rule created through its API).
+ * wrk measures each; the script prints req/s, p99 and the ratios against the goals:
+ *   req/s >= 1.2x Caddy and >= 0.4x nginx, p99 <= 2x nginx,
+ * then holds 1 000 concurrent connections on Lucky for 30 s (goal: 0 errors, no fd growth).
+ *
+ * Installs wrk, nginx and caddy with apt-get when missing (service start-up suppressed).
+ * Each proxy is measured `rounds` times, interleaved, and the median round (by req/s) is reported,
+ * so that a burst of other work on a shared machine does not decide the ratios.
+ * Usage: node bench/web/run.mjs [--duration 10] [--connections 64] [--threads 1] [--rounds 3] [--soak 30]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(here, '..', '..');
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    // One wrk thread drives nginx past 50k req/s here; a second would take CPU from the servers measured.
+    threads: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
+    soak: { type: 'string', default: '30' },
+    'soak-connections': { type: 'string', default: '1000' },
+  },
+});
+const DURATION = Number(values.duration);
+const CONNS = Number(values.connections);
+const THREADS = Number(values.threads);
+const SOAK = Number(values.soak);
+const ROUNDS = Number(values.rounds);
+const SOAK_CONNS = Number(values['soak-connections']);
+
+const children = [];
+const tmp = mkdtempSync(join(tmpdir(), 'lucky-bench-web-'));
+
+function log(...a) {
+  console.log(...a);
+}
+
+function has(cmd) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ensureTools() {
+  const missing = ['wrk', 'nginx', 'caddy'].filter((c) => !has(c));
+  if (missing.length === 0) return;
+  log(`installing ${missing.join(', ')} with apt-get ...`);
+  // Debian starts services from postinst; nothing may listen beyond loopback, so suppress that.
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy);
+  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', timeout: 300_000 });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+      stdio: 'inherit',
+      timeout: 600_000,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  } finally {
+    if (ownPolicy) rmSync(policy, { force: true });
+  }
+  for (const c of missing) if (!has(c)) throw new Error(`${c} is still missing after apt-get`);
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => res(p));
+    });
+  });
+}
+
+function start(name, cmd, args, opts = {}) {
+  // A high descriptor limit for 1 000 connections and their backend sides.
+  const child = spawn('sh', ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'sh', cmd, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts,
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  child.output = () => out;
+  child.name = name;
+  child.on('exit', (code) => {
+    if (!child.stopping) log(`  [${name}] exited with ${code}\n${out.slice(-2000)}`);
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitPort(port, ms = 20_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const ok = await new Promise((r) => {
+      const s = createServer();
+      s.once('error', () => r(true)); // in use = somebody listens
+      s.listen(port, '127.0.0.1', () => s.close(() => r(false)));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const who = children.map((c) => `${c.name}: ${c.output().slice(-500)}`).join('\n');
+  throw new Error(`nothing listens on ${port} after ${ms} ms\n${who}`);
+}
+
+function wrk(url, { conns = CONNS, threads = THREADS, duration = DURATION, timeout = 5 } = {}) {
+  const out = execFileSync(
+    'sh',
+    ['-c', `ulimit -n 65536 2>/dev/null; exec wrk -t${threads} -c${conns} -d${duration}s --timeout ${timeout}s --latency ${url}`],
+    { encoding: 'utf8', timeout: (duration + 60) * 1000 },
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const unit = (v, u) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[u] ?? 1);
+  const p99m = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = p99m ? unit(p99m[1], p99m[2]) : NaN;
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).map(Number).reduce((a, b) => a + b, 0) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return { rps, p99, errors, non2xx, total, sockErrors: sock ? sock[0] : 'Socket errors: none', raw: out };
+}
+
+function fdCount(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return NaN;
+  }
+}
+
+async function api(port, method, path, body, token) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { 'lucky-admin-token': token } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return res.json();
+}
+
+function nginxConf(dir, body) {
+  mkdirSync(dir, { recursive: true });
+  const conf = `worker_processes 1;
+daemon off;
+master_process on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+worker_rlimit_nofile 65536;
+events { worker_connections 16384; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 100000;
+${body}
+}
+`;
+  writeFileSync(join(dir, 'nginx.conf'), conf);
+  return join(dir, 'nginx.conf');
+}
+
+function fmt(n, d = 0) {
+  return Number.isFinite(n) ? n.toFixed(d) : 'n/a';
+}
+
+async function main() {
+  const t0 = Date.now();
+  ensureTools();
+  log(`versions: ${execFileSync('sh', ['-c', 'nginx -v 2>&1; caddy version 2>&1 | head -1; wrk -v 2>&1 | head -1; node -v'], { encoding: 'utf8' }).trim().replace(/\n/g, ' | ')}`);
+  log(`cpus: ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; wrk -t${THREADS} -c${CONNS} -d${DURATION}s`);
+
+  // Build the daemon from this tree into bench/web/.build (resolving packages through apps/daemon).
+  const build = join(here, '.build');
+  rmSync(join(build, 'daemon'), { recursive: true, force: true });
+  mkdirSync(build, { recursive: true });
+  // version.js reads ../package.json; it also makes the built files ES modules.
+  copyFileSync(join(ROOT, 'apps', 'daemon', 'package.json'), join(build, 'package.json'));
+  if (!existsSync(join(build, 'node_modules'))) symlinkSync(join(ROOT, 'apps', 'daemon', 'node_modules'), join(build, 'node_modules'));
+  log('building contracts and daemon ...');
+  try {
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', '.'], { cwd: join(ROOT, 'packages', 'contracts'), stdio: 'ignore', timeout: 300_000 });
+  } catch {
+    /* type errors elsewhere still emit */
+  }
+  try {
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'apps', 'daemon', 'tsconfig.json'), '--outDir', join(build, 'daemon'), '--sourceMap', 'false', '--declaration', 'false'], {
+      stdio: 'ignore',
+      timeout: 300_000,
+    });
+  } catch {
+    /* emitted anyway unless fatal; checked below */
+  }
+  if (!existsSync(join(build, 'daemon', 'main.js'))) throw new Error('daemon build failed');
+
+  const [pBackend, pNginx, pCaddy, pLucky, pAdmin] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+
+  // The backend: a tiny fixed answer.
+  const backendConf = nginxConf(join(tmp, 'backend'), `  server { listen 127.0.0.1:${pBackend}; location / { default_type text/plain; return 200 "hello world\\n"; } }`);
+  start('backend', 'nginx', ['-c', backendConf, '-p', join(tmp, 'backend'), '-e', join(tmp, 'backend', 'error.log')]);
+
+  const proxyConf = nginxConf(
+    join(tmp, 'nginx'),
+    `  upstream backend { server 127.0.0.1:${pBackend}; keepalive 128; }
+  server {
+    listen 127.0.0.1:${pNginx};
+    location / {
+      proxy_pass http://backend;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Real-IP $remote_addr;
+    }
+  }`,
+  );
+  start('nginx', 'nginx', ['-c', proxyConf, '-p', join(tmp, 'nginx'), '-e', join(tmp, 'nginx', 'error.log')]);
+
+  const caddyDir = join(tmp, 'caddy');
+  mkdirSync(caddyDir, { recursive: true });
+  writeFileSync(
+    join(caddyDir, 'Caddyfile'),
+    `{
+  admin off
+  auto_https off
+}
+http://127.0.0.1:${pCaddy} {
+  bind 127.0.0.1
+  reverse_proxy 127.0.0.1:${pBackend}
+}
+`,
+  );
+  start('caddy', 'caddy', ['run', '--config', join(caddyDir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+    env: { ...process.env, HOME: caddyDir, XDG_DATA_HOME: caddyDir, XDG_CONFIG_HOME: caddyDir },
+  });
+
+  const dataDir = join(tmp, 'lucky');
+  const lucky = start('lucky', process.execPath, [join(build, 'daemon', 'main.js'), '--port', String(pAdmin), '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production' },
+  });
+
+  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pAdmin, 60_000)]);
+  const login = await api(pAdmin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
+  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
+  const created = await api(
+    pAdmin,
+    'POST',
+    '/api/web/rules',
+    { name: 'bench', address: '127.0.0.1', port: pLucky, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${pBackend}`] } },
+    login.token,
+  );
+  if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
+  await waitPort(pLucky);
+  // The daemon's child is `sh` exec'ing node: same pid.
+  const luckyPid = lucky.pid;
+
+  const targets = [
+    ['backend (direct)', pBackend],
+    ['nginx proxy_pass', pNginx],
+    ['caddy reverse_proxy', pCaddy],
+    ['lucky web proxy', pLucky],
+  ];
+  const results = {};
+  const rounds = {};
+  for (const [name, port] of targets) {
+    const url = `http://127.0.0.1:${port}/`;
+    const probe = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((r) => r.text());
+    if (probe !== 'hello world\n') throw new Error(`${name} answered ${JSON.stringify(probe)}`);
+    wrk(url, { duration: 3 }); // warm-up (JIT, pools)
+    rounds[name] = [];
+  }
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, port] of targets) {
+      const r = wrk(`http://127.0.0.1:${port}/`);
+      rounds[name].push(r);
+      log(`  round ${round} ${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms`);
+    }
+  }
+  log('');
+  log(`median of ${ROUNDS} rounds (load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}):`);
+  for (const [name] of targets) {
+    const sorted = [...rounds[name]].sort((a, b) => a.rps - b.rps);
+    const r = sorted[Math.floor(sorted.length / 2)];
+    results[name] = r;
+    log(`${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`);
+  }
+  const ours = results['lucky web proxy'];
+  const ng = results['nginx proxy_pass'];
+  const cd = results['caddy reverse_proxy'];
+  const vsCaddy = ours.rps / cd.rps;
+  const vsNginx = ours.rps / ng.rps;
+  const p99Ratio = ours.p99 / ng.p99;
+  log('');
+  log(`ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
+  log(`ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
+  log(`ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+
+  // Soak: 1 000 concurrent connections.
+  await new Promise((r) => setTimeout(r, 1000));
+  const fdBefore = fdCount(luckyPid);
+  log('');
+  log(`soak: ${SOAK_CONNS} connections for ${SOAK} s on lucky ...`);
+  const soak = wrk(`http://127.0.0.1:${pLucky}/`, { conns: SOAK_CONNS, duration: SOAK, timeout: 10 });
+  const fdRightAfter = fdCount(luckyPid);
+  // Client connections close with wrk; backend keep-alive connections idle out (bounded wait).
+  let fdSettled = fdCount(luckyPid);
+  const settleEnd = Date.now() + 45_000;
+  while (fdSettled > fdBefore && Date.now() < settleEnd) {
+    await new Promise((r) => setTimeout(r, 1000));
+    fdSettled = fdCount(luckyPid);
+  }
+  const figures = (await api(pAdmin, 'GET', '/api/web/rules', undefined, login.token)).list?.[0]?.figures;
+  log(`soak: ${fmt(soak.rps)} req/s, p99 ${fmt(soak.p99, 2)} ms, ${soak.total} requests, ${soak.sockErrors}, non-2xx ${soak.non2xx}`);
+  log(`soak errors: ${soak.errors + soak.non2xx}  (goal 0)  ${soak.errors + soak.non2xx === 0 ? 'met' : 'NOT met'}`);
+  log(`lucky fds: before ${fdBefore}, right after ${fdRightAfter}, settled ${fdSettled}  (goal: no growth)  ${fdSettled <= fdBefore ? 'met' : 'NOT met'}`);
+  if (figures) log(`rule figures: requests ${figures.requests}, connections now ${figures.connections}, codes ${JSON.stringify(figures.codes)}`);
+  log(`\ntotal ${Math.round((Date.now() - t0) / 1000)} s`);
+}
+
+function cleanup() {
+  for (const c of children) {
+    c.stopping = true;
+    try {
+      c.kill('SIGTERM');
+    } catch {
+      /* gone */
+    }
+  }
+  setTimeout(() => {
+    for (const c of children) {
+      try {
+        c.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  }, 2000).unref();
+}
+
+const guard = setTimeout(() => {
+  log('benchmark took too long: stopping');
+  cleanup();
+  process.exitCode = 1;
+}, 15 * 60_000);
+guard.unref();
+
+main()
+  .catch((err) => {
+    console.error(`benchmark failed: ${err.stack ?? err}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    clearTimeout(guard);
+    cleanup();
+  });
