@@ -44,10 +44,11 @@ export class HttpClients {
     const common = { connections: 64, keepAliveTimeout: 10_000 };
     if (!p) d = new Agent({ ...common, connect });
     else if (p.type === 'socks5') {
+      // `connect` here would replace the connector to the proxy; TLS to the target is `requestTls`.
       d = new Socks5ProxyAgent(`socks5://${p.address}`, {
         ...common,
         ...(p.user ? { username: p.user, password: p.password } : {}),
-        connect,
+        requestTls: connect,
       } as unknown as ConstructorParameters<typeof Socks5ProxyAgent>[1]);
     } else {
       const auth = p.user ? `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}` : undefined;
