@@ -584,6 +584,18 @@ describe('web engine', () => {
     await engine.stop('ok');
   });
 
+  it('reports what the firewall switch did without failing the rule', async () => {
+    const port = await freePort();
+    await engine.start('fw', rule({ port, firewallAllow: true, defaultService: { type: 'text', body: 'up' } }));
+    expect(engine.status('fw').state).toBe('running');
+    expect(engine.status('fw').message).toContain('firewall: not opened: test');
+    expect(engine.firewallNote('fw')).toBe('not opened: test');
+    expect((await get(port, '/')).body).toBe('up');
+    await engine.start('fw', rule({ port, firewallAllow: false, defaultService: { type: 'text', body: 'up' } }));
+    expect(engine.firewallNote('fw')).toBe('off');
+    await engine.stop('fw');
+  });
+
   it('applies new settings without dropping open connections', async () => {
     const portA = await freePort();
     const portB = await freePort();

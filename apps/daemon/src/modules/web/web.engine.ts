@@ -471,7 +471,16 @@ export class WebEngine implements RuleEngine<WebRule> {
   // ---------------------------------------------------------------- serving
 
   private makeServer(rt: Runtime): Server {
-    const handler = (req: IncomingMessage, res: ServerResponse) => this.onRequest(rt, req, res);
+    // A fault in one request must never reach the process: answer 500 (or cut it) and log.
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      try {
+        this.onRequest(rt, req, res);
+      } catch (err) {
+        this.opts.log.error({ err, key: rt.key }, 'web request failed');
+        if (!res.headersSent) this.plain(res, 500, 'internal error\n');
+        else res.destroy();
+      }
+    };
     let server: Server;
     if (rt.compiled.tls) {
       const minVersion = TLS_VERSIONS[rt.compiled.rule.minTls];
@@ -499,7 +508,14 @@ export class WebEngine implements RuleEngine<WebRule> {
       socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       setTimeout(() => socket.destroy(), 1000).unref();
     });
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(rt, req, socket, head));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      try {
+        this.onUpgrade(rt, req, socket, head);
+      } catch (err) {
+        this.opts.log.error({ err, key: rt.key }, 'web upgrade failed');
+        socket.destroy();
+      }
+    });
     return server;
   }
 

@@ -347,7 +347,14 @@ export class ReverseProxy {
           headers.push('x-cache', 'MISS');
         }
         if (res.destroyed) return false;
-        res.writeHead(statusCode, headers);
+        try {
+          res.writeHead(statusCode, headers);
+        } catch {
+          // A header Node refuses to send: the answer cannot be passed on.
+          cacheChunks = null;
+          res.destroy();
+          return false;
+        }
         return true;
       },
       onData: (chunk: Buffer) => {
