@@ -180,4 +180,33 @@ describe('sync engine', () => {
     expect(e.syncState('t4', t).status).toBe('syncPaused');
     expect(e.status('t4').state).toBe('stopped');
   });
+  it('uses the global webhook when the task has none, and not on "unchanged"', async () => {
+    const hook = await receiver();
+    try {
+      const e = engine({ webhook: { enable: true, url: `${hook.url}/g?ip=#{ipAddr}&ok=#{successDomains}`, method: 'GET' } }, 0);
+      const t = task('g1');
+      await e.start('g1', t);
+      e.begin();
+      await waitFor('global webhook', () => hook.calls.length === 1);
+      expect(hook.calls[0]!.url).toBe(`/g?ip=${encodeURIComponent(ip.ipv4)}&ok=g1.example.com`);
+      await e.tick();
+      expect(e.syncState('g1', t).status).toBe('ipUnchanged');
+      expect(hook.calls).toHaveLength(1);
+    } finally {
+      await hook.close();
+    }
+  });
+  it('history: migration 1 applies once; entries newest first; pruned to the newest N per task', () => {
+    expect(migrate(db, 'ddns', ddnsMigrations)).toEqual([]);
+    const h = new DdnsHistory(db, 5);
+    for (let i = 0; i < 60; i++) h.add('hx', { kind: 'sync', recordType: 'A', domain: 'a.example.com', ip: `192.0.2.${i}`, status: 'updateSucceeded', message: '' });
+    h.add('hy', { kind: 'ip', recordType: 'A', domain: '', ip: '192.0.2.1', status: '', message: '' });
+    h.prune('hx');
+    const list = h.list('hx', 100);
+    expect(list).toHaveLength(5);
+    expect(list[0]!.ip).toBe('192.0.2.59');
+    h.drop('hx');
+    expect(h.list('hx', 10)).toHaveLength(0);
+    expect(h.list('hy', 10)).toHaveLength(1);
+  });
 });
