@@ -22,7 +22,8 @@ export const ddnsMigrations: Migration[] = [
 ];
 
 export class DdnsHistory {
-  private inserts = 0;
+  /** Inserts per task since its last prune. */
+  private inserts = new Map<string, number>();
 
   constructor(
     private db: Db,
@@ -34,7 +35,11 @@ export class DdnsHistory {
     this.db
       .prepare('INSERT INTO ddns_history (task, at, kind, record_type, domain, ip, status, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(task, e.at ?? Date.now(), e.kind, e.recordType, e.domain, e.ip, e.status, e.message.slice(0, 1000));
-    if (++this.inserts % 50 === 0) this.prune(task);
+    const n = (this.inserts.get(task) ?? 0) + 1;
+    if (n >= 50) {
+      this.inserts.set(task, 0);
+      this.prune(task);
+    } else this.inserts.set(task, n);
   }
 
   prune(task: string): void {
@@ -55,6 +60,7 @@ export class DdnsHistory {
   }
 
   drop(task: string): void {
+    this.inserts.delete(task);
     this.db.prepare('DELETE FROM ddns_history WHERE task = ?').run(task);
   }
 }
