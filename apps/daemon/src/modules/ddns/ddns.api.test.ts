@@ -158,11 +158,14 @@ describe('ddns over the API', () => {
   });
 
   it('rejects bad tasks with a clear message and saves nothing', async () => {
+    // Saved disabled, with a local IP source: nothing here may reach a real provider or IP service.
     const good = {
       name: 'x',
+      enable: false,
       provider: 'alidns',
       credentials: { id: 'id', secret: 'secret' },
       domains: ['www.example.com'],
+      ipv4: { urls: [`${ip.url}/`] },
     };
     expect((await d.call('POST', '/api/ddns/rules', good)).ret).toBe(0);
     const before = (await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length;
@@ -234,6 +237,7 @@ describe('ddns over the API', () => {
     expect((await d.call<{ configure: { interval: number } }>('GET', '/api/ddns/configure')).configure.interval).toBe(300);
     expect((await d.call('PUT', '/api/ddns/configure', { interval: 30, firstDelay: 0 })).ret).toBe(0);
     expect((await d.call('PUT', '/api/ddns/configure', { interval: 3600, firstDelay: 3600 })).ret).toBe(0);
+    expect((await d.call('PUT', '/api/ddns/configure', {})).ret).toBe(0); // back to the defaults
   });
 
   it('credentials are masked in GET answers; saving the mask keeps them, a new value replaces them', async () => {
@@ -273,5 +277,27 @@ describe('ddns over the API', () => {
     expect(p.providers).toHaveLength(15);
     expect(Object.keys(p.webhookPresets)).toEqual(expect.arrayContaining(['bark', 'serverchan', 'dingtalk', 'feishu', 'wecom', 'telegram']));
     expect((await d.call('POST', '/api/ddns/rules/nosuchkey/sync')).ret).toBe(3);
+  });
+  it('module switch: off answers "module disabled" and stops syncing; on resumes the tasks', async () => {
+    cb.answer = { status: 200, body: 'all good' };
+    const { key } = await d.call<{ key: string }>('POST', '/api/ddns/rules', {
+      name: 'switch',
+      provider: 'callback',
+      domains: ['sw.example.net'],
+      ipv4: { urls: [`${ip.url}/`] },
+      callback: { url: `${cb.url}/sw?ip=#{ip}` },
+    });
+    await waitFor('first run', () => cb.calls.some((c) => c.url.startsWith('/sw?')));
+    const cfg = await d.call<{ baseconfigure: { EnabledModules: string[] } }>('GET', '/api/baseconfigure');
+    const others = cfg.baseconfigure.EnabledModules.filter((m) => m !== 'ddns');
+    expect((await d.call('PUT', '/api/baseconfigure', { EnabledModules: others })).ret).toBe(0);
+    expect(await d.call('GET', '/api/ddns/rules', undefined, { headers: { 'lucky-lang': 'en_US' } })).toMatchObject({ ret: 4, msg: 'Module ddns is disabled' });
+    const before = cb.calls.filter((c) => c.url.startsWith('/sw?')).length;
+    expect((await d.call('PUT', '/api/baseconfigure', { EnabledModules: [...others, 'ddns'] })).ret).toBe(0);
+    // Back on: the task runs again at once (a new start of the engine).
+    await waitFor('resumed', () => cb.calls.filter((c) => c.url.startsWith('/sw?')).length > before);
+    const r = await d.call<{ rule: { sync: DdnsSyncState } }>('GET', `/api/ddns/rules/${key}`);
+    expect(r.ret).toBe(0);
+    expect((await d.call('DELETE', `/api/ddns/rules/${key}`)).ret).toBe(0);
   });
 });
