@@ -159,6 +159,7 @@ describe('console e2e (chromium + built daemon)', () => {
     await page.setViewportSize({ width: NARROW, height: 900 });
     await page.getByTestId('top-menu').click();
     await page.getByTestId('top-menu-dropdown').waitFor();
+    await sleep(400); // let the opening transition finish before the screenshot
     await expect(page.locator('[data-testid="top-menu-dropdown"] [data-menu="wol"]').count()).resolves.toBe(1);
     await shot(page, '08-narrow-menu');
     await page.locator('[data-testid="top-menu-dropdown"] [data-menu="about"]').click();
@@ -179,7 +180,7 @@ describe('console e2e (chromium + built daemon)', () => {
       }
     });
     await page.locator('[data-testid="left-menu"] [data-menu="log"]').click();
-    await expect(page.getByText('程序日志').first().isVisible()).resolves.toBe(true);
+    await page.getByText('程序日志').first().waitFor();
     await page.getByTestId('log-text').waitFor();
     // A line made now shows up through the 1 s polling.
     const marker = `marker-${Date.now()}`;
@@ -231,8 +232,8 @@ describe('console e2e (chromium + built daemon)', () => {
     const token = await storedToken(page);
     await page.locator('[data-testid="left-menu"] [data-menu="logout"]').click();
     const dialog = page.getByRole('dialog');
-    await expect(dialog.getByText('Warning').isVisible()).resolves.toBe(true);
-    await expect(dialog.getByText('确定要注销登录?').isVisible()).resolves.toBe(true);
+    await dialog.getByText('Warning').waitFor();
+    await dialog.getByText('确定要注销登录?').waitFor();
     await shot(page, '10-logout-dialog');
     await dialog.getByRole('button', { name: '点错了' }).click();
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
@@ -246,6 +247,7 @@ describe('console e2e (chromium + built daemon)', () => {
   });
 
   it('a session revoked on the server sends the console back to /login', async () => {
+    await page.goto(`${daemon.url}#/login`);
     await login(page);
     await page.locator('[data-testid="left-menu"] [data-menu="about"]').click();
     await page.getByTestId('about-page').waitFor();
@@ -264,6 +266,7 @@ describe('console e2e (chromium + built daemon)', () => {
     await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
     const udpPort = udp.address().port;
     try {
+      await page.goto(`${daemon.url}#/login`);
       await login(page);
       await page.goto(`${daemon.url}#/wol`);
       await page.getByTestId('wol-add').click();
@@ -293,8 +296,7 @@ describe('console e2e (chromium + built daemon)', () => {
 
   it('language switch: English saved, page reloads, texts follow', async () => {
     await page.goto(`${daemon.url}#/about`);
-    await page.getByTestId('lang-switch').click();
-    await page.locator('[data-lang="en_US"]').click();
+    await page.getByTestId('lang-switch').selectOption('en_US');
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | About');
     expect(await page.evaluate(() => (JSON.parse(localStorage.getItem('lucky') ?? '{}') as { lang?: string }).lang)).toBe('en_US');
     await page.getByTestId('left-menu').getByText('Wake-on-LAN').waitFor();
@@ -303,14 +305,13 @@ describe('console e2e (chromium + built daemon)', () => {
     await page.getByTestId('status-proc-cpu').waitFor();
     await shot(page, '14-overview-english');
     await page.locator('[data-testid="left-menu"] [data-menu="logout"]').click();
-    await expect(page.getByRole('dialog').getByText('Do you really want to log out?').isVisible()).resolves.toBe(true);
+    await page.getByRole('dialog').getByText('Do you really want to log out?').waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.waitForURL(/#\/login$/);
     await page.getByTestId('login-submit').click();
     await expect(page.getByTestId('login-error').textContent()).resolves.toBe('Account or password cannot be empty');
     await shot(page, '15-login-english');
-    await page.getByTestId('lang-switch').click();
-    await page.locator('[data-lang="zh_CN"]').click();
+    await page.getByTestId('lang-switch').selectOption('zh_CN');
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 登录');
   });
 

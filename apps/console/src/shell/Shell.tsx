@@ -2,10 +2,10 @@
  * The layout of spec section 2: top bar (menu dropdown at ≤1200 px, title with version, language
  * switch), the left menu above 1200 px, the page; no menu on /login. Also the page title.
  */
-import { Box, Divider, Menu, NavLink, ScrollArea, UnstyledButton, Group, Text, Button } from '@mantine/core';
+import { Box, UnstyledButton, Group, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
+import { Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { coreRoutes } from '@lucky/contracts';
 import { call } from '../api';
@@ -14,12 +14,14 @@ import { PROJECT_SITE } from '../config';
 import { t } from '../i18n';
 import { storage } from '../storage';
 import { LangSwitch } from './LangSwitch';
-import { LogoutDialog } from './LogoutDialog';
-import { buildMenu, type MenuEntry } from './menu';
+import { buildMenu } from './menu';
 import { Notices } from './Notices';
 import { routeMeta } from '../routes';
 
 const LogDialog = lazy(() => import('./LogDialog').then((m) => ({ default: m.LogDialog })));
+const TopMenu = lazy(() => import('./Chrome').then((m) => ({ default: m.TopMenu })));
+const LeftNav = lazy(() => import('./Chrome').then((m) => ({ default: m.LeftNav })));
+const LogoutDialog = lazy(() => import('./Chrome').then((m) => ({ default: m.LogoutDialog })));
 
 /** Spec section 9: the menu layout switches at 1200 px. */
 export const WIDE_QUERY = '(min-width: 1201px)';
@@ -91,7 +93,11 @@ export function Shell() {
           color: 'white',
         }}
       >
-        {showTopMenu && <TopMenu entries={menu} onAction={onAction} />}
+        {showTopMenu && (
+          <Suspense fallback={null}>
+            <TopMenu entries={menu} onAction={onAction} />
+          </Suspense>
+        )}
         <UnstyledButton
           component="a"
           href={PROJECT_SITE}
@@ -121,14 +127,14 @@ export function Shell() {
               height: `calc(100vh - ${HEADER_HEIGHT}px)`,
             }}
           >
-            <ScrollArea h="100%" type="auto">
-              <LeftMenu
+            <Suspense fallback={null}>
+              <LeftNav
                 entries={menu}
                 pathname={pathname}
                 autoExpand={!(control.data?.FrontendDisableAutoExpandLeftMenu ?? false)}
                 onAction={onAction}
               />
-            </ScrollArea>
+            </Suspense>
           </Box>
         )}
         <Box component="main" p={onLogin ? 0 : 'md'} style={{ flex: 1, minWidth: 0 }}>
@@ -140,100 +146,13 @@ export function Shell() {
           <LogDialog opened={logOpen} onClose={() => setLogOpen(false)} />
         </Suspense>
       )}
-      <LogoutDialog opened={logoutOpen} onCancel={() => setLogoutOpen(false)} onConfirm={() => void logout()} />
+      {loggedIn && (
+        <Suspense fallback={null}>
+          <LogoutDialog opened={logoutOpen} onCancel={() => setLogoutOpen(false)} onConfirm={() => void logout()} />
+        </Suspense>
+      )}
       <Notices />
     </Box>
-  );
-}
-
-function LeftMenu(props: { entries: MenuEntry[]; pathname: string; autoExpand: boolean; onAction: (id: 'log' | 'logout') => void }) {
-  return (
-    <Box py="xs" data-testid="menu-items">
-      {props.entries.map((e) => {
-        switch (e.kind) {
-          case 'divider':
-            return <Divider key={e.id} my={4} />;
-          case 'link':
-            return (
-              <NavLink
-                key={e.id}
-                component={Link}
-                to={e.to}
-                label={t(e.label)}
-                active={props.pathname === e.to}
-                data-menu={e.id}
-              />
-            );
-          case 'action':
-            return <NavLink key={e.id} component="button" label={t(e.label)} onClick={() => props.onAction(e.id)} data-menu={e.id} />;
-          case 'group':
-            return (
-              <NavLink
-                key={e.id}
-                label={t(e.label)}
-                data-menu={e.id}
-                defaultOpened={props.autoExpand || e.children.some((c) => c.to === props.pathname)}
-                childrenOffset={20}
-              >
-                {e.children.map((c) => (
-                  <NavLink
-                    key={c.id}
-                    component={Link}
-                    to={c.to}
-                    label={t(c.label)}
-                    active={props.pathname === c.to}
-                    data-menu={c.id}
-                  />
-                ))}
-              </NavLink>
-            );
-        }
-      })}
-    </Box>
-  );
-}
-
-function TopMenu(props: { entries: MenuEntry[]; onAction: (id: 'log' | 'logout') => void }) {
-  const navigate = useNavigate();
-  return (
-    <Menu shadow="md" width={220} position="bottom-start">
-      <Menu.Target>
-        <Button variant="white" data-testid="top-menu" aria-label={t('menu.open')}>
-          ☰ {t('menu.open')}
-        </Button>
-      </Menu.Target>
-      <Menu.Dropdown data-testid="top-menu-dropdown">
-        {props.entries.map((e) => {
-          switch (e.kind) {
-            case 'divider':
-              return <Menu.Divider key={e.id} />;
-            case 'link':
-              return (
-                <Menu.Item key={e.id} data-menu={e.id} onClick={() => void navigate({ to: e.to })}>
-                  {t(e.label)}
-                </Menu.Item>
-              );
-            case 'action':
-              return (
-                <Menu.Item key={e.id} data-menu={e.id} onClick={() => props.onAction(e.id)}>
-                  {t(e.label)}
-                </Menu.Item>
-              );
-            case 'group':
-              return (
-                <Box key={e.id} data-menu={e.id}>
-                  <Menu.Label>{t(e.label)}</Menu.Label>
-                  {e.children.map((c) => (
-                    <Menu.Item key={c.id} data-menu={c.id} pl="lg" onClick={() => void navigate({ to: c.to })}>
-                      {t(c.label)}
-                    </Menu.Item>
-                  ))}
-                </Box>
-              );
-          }
-        })}
-      </Menu.Dropdown>
-    </Menu>
   );
 }
 
