@@ -315,6 +315,35 @@ describe('console e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 登录');
   });
 
+  it('settings: validated before sending; a new admin port tells the user the new address', async () => {
+    await page.goto(`${daemon.url}#/login`);
+    await login(page);
+    await page.goto(`${daemon.url}#/set`);
+    const port = page.getByTestId('set-port');
+    await port.waitFor();
+    let puts = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'PUT' && r.url().includes('/api/baseconfigure')) puts++;
+    });
+    await page.getByTestId('set-logmax').fill('50');
+    await page.getByTestId('settings-save').click();
+    await expect(page.getByTestId('settings-error').textContent()).resolves.toContain('LogMaxSize');
+    expect(puts).toBe(0);
+    await page.getByTestId('set-logmax').fill('2000');
+
+    const next = await freePort();
+    await port.fill(String(next));
+    await page.getByTestId('settings-save').click();
+    const moved = `http://127.0.0.1:${next}/`;
+    await expect.poll(() => page.getByTestId('settings-moved').textContent(), { timeout: 15_000 }).toContain(moved);
+    await shot(page, '16-settings-moved');
+    daemon.port = next;
+    const r = await fetch(`${moved}version`, { signal: AbortSignal.timeout(5000) });
+    expect(r.ok).toBe(true);
+    const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
+    expect((cfg.baseconfigure as { LogMaxSize: number }).LogMaxSize).toBe(2000);
+  });
+
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);
   });

@@ -40,7 +40,7 @@ export class Daemon {
   child: ChildProcess | undefined;
   output = '';
   readonly dataDir = mkdtempSync(join(tmpdir(), 'lucky-console-e2e-'));
-  constructor(readonly port: number) {}
+  constructor(public port: number) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/`;

@@ -102,10 +102,12 @@ export function SettingsPage() {
       setPassword('');
       setPassword2('');
       queryClient.setQueryData(baseConfigQuery().queryKey, { ret: 0, baseconfigure: next });
-      await queryClient.invalidateQueries({ queryKey: ['modules'] });
-      await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
       if (next.AdminWebListenPort !== cfg.AdminWebListenPort || next.AdminWebListenHost !== cfg.AdminWebListenHost) {
+        // This address no longer answers: say where the console went instead of asking it again.
         setMoved(newConsoleAddress(window.location, next.AdminWebListenHost, next.AdminWebListenPort));
+      } else {
+        await queryClient.invalidateQueries({ queryKey: ['modules'] });
+        await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
       }
       pushNotice(res.msg || t('set.saved'), 'green');
     } catch (err) {
@@ -157,7 +159,7 @@ export function SettingsPage() {
               onChange={(e) => set('AdminWebListenHost', e.currentTarget.value.trim())}
               data-testid="set-host"
             />
-            <NumberInput
+            <NumberInput clampBehavior="none"
               label={t('set.listenPort')}
               min={1}
               max={65535}
@@ -166,7 +168,7 @@ export function SettingsPage() {
               onChange={(v) => set('AdminWebListenPort', typeof v === 'number' ? v : Number.NaN)}
               data-testid="set-port"
             />
-            <NumberInput
+            <NumberInput clampBehavior="none"
               label={t('set.sessionIdleHours')}
               min={1}
               max={24 * 90}
@@ -229,7 +231,7 @@ export function SettingsPage() {
               allowDeselect={false}
               data-testid="set-loglevel"
             />
-            <NumberInput
+            <NumberInput clampBehavior="none"
               label={t('set.logMaxSize')}
               min={100}
               max={100000}

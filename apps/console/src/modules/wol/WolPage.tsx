@@ -272,7 +272,7 @@ export function WolPage() {
                   onChange={(e) => setField('broadcast', e.currentTarget.value)}
                   data-testid="wol-broadcast"
                 />
-                <NumberInput label={t('wol.port')} min={1} max={65535} allowDecimal={false} value={editing.form.port} onChange={(v) => setField('port', v)} data-testid="wol-port" />
+                <NumberInput clampBehavior="none" label={t('wol.port')} min={1} max={65535} allowDecimal={false} value={editing.form.port} onChange={(v) => setField('port', v)} data-testid="wol-port" />
               </Group>
               <Group grow align="flex-start">
                 <TextInput
@@ -282,7 +282,7 @@ export function WolPage() {
                   onChange={(e) => setField('secureOn', e.currentTarget.value)}
                   data-testid="wol-secureon"
                 />
-                <NumberInput label={t('wol.repeat')} min={1} max={10} allowDecimal={false} value={editing.form.repeat} onChange={(v) => setField('repeat', v)} data-testid="wol-repeat" />
+                <NumberInput clampBehavior="none" label={t('wol.repeat')} min={1} max={10} allowDecimal={false} value={editing.form.repeat} onChange={(v) => setField('repeat', v)} data-testid="wol-repeat" />
               </Group>
               <TextInput label={t('wol.note')} value={editing.form.note} onChange={(e) => setField('note', e.currentTarget.value)} />
               <Switch label={t('wol.enable')} checked={editing.form.enable} onChange={(e) => setField('enable', e.currentTarget.checked)} />
