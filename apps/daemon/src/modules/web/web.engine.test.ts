@@ -88,7 +88,7 @@ function raw(port: number, text: string, waitMs = 3000): Promise<string> {
   });
 }
 
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+async function waitFor(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await cond()) return;
@@ -727,6 +727,26 @@ describe('web engine over TLS', () => {
     expect(b.body).toBe('sub b');
     // Unknown names get the first certificate.
     expect((await tlsGet(port, 'other.test')).cn).toBe('a.test');
+  });
+
+  it('proxies to an https backend, verifying its certificate unless told to skip', async () => {
+    const { createServer: createHttpsServer } = await import('node:https');
+    const backendTls = createHttpsServer({ ...pem.a! }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`tls backend ${req.headers['x-forwarded-proto']}`);
+    });
+    const bport = await new Promise<number>((r) => backendTls.listen(0, '127.0.0.1', () => r((backendTls.address() as { port: number }).port)));
+    const port = await freePort();
+    const svc = { type: 'proxy' as const, targets: [`https://127.0.0.1:${bport}`] };
+    await engine.start('tlsb', rule({ port, defaultService: svc }));
+    expect((await get(port, '/')).status).toBe(502); // self-signed: refused
+    await engine.start('tlsb', rule({ port, defaultService: { ...svc, skipTlsVerify: true } }));
+    const ok = await get(port, '/');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toBe('tls backend http');
+    await engine.stop('tlsb');
+    backendTls.close();
+    backendTls.closeAllConnections();
   });
 
   it('enforces the minimum TLS version', async () => {
