@@ -261,6 +261,9 @@ describe('ddns over the API', () => {
     expect((await d.call('PUT', `/api/ddns/rules/${key}`, { ...task, credentials: { id: 'AKIDvisible', secret: 'new-secret' } })).ret).toBe(0);
     const raw2 = d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'ddns' AND key = ?").get(key)!;
     expect(JSON.parse(raw2.data).credentials.secret).toBe('new-secret');
+    // A mask with nothing stored behind it is an empty secret.
+    const masked = await d.call('POST', '/api/ddns/rules', { ...task, credentials: { id: 'AKIDvisible', secret: SECRET_MASK } }, { headers: { 'lucky-lang': 'en_US' } });
+    expect(masked).toMatchObject({ ret: 1, msg: 'Invalid credentials.secret: cannot be empty' });
     // A disabled task: "sync stopped", and manual sync refuses.
     const view = await d.call<{ rule: { sync: DdnsSyncState; status: { state: string } } }>('GET', `/api/ddns/rules/${key}`);
     expect(view.rule.sync.status).toBe('syncStopped');

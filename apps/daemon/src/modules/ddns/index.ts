@@ -60,7 +60,7 @@ class DdnsStore extends RuleStore<typeof ZDdnsTask> {
     }
     // A mask with nothing behind it (a provider that needs a secret) is refused like an empty secret.
     const again = ZDdnsTask.safeParse(next);
-    if (!again.success) throw new AppError(Ret.badRequest, 'validation', { field: 'credentials.secret', detail: 'cannot be empty' });
+    if (!again.success) throw new AppError(Ret.badRequest, 'ddnsSecretMissing');
     return super.update(key, next);
   }
 
@@ -68,7 +68,7 @@ class DdnsStore extends RuleStore<typeof ZDdnsTask> {
     const next = ZDdnsTask.parse(data);
     for (const p of SECRET_PATHS) if (p(next).get() === SECRET_MASK) p(next).set('');
     const again = ZDdnsTask.safeParse(next);
-    if (!again.success) throw new AppError(Ret.badRequest, 'validation', { field: 'credentials.secret', detail: 'cannot be empty' });
+    if (!again.success) throw new AppError(Ret.badRequest, 'ddnsSecretMissing');
     return super.create(next);
   }
 
