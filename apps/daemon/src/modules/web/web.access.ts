@@ -83,6 +83,7 @@ export class BasicAuthGate {
   private known = new Map<string, { ok: boolean; until: number }>();
   private pending = new Map<string, Promise<boolean>>();
   readonly challenge: string;
+  static readonly MAX_PENDING = 16;
 
   constructor(
     cfg: BasicAuth,
@@ -101,6 +102,9 @@ export class BasicAuthGate {
     if (k && k.until > now) return k.ok;
     const p = this.pending.get(header);
     if (p) return p;
+    // scrypt runs on libuv's small thread pool (shared with file I/O): a flood of new guesses is
+    // refused at once instead of queueing there.
+    if (this.pending.size >= BasicAuthGate.MAX_PENDING) return false;
     const run = this.verify(header).then((ok) => {
       this.pending.delete(header);
       if (this.known.size > 4096) this.known.clear();

@@ -63,8 +63,12 @@ export function cacheLifetime(
 ): number {
   if (status !== 200) return 0;
   if (headers['set-cookie'] !== undefined) return 0;
+  // The key holds host, path and Accept-Encoding; an answer that varies on anything else is not kept.
   const vary = headers.vary;
-  if (typeof vary === 'string' && vary.includes('*')) return 0;
+  if (vary !== undefined) {
+    const names = (Array.isArray(vary) ? vary.join(',') : vary).toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
+    if (names.some((n) => n !== 'accept-encoding' && n !== 'origin')) return 0;
+  }
   const cc = String(headers['cache-control'] ?? '').toLowerCase();
   if (/(^|[,\s])(no-store|no-cache|private)\b/.test(cc)) return 0;
   const m = /s-maxage=(\d+)/.exec(cc) ?? /max-age=(\d+)/.exec(cc);

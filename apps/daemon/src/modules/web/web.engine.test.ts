@@ -139,6 +139,7 @@ describe('web engine', () => {
     symlinkSync(join(outside, 'secret.txt'), join(dir, 'www', 'link.txt'));
     symlinkSync(outside, join(dir, 'www', 'linkdir'));
     writeFileSync(join(dir, 'secret-sibling.txt'), 'SIBLING SECRET');
+    writeFileSync(join(dir, 'www', '.hidden'), 'HIDDEN SECRET');
   });
   afterAll(async () => {
     await engine.close();
@@ -244,6 +245,7 @@ describe('web engine', () => {
       '/linkdir/',
       '/%00',
       '/%zz',
+      '/.hidden',
     ]) {
       const text = await raw(port, `GET ${path} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`);
       expect(text, path).toMatch(/^HTTP\/1\.1 (400|403|404) /);

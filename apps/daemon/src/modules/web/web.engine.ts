@@ -652,9 +652,9 @@ export class WebEngine implements RuleEngine<WebRule> {
         }
         const cacheKey =
           req.method === 'GET' && !req.headers.range && (site.auth || !req.headers.authorization) && !req.headers.cookie
-            ? `${hp.host}\n${path}`
+            ? `${hp.host}\n${path}\n${req.headers['accept-encoding'] ?? ''}`
             : null;
-        const ctx: ProxyContext = { clientIp: ip, peerTrusted, tls: rt.compiled.tls, host: hp.host };
+        const ctx: ProxyContext = { clientIp: ip, peerTrusted, tls: rt.compiled.tls, host: hp.host, path };
         return site.proxy!.handle(req, res, ctx, extra, cacheKey);
       }
       case 'redirect': {
@@ -710,7 +710,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     const go = () => {
       rt.stats.codes['101'] = (rt.stats.codes['101'] ?? 0) + 1;
       // The client socket is already tracked (retire() cuts it); the backend side closes with it.
-      site.proxy!.upgrade(req, socket, head, { clientIp: ip, peerTrusted, tls: c.tls, host: hp.host });
+      site.proxy!.upgrade(req, socket, head, { clientIp: ip, peerTrusted, tls: c.tls, host: hp.host, path });
     };
     if (!site.auth) return go();
     const ok = site.auth.check(req.headers.authorization);

@@ -63,6 +63,8 @@ export function safeSegments(urlPath: string): string[] | null {
       return null;
     }
     if (seg === '..' || seg === '.' || seg.includes('/') || seg.includes('\\') || seg.includes('\0')) return null;
+    // Dot files (.git, .env, .htpasswd) are never served; .well-known is (ACME, security.txt).
+    if (seg.startsWith('.') && seg !== '.well-known') return null;
     out.push(seg);
   }
   return out;

@@ -48,6 +48,8 @@ export interface ProxyContext {
   peerTrusted: boolean;
   tls: boolean;
   host: string;
+  /** Path and query (an absolute-form request target already reduced to this). */
+  path: string;
 }
 
 function retryable(err: unknown): boolean {
@@ -397,7 +399,7 @@ export class ReverseProxy {
       },
     } as unknown as Dispatcher.DispatchHandler;
     const opts: Dispatcher.DispatchOptions = {
-      path: b.basePath + (req.url ?? '/'),
+      path: b.basePath + ctx.path,
       method: req.method as Dispatcher.HttpMethod,
       headers: this.requestHeaders(req, b, ctx, false),
       body: hasBody ? req : null,
@@ -468,7 +470,7 @@ export class ReverseProxy {
     try {
       b.pool.dispatch(
         {
-          path: b.basePath + (req.url ?? '/'),
+          path: b.basePath + ctx.path,
           method: 'GET',
           headers,
           upgrade: String(req.headers.upgrade ?? 'websocket'),

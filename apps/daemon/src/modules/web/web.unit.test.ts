@@ -31,7 +31,8 @@ describe('file server helpers', () => {
   it('refuses path segments that leave the root', () => {
     expect(safeSegments('/a/b/c.txt')).toEqual(['a', 'b', 'c.txt']);
     expect(safeSegments('/a%20b/')).toEqual(['a b']);
-    for (const bad of ['/../x', '/a/../../x', '/%2e%2e/x', '/%2E%2E', '/a%2f..%2fb', '/..%5cx', '/%00', '/%zz']) expect(safeSegments(bad), bad).toBeNull();
+    expect(safeSegments('/.well-known/acme-challenge/t')).toEqual(['.well-known', 'acme-challenge', 't']);
+    for (const bad of ['/.env', '/a/.git/config', '/%2egit/HEAD', '/../x', '/a/../../x', '/%2e%2e/x', '/%2E%2E', '/a%2f..%2fb', '/..%5cx', '/%00', '/%zz']) expect(safeSegments(bad), bad).toBeNull();
   });
   it('parses single byte ranges', () => {
     expect(parseRange('bytes=0-9', 100)).toEqual({ start: 0, end: 9 });
@@ -66,6 +67,9 @@ describe('cache', () => {
     expect(cacheLifetime(200, { 'cache-control': 'private, max-age=5' }, 1000)).toBe(0);
     expect(cacheLifetime(200, { 'set-cookie': ['a=1'] }, 1000)).toBe(0);
     expect(cacheLifetime(404, {}, 1000)).toBe(0);
+    expect(cacheLifetime(200, { vary: 'Accept-Encoding' }, 1000)).toBe(1000);
+    expect(cacheLifetime(200, { vary: 'Accept-Encoding, Cookie' }, 1000)).toBe(0);
+    expect(cacheLifetime(200, { vary: '*' }, 1000)).toBe(0);
   });
 });
 
