@@ -103,7 +103,7 @@ try {
   const cycle = async () => {
     const r0 = requests();
     const t0 = performance.now();
-    const results = await Promise.all(keys.map((k) => call('POST', `/api/ddns/rules/${k}/sync`)));
+    const results = await Promise.all(keys.map((k) => call('POST', `/api/ddns/rules/${k}/sync?wait=60`)));
     const ms = performance.now() - t0;
     const statuses = {};
     for (const r of results) {

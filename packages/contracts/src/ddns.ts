@@ -393,10 +393,13 @@ export const ddnsRoutes = {
   sync: route({
     method: 'POST',
     path: '/api/ddns/rules/:key/sync',
-    summary: 'Sync a task now (forced: records are written even if unchanged)',
+    summary:
+      'Sync a task now (forced: the provider is asked even if nothing changed). Answers when done or after `wait` seconds ' +
+      '(default 4, under the console\'s 5 s timeout) with `done: false` while it goes on',
     module: 'ddns',
     params: ZRuleParams,
-    response: ok({ msg: z.string(), sync: ZDdnsSyncState }),
+    query: z.object({ wait: z.coerce.number().min(0).max(120).default(4) }),
+    response: ok({ msg: z.string(), done: z.boolean(), sync: ZDdnsSyncState }),
   }),
   history: route({
     method: 'GET',

@@ -115,7 +115,8 @@ describe('sync engine', () => {
     expect(e.syncState('t1', task('t1')).status).toBe('ipUnchanged');
     // Manual sync is forced: written even though nothing changed.
     const s = await e.syncNow('t1');
-    expect(s?.status).toBe('updateSucceeded');
+    expect(s?.done).toBe(true);
+    expect(s?.sync.status).toBe('updateSucceeded');
     expect(calls('t1')).toBe(3);
     ip.ipv4 = '203.0.113.1';
   });
@@ -166,6 +167,11 @@ describe('sync engine', () => {
     expect(e.syncState('slow', slow).status).toBe('waitingForSync');
     await waitFor('slow one fails', () => e.syncState('slow', slow).status === 'updateFailed', 10_000);
     expect(e.syncState('slow', slow).records[0]!.message).toMatch(/timeout after 3s/);
+    // Manual sync of the hanging one answers after its wait with done: false (the console times out at 5 s).
+    const t1 = Date.now();
+    const r = await e.syncNow('slow', 300);
+    expect(r!.done).toBe(false);
+    expect(Date.now() - t1).toBeLessThan(2000);
   });
 
   it('stopped: "sync stopped" when disabled, "sync paused" when enabled but the engine is not running it', async () => {

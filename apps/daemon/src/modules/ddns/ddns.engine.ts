@@ -232,13 +232,21 @@ export class DdnsEngine implements RuleEngine<DdnsTask> {
   }
 
   /** Runs a task now, forced (records are checked with the provider even if the address is unchanged). */
-  async syncNow(key: string): Promise<DdnsSyncState | null> {
+  async syncNow(key: string, waitMs = Infinity): Promise<{ done: boolean; sync: DdnsSyncState } | null> {
     const rt = this.tasks.get(key);
     if (!rt) return null;
-    await this.trigger(rt, 'forced', true);
-    // A run that was already going may have been for the old settings: wait for the forced one too.
-    while (rt.running) await rt.running;
-    return this.syncState(key, rt.task);
+    const finished = (async () => {
+      await this.trigger(rt, 'forced', true);
+      // A run that was already going may have been for the old settings: wait for the forced one too.
+      while (rt.running) await rt.running;
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const done = await (Number.isFinite(waitMs)
+      ? Promise.race([finished, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))])
+      : finished);
+    clearTimeout(timer);
+    return { done, sync: this.syncState(key, rt.task) };
   }
 
   private trigger(rt: TaskRuntime, kind: 'normal' | 'forced', ignoreRecent = false): Promise<void> {

@@ -110,14 +110,15 @@ export const ddnsModule: ModuleDef = {
     return {
       routes(app) {
         rules.register(app, ddnsRoutes);
-        addRoute(app, ddnsRoutes.sync, async ({ params, req }) => {
+        addRoute(app, ddnsRoutes.sync, async ({ params, query, req }) => {
           const rule = rules.require(params.key);
           if (!rule.data.enable) {
             throw new AppError(Ret.failed, null, {}, req.lang === 'en_US' ? 'The task is disabled' : '任务已停用');
           }
-          const sync = await engine.syncNow(params.key);
-          if (!sync) throw new AppError(Ret.failed, null, {}, req.lang === 'en_US' ? 'The module is not running' : '模块未运行');
-          return { msg: req.lang === 'en_US' ? 'Sync finished' : '同步完成', sync };
+          const r = await engine.syncNow(params.key, query.wait * 1000);
+          if (!r) throw new AppError(Ret.failed, null, {}, req.lang === 'en_US' ? 'The module is not running' : '模块未运行');
+          const en = req.lang === 'en_US';
+          return { msg: r.done ? (en ? 'Sync finished' : '同步完成') : en ? 'Sync is running' : '正在同步', done: r.done, sync: r.sync };
         });
         addRoute(app, ddnsRoutes.history, ({ params, query }) => {
           rules.require(params.key);
