@@ -136,6 +136,15 @@ describe('console e2e (chromium + built daemon)', () => {
       .poll(() => menuIds(page))
       .toEqual(['status', 'log', 'ddns', 'web', 'storage', 'webdav', 'ftpserver', 'wanjiadmin', 'wol', 'cron', 'safe', 'set', 'about', 'logout']);
     await shot(page, '07-menu-modules');
+    // The storage submenu opens by itself unless FrontendDisableAutoExpandLeftMenu is on.
+    await page.locator('[data-testid="left-menu"] [data-menu="webdav"]').waitFor();
+    expect((await daemon.api('PUT', '/api/baseconfigure', { FrontendDisableAutoExpandLeftMenu: true }, apiToken)).ret).toBe(0);
+    await page.reload();
+    await page.locator('[data-testid="left-menu"] [data-menu="storage"]').waitFor();
+    await page.locator('[data-testid="left-menu"] [data-menu="webdav"]').waitFor({ state: 'hidden' });
+    await page.locator('[data-testid="left-menu"] [data-menu="storage"]').first().click();
+    await page.locator('[data-testid="left-menu"] [data-menu="webdav"]').waitFor();
+    expect((await daemon.api('PUT', '/api/baseconfigure', { FrontendDisableAutoExpandLeftMenu: false }, apiToken)).ret).toBe(0);
 
     // FTP alone does not bring the storage submenu: it needs WebDAV or FileBrowser.
     await setModules(['ftp', 'filebrowser', 'storage']);

@@ -1,0 +1,34 @@
+import { CONSOLE_MODULE_NAMES } from '@lucky/contracts';
+import { describe, expect, it } from 'vitest';
+import { routeMeta, routeTree } from './routes';
+import { t } from './i18n';
+
+const children = (routeTree.children ?? []) as unknown as { options: { path: string; staticData?: unknown } }[];
+
+describe('route table', () => {
+  it('has the spec routes, with module routes only for the fixed module list', () => {
+    const paths = children.map((r) => r.options.path).sort();
+    expect(paths).toEqual(
+      [
+        '/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin',
+        '/ftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward',
+      ].sort(),
+    );
+    const modulePaths = paths.filter((p) => !['/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin'].includes(p));
+    for (const p of modulePaths) expect(CONSOLE_MODULE_NAMES as readonly string[]).toContain(p.slice(1));
+    // diy and acme are in the list but have no screen.
+    expect(paths).not.toContain('/diy');
+    expect(paths).not.toContain('/acme');
+  });
+
+  it('titles routes with the spec texts (default language zh_CN)', () => {
+    const title = (p: string) => {
+      const id = routeMeta(children.find((r) => r.options.path === p)?.options.staticData).title;
+      return id ? t(id) : undefined;
+    };
+    expect(title('/login')).toBe('登录');
+    expect(title('/stun')).toBe('STUN内网穿透');
+    expect(title('/ftpserver')).toBe('FTP服务');
+    expect(title('/')).toBeUndefined();
+  });
+});
