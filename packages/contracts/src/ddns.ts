@@ -347,6 +347,12 @@ export type DdnsSyncState = z.infer<typeof ZDdnsSyncState>;
 export const ZDdnsTaskView = ruleView(ZDdnsTaskBase, { sync: ZDdnsSyncState });
 export type DdnsTaskView = z.infer<typeof ZDdnsTaskView>;
 
+/**
+ * Detection-interval presets in seconds, for the settings form (plus "custom"). The spec also lists
+ * 1 s, 5 s and 10 s, but its own bound for the interval is 30-3600 s, so those are not offered.
+ */
+export const DDNS_INTERVAL_PRESETS = [60, 120, 600, 1800, 3600] as const;
+
 export const ZDdnsConfigure = z.object({
   /** Seconds between checks. */
   interval: z.number({ error: msgKey('ddnsIntervalRange') }).int().min(30, { error: msgKey('ddnsIntervalRange') }).max(3600, {
