@@ -222,7 +222,7 @@ export const ZWebFigures = z.object({
   bytesIn: z.number(),
   bytesOut: z.number(),
   connections: z.number(),
-  /** Responses by status code, e.g. `{"200": 10, "404": 1}`. */
+  /** Responses by status code, e.g. `{"200": 10, "404": 1}`; `"0"` counts requests closed before an answer. */
   codes: z.record(z.string(), z.number()),
 });
 export type WebFigures = z.infer<typeof ZWebFigures>;
