@@ -14,7 +14,7 @@ import { DdnsHistory, ddnsMigrations } from './ddns.history.js';
 import { normalizeIp } from './dnswire.js';
 import { parseDomain } from './domain.js';
 import { extractIp } from './ipsource.js';
-import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from './testing/fakes.js';
+import { fakeCloudflare, fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from './testing/fakes.js';
 
 describe('domain lines', () => {
   it('splits, converts IDN to punycode and reads parameters', () => {
@@ -74,8 +74,9 @@ describe('sync engine', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function engine(settings: Partial<DdnsConfigure> = {}, minRerunMs?: number): DdnsEngine {
+  function engine(settings: Partial<DdnsConfigure> = {}, minRerunMs?: number, endpoints?: Record<string, string>): DdnsEngine {
     const e = new DdnsEngine({
+      ...(endpoints ? { endpoints } : {}),
       log: createProgramLog({ level: 2, capacity: 100 }).logger,
       logs: new RuleLogs(),
       history: new DdnsHistory(db),
@@ -215,5 +216,22 @@ describe('sync engine', () => {
     h.drop('hx');
     expect(h.list('hx', 10)).toHaveLength(0);
     expect(h.list('hy', 10)).toHaveLength(1);
+  });
+  it('an edit during a run waits for it: a slow provider never gets the same record created twice', async () => {
+    const cf = await fakeCloudflare({ id: '', secret: 'tok-123' });
+    try {
+      cf.delayMs = 150;
+      const e = engine({}, 0, { cloudflare: cf.url });
+      e.begin();
+      const t = ZDdnsTask.parse({ name: 'cf', provider: 'cloudflare', credentials: { secret: 'tok-123' }, domains: ['race.example.com'], ipv4: { urls: [`${ip.url}/`] } });
+      await e.start('cf', t);
+      await new Promise((r) => setTimeout(r, 50));
+      await e.start('cf', { ...t, name: 'cf edited' });
+      await waitFor('synced', () => ['updateSucceeded', 'providerRecordSame'].includes(e.syncState('cf', t).status));
+      await new Promise((r) => setTimeout(r, 400));
+      expect([...cf.records.values()].filter((r) => r.name === 'race.example.com')).toHaveLength(1);
+    } finally {
+      await cf.close();
+    }
   });
 });

@@ -189,8 +189,17 @@ export class DdnsEngine implements RuleEngine<DdnsTask> {
       }
     }
     this.tasks.set(key, rt);
-    // Saved or switched on: it applies at once (after the first-check delay at boot).
-    if (this.begun && this.now() >= this.readyAt) void this.trigger(rt, 'normal', true);
+    // Saved or switched on: it applies at once (after the first-check delay at boot) — but after a
+    // run of the previous version still in flight, so that both never create the same record.
+    if (this.begun && this.now() >= this.readyAt) {
+      const prior = old?.running;
+      if (prior) {
+        void prior.then(async () => {
+          if (this.tasks.get(key) === rt) await this.trigger(rt, 'normal', true);
+        });
+      }
+      else void this.trigger(rt, 'normal', true);
+    }
   }
 
   async stop(key: string): Promise<void> {

@@ -26,6 +26,8 @@ export interface FakeProvider {
   rejected: number;
   /** The last refusal's reason. */
   lastReject: string;
+  /** Answers wait this long (a slow provider). */
+  delayMs: number;
   find(name: string, type: string): FakeRecord | undefined;
   close(): Promise<void>;
 }
@@ -78,6 +80,7 @@ async function serve(name: string, handler: Handler): Promise<FakeProvider> {
     requests: 0,
     rejected: 0,
     lastReject: '',
+    delayMs: 0,
     find: (n, t) => [...records.values()].find((r) => r.name === n && r.type === t),
     close: () => new Promise((r) => server.close(() => r())),
   };
@@ -86,6 +89,7 @@ async function serve(name: string, handler: Handler): Promise<FakeProvider> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       st.requests++;
+      if (st.delayMs) await new Promise((r) => setTimeout(r, st.delayMs));
       const r: Req = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://x'), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       let out: Reply;
       try {
