@@ -6,7 +6,7 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot, sleep } from './harness';
 
 const WIDE = 1366;
@@ -51,6 +51,12 @@ describe('console e2e (chromium + built daemon)', () => {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 90_000);
 
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && page) {
+      await shot(page, `FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    }
+  });
+
   afterAll(async () => {
     await context?.close().catch(() => undefined);
     await browser?.close().catch(() => undefined);
@@ -59,6 +65,11 @@ describe('console e2e (chromium + built daemon)', () => {
   }, 30_000);
 
   it('redirects to /login without a token and titles the page', async () => {
+    const consoleErrors: string[] = [];
+    const onConsole = (m: { type(): string; text(): string }) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    };
+    page.on('console', onConsole);
     await page.goto(daemon.url);
     await page.waitForURL(/#\/login$/);
     await expect.poll(() => page.title()).toBe('Lucky | 登录');
@@ -66,6 +77,10 @@ describe('console e2e (chromium + built daemon)', () => {
     await expect(page.getByTestId('top-menu').count()).resolves.toBe(0);
     await expect(page.getByTestId('login-reset-hint').textContent()).resolves.toContain('lucky_base.lkcf');
     await shot(page, '01-login');
+    // Without network the remote-info probe falls back quietly: at most the browser's own note per host.
+    await sleep(1500);
+    page.off('console', onConsole);
+    expect(consoleErrors.length).toBeLessThanOrEqual(3);
   });
 
   it('login: empty, wrong, right', async () => {
@@ -197,6 +212,16 @@ describe('console e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.getByTestId('log-text').textContent(), { timeout: 15_000 }).toContain(marker);
     expect(pres.some((p) => p > 0)).toBe(true);
     await shot(page, '09-log-dialog');
+    // Draggable by its title bar.
+    const box0 = (await page.getByTestId('log-dialog-content').boundingBox())!;
+    const head = (await page.getByTestId('log-dialog-header').boundingBox())!;
+    await page.mouse.move(head.x + 40, head.y + head.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(head.x + 140, head.y + head.height / 2 + 30, { steps: 5 });
+    await page.mouse.up();
+    const box1 = (await page.getByTestId('log-dialog-content').boundingBox())!;
+    expect(Math.round(box1.x - box0.x)).toBe(100);
+    expect(Math.round(box1.y - box0.y)).toBe(30);
 
     // Restart: kill the daemon and start it again on the same port and data dir. Log requests made
     // while it is down are held until it is back, so the client's failure counter does not log us out.
@@ -322,6 +347,17 @@ describe('console e2e (chromium + built daemon)', () => {
     await shot(page, '15-login-english');
     await page.getByTestId('lang-switch').selectOption('zh_CN');
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 登录');
+  });
+
+  it('the 3rd transport failure in a row sends the console to /login', async () => {
+    await page.goto(`${daemon.url}#/login`);
+    await login(page); // on the overview, which polls /api/status every 2 s
+    await daemon.kill();
+    try {
+      await page.waitForURL(/#\/login$/, { timeout: 30_000 });
+    } finally {
+      await daemon.start();
+    }
   });
 
   it('settings: validated before sending; a new admin port tells the user the new address', async () => {

@@ -8,6 +8,8 @@ import { setSessionLostHandlers } from './api';
 import { lang } from './i18n';
 import { startRemoteProbe } from './remote';
 import { createAppRouter } from './routes';
+import { preloadChrome } from './shell/Shell';
+import { storage } from './storage';
 import { theme } from './theme';
 
 const queryClient = new QueryClient({
@@ -24,6 +26,7 @@ setSessionLostHandlers(
 
 document.documentElement.lang = lang === 'en_US' ? 'en' : 'zh-CN';
 void startRemoteProbe();
+if (storage.get('token')) preloadChrome();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

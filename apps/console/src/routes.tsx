@@ -15,8 +15,10 @@ import {
   type RouteComponent,
 } from '@tanstack/react-router';
 import type { MessageId } from './i18n';
+import { importWithRetry } from './lib/lazy';
 import { LoginPage } from './modules/login/LoginPage';
 import { NotFound } from './shell/NotFound';
+import { RouteError } from './shell/RouteError';
 import { Shell } from './shell/Shell';
 import { storage } from './storage';
 
@@ -45,7 +47,7 @@ export const rootRoute = createRootRouteWithContext<RouterContext>()({
   },
 });
 
-const placeholder = lazyRouteComponent(() => import('./modules/placeholder/Placeholder'), 'Placeholder');
+const placeholder = lazyRouteComponent(() => importWithRetry(() => import('./modules/placeholder/Placeholder')), 'Placeholder');
 
 const indexRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -60,10 +62,10 @@ const page = (path: string, title: MessageId, component: RouteComponent, module?
 
 const coreRoutes = [
   page('/login', 'route.login', LoginPage),
-  page('/about', 'route.about', lazyRouteComponent(() => import('./modules/about/AboutPage'), 'AboutPage')),
-  page('/set', 'route.set', lazyRouteComponent(() => import('./modules/settings/SettingsPage'), 'SettingsPage')),
+  page('/about', 'route.about', lazyRouteComponent(() => importWithRetry(() => import('./modules/about/AboutPage')), 'AboutPage')),
+  page('/set', 'route.set', lazyRouteComponent(() => importWithRetry(() => import('./modules/settings/SettingsPage')), 'SettingsPage')),
   page('/safe', 'route.safe', placeholder, 'safe'),
-  page('/status', 'route.status', lazyRouteComponent(() => import('./modules/status/StatusPage'), 'StatusPage')),
+  page('/status', 'route.status', lazyRouteComponent(() => importWithRetry(() => import('./modules/status/StatusPage')), 'StatusPage')),
   // The menu links here (spec section 2); its screen comes with the wanji module.
   page('/wanjiadmin', 'route.wanjiadmin', placeholder, 'wanji'),
 ];
@@ -72,7 +74,7 @@ const coreRoutes = [
 const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { title: MessageId; module: string; component: RouteComponent }>> = {
   ftpserver: { title: 'route.ftpserver', module: 'ftp', component: placeholder },
   cron: { title: 'route.cron', module: 'cron', component: placeholder },
-  wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => import('./modules/wol/WolPage'), 'WolPage') },
+  wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/wol/WolPage')), 'WolPage') },
   webdav: { title: 'route.webdav', module: 'webdav', component: placeholder },
   filebrowser: { title: 'route.filebrowser', module: 'filebrowser', component: placeholder },
   storagemanagement: { title: 'route.storagemanagement', module: 'storage', component: placeholder },
@@ -95,6 +97,7 @@ export function createAppRouter(queryClient: QueryClient) {
     history: createHashHistory(),
     context: { queryClient },
     defaultPreload: 'intent',
+    defaultErrorComponent: RouteError,
     defaultPendingMs: 300,
   });
 }

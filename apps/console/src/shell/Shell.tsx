@@ -6,7 +6,8 @@ import { Box, UnstyledButton, Group, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { Suspense, useEffect, useMemo, useState } from 'react';
+import { lazyWithRetry } from '../lib/lazy';
 import { coreRoutes } from '@lucky/contracts';
 import { call } from '../api';
 import { frontendControlQuery, modulesQuery, versionQuery } from '../api/queries';
@@ -18,10 +19,15 @@ import { buildMenu } from './menu';
 import { Notices } from './Notices';
 import { routeMeta } from '../routes';
 
-const LogDialog = lazy(() => import('./LogDialog').then((m) => ({ default: m.LogDialog })));
-const TopMenu = lazy(() => import('./Chrome').then((m) => ({ default: m.TopMenu })));
-const LeftNav = lazy(() => import('./Chrome').then((m) => ({ default: m.LeftNav })));
-const LogoutDialog = lazy(() => import('./Chrome').then((m) => ({ default: m.LogoutDialog })));
+/** The logged-in chrome; fetched early once a session exists (see preloadChrome). */
+export const loadChrome = () => import('./Chrome');
+export function preloadChrome(): void {
+  void loadChrome().catch(() => undefined);
+}
+const LogDialog = lazyWithRetry(() => import('./LogDialog').then((m) => ({ default: m.LogDialog })));
+const TopMenu = lazyWithRetry(() => loadChrome().then((m) => ({ default: m.TopMenu })));
+const LeftNav = lazyWithRetry(() => loadChrome().then((m) => ({ default: m.LeftNav })));
+const LogoutDialog = lazyWithRetry(() => loadChrome().then((m) => ({ default: m.LogoutDialog })));
 
 /** Spec section 9: the menu layout switches at 1200 px. */
 export const WIDE_QUERY = '(min-width: 1201px)';

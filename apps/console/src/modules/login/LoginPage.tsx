@@ -8,6 +8,7 @@ import { ApiError, api, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { versionQuery } from '../../api/queries';
 import { t } from '../../i18n';
+import { preloadChrome } from '../../shell/Shell';
 import { storage } from '../../storage';
 
 export function LoginPage() {
@@ -36,6 +37,7 @@ export function LoginPage() {
         { silent: true },
       );
       storage.set('token', res.token);
+      preloadChrome();
       api.resetFailures();
       queryClient.clear();
       pushNotice(t('login.success'), 'green');

@@ -1,0 +1,37 @@
+/**
+ * React.lazy remembers a failed import forever, so a chunk requested while the daemon restarts
+ * would break the screen until a reload. This one tries again for a while, then reloads the page
+ * once (a new build may have replaced the chunk), and only then gives up.
+ */
+import { lazy, type ComponentType } from 'react';
+
+export const CHUNK_RETRIES = 10;
+export const CHUNK_RETRY_MS = 1000;
+const RELOAD_FLAG = 'lucky-chunk-reload';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function importWithRetry<T>(load: () => Promise<T>, retries = CHUNK_RETRIES, delayMs = CHUNK_RETRY_MS): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      const m = await load();
+      sessionStorage.removeItem(RELOAD_FLAG);
+      return m;
+    } catch (err) {
+      if (i >= retries) {
+        if (!sessionStorage.getItem(RELOAD_FLAG)) {
+          sessionStorage.setItem(RELOAD_FLAG, '1');
+          window.location.reload();
+          await new Promise(() => undefined); // the page is going away
+        }
+        throw err;
+      }
+      await sleep(delayMs);
+    }
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function lazyWithRetry<C extends ComponentType<any>>(load: () => Promise<{ default: C }>) {
+  return lazy<C>(() => importWithRetry(load));
+}
