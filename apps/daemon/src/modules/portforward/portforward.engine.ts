@@ -11,7 +11,7 @@
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { lookup } from 'node:dns';
-import { isIP, connect as netConnect, createServer, type Server, type Socket } from 'node:net';
+import { isIP, connect as netConnect, createServer, Socket, type Server } from 'node:net';
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { PortforwardConfigure, PortforwardRule, PortforwardStats, RuleStatus } from '@lucky/contracts';
 import { ZPortforwardConfigure } from '@lucky/contracts';
@@ -78,6 +78,8 @@ class Counters {
   refusedByFilter = 0;
 }
 
+type Resolved = { tcpMax: number; udpMax: number; udpTimeoutMs: number; udpPacketSize: number; idleMs: number };
+
 /** Everything the engine keeps for one running rule. */
 class RuleRun {
   rule: PortforwardRule;
@@ -104,13 +106,12 @@ class RuleRun {
   constructor(
     readonly key: string,
     rule: PortforwardRule,
+    public lim: Resolved,
   ) {
     this.rule = rule;
     this.filter = new IpFilter(rule.filter.mode, rule.filter.list);
   }
 }
-
-type Resolved = { tcpMax: number; udpMax: number; udpTimeoutMs: number; udpPacketSize: number; idleMs: number };
 
 export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private runs = new Map<string, RuleRun>();
@@ -129,14 +130,16 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   /** Module settings changed: limits and defaults apply to new connections at once. */
   setSettings(cfg: PortforwardConfigure): void {
     this.cfg = cfg;
+    for (const run of this.runs.values()) run.lim = this.resolve(run.rule);
   }
 
   private line(run: RuleRun, text: string): void {
     this.logs.add(run.key, `${formatTime(Date.now())} ${text}`);
   }
 
-  private limits(run: RuleRun): Resolved {
-    const l = run.rule.limits;
+  /** The limits in force for a rule: its own, or the module's defaults. */
+  private resolve(rule: PortforwardRule): Resolved {
+    const l = rule.limits;
     const c = this.cfg;
     return {
       tcpMax: l.tcpMaxConnections ?? c.ruleTcpMaxConnections,
@@ -152,7 +155,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   start(key: string, rule: PortforwardRule): Promise<void> {
     let run = this.runs.get(key);
     if (!run || run.stopped) {
-      run = new RuleRun(key, rule);
+      run = new RuleRun(key, rule, this.resolve(rule));
       this.runs.set(key, run);
     }
     const r = run;
@@ -167,6 +170,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     if (run.stopped) return;
     const firstStart = run.tcp.size + run.udp.size + run.failed.size === 0 && run.fatal === '';
     run.rule = rule;
+    run.lim = this.resolve(rule);
     run.filter = new IpFilter(rule.filter.mode, rule.filter.list);
     run.targetDown.clear();
     run.fatal = '';
@@ -180,12 +184,12 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     }
     const wanted = run.fatal ? [] : planListeners(rule);
     const wantedIds = new Set(wanted.map((s) => s.id));
-    // Close what is no longer wanted: its listeners only; connections already relayed finish.
-    const closing: Promise<void>[] = [];
+    // Close what is no longer wanted: its listening sockets only (the port is free at once);
+    // connections already relayed through them finish on their own.
     for (const [id, l] of run.tcp) {
       if (wantedIds.has(id)) continue;
       run.tcp.delete(id);
-      closing.push(new Promise<void>((res) => l.server.close(() => res())));
+      l.server.close();
       this.line(run, `stopped listening on tcp ${l.bound}`);
     }
     for (const [id, l] of run.udp) {
@@ -195,7 +199,6 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       this.line(run, `stopped listening on udp ${l.bound}`);
     }
     run.failed.clear();
-    await Promise.all(closing);
     // Keep the sockets whose address did not change (new target port applies to new connections); open the rest.
     const opening: Promise<void>[] = [];
     for (const spec of wanted) {
@@ -250,12 +253,11 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     await run.queue;
   }
 
-  private async teardown(run: RuleRun): Promise<void> {
+  private teardown(run: RuleRun): void {
     run.stopped = true;
     if (run.retry) clearTimeout(run.retry);
     run.retry = null;
-    const closing: Promise<void>[] = [];
-    for (const l of run.tcp.values()) closing.push(new Promise<void>((res) => l.server.close(() => res())));
+    for (const l of run.tcp.values()) l.server.close();
     for (const l of run.udp.values()) this.closeUdpListener(run, l);
     for (const c of run.conns) {
       c.front.destroy();
@@ -264,7 +266,6 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     run.tcp.clear();
     run.udp.clear();
     run.failed.clear();
-    await Promise.all(closing);
     this.line(run, 'stopped');
   }
 
@@ -395,7 +396,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       client.destroy();
       return;
     }
-    const lim = this.limits(run);
+    const lim = run.lim;
     if (
       (lim.tcpMax > 0 && run.conns.size >= lim.tcpMax) ||
       (this.cfg.tcpMaxConnections > 0 && this.tcpActive >= this.cfg.tcpMaxConnections)
@@ -409,6 +410,12 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       this.refused(run, 'filter', `tcp ${from}`);
       return;
     }
+    const ends = {
+      srcAddress: client.remoteAddress ?? '',
+      srcPort: client.remotePort ?? 0,
+      dstAddress: client.localAddress ?? '',
+      dstPort: client.localPort ?? listener.spec.port,
+    };
     const conn: Conn = { front: client, upstream: null };
     run.conns.add(conn);
     this.tcpActive++;
@@ -438,7 +445,9 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     };
 
     let secured = run.tls === null;
+    let inbound: Reader | null = null;
     if (run.tls) {
+      client.on('error', () => undefined);
       const t = new TLSSocket(client, { isServer: true, secureContext: run.tls });
       conn.front = t;
       const hs = setTimeout(() => finish('TLS handshake timed out', true), TLS_HANDSHAKE_MS);
@@ -448,6 +457,11 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         clearTimeout(hs);
       });
       t.once('close', () => clearTimeout(hs));
+    } else {
+      inbound = new Reader();
+      const adopted = adopt(client, inbound);
+      if (adopted) conn.front = adopted;
+      else inbound = null;
     }
     const front = conn.front;
     front.on('error', (err) => finish(secured ? `closed (client: ${err.message})` : `TLS handshake failed (${err.message})`, !secured));
@@ -465,7 +479,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         return;
       }
       const addr = fmtAddr(host, targetPort);
-      const up = this.connectTarget(rule, host, targetPort);
+      const { socket: up, reader: outbound } = this.connectTarget(rule, host, targetPort);
       conn.upstream = up;
       const timer = setTimeout(() => onFail('timed out'), this.cfg.connectTimeout * 1000);
       const onFail = (why: string) => {
@@ -494,25 +508,31 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
           finish('client left before a target answered');
           return;
         }
-        this.relay(run, front, client, up, lim.idleMs, finish, listener);
+        this.relay(run, front, up, inbound, outbound, ends, finish);
       });
     };
     tryNext(0);
   }
 
-  private connectTarget(rule: PortforwardRule, host: string, port: number): Socket {
+  private connectTarget(rule: PortforwardRule, host: string, port: number): { socket: Socket; reader: Reader | null } {
     if (rule.tls.target) {
       const servername = rule.tls.targetServerName || (isIP(host) ? undefined : host);
       // A plain socket underneath carries allowHalfOpen to the TLS socket around it.
       const socket = netConnect({ host, port, allowHalfOpen: true, noDelay: true });
-      return tlsConnect({
+      const tls = tlsConnect({
         socket,
         host,
         rejectUnauthorized: !rule.tls.targetInsecure,
         ...(servername ? { servername } : {}),
       });
+      return { socket: tls, reader: null };
     }
-    return netConnect({ host, port, allowHalfOpen: true, noDelay: true });
+    const reader = new Reader();
+    const up = netConnect({ host, port, allowHalfOpen: true, noDelay: true, onread: reader.onread });
+    reader.src = up;
+    // Paused until the relay starts: a target that talks first (SSH, SMTP banners) waits for it.
+    up.pause();
+    return { socket: up, reader };
   }
 
   /**
@@ -522,11 +542,11 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private relay(
     run: RuleRun,
     front: Socket,
-    client: Socket,
     up: Socket,
-    idleMs: number,
+    inbound: Reader | null,
+    outbound: Reader | null,
+    ends: { srcAddress: string; srcPort: number; dstAddress: string; dstPort: number },
     finish: (reason: string, notable?: boolean) => void,
-    listener: TcpListener,
   ): void {
     up.on('error', (err) => finish(`closed (target: ${err.message})`));
     front.on('end', () => up.end());
@@ -536,23 +556,18 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     };
     front.on('close', onClose(front, up));
     up.on('close', onClose(up, front));
+    const idleMs = run.lim.idleMs;
     if (idleMs > 0) {
       const onIdle = () => finish('idle timeout');
       front.setTimeout(idleMs, onIdle);
       up.setTimeout(idleMs, onIdle);
     }
     const pp = run.rule.proxyProtocol;
-    if (pp !== 'off') {
-      const e = {
-        srcAddress: client.remoteAddress ?? '',
-        srcPort: client.remotePort ?? 0,
-        dstAddress: client.localAddress ?? '',
-        dstPort: client.localPort ?? listener.spec.port,
-      };
-      up.write(pp === 'v2' ? proxyV2Header(e) : proxyV1Header(e));
-    }
-    pump(front, up);
-    pump(up, front);
+    if (pp !== 'off') up.write(pp === 'v2' ? proxyV2Header(ends) : proxyV1Header(ends));
+    if (inbound) inbound.start(front, up);
+    else pump(front, up);
+    if (outbound) outbound.start(up, front);
+    else pump(up, front);
   }
 
   // ---------------------------------------------------------------- UDP
@@ -561,7 +576,8 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     return new Promise((resolve) => {
       const attempt = (host: string) => {
         const v6 = host.includes(':');
-        const socket = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: spec.ipv6Only });
+        // Replies go to the IP a datagram came from: no name lookup (and no extra tick) per packet.
+        const socket = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: spec.ipv6Only, lookup: literalLookup });
         const onError = (err: NodeJS.ErrnoException) => {
           socket.close();
           if (spec.dual && host === '::' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) return attempt('0.0.0.0');
@@ -570,6 +586,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         socket.once('error', onError);
         socket.bind({ address: host, port: spec.port, exclusive: true }, () => {
           socket.off('error', onError);
+          tuneBuffers(socket);
           const listener: UdpListener = { spec, socket, bound: fmtAddr(host, spec.port), sessions: new Map(), sweeper: null };
           socket.on('error', (err) => this.log.warn({ key: run.key, err }, 'udp listener error'));
           socket.on('message', (msg, rinfo) => this.onUdp(run, listener, msg, rinfo));
@@ -583,7 +600,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   private onUdp(run: RuleRun, listener: UdpListener, msg: Buffer, rinfo: RemoteInfo): void {
     if (run.stopped) return;
-    const lim = this.limits(run);
+    const lim = run.lim;
     if (msg.length > lim.udpPacketSize) return;
     const skey = `${rinfo.address}|${rinfo.port}`;
     let s = listener.sessions.get(skey);
@@ -629,7 +646,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
     const setup = (address: string, family: number) => {
       if (s.closed) return;
-      const out = createSocket({ type: family === 6 ? 'udp6' : 'udp4' });
+      const out = createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalLookup });
       out.on('error', (err) => {
         run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
         this.endSession(run, listener, s, `target ${s.target} failed (${err.message})`);
@@ -681,7 +698,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private ensureSweeper(run: RuleRun, listener: UdpListener): void {
     if (listener.sweeper) return;
     const tick = () => {
-      const timeout = this.limits(run).udpTimeoutMs;
+      const timeout = run.lim.udpTimeoutMs;
       const now = Date.now();
       for (const s of listener.sessions.values()) if (now - s.last >= timeout) this.endSession(run, listener, s, 'timed out');
       if (listener.sessions.size === 0 && listener.sweeper) {
@@ -689,7 +706,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         listener.sweeper = null;
       }
     };
-    const every = Math.max(100, Math.min(1000, Math.floor(this.limits(run).udpTimeoutMs / 4)));
+    const every = Math.max(100, Math.min(1000, Math.floor(run.lim.udpTimeoutMs / 4)));
     listener.sweeper = setInterval(tick, every);
     listener.sweeper.unref();
   }
@@ -706,12 +723,87 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   }
 }
 
+/** dgram's lookup for addresses that are already IP literals. */
+function literalLookup(address: string, family: unknown, cb: (err: Error | null, address: string, family: number) => void): void {
+  cb(null, address, address.includes(':') ? 6 : 4);
+}
+
+/** Room for bursts on busy relays; the kernel caps it at its own maximum. */
+function tuneBuffers(socket: UdpSocket): void {
+  try {
+    socket.setRecvBufferSize(4 * 1024 * 1024);
+    socket.setSendBufferSize(4 * 1024 * 1024);
+  } catch {
+    // not supported here: keep the defaults
+  }
+}
+
 function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): string {
   const where = `${proto} ${fmtAddr(host, port)}`;
   if (err.code === 'EADDRINUSE') return `port ${port} in use (${where})`;
   if (err.code === 'EACCES') return `no permission to listen on ${where}`;
   if (err.code === 'EADDRNOTAVAIL') return `address not available: ${where}`;
   return `cannot listen on ${where}: ${err.message}`;
+}
+
+/** Reads start small (idle connections cost little) and grow once a read fills the buffer. */
+const READ_SMALL = 2048;
+const READ_BIG = 256 * 1024;
+
+/**
+ * One direction of a relay that reads into its own buffer (net.Socket `onread`) instead of a new
+ * 64 KiB allocation per read, and in bigger reads when the stream is busy. The buffer is reused
+ * when the other side took the bytes at once; when the write is still pending it belongs to that
+ * write, and the next read gets a fresh buffer. A full write queue pauses reading until drain.
+ */
+class Reader {
+  src: Socket | null = null;
+  private dst: Socket | null = null;
+  private buf = Buffer.allocUnsafe(READ_SMALL);
+  private resume = () => this.src?.resume();
+  readonly onread = {
+    buffer: () => this.buf,
+    callback: (n: number, b: Buffer): boolean => this.chunk(n, b),
+  };
+
+  start(src: Socket, dst: Socket): void {
+    this.src = src;
+    this.dst = dst;
+    src.resume();
+  }
+
+  private chunk(n: number, b: Buffer): boolean {
+    const dst = this.dst;
+    if (!dst) return false;
+    const ok = dst.write(n === b.length ? b : b.subarray(0, n));
+    const size = n === b.length ? READ_BIG : n < b.length >> 3 ? READ_SMALL : b.length;
+    if (dst.writableLength > 0 || size !== b.length) this.buf = Buffer.allocUnsafe(size);
+    if (!ok) {
+      dst.once('drain', this.resume);
+      return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * Moves an accepted socket's handle into a socket that reads with `reader`. Node has no `onread`
+ * for accepted sockets; `new Socket({ handle })` is how its own internals hand sockets over. The
+ * old object is closed without its handle. Null when the socket has no handle to hand over.
+ */
+function adopt(accepted: Socket, reader: Reader): Socket | null {
+  const holder = accepted as unknown as { _handle: unknown };
+  const handle = holder._handle;
+  if (!handle || accepted.destroyed) return null;
+  try {
+    const s = new Socket({ handle, allowHalfOpen: true, readable: true, writable: true, pauseOnCreate: true, onread: reader.onread } as ConstructorParameters<typeof Socket>[0]);
+    holder._handle = null;
+    accepted.destroy();
+    reader.src = s;
+    return s;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -466,6 +466,33 @@ describe('engine over loopback', () => {
     expect((await tcpExchange(port, 'n')).reply.toString()).toBe('o:n');
   });
 
+  it('relays bulk data both ways at once, intact, after a banner from the target', async () => {
+    const backend = await tcp('127.0.0.1', 0, 'BANNER');
+    const port = await freePort();
+    await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port) });
+    const total = 24 * 1024 * 1024;
+    const sentHash = createHash('sha256').update('BANNER');
+    const gotHash = createHash('sha256');
+    let received = 0;
+    const client = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    client.on('data', (c: Buffer) => {
+      gotHash.update(c);
+      received += c.length;
+    });
+    const closed = new Promise<void>((r) => client.once('close', () => r()));
+    await new Promise<void>((r) => client.once('connect', () => r()));
+    for (let sent = 0; sent < total; ) {
+      const block = randomBytes(64 * 1024 + (sent % 7919));
+      sentHash.update(block);
+      sent += block.length;
+      if (!client.write(block)) await new Promise((r) => client.once('drain', r));
+    }
+    client.end();
+    await closed;
+    expect(received).toBeGreaterThan(total);
+    expect(gotHash.digest('hex')).toBe(sentHash.digest('hex'));
+  });
+
   it('stops a rule: its listeners and connections go, others stay', async () => {
     const backend = await tcp('127.0.0.1', 0);
     const p1 = await freePort();

@@ -1,0 +1,315 @@
+// Port forwarding benchmark, loopback only, bounded durations. Prints, in one run:
+//   1. TCP bulk throughput (iperf3): direct, through socat, through Lucky; ratios.
+//   2. UDP packets/s (iperf3 -u, flood): through socat vs through Lucky.
+//   3. Concurrent idle TCP connections through one rule: how many are held, RSS per connection.
+// Installs iperf3 and socat with apt-get when missing. Needs the built daemon (npm run build).
+// Env: DURATION (s per iperf3 run, default 5), ROUNDS (default 3), IDLE_CONNS (default 10000),
+//      UDP_LEN (datagram bytes, default 512).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const MAIN = join(root, 'apps/daemon/dist/main.js');
+const DURATION = Number(process.env.DURATION ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const IDLE_CONNS = Number(process.env.IDLE_CONNS ?? 10_000);
+const UDP_LEN = Number(process.env.UDP_LEN ?? 512);
+const PASSWORD = 'bench-password-1';
+
+const children = new Set();
+function track(p) {
+  children.add(p);
+  p.once('exit', () => children.delete(p));
+  return p;
+}
+async function cleanup() {
+  for (const p of children) p.kill('SIGKILL');
+}
+process.on('exit', () => {
+  for (const p of children) p.kill('SIGKILL');
+});
+process.on('SIGINT', () => process.exit(130));
+
+function have(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function ensureTools() {
+  const missing = ['iperf3', 'socat'].filter((c) => !have(c));
+  if (!missing.length) return;
+  console.log(`installing ${missing.join(' ')} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env, timeout: 300_000 });
+  if (r.status !== 0) {
+    spawnSync('apt-get', ['update'], { stdio: 'inherit', env, timeout: 300_000 });
+    r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env, timeout: 300_000 });
+  }
+  if (r.status !== 0 || missing.some((c) => !have(c))) {
+    console.error(`cannot install ${missing.join(' ')}; the benchmark needs them`);
+    process.exit(1);
+  }
+}
+
+// ------------------------------------------------------------------ the daemon
+
+async function startDaemon() {
+  if (!existsSync(MAIN)) {
+    console.error(`${MAIN} is missing: run npm run build first`);
+    process.exit(1);
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'lucky-bench-pf-'));
+  const p = track(
+    spawn(process.execPath, [MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LUCKY_ADMIN_PASSWORD: PASSWORD, LUCKY_ADMIN_USER: 'admin' },
+    }),
+  );
+  p.stdout.resume();
+  p.stderr.resume();
+  await waitForOutput(p, /listening on/);
+  const base = `http://127.0.0.1:${port}`;
+  const login = await (
+    await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Account: 'admin', Password: PASSWORD }),
+    })
+  ).json();
+  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
+  const api = async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const j = await res.json();
+    if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}`);
+    return j;
+  };
+  return {
+    pid: p.pid,
+    api,
+    async close() {
+      p.kill('SIGTERM');
+      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(5000)]);
+      p.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function addRule(daemon, body) {
+  const { key } = await daemon.api('POST', '/api/portforward/rules', body);
+  const { rule } = await daemon.api('GET', `/api/portforward/rules/${key}`);
+  if (rule.status.state !== 'running') throw new Error(`rule ${body.name} is not running: ${rule.status.message}`);
+  return key;
+}
+
+// ------------------------------------------------------------------ peers
+
+async function iperfServer() {
+  const port = await freePort();
+  const p = track(spawn('iperf3', ['-s', '-p', String(port), '-B', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  p.stderr.resume();
+  // iperf3 buffers its output when it is not a terminal: wait until the port answers instead.
+  for (let i = 0; i < 100 && !(await canConnect(port)); i++) await sleep(100);
+  return { port, kill: () => p.kill('SIGKILL') };
+}
+
+function iperf(port, extra = [], omit = true) {
+  const r = spawnSync('iperf3', ['-c', '127.0.0.1', '-p', String(port), '-t', String(DURATION), ...(omit ? ['-O', '1'] : []), '-J', ...extra], {
+    encoding: 'utf8',
+    timeout: (DURATION + 30) * 1000,
+  });
+  let j;
+  try {
+    j = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`iperf3 gave no JSON (status ${r.status}): ${r.stderr || r.stdout}`);
+  }
+  if (j.error) throw new Error(`iperf3: ${j.error}`);
+  return j;
+}
+
+async function socat(args) {
+  const p = track(spawn('socat', args, { stdio: ['ignore', 'ignore', 'pipe'] }));
+  p.stderr.resume();
+  await sleep(300);
+  if (p.exitCode !== null) throw new Error(`socat ${args.join(' ')} exited`);
+  return { kill: () => p.kill('SIGKILL') };
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const s = connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const gbps = (bps) => `${(bps / 1e9).toFixed(2)} Gbit/s`;
+const x = (a, b) => `${(a / b).toFixed(2)}x`;
+
+// ------------------------------------------------------------------ 1 + 2: throughput
+
+async function throughput(daemon) {
+  const srv = await iperfServer();
+  const socatPort = await freePort();
+  const ourPort = await freePort();
+  const tcpSocat = await socat([`TCP4-LISTEN:${socatPort},bind=127.0.0.1,reuseaddr,fork`, `TCP4:127.0.0.1:${srv.port}`]);
+  const udpSocat = await socat([`UDP4-LISTEN:${socatPort},bind=127.0.0.1,reuseaddr,fork`, `UDP4:127.0.0.1:${srv.port}`]);
+  await addRule(daemon, {
+    name: 'iperf',
+    types: ['tcp4', 'udp4'],
+    listenHost: '127.0.0.1',
+    listenPorts: String(ourPort),
+    targets: ['127.0.0.1'],
+    targetPorts: String(srv.port),
+  });
+
+  const tcp = { direct: [], socat: [], lucky: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [name, port] of [
+      ['direct', srv.port],
+      ['socat', socatPort],
+      ['lucky', ourPort],
+    ]) {
+      const j = iperf(port);
+      tcp[name].push(j.end.sum_received.bits_per_second);
+      process.stdout.write(`  tcp ${name} round ${i + 1}: ${gbps(j.end.sum_received.bits_per_second)}\n`);
+    }
+  }
+  const t = Object.fromEntries(Object.entries(tcp).map(([k, v]) => [k, median(v)]));
+
+  // UDP: the client floods (-b 0); what reaches the server per second is what the relay can carry.
+  const udp = { direct: [], socat: [], lucky: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [name, port] of [
+      ['direct', srv.port],
+      ['socat', socatPort],
+      ['lucky', ourPort],
+    ]) {
+      const j = iperf(port, ['-u', '-b', '0', '-l', String(UDP_LEN)], false);
+      const r = j.end.sum_received;
+      const sent = j.end.sum_sent;
+      const delivered = r.bytes / UDP_LEN / r.seconds;
+      udp[name].push(delivered);
+      process.stdout.write(
+        `  udp ${name} round ${i + 1}: ${Math.round(delivered)} packets/s delivered of ${Math.round(sent.packets / sent.seconds)} sent\n`,
+      );
+    }
+  }
+  const u = Object.fromEntries(Object.entries(udp).map(([k, v]) => [k, median(v)]));
+  tcpSocat.kill();
+  udpSocat.kill();
+  srv.kill();
+  return { t, u };
+}
+
+// ------------------------------------------------------------------ 3: idle connections
+
+function lineReader(p) {
+  const rl = createInterface({ input: p.stdout });
+  const queue = [];
+  const waiters = [];
+  rl.on('line', (l) => (waiters.length ? waiters.shift()(l) : queue.push(l)));
+  return (ms = 120_000) =>
+    queue.length
+      ? Promise.resolve(queue.shift())
+      : new Promise((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error('helper did not answer')), ms);
+          waiters.push((l) => {
+            clearTimeout(t);
+            resolve(l);
+          });
+        });
+}
+
+async function idleConnections(daemon) {
+  const backend = track(spawn(process.execPath, [join(here, 'peers.mjs'), 'backend'], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const readBackend = lineReader(backend);
+  const backendPort = Number((await readBackend()).split(' ')[1]);
+  const port = await freePort();
+  const key = await addRule(daemon, {
+    name: 'idle',
+    types: ['tcp4'],
+    listenHost: '127.0.0.1',
+    listenPorts: String(port),
+    targets: ['127.0.0.1'],
+    targetPorts: String(backendPort),
+  });
+  // Per-connection log lines would be part of the figure; keep the default (on) as users run it.
+  await daemon.api('GET', '/api/execgc').catch(() => undefined);
+  await sleep(1000);
+  const before = rssOf(daemon.pid);
+  const clients = track(spawn(process.execPath, [join(here, 'peers.mjs'), 'clients', String(port), String(IDLE_CONNS)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const readClients = lineReader(clients);
+  const t0 = performance.now();
+  const opened = await readClients(300_000);
+  const openMs = performance.now() - t0;
+  await sleep(2000);
+  await daemon.api('GET', '/api/execgc').catch(() => undefined);
+  await sleep(1000);
+  clients.stdin.write('\n');
+  const still = Number((await readClients()).split(' ')[1]);
+  backend.stdin.write('\n');
+  const atBackend = Number((await readBackend()).split(' ')[1]);
+  const { rule } = await daemon.api('GET', `/api/portforward/rules/${key}`);
+  const after = rssOf(daemon.pid);
+  clients.kill('SIGKILL');
+  backend.kill('SIGKILL');
+  return { opened, openMs, still, atBackend, stats: rule.stats, before, after };
+}
+
+// ------------------------------------------------------------------ main
+
+ensureTools();
+const nofile = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+console.log(`port forwarding benchmark: Node ${process.versions.node}, ${DURATION} s per iperf3 run, ${ROUNDS} rounds (median), fd limit ${nofile}`);
+const daemon = await startDaemon();
+try {
+  const { t, u } = await throughput(daemon);
+  printTable('TCP bulk throughput (iperf3, one stream, loopback)', [
+    ['path', 'throughput', 'vs direct', 'vs socat'],
+    ['direct', gbps(t.direct), '1.00x', ''],
+    ['socat', gbps(t.socat), x(t.socat, t.direct), '1.00x'],
+    ['lucky', gbps(t.lucky), x(t.lucky, t.direct), x(t.lucky, t.socat)],
+  ]);
+  printTable(`UDP packets/s delivered (iperf3 -u -b 0 -l ${UDP_LEN})`, [
+    ['path', 'packets/s', 'vs socat'],
+    ['direct', Math.round(u.direct), x(u.direct, u.socat)],
+    ['socat', Math.round(u.socat), '1.00x'],
+    ['lucky', Math.round(u.lucky), x(u.lucky, u.socat)],
+  ]);
+  const idle = await idleConnections(daemon);
+  const held = idle.stats.tcpConnections;
+  printTable(`Idle TCP connections through one rule (asked for ${IDLE_CONNS})`, [
+    ['', ''],
+    ['clients report', `${idle.opened} (opening took ${(idle.openMs / 1000).toFixed(1)} s), still open later: ${idle.still}`],
+    ['held by the rule', String(held)],
+    ['held at the backend', String(idle.atBackend)],
+    ['refused / total', `${idle.stats.refusedByLimit} by limit, ${idle.stats.totalConnections} accepted`],
+    ['daemon RSS before / after', `${(idle.before / 1e6).toFixed(1)} MB / ${(idle.after / 1e6).toFixed(1)} MB`],
+    ['RSS per held connection', held ? `${((idle.after - idle.before) / held / 1024).toFixed(1)} KiB` : 'n/a'],
+  ]);
+  if (held < IDLE_CONNS) {
+    console.log(
+      `\n  note: each relayed connection takes 2 file descriptors in the daemon; with a per-process limit of ${nofile}` +
+        ` (hard limit here: ${readFileSync('/proc/self/limits', 'utf8').match(/Max open files\s+\d+\s+(\d+)/)?.[1] ?? '?'}) it cannot hold ${IDLE_CONNS}.`,
+    );
+  }
+} finally {
+  await daemon.close();
+  await cleanup();
+}
