@@ -8,7 +8,7 @@ import { pushNotice } from '../../api/notices';
 import { infoQuery, versionQuery } from '../../api/queries';
 import { PROJECT_SITE } from '../../config';
 import { t } from '../../i18n';
-import { getRemoteState, subscribeRemote } from '../../remote';
+import { getRemoteState, subscribeRemote, UNKNOWN_VERSION } from '../../remote';
 import { PageTitle } from '../../shell/Shell';
 import { storage } from '../../storage';
 
@@ -17,7 +17,19 @@ const formatDate = (ms: number) => new Date(ms).toLocaleString();
 export function AboutPage() {
   const version = useQuery(versionQuery());
   const info = useQuery(infoQuery());
-  const remote = useSyncExternalStore(subscribeRemote, getRemoteState, getRemoteState);
+  const probed = useSyncExternalStore(subscribeRemote, getRemoteState, getRemoteState);
+  // While this page load's probe runs, show what the last one found.
+  const stored = storage.all();
+  const remote =
+    probed ??
+    (stored.githubVersion
+      ? {
+          githubVersion: stored.githubVersion,
+          qqGroupVersion: stored.qqGroupVersion ?? UNKNOWN_VERSION,
+          staticHost: stored.staticHost ?? '',
+          showAboutView: stored.showAboutView ?? false,
+        }
+      : undefined);
   const [confirmRestart, setConfirmRestart] = useState(false);
   const showAbout = remote?.showAboutView ?? storage.get('showAboutView') ?? false;
 
