@@ -17,11 +17,23 @@ function initialLang(): Lang {
 
 export const lang: Lang = initialLang();
 
-/** The text for `id` in the page's language, `{name}` placeholders filled from `vars`. */
-export function t(id: MessageId, vars?: Record<string, string | number>): string {
-  const text = DICTIONARIES[lang][id];
+function fill(text: string, vars?: Record<string, string | number>): string {
   if (!vars) return text;
   return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+/** The text for `id` in the page's language, `{name}` placeholders filled from `vars`. */
+export function t(id: MessageId, vars?: Record<string, string | number>): string {
+  return fill(DICTIONARIES[lang][id], vars);
+}
+
+/** A module screen's own pair of typed tables (modules/<m>/i18n.ts), looked up the same way. */
+export interface ModuleTexts<K extends string> {
+  zh_CN: Record<K, string>;
+  en_US: Record<K, string>;
+}
+export function moduleT<K extends string>(tables: ModuleTexts<K>) {
+  return (id: K, vars?: Record<string, string | number>): string => fill(tables[lang][id], vars);
 }
 
 /** Saves the choice and reloads, as the spec's language switch does. */
