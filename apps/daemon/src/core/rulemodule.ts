@@ -22,6 +22,10 @@ export interface RuleModuleOptions<I extends RuleInputShape, C extends z.ZodType
   extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown>;
   /** Called after module settings change, e.g. to re-apply global limits. */
   onSettings?: (next: z.output<C>) => Promise<void> | void;
+  /** Module settings as GET shows them (secrets masked). */
+  settingsView?: (stored: z.output<C>) => z.output<C>;
+  /** A PUT merged with what is stored (a mask sent back keeps the stored secret). */
+  settingsMerge?: (incoming: z.output<C>, stored: z.output<C>) => z.output<C>;
 }
 
 export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
@@ -123,9 +127,13 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
       this.require(params.key);
       return { logs: this.logs.since(params.key, query.pre) };
     });
-    addRoute(app, routes.getConfigure, () => ({ configure: this.settings.get() }) as never);
+    addRoute(app, routes.getConfigure, () => {
+      const stored = this.settings.get();
+      return { configure: this.opts.settingsView ? this.opts.settingsView(stored) : stored } as never;
+    });
     addRoute(app, routes.putConfigure, async ({ body }) => {
-      const next = this.settings.set(body as z.input<C>);
+      const incoming = body as z.output<C>;
+      const next = this.settings.set(this.opts.settingsMerge ? this.opts.settingsMerge(incoming, this.settings.get()) : incoming);
       await this.opts.onSettings?.(next);
       return {};
     });

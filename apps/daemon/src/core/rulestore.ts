@@ -121,7 +121,7 @@ export class SettingsStore<S extends z.ZodType> {
     return this.schema.parse({});
   }
 
-  set(data: z.input<S>): z.output<S> {
+  set(data: z.input<S> | z.output<S>): z.output<S> {
     const parsed = this.schema.parse(data);
     this.db
       .prepare(

@@ -237,6 +237,15 @@ describe('ddns over the API', () => {
     expect((await d.call<{ configure: { interval: number } }>('GET', '/api/ddns/configure')).configure.interval).toBe(300);
     expect((await d.call('PUT', '/api/ddns/configure', { interval: 30, firstDelay: 0 })).ret).toBe(0);
     expect((await d.call('PUT', '/api/ddns/configure', { interval: 3600, firstDelay: 3600 })).ret).toBe(0);
+    // The global webhook's proxy password is masked like a task's secret, and a mask keeps it.
+    const hook = { enable: true, url: 'http://127.0.0.1:9/hook', proxy: { type: 'http', address: '127.0.0.1:3128', user: 'u', password: 'proxy-pass-1' } };
+    expect((await d.call('PUT', '/api/ddns/configure', { webhook: hook })).ret).toBe(0);
+    const shown = await d.call<{ configure: { webhook: { proxy: { password: string } } } }>('GET', '/api/ddns/configure');
+    expect(shown.configure.webhook.proxy.password).toBe('******');
+    expect(JSON.stringify(shown)).not.toContain('proxy-pass-1');
+    expect((await d.call('PUT', '/api/ddns/configure', shown.configure)).ret).toBe(0);
+    const stored = d.runtime.db.prepare("SELECT data FROM module_settings WHERE module = 'ddns'").get() as { data: string };
+    expect(JSON.parse(stored.data).webhook.proxy.password).toBe('proxy-pass-1');
     expect((await d.call('PUT', '/api/ddns/configure', {})).ret).toBe(0); // back to the defaults
   });
 

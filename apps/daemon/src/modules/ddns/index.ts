@@ -106,6 +106,13 @@ export const ddnsModule: ModuleDef = {
       logs,
       extra: (r) => ({ ...maskTask(r.data), sync: engine.syncState(r.key, r.data) }),
       onSettings: (next) => engine.configure(next),
+      // The global webhook's proxy password is a secret like a task's.
+      settingsView: (c) =>
+        c.webhook.proxy.password ? { ...c, webhook: { ...c.webhook, proxy: { ...c.webhook.proxy, password: SECRET_MASK } } } : c,
+      settingsMerge: (next, stored) =>
+        next.webhook.proxy.password === SECRET_MASK
+          ? { ...next, webhook: { ...next.webhook, proxy: { ...next.webhook.proxy, password: stored.webhook.proxy.password } } }
+          : next,
     });
     return {
       routes(app) {
