@@ -334,15 +334,20 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private refused(run: RuleRun, why: 'limit' | 'filter', what: string): void {
     if (why === 'limit') run.stats.refusedByLimit++;
     else run.stats.refusedByFilter++;
+    this.throttled(run, `refused ${what} (${why === 'limit' ? 'limit reached' : 'IP filter'})`);
+  }
+
+  /** A rule log line for things that can happen thousands of times a second: at most one a second. */
+  private throttled(run: RuleRun, text: string): void {
     const now = Date.now();
     if (now - run.lastRefusalLog < REFUSAL_LOG_MS) {
       run.refusalsNotLogged++;
       return;
     }
-    const more = run.refusalsNotLogged ? ` (+${run.refusalsNotLogged} more refused since the last line)` : '';
+    const more = run.refusalsNotLogged ? ` (+${run.refusalsNotLogged} more like it not shown)` : '';
     run.refusalsNotLogged = 0;
     run.lastRefusalLog = now;
-    this.line(run, `refused ${what} (${why === 'limit' ? 'limit reached' : 'IP filter'})${more}`);
+    this.line(run, `${text}${more}`);
   }
 
   /** Targets in the order to try: round robin start, ones that failed lately last. */
@@ -377,7 +382,8 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         };
         const onListening = () => {
           server.off('error', onError);
-          server.on('error', (err) => this.log.warn({ key: run.key, err }, 'tcp listener error'));
+          // Accept failures (out of file descriptors) go to the rule's log, at most once a second.
+          server.on('error', (err) => this.throttled(run, `accept failed on tcp ${listener.bound}: ${err.message}`));
           listener.bound = fmtAddr(host, spec.port);
           run.tcp.set(spec.id, listener);
           resolve(listener);
@@ -492,7 +498,15 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         this.line(run, `target ${addr} failed (${why})${order.length > i + 1 ? ', trying the next one' : ''}`);
         tryNext(i + 1);
       };
-      const onError = (err: Error) => onFail(err.message);
+      const onError = (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EMFILE' || err.code === 'ENFILE') {
+          // Our own shortage, not the target's fault: do not mark it down.
+          clearTimeout(timer);
+          finish(`cannot open a connection to ${addr}: ${err.message}`, true);
+          return;
+        }
+        onFail(err.message);
+      };
       up.once('error', onError);
       up.once(rule.tls.target ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
