@@ -83,6 +83,10 @@ const zh = {
   invalidBackend: '不是有效的后端地址（http:// 或 https://）',
   invalidUser: '用户名不能包含冒号',
   passwordRequired: '用户 {user} 的密码不能为空',
+  ddnsTaskDisabled: '任务已停用',
+  ddnsNotRunning: '动态域名模块未运行',
+  ddnsSyncDone: '同步完成',
+  ddnsSyncRunning: '正在同步',
   // security management and system functions
   accessDenied: '地址 {ip} 无权访问后台',
   invalidSafeUrl: '只能包含字母、数字、- 和 _，最长 64 个字符',
@@ -179,6 +183,10 @@ const en: Record<MessageKey, string> = {
   invalidBackend: 'is not a valid backend address (http:// or https://)',
   invalidUser: 'a user name cannot contain a colon',
   passwordRequired: 'the password of user {user} cannot be empty',
+  ddnsTaskDisabled: 'The task is disabled',
+  ddnsNotRunning: 'The dynamic DNS module is not running',
+  ddnsSyncDone: 'Sync finished',
+  ddnsSyncRunning: 'Sync is running',
   // security management and system functions
   accessDenied: 'The address {ip} may not reach the console',
   invalidSafeUrl: 'only letters, digits, - and _, at most 64 characters',

@@ -7,12 +7,13 @@ import {
   ZDdnsConfigure,
   ZDdnsTask,
   ddnsRoutes,
+  message,
   type DdnsProviderName,
   type DdnsTask,
 } from '@lucky/contracts';
 import type { z } from 'zod';
 import { RuleLogs } from '../../core/engine.js';
-import { AppError } from '../../core/envelope.js';
+import { AppError, fail } from '../../core/envelope.js';
 import type { Db } from '../../core/db.js';
 import type { Logger } from '../../core/logs.js';
 import type { ModuleDef } from '../../core/modulehost.js';
@@ -119,13 +120,10 @@ export const ddnsModule: ModuleDef = {
         rules.register(app, ddnsRoutes);
         addRoute(app, ddnsRoutes.sync, async ({ params, query, req }) => {
           const rule = rules.require(params.key);
-          if (!rule.data.enable) {
-            throw new AppError(Ret.failed, null, {}, req.lang === 'en_US' ? 'The task is disabled' : '任务已停用');
-          }
+          if (!rule.data.enable) throw fail(Ret.failed, 'ddnsTaskDisabled');
           const r = await engine.syncNow(params.key, query.wait * 1000);
-          if (!r) throw new AppError(Ret.failed, null, {}, req.lang === 'en_US' ? 'The module is not running' : '模块未运行');
-          const en = req.lang === 'en_US';
-          return { msg: r.done ? (en ? 'Sync finished' : '同步完成') : en ? 'Sync is running' : '正在同步', done: r.done, sync: r.sync };
+          if (!r) throw fail(Ret.failed, 'ddnsNotRunning');
+          return { msg: message(req.lang, r.done ? 'ddnsSyncDone' : 'ddnsSyncRunning'), done: r.done, sync: r.sync };
         });
         addRoute(app, ddnsRoutes.history, ({ params, query }) => {
           rules.require(params.key);
