@@ -93,6 +93,7 @@ function testEndpoints(log: Logger): Partial<Record<DdnsProviderName, string>> |
 export const ddnsModule: ModuleDef = {
   key: 'ddns',
   migrations: ddnsMigrations,
+  data: { rule: ZDdnsTask, settings: ZDdnsConfigure },
   create({ db, log }) {
     const history = new DdnsHistory(db);
     const logs = new RuleLogs(256);
