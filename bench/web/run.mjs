@@ -10,9 +10,9 @@
  * then holds 1 000 concurrent connections on Lucky for 30 s (goal: 0 errors, no fd growth).
  *
  * Installs wrk, nginx and caddy with apt-get when missing (service start-up suppressed).
- * Each proxy is measured `rounds` times, interleaved, and the median round (by req/s) is reported,
+ * Each proxy is measured `rounds` times, interleaved, and the medians of req/s and of p99 are reported,
  * so that a burst of other work on a shared machine does not decide the ratios.
- * Usage: node bench/web/run.mjs [--duration 10] [--connections 64] [--threads 1] [--rounds 3] [--soak 30]
+ * Usage: node bench/web/run.mjs [--duration 8] [--connections 64] [--threads 1] [--rounds 5] [--soak 30]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,11 +26,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, '..', '..');
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '8' },
     connections: { type: 'string', default: '64' },
     // One wrk thread drives nginx past 50k req/s here; a second would take CPU from the servers measured.
     threads: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     soak: { type: 'string', default: '30' },
     'soak-connections': { type: 'string', default: '1000' },
   },
@@ -256,12 +256,20 @@ http://127.0.0.1:${pCaddy} {
     env: { ...process.env, HOME: caddyDir, XDG_DATA_HOME: caddyDir, XDG_CONFIG_HOME: caddyDir },
   });
 
+  // Reference only (no ratio): the ceiling of one Node thread here, a node:http server answering
+  // the same body itself. A proxy does this work plus a backend round trip.
+  const pHello = await freePort();
+  start('node hello', process.execPath, [
+    '-e',
+    `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' }); s.end('hello world\\n'); }).listen(${pHello}, '127.0.0.1')`,
+  ]);
+
   const dataDir = join(tmp, 'lucky');
   const lucky = start('lucky', process.execPath, [join(build, 'daemon', 'main.js'), '--port', String(pAdmin), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production' },
   });
 
-  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pAdmin, 60_000)]);
+  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pHello), waitPort(pAdmin, 60_000)]);
   const login = await api(pAdmin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
   if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
   const created = await api(
@@ -278,6 +286,7 @@ http://127.0.0.1:${pCaddy} {
 
   const targets = [
     ['backend (direct)', pBackend],
+    ['node:http hello (ref)', pHello],
     ['nginx proxy_pass', pNginx],
     ['caddy reverse_proxy', pCaddy],
     ['lucky web proxy', pLucky],
@@ -300,11 +309,18 @@ http://127.0.0.1:${pCaddy} {
   }
   log('');
   log(`median of ${ROUNDS} rounds (load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}):`);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const [name] of targets) {
-    const sorted = [...rounds[name]].sort((a, b) => a.rps - b.rps);
-    const r = sorted[Math.floor(sorted.length / 2)];
+    const rs = rounds[name];
+    // Medians of each figure on its own: one slow round moves neither.
+    const r = {
+      rps: median(rs.map((x) => x.rps)),
+      p99: median(rs.map((x) => x.p99)),
+      errors: rs.reduce((a, x) => a + x.errors, 0),
+      non2xx: rs.reduce((a, x) => a + x.non2xx, 0),
+    };
     results[name] = r;
-    log(`${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`);
+    log(`${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.errors}   non-2xx ${r.non2xx}   (all rounds)`);
   }
   const ours = results['lucky web proxy'];
   const ng = results['nginx proxy_pass'];

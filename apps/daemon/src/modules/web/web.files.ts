@@ -114,7 +114,10 @@ export class FileServer {
     try {
       root = await this.rootReal;
     } catch {
-      return plain(res, 500, 'file root is not available\n');
+      // The directory may appear later (a disk mounted after start): look again next time.
+      this.rootReal = fsp.realpath(this.cfg.root);
+      this.rootReal.catch(() => undefined);
+      return plain(res, 503, 'file root is not available\n');
     }
     let real: string;
     try {

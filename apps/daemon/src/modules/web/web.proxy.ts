@@ -68,6 +68,13 @@ function retryable(err: unknown): boolean {
   );
 }
 
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+function connectFailed(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT';
+}
+
 function hashIp(ip: string): number {
   let h = 2166136261;
   for (let i = 0; i < ip.length; i++) {
@@ -381,7 +388,10 @@ export class ReverseProxy {
         const clientGone = res.destroyed || (err as { message?: string }).message === 'client closed';
         if (!started && !clientGone && retryable(err)) this.failed(b, err);
         if (!started && !clientGone) {
-          if (!hasBody && retryable(err) && this.backends.length > 1) {
+          // A refused connect never reached the backend: any body-less request may go elsewhere. A
+          // reset after sending may have been acted on: only idempotent methods are sent again.
+          const again = connectFailed(err) || IDEMPOTENT.has(req.method ?? '');
+          if (!hasBody && retryable(err) && again && this.backends.length > 1) {
             const t = tried ?? new Set<Backend>();
             t.add(b);
             if (t.size < this.backends.length) return this.attempt(req, res, ctx, extra, cacheKey, hasBody, t);
