@@ -52,6 +52,14 @@ describe('configuration backup and restore', () => {
       expect((await a.call('POST', '/api/wol/rules', { name, macs: ['00:11:22:33:44:55'], repeat: 2, secureOn: '01:02:03:04:05:06' })).ret).toBe(0);
     }
     expect((await a.call('PUT', '/api/wol/configure', { defaultRepeat: 5 })).ret).toBe(0);
+    const ddnsTask = {
+      name: 'home',
+      enable: false,
+      provider: 'dnspod',
+      credentials: { id: 'AKIDvisible', secret: 'ddns-secret-1' },
+      domains: ['home.example.com'],
+    };
+    expect((await a.call('POST', '/api/ddns/rules', ddnsTask)).ret).toBe(0);
     expect((await a.call('PUT', '/api/baseconfigure', { LogLevel: 5, FrontendDisableAutoExpandLeftMenu: true, LogMaxSize: 777 })).ret).toBe(0);
     const backup = await download(a, true);
     expect(backup.base.AdminPasswordHash).toMatch(/^scrypt/);
@@ -65,6 +73,7 @@ describe('configuration backup and restore', () => {
     expect(summary.base).toEqual(expect.arrayContaining(['LogLevel', 'LogMaxSize', 'FrontendDisableAutoExpandLeftMenu', 'AdminPasswordHash']));
     expect(summary.base).not.toContain('AdminWebListenPort');
     expect(summary.modules.wol).toMatchObject({ add: 3, remove: 1, settings: true });
+    expect(summary.modules.ddns).toMatchObject({ add: 1, remove: 0 });
     // Nothing changes before the confirmation.
     expect((await b.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list).toHaveLength(1);
 
@@ -86,12 +95,25 @@ describe('configuration backup and restore', () => {
     const masked = await download(a, false);
     expect(masked.base).not.toHaveProperty('AdminPasswordHash');
     expect(masked.base).not.toHaveProperty('TwoFASecret');
+    expect(JSON.stringify(masked)).not.toContain('ddns-secret-1');
+    expect(masked.modules.ddns!.rules[0]!.data).toMatchObject({ credentials: { id: 'AKIDvisible', secret: '******' } });
+    expect(JSON.stringify(await download(a, true))).toContain('ddns-secret-1');
     const staged = await upload(a, '/api/configure', 'masked.json', JSON.stringify(masked));
     expect(staged.ret).toBe(0);
     expect((staged.summary as { base: string[] }).base).toEqual([]);
     const hashBefore = a.runtime.config.get().AdminPasswordHash;
     expect((await a.call('GET', `/api/restoreconfigureconfirm?key=${staged.key as string}`)).ret).toBe(0);
     expect(a.runtime.config.get().AdminPasswordHash).toBe(hashBefore);
+    expect(JSON.stringify(await download(a, true))).toContain('ddns-secret-1');
+    // Into an install that never had the secret, a masked one cannot be restored: refused, named.
+    const c = await startTestDaemon();
+    try {
+      const r = await upload(c, '/api/configure', 'masked.json', JSON.stringify(masked));
+      expect(r.ret).toBe(1);
+      expect(r.msg).toMatch(/modules\.ddns\.rules\[0\]\.credentials\.secret/);
+    } finally {
+      await c.close();
+    }
   });
 
   it('refuses bad or foreign files and changes nothing', async () => {
