@@ -586,6 +586,24 @@ describe('web engine', () => {
     await engine.stop('ok');
   });
 
+  it('listens on IPv6 (tcp6) and takes an IPv6 Host', async () => {
+    const port = await freePort('::1');
+    await engine.start('v6', rule({ port, network: 'tcp6', address: '::1', defaultService: { type: 'text', body: '{clientIP} {host}' } }));
+    expect(engine.status('v6').state).toBe('running');
+    const body = await new Promise<string>((resolve, reject) => {
+      const r = request({ host: '::1', port, path: '/', agent: false, headers: { host: `[::1]:${port}` }, timeout: 10_000 }, (res) => {
+        let b = '';
+        res.on('data', (c: Buffer) => (b += c.toString()));
+        res.on('end', () => resolve(b));
+      });
+      r.on('timeout', () => r.destroy(new Error('timeout')));
+      r.on('error', reject);
+      r.end();
+    });
+    expect(body).toBe('::1 [::1]');
+    await engine.stop('v6');
+  });
+
   it('reports what the firewall switch did without failing the rule', async () => {
     const port = await freePort();
     await engine.start('fw', rule({ port, firewallAllow: true, defaultService: { type: 'text', body: 'up' } }));
@@ -749,6 +767,17 @@ describe('web engine over TLS', () => {
     await engine.stop('tlsb');
     backendTls.close();
     backendTls.closeAllConnections();
+  });
+
+  it('swaps certificates in place when a rule is saved', async () => {
+    const port = await freePort();
+    await engine.start('swap', rule({ port, protocol: 'https', certs: [{ source: 'pem', ...pem.a! }] }));
+    expect((await tlsGet(port, 'x.b.test')).cn).toBe('a.test');
+    await engine.start('swap', rule({ port, protocol: 'https', certs: [{ source: 'pem', ...pem.b! }, { source: 'pem', ...pem.a! }] }));
+    expect((await tlsGet(port, 'x.b.test')).cn).toBe('*.b.test');
+    expect((await tlsGet(port, 'a.test')).cn).toBe('a.test');
+    expect((await tlsGet(port, 'unknown.test')).cn).toBe('*.b.test'); // the new first certificate
+    await engine.stop('swap');
   });
 
   it('enforces the minimum TLS version', async () => {
