@@ -28,7 +28,7 @@ const RETRY_LISTEN_MS = 10_000;
 const TLS_HANDSHAKE_MS = 30_000;
 /** Packets kept per UDP session while its socket is being set up. */
 const UDP_PENDING_MAX = 64;
-/** Refusal log lines at most this often per rule. */
+/** Refusal and other high-rate log lines at most this often per rule. */
 const REFUSAL_LOG_MS = 1000;
 
 export interface PortforwardEngineOptions {
@@ -47,8 +47,9 @@ interface UdpSession {
   key: string;
   clientAddress: string;
   clientPort: number;
-  /** Connected to the target; null until ready. */
+  /** The socket towards the target, set once it is connected (datagrams wait in `pending` until then). */
   out: UdpSocket | null;
+  /** The same socket from its creation on, so that ending the session can close it at any time. */
   sock: UdpSocket | null;
   pending: Buffer[] | null;
   target: string;
@@ -602,7 +603,8 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
           socket.off('error', onError);
           tuneBuffers(socket);
           const listener: UdpListener = { spec, socket, bound: fmtAddr(host, spec.port), sessions: new Map(), sweeper: null };
-          socket.on('error', (err) => this.log.warn({ key: run.key, err }, 'udp listener error'));
+          // Send failures under a flood (ENOBUFS...) drop that datagram, as the network would.
+          socket.on('error', (err) => this.throttled(run, `udp ${listener.bound}: ${err.message}`));
           socket.on('message', (msg, rinfo) => this.onUdp(run, listener, msg, rinfo));
           run.udp.set(spec.id, listener);
           resolve(listener);
@@ -661,7 +663,13 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     const setup = (address: string, family: number) => {
       if (s.closed) return;
       const out = createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalLookup });
-      out.on('error', (err) => {
+      out.on('error', (err: NodeJS.ErrnoException) => {
+        // "Port unreachable" from the target ends the session so the next datagram can fail over;
+        // transient send errors only drop the datagram.
+        if (err.code !== 'ECONNREFUSED' && err.code !== 'EHOSTUNREACH' && err.code !== 'ENETUNREACH') {
+          this.throttled(run, `udp session ${fmtAddr(s.clientAddress, s.clientPort)}: ${err.message}`);
+          return;
+        }
         run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
         this.endSession(run, listener, s, `target ${s.target} failed (${err.message})`);
       });
