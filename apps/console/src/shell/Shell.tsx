@@ -77,7 +77,8 @@ export function Shell() {
     await navigate({ to: '/login' });
   };
 
-  const showLeft = loggedIn && wide;
+  // The left menu waits for the layout flags: a submenu's first open state is read once, on mount.
+  const showLeft = loggedIn && wide && !control.isPending;
   const showTopMenu = loggedIn && narrow;
   const versionText = version.data?.version ?? '';
 

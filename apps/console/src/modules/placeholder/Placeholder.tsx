@@ -1,6 +1,9 @@
 /** Screens whose module comes with a later issue: a clear note inside the real layout. */
-import { Alert, Text } from '@mantine/core';
+import { Alert, Stack, Text } from '@mantine/core';
+import { MODULES } from '@lucky/contracts';
+import { useQuery } from '@tanstack/react-query';
 import { useMatches } from '@tanstack/react-router';
+import { modulesQuery } from '../../api/queries';
 import { t, type MessageId } from '../../i18n';
 import { routeMeta } from '../../routes';
 import { PageTitle } from '../../shell/Shell';
@@ -11,12 +14,20 @@ export function Placeholder() {
   const title = meta?.title;
   const module = meta?.module ?? '';
   const moduleName = module ? t(`module.${module}` as MessageId) : '';
+  const modules = useQuery(modulesQuery());
+  const menuKey = MODULES.find((m) => m.key === module)?.menuKey;
+  const disabled = !!menuKey && !!modules.data && !modules.data.Modules.includes(menuKey);
   return (
-    <div data-testid="placeholder" data-module={module}>
+    <Stack data-testid="placeholder" data-module={module}>
       <PageTitle>{title ? t(title) : ''}</PageTitle>
+      {disabled && (
+        <Alert color="orange" data-testid="module-disabled">
+          {t('shell.moduleDisabled', { module: moduleName })}
+        </Alert>
+      )}
       <Alert color="blue" title={t('shell.placeholder', { module: moduleName })}>
         <Text fz="sm">{t('shell.placeholderHint')}</Text>
       </Alert>
-    </div>
+    </Stack>
   );
 }

@@ -1,0 +1,387 @@
+/**
+ * Pure helpers of the DDNS screens: the form's state (multi-line fields as text, numbers as typed),
+ * conversion to and from the contracts' task, presets, validation messages of spec section 5.
+ */
+import {
+  DDNS_INTERVAL_PRESETS,
+  DDNS_PROVIDER_INFO,
+  MESSAGES,
+  SECRET_MASK,
+  ZDdnsTask,
+  formatIssues,
+  msgKey,
+  type DdnsCallback,
+  type DdnsConfigure,
+  type DdnsCredentials,
+  type DdnsIpSource,
+  type DdnsProviderName,
+  type DdnsProxy,
+  type DdnsSyncState,
+  type DdnsSyncStatus,
+  type DdnsTask,
+  type DdnsWebhook,
+  type Lang,
+  type MessageKey,
+  type RuleStatus,
+} from '@lucky/contracts';
+
+/** A contracts schema (zod itself is the contracts' dependency, not the console's). */
+type Schema = Parameters<typeof formatIssues>[0];
+import { lines } from '../../lib/helpers';
+import type { DdnsTextId } from './i18n';
+
+/** A NumberInput's value: a number, or the text being typed. */
+export type Num = number | string;
+
+export interface SourceForm {
+  type: DdnsIpSource['type'];
+  urls: string;
+  regex: string;
+  interface: string;
+  rule: string;
+  command: string;
+  commandTimeout: Num;
+  odhcpdFile: string;
+  odhcpdHost: string;
+}
+
+export interface WebhookForm {
+  enable: boolean;
+  preset: DdnsWebhook['preset'];
+  url: string;
+  method: DdnsWebhook['method'];
+  headers: string;
+  body: string;
+  onFailure: boolean;
+  successCheck: { enable: boolean; text: string };
+  proxy: DdnsProxy;
+}
+
+export interface CallbackForm {
+  preset: DdnsCallback['preset'];
+  url: string;
+  method: DdnsCallback['method'];
+  headers: string;
+  body: string;
+  successCheck: { enable: boolean; text: string };
+}
+
+export interface TaskForm {
+  name: string;
+  enable: boolean;
+  mode: DdnsTask['mode'];
+  recordType: DdnsTask['recordType'];
+  provider: DdnsProviderName;
+  credentials: DdnsCredentials;
+  domains: string;
+  ipv4: SourceForm;
+  ipv6: SourceForm;
+  resolverCheck: { enable: boolean; servers: string };
+  ttl: Num;
+  forceSync: Num;
+  webhook: WebhookForm;
+  proxy: DdnsProxy;
+  httpTimeout: Num;
+  skipVerify: boolean;
+  callback: CallbackForm;
+}
+
+/** A list item: the task plus the rule-view fields (ruleView's inferred type loses the task's own fields). */
+export type DdnsRow = DdnsTask & { key: string; status: RuleStatus; created: number; updated: number; sync: DdnsSyncState };
+
+const text = (a: readonly string[]) => a.join('\n');
+const num = (v: Num): number => (typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v));
+
+const sourceToForm = (s: DdnsIpSource): SourceForm => ({ ...s, urls: text(s.urls) });
+export const webhookToForm = (w: DdnsWebhook): WebhookForm => ({
+  ...w,
+  headers: text(w.headers),
+  successCheck: { ...w.successCheck },
+  proxy: { ...w.proxy },
+});
+const callbackToForm = (c: DdnsCallback): CallbackForm => ({ ...c, headers: text(c.headers), successCheck: { ...c.successCheck } });
+
+export function taskToForm(t: DdnsTask): TaskForm {
+  return {
+    name: t.name,
+    enable: t.enable,
+    mode: t.mode,
+    recordType: t.recordType,
+    provider: t.provider,
+    credentials: { ...t.credentials },
+    domains: text(t.domains),
+    ipv4: sourceToForm(t.ipv4),
+    ipv6: sourceToForm(t.ipv6),
+    resolverCheck: { enable: t.resolverCheck.enable, servers: text(t.resolverCheck.servers) },
+    ttl: t.ttl,
+    forceSync: t.forceSync,
+    webhook: webhookToForm(t.webhook),
+    proxy: { ...t.proxy },
+    httpTimeout: t.httpTimeout,
+    skipVerify: t.skipVerify,
+    callback: callbackToForm(t.callback),
+  };
+}
+
+/** A new task: the contracts' defaults (easy mode, URL sources, IPv4). */
+export function emptyForm(provider: DdnsProviderName = 'cloudflare'): TaskForm {
+  const t = ZDdnsTask.safeParse({ name: 'x', provider, domains: ['example.com'] });
+  // The defaults of every field come from the schema itself; the two filled ones are cleared again.
+  const base = t.success ? t.data : (ZDdnsTask.parse({ name: 'x', provider: 'callback', domains: ['example.com'], callback: { url: 'http://x' } }) as DdnsTask);
+  return { ...taskToForm({ ...base, provider }), name: '', domains: '', callback: callbackToForm({ ...base.callback, url: '' }) };
+}
+
+const sourceToTask = (s: SourceForm): DdnsIpSource => ({
+  ...s,
+  urls: lines(s.urls),
+  regex: s.regex.trim(),
+  interface: s.interface.trim(),
+  rule: s.rule.trim(),
+  commandTimeout: num(s.commandTimeout),
+  odhcpdHost: s.odhcpdHost.trim(),
+});
+const proxyToTask = (p: DdnsProxy): DdnsProxy => ({ ...p, address: p.address.trim() });
+export const webhookToTask = (w: WebhookForm): DdnsWebhook => ({
+  ...w,
+  url: w.url.trim(),
+  headers: lines(w.headers),
+  successCheck: { ...w.successCheck },
+  proxy: proxyToTask(w.proxy),
+});
+
+/** The task as the API takes it; numbers stay NaN when not numbers so validation names the field. */
+export function formToTask(f: TaskForm): DdnsTask {
+  return {
+    name: f.name.trim(),
+    enable: f.enable,
+    mode: f.mode,
+    recordType: f.recordType,
+    provider: f.provider,
+    credentials: { ...f.credentials, id: f.credentials.id.trim(), server: f.credentials.server.trim() },
+    domains: lines(f.domains),
+    ipv4: sourceToTask(f.ipv4),
+    ipv6: sourceToTask(f.ipv6),
+    resolverCheck: { enable: f.resolverCheck.enable, servers: lines(f.resolverCheck.servers) },
+    ttl: num(f.ttl),
+    forceSync: num(f.forceSync),
+    webhook: webhookToTask(f.webhook),
+    proxy: proxyToTask(f.proxy),
+    httpTimeout: num(f.httpTimeout),
+    skipVerify: f.skipVerify,
+    callback: { ...f.callback, url: f.callback.url.trim(), headers: lines(f.callback.headers), successCheck: { ...f.callback.successCheck } },
+  };
+}
+
+/** The address families a record type needs. */
+export function families(recordType: DdnsTask['recordType']): ('ipv4' | 'ipv6')[] {
+  return recordType === 'both' ? ['ipv4', 'ipv6'] : recordType === 'AAAA' ? ['ipv6'] : ['ipv4'];
+}
+
+/** A preset's values over the webhook (the preset's own fields replace; the switch and proxy stay). */
+export function applyWebhookPreset(w: WebhookForm, preset: DdnsWebhook['preset'], values: Partial<DdnsWebhook> | undefined): WebhookForm {
+  const v = values ?? {};
+  return {
+    ...w,
+    preset,
+    ...(v.url !== undefined ? { url: v.url } : {}),
+    ...(v.method !== undefined ? { method: v.method } : {}),
+    ...(v.headers !== undefined ? { headers: text(v.headers) } : {}),
+    ...(v.body !== undefined ? { body: v.body } : {}),
+    ...(v.onFailure !== undefined ? { onFailure: v.onFailure } : {}),
+    ...(v.successCheck !== undefined ? { successCheck: { ...v.successCheck } } : {}),
+  };
+}
+
+export function applyCallbackPreset(c: CallbackForm, preset: DdnsCallback['preset'], values: Partial<DdnsCallback> | undefined): CallbackForm {
+  const v = values ?? {};
+  return {
+    ...c,
+    preset,
+    ...(v.url !== undefined ? { url: v.url } : {}),
+    ...(v.method !== undefined ? { method: v.method } : {}),
+    ...(v.headers !== undefined ? { headers: text(v.headers) } : {}),
+    ...(v.body !== undefined ? { body: v.body } : {}),
+    ...(v.successCheck !== undefined ? { successCheck: { ...v.successCheck } } : {}),
+  };
+}
+
+/**
+ * Switching provider: credentials of another provider mean nothing here (and a stored secret's mask
+ * would keep the old provider's secret), so they are cleared; going back to the saved provider brings
+ * the saved ones back. Record types the new provider cannot do fall back to A.
+ */
+export function switchProvider(f: TaskForm, next: DdnsProviderName, saved: DdnsTask | null): TaskForm {
+  const credentials: DdnsCredentials =
+    saved && saved.provider === next ? { ...saved.credentials } : { id: '', secret: '', server: '', algorithm: f.credentials.algorithm };
+  const recordType = DDNS_PROVIDER_INFO[next].ipv6 ? f.recordType : 'A';
+  return { ...f, provider: next, credentials, recordType };
+}
+
+export const isMask = (s: string) => s === SECRET_MASK;
+
+/** Colours of the nine statuses: green written, red failed, teal nothing to do, grey/orange not running. */
+export const STATUS_COLOR: Record<DdnsSyncStatus, string> = {
+  updateSucceeded: 'green',
+  updateFailed: 'red',
+  ipSameAsRecord: 'teal',
+  providerRecordSame: 'teal',
+  dnsRecordSame: 'teal',
+  ipUnchanged: 'cyan',
+  syncStopped: 'gray',
+  syncPaused: 'orange',
+  waitingForSync: 'blue',
+};
+
+/** Interval presets with the text key and value to show; `null` is custom. */
+export function intervalPresetLabel(seconds: number): { id: DdnsTextId; n: number } {
+  if (seconds % 3600 === 0) return { id: 'intervalHours', n: seconds / 3600 };
+  if (seconds % 60 === 0) return { id: 'intervalMinutes', n: seconds / 60 };
+  return { id: 'intervalSeconds', n: seconds };
+}
+export const isIntervalPreset = (n: number) => (DDNS_INTERVAL_PRESETS as readonly number[]).includes(n);
+
+export interface SettingsForm {
+  interval: Num;
+  /** A preset's seconds as text, or 'custom'. */
+  intervalChoice: string;
+  firstDelay: Num;
+  concurrency: Num;
+  webhook: WebhookForm;
+}
+export function configureToForm(c: DdnsConfigure): SettingsForm {
+  return {
+    interval: c.interval,
+    intervalChoice: isIntervalPreset(c.interval) ? String(c.interval) : 'custom',
+    firstDelay: c.firstDelay,
+    concurrency: c.concurrency,
+    webhook: webhookToForm(c.webhook),
+  };
+}
+export function formToConfigure(f: SettingsForm): DdnsConfigure {
+  return {
+    interval: f.intervalChoice === 'custom' ? num(f.interval) : Number(f.intervalChoice),
+    firstDelay: num(f.firstDelay),
+    concurrency: num(f.concurrency),
+    webhook: webhookToTask(f.webhook),
+  };
+}
+
+/** The first problem of a value: the contracts' one-line message, its path, and the spec's field message. */
+export interface Problem {
+  /** `formatIssues`: names the field as the daemon would ("参数 domains 错误：不能为空"). */
+  summary: string;
+  /** Dotted path: `domains`, `webhook.proxy.address`, `domains.1`. */
+  path: string;
+  /** Spec section 5 wording for the field ("域名列表不能为空"). */
+  message: string;
+}
+
+/** Field labels by path (numbers dropped), for spec section 5 messages. */
+const FIELD_LABELS: Record<string, DdnsTextId> = {
+  name: 'field.name',
+  domains: 'field.domains',
+  recordType: 'field.recordType',
+  'ipv4.urls': 'field.urls',
+  'ipv6.urls': 'field.urls',
+  'ipv4.regex': 'field.regex',
+  'ipv6.regex': 'field.regex',
+  'ipv4.interface': 'field.interface',
+  'ipv6.interface': 'field.interface',
+  'ipv4.rule': 'field.rule',
+  'ipv6.rule': 'field.rule',
+  'ipv4.command': 'field.command',
+  'ipv6.command': 'field.command',
+  'ipv4.commandTimeout': 'field.commandTimeout',
+  'ipv6.commandTimeout': 'field.commandTimeout',
+  'ipv4.odhcpdFile': 'field.odhcpdFile',
+  'ipv6.odhcpdFile': 'field.odhcpdFile',
+  'ipv4.odhcpdHost': 'field.odhcpdHost',
+  'ipv6.odhcpdHost': 'field.odhcpdHost',
+  'ipv4.type': 'field.ipType',
+  'ipv6.type': 'field.ipType',
+  'proxy.address': 'field.proxyAddress',
+  'webhook.url': 'field.webhookUrl',
+  'webhook.method': 'field.webhookMethod',
+  'webhook.proxy.address': 'field.webhookProxyAddress',
+  'webhook.successCheck.text': 'field.webhookSuccessText',
+  'webhook.headers': 'field.webhookHeaders',
+  'webhook.body': 'field.webhookBody',
+  'callback.url': 'field.callbackUrl',
+  'callback.method': 'field.callbackMethod',
+  'callback.successCheck.text': 'field.callbackSuccessText',
+  'callback.headers': 'field.callbackHeaders',
+  'resolverCheck.servers': 'field.resolverServers',
+  ttl: 'field.ttl',
+  forceSync: 'field.forceSync',
+  httpTimeout: 'field.httpTimeout',
+  interval: 'field.interval',
+  firstDelay: 'field.firstDelay',
+  concurrency: 'field.concurrency',
+};
+
+type Td = (id: DdnsTextId, vars?: Record<string, string | number>) => string;
+
+/**
+ * The label of a field for messages. Credentials use the provider's own label (spec: "each provider's
+ * credentials cannot be empty"), translated when the screen knows it.
+ */
+export function fieldLabel(path: (string | number)[], provider: DdnsProviderName, td: Td, credLabel: (raw: string) => string): string {
+  const names = path.filter((p): p is string => typeof p === 'string');
+  // The global settings' webhook is checked on its own: its paths start at the webhook.
+  const key = names.join('.');
+  if (names[0] === 'credentials') {
+    const info = DDNS_PROVIDER_INFO[provider];
+    const raw = names[1] === 'id' ? info.id : names[1] === 'secret' ? info.secret : names[1] === 'server' ? info.server : null;
+    if (raw) return credLabel(raw);
+  }
+  const id = FIELD_LABELS[key] ?? FIELD_LABELS[`webhook.${key}`];
+  return id ? td(id) : key;
+}
+
+/**
+ * Checks `value` with `schema` in `lang`. Null when valid. The message says "X cannot be empty" for
+ * empty fields (spec section 5), the contracts' own text for bounds and formats.
+ */
+export function firstProblem(
+  schema: Schema,
+  value: unknown,
+  lang: Lang,
+  label: (path: (string | number)[]) => string,
+  td: Td,
+): Problem | null {
+  const r = schema.safeParse(value);
+  if (r.success) return null;
+  const issue = r.error.issues[0];
+  if (!issue) return null;
+  const summary = formatIssues(schema, value, lang);
+  const path = issue.path.map(String).join('.');
+  const field = label(issue.path as (string | number)[]);
+  const row = issue.path.find((p): p is number => typeof p === 'number');
+  let detail = issue.message;
+  if (detail === msgKey('cannotBeEmpty')) return { summary, path, message: td('err.empty', { field }) };
+  if (detail.startsWith('@msg:')) detail = MESSAGES[lang][detail.slice(5) as MessageKey] ?? detail;
+  else detail = summary.replace(/^[^:：]*[:：]\s*/, '');
+  // Range messages already name their field.
+  if (/Range$/.test(issue.message)) return { summary, path, message: detail };
+  const message = row !== undefined ? td('err.row', { field, n: row + 1, detail }) : td('err.field', { field, detail });
+  return { summary, path, message };
+}
+
+/** Fields easy mode does not show: a problem there switches the form to customized mode. */
+export function hiddenInEasyMode(path: string): boolean {
+  return /^(resolverCheck|ttl|forceSync|proxy|httpTimeout|skipVerify|webhook\.(?!enable|url|preset)|callback\.(headers|body|successCheck)|ipv[46]\.(regex|commandTimeout))/.test(path);
+}
+
+/** "ipv4.urls.2" is shown on the field "ipv4.urls". */
+export function errorFor(problem: Problem | null, field: string): string | undefined {
+  if (!problem) return undefined;
+  return problem.path === field || problem.path.startsWith(field + '.') ? problem.message : undefined;
+}
+
+/** Local date-time for list cells; `null` → the "never" text. */
+export function formatTime(ms: number | null, never: string): string {
+  if (!ms) return never;
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
