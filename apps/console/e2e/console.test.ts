@@ -322,6 +322,10 @@ describe('console e2e (chromium + built daemon)', () => {
       expect(packets[0]!.length).toBe(102);
       expect(packets[0]!.subarray(6, 12).toString('hex')).toBe('001122334455');
       await expect.poll(() => page.getByTestId('wol-lastwake').first().textContent()).not.toBe('从未');
+      await page.getByTestId('wol-logs').first().click();
+      await expect.poll(() => page.getByTestId('wol-log-text').textContent()).toContain(`127.0.0.1:${udpPort}`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('wol-log-text').count()).toBe(0);
       await shot(page, '12-wol-list');
     } finally {
       udp.close();

@@ -18,7 +18,7 @@ export const theme = createTheme({
     Button: small,
     ActionIcon: small,
     TextInput: small,
-    PasswordInput: { defaultProps: { size, visibilityToggleButtonProps: { 'aria-label': t('login.password') } } },
+    PasswordInput: { defaultProps: { size, visibilityToggleButtonProps: { 'aria-label': t('shell.togglePassword') } } },
     NumberInput: small,
     Select: { defaultProps: { size, nothingFoundMessage: t('common.unknown') } },
     NativeSelect: small,

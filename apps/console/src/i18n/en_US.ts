@@ -46,6 +46,7 @@ export const en_US = {
   'shell.placeholderHint': 'The backend and the screens of this module are still being built.',
   'shell.moduleDisabled': 'The {module} module is disabled; it can be enabled in the settings.',
   'shell.close': 'Close',
+  'shell.togglePassword': 'Show or hide the password',
   'shell.loading': 'Loading…',
   'shell.loadFailed': 'Loading failed',
   'shell.retry': 'Retry',

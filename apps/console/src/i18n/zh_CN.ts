@@ -46,6 +46,7 @@ export const zh_CN = {
   'shell.placeholderHint': '此模块的后台与页面尚在开发中。',
   'shell.moduleDisabled': '模块 {module} 未启用，可在设置中启用。',
   'shell.close': '关闭',
+  'shell.togglePassword': '显示或隐藏密码',
   'shell.loading': '加载中…',
   'shell.loadFailed': '加载失败',
   'shell.retry': '重试',

@@ -22,7 +22,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
-import { modulesQuery, wolListQuery } from '../../api/queries';
+import { modulesQuery, wolListQuery, wolLogsQuery } from '../../api/queries';
 import { lang, t, type MessageId } from '../../i18n';
 import { lines } from '../../lib/helpers';
 
@@ -82,6 +82,7 @@ export function WolPage() {
   const [editing, setEditing] = useState<{ key: string | null; form: FormState } | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<WolRow | null>(null);
+  const [logsOf, setLogsOf] = useState<WolRow | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['wol'] });
 
   const save = useMutation({
@@ -230,6 +231,9 @@ export function WolPage() {
                           >
                             {t('wol.edit')}
                           </Button>
+                          <Button size="xs" variant="subtle" onClick={() => setLogsOf(d)} data-testid="wol-logs">
+                            {t('wol.logs')}
+                          </Button>
                           <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(d)} aria-label={t('wol.delete')} size="md">
                             ✕
                           </ActionIcon>
@@ -304,6 +308,10 @@ export function WolPage() {
         )}
       </Modal>
 
+      <Modal opened={logsOf !== null} onClose={() => setLogsOf(null)} title={`${t('wol.logs')} · ${logsOf?.name ?? ''}`} size="lg">
+        {logsOf && <DeviceLogs deviceKey={logsOf.key} />}
+      </Modal>
+
       <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={t('logout.title')} centered size="sm">
         <Text mb="lg">{t('wol.deleteConfirm', { name: deleting?.name ?? '' })}</Text>
         <Group justify="flex-end">
@@ -316,5 +324,16 @@ export function WolPage() {
         </Group>
       </Modal>
     </Stack>
+  );
+}
+
+function DeviceLogs(props: { deviceKey: string }) {
+  const logs = useQuery(wolLogsQuery(props.deviceKey));
+  if (logs.isPending) return <Skeleton h={80} />;
+  const lines = logs.data?.logs ?? [];
+  return (
+    <pre data-testid="wol-log-text" style={{ margin: 0, maxHeight: '50vh', overflow: 'auto', fontSize: 12, whiteSpace: 'pre-wrap' }}>
+      {lines.length ? lines.map((l) => l.log).join('\n') : t('wol.noLogs')}
+    </pre>
   );
 }

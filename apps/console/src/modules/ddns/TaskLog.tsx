@@ -1,0 +1,161 @@
+/** A task's log (polled), history (addresses seen, sync results, webhook calls) and per-record states. */
+import { Badge, Box, Modal, ScrollArea, Skeleton, Table, Tabs, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { DDNS_SYNC_STATUSES, type DdnsSyncStatus } from '@lucky/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { formatTime, STATUS_COLOR, type DdnsRow } from './form';
+import { td } from './i18n';
+import { ddnsHistoryQuery, ddnsLogsQuery } from './queries';
+
+const isStatus = (s: string): s is DdnsSyncStatus => (DDNS_SYNC_STATUSES as readonly string[]).includes(s);
+
+export function StatusBadge({ status, testId }: { status: DdnsSyncStatus; testId?: string }) {
+  return (
+    <Badge color={STATUS_COLOR[status]} variant="light" tt="none" data-testid={testId} data-status={status}>
+      {td(`status.${status}`)}
+    </Badge>
+  );
+}
+
+export function TaskLogModal(props: { task: DdnsRow | null; onClose: () => void }) {
+  const narrow = useMediaQuery('(max-width: 768px)');
+  return (
+    <Modal
+      opened={props.task !== null}
+      onClose={props.onClose}
+      title={props.task ? td('logTitle', { name: props.task.name }) : ''}
+      size={1100}
+      fullScreen={narrow}
+      data-testid="ddns-log"
+    >
+      {props.task && <TaskLogBody task={props.task} />}
+    </Modal>
+  );
+}
+
+function TaskLogBody({ task }: { task: DdnsRow }) {
+  const [tab, setTab] = useState<string | null>('log');
+  const logs = useQuery({ ...ddnsLogsQuery(task.key), enabled: tab === 'log' });
+  const history = useQuery({ ...ddnsHistoryQuery(task.key), enabled: tab === 'history' });
+  const viewport = useRef<HTMLDivElement>(null);
+  const count = logs.data?.logs.length ?? 0;
+  useEffect(() => {
+    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
+  }, [count]);
+
+  return (
+    <Tabs value={tab} onChange={setTab} keepMounted={false}>
+      <Tabs.List mb="sm">
+        <Tabs.Tab value="log" data-testid="ddns-log-tab-log">
+          {td('tabLog')}
+        </Tabs.Tab>
+        <Tabs.Tab value="history" data-testid="ddns-log-tab-history">
+          {td('tabHistory')}
+        </Tabs.Tab>
+        <Tabs.Tab value="records" data-testid="ddns-log-tab-records">
+          {td('tabRecords')}
+        </Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="log">
+        {logs.isPending ? (
+          <Skeleton h={200} />
+        ) : count === 0 ? (
+          <Text c="dimmed" ta="center" p="lg">
+            {td('noLogs')}
+          </Text>
+        ) : (
+          <ScrollArea.Autosize mah="60vh" viewportRef={viewport}>
+            <Box
+              component="pre"
+              m={0}
+              p="xs"
+              data-testid="ddns-log-text"
+              style={{ fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-all', background: 'var(--mantine-color-gray-0)', borderRadius: 4 }}
+            >
+              {logs.data!.logs.map((l) => `${formatTime(l.timestamp, '')} ${l.log}`).join('\n')}
+            </Box>
+          </ScrollArea.Autosize>
+        )}
+      </Tabs.Panel>
+      <Tabs.Panel value="history">
+        {history.isPending ? (
+          <Skeleton h={200} />
+        ) : (history.data?.history.length ?? 0) === 0 ? (
+          <Text c="dimmed" ta="center" p="lg">
+            {td('noHistory')}
+          </Text>
+        ) : (
+          <ScrollArea.Autosize mah="60vh">
+            <Table striped fz="xs" data-testid="ddns-history">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{td('histTime')}</Table.Th>
+                  <Table.Th>{td('histKind')}</Table.Th>
+                  <Table.Th>{td('histDomain')}</Table.Th>
+                  <Table.Th>{td('histIp')}</Table.Th>
+                  <Table.Th>{td('histStatus')}</Table.Th>
+                  <Table.Th>{td('histMessage')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {history.data!.history.map((h, i) => (
+                  <Table.Tr key={`${h.at}-${i}`}>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(h.at, '')}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{td(`kind.${h.kind}`)}</Table.Td>
+                    <Table.Td>
+                      {h.domain}
+                      {h.recordType && (
+                        <Text span c="dimmed" fz="xs">
+                          {' '}
+                          {h.recordType}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td style={{ fontFamily: 'monospace' }}>{h.ip}</Table.Td>
+                    <Table.Td>{isStatus(h.status) ? <StatusBadge status={h.status} /> : h.status}</Table.Td>
+                    <Table.Td style={{ wordBreak: 'break-word' }}>{h.message}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollArea.Autosize>
+        )}
+      </Tabs.Panel>
+      <Tabs.Panel value="records">
+        {task.sync.records.length === 0 ? (
+          <Text c="dimmed" ta="center" p="lg">
+            {td('noRecords')}
+          </Text>
+        ) : (
+          <Table striped fz="xs" data-testid="ddns-records">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{td('recDomain')}</Table.Th>
+                <Table.Th>{td('recType')}</Table.Th>
+                <Table.Th>{td('recStatus')}</Table.Th>
+                <Table.Th>{td('recIp')}</Table.Th>
+                <Table.Th>{td('recAt')}</Table.Th>
+                <Table.Th>{td('recMessage')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {task.sync.records.map((r) => (
+                <Table.Tr key={`${r.domain}-${r.type}`}>
+                  <Table.Td>{r.domain}</Table.Td>
+                  <Table.Td>{r.type}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={r.status} />
+                  </Table.Td>
+                  <Table.Td style={{ fontFamily: 'monospace' }}>{r.ip}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(r.at, '')}</Table.Td>
+                  <Table.Td style={{ wordBreak: 'break-word' }}>{r.message}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Tabs.Panel>
+    </Tabs>
+  );
+}

@@ -1,0 +1,209 @@
+/**
+ * Who may reach the console: the WAN switch (the base setting AllowInternetAccess), whitelist and
+ * blacklist with notes and expiry, whitelist-only, extra local networks. The daemon refuses a policy
+ * that would shut out the caller; its message is shown as it comes.
+ */
+import { ActionIcon, Alert, Badge, Button, Card, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { ZAccessPolicy, coreRoutes, formatIssues, safeRoutes, type AccessPolicy } from '@lucky/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { ApiError, call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { lang } from '../../i18n';
+import { accessToForm, dateToExpiry, formToAccess, isExpired, type AccessForm, type EntryRow } from './helpers';
+import { ts } from './i18n';
+import { SectionTitle } from './ui';
+
+function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => void; testid: string }) {
+  const set = (i: number, patch: Partial<EntryRow>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  return (
+    <Stack gap={6} data-testid={props.testid}>
+      {props.rows.length === 0 ? (
+        <Text fz="sm" c="dimmed">
+          {ts('ac.empty')}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={620}>
+          <Table verticalSpacing={4} withRowBorders={false}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w="34%">{ts('ac.cidr')}</Table.Th>
+                <Table.Th>{ts('ac.note')}</Table.Th>
+                <Table.Th w={190}>{ts('ac.expires')}</Table.Th>
+                <Table.Th w={40} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {props.rows.map((r, i) => (
+                <Table.Tr key={i} data-testid={`${props.testid}-row`}>
+                  <Table.Td>
+                    <TextInput
+                      value={r.cidr}
+                      placeholder={ts('ac.cidrPlaceholder')}
+                      onChange={(e) => set(i, { cidr: e.currentTarget.value })}
+                      aria-label={ts('ac.cidr')}
+                      data-testid={`${props.testid}-cidr`}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <TextInput value={r.note} maxLength={128} onChange={(e) => set(i, { note: e.currentTarget.value })} aria-label={ts('ac.note')} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <TextInput
+                        type="date"
+                        value={r.date}
+                        title={ts('ac.expiresHint')}
+                        onChange={(e) => set(i, { date: e.currentTarget.value })}
+                        aria-label={ts('ac.expires')}
+                        style={{ flex: 1 }}
+                      />
+                      {r.date && isExpired({ expires: dateToExpiry(r.date) }) && (
+                        <Badge color="gray" variant="light" size="sm">
+                          {ts('ac.expired')}
+                        </Badge>
+                      )}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    <ActionIcon variant="subtle" color="red" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={ts('ac.remove')}>
+                      ✕
+                    </ActionIcon>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Group>
+        <Button size="xs" variant="light" onClick={() => props.onChange([...props.rows, { cidr: '', note: '', date: '' }])} data-testid={`${props.testid}-add`}>
+          {ts('ac.addEntry')}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+export function AccessSection(props: { access: AccessPolicy; allowInternetAccess: boolean }) {
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<AccessForm>(() => accessToForm(props.access));
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [wanBusy, setWanBusy] = useState(false);
+  const serverValue = JSON.stringify(props.access);
+  // A fresh answer from the daemon (after a save or a refresh) replaces the form.
+  useEffect(() => {
+    setForm(accessToForm(JSON.parse(serverValue) as AccessPolicy));
+  }, [serverValue]);
+
+  const setWan = async (on: boolean) => {
+    setWanBusy(true);
+    try {
+      await call(coreRoutes.putBaseConfig, { body: { AllowInternetAccess: on } });
+      pushNotice(ts('ac.wanSaved'), 'green');
+      await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
+      await queryClient.invalidateQueries({ queryKey: ['baseconfigure'] });
+    } catch {
+      // the client has shown the daemon's message
+    } finally {
+      setWanBusy(false);
+    }
+  };
+
+  const save = async () => {
+    setError(null);
+    const policy = formToAccess(form);
+    const checked = ZAccessPolicy.safeParse(policy);
+    if (!checked.success) {
+      setError(formatIssues(ZAccessPolicy, policy, lang));
+      return;
+    }
+    setBusy(true);
+    try {
+      const r = await call(safeRoutes.putAccess, { body: checked.data }, { silent: true });
+      pushNotice(r.msg || ts('saved'), 'green');
+      await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack>
+      <Card withBorder>
+        <SectionTitle>{ts('ac.wanTitle')}</SectionTitle>
+        <Switch
+          label={ts('ac.wan')}
+          description={ts('ac.wanHint')}
+          checked={props.allowInternetAccess}
+          disabled={wanBusy}
+          onChange={(e) => void setWan(e.currentTarget.checked)}
+          data-testid="safe-wan"
+        />
+      </Card>
+      <Card withBorder data-testid="safe-access">
+        <SectionTitle
+          right={
+            <Group gap="xs">
+              <Button variant="default" size="xs" onClick={() => (setError(null), setForm(accessToForm(props.access)))}>
+                {ts('cancel')}
+              </Button>
+              <Button size="xs" onClick={() => void save()} loading={busy} data-testid="safe-access-save">
+                {ts('save')}
+              </Button>
+            </Group>
+          }
+        >
+          {ts('ac.policyTitle')}
+        </SectionTitle>
+        <Stack gap="md">
+          <Text fz="xs" c="dimmed">
+            {ts('ac.lockoutNote')}
+          </Text>
+          {error && (
+            <Alert color="red" p="xs" data-testid="safe-access-error" withCloseButton onClose={() => setError(null)}>
+              {error}
+            </Alert>
+          )}
+          <Switch
+            label={ts('ac.whitelistOnly')}
+            description={ts('ac.whitelistOnlyHint')}
+            checked={form.whitelistOnly}
+            onChange={(e) => setForm({ ...form, whitelistOnly: e.currentTarget.checked })}
+            data-testid="safe-whitelist-only"
+          />
+          <div>
+            <Text fw={500} fz="sm">
+              {ts('ac.whitelist')}
+            </Text>
+            <Text fz="xs" c="dimmed" mb={4}>
+              {ts('ac.whitelistHint')}
+            </Text>
+            <EntryList rows={form.whitelist} onChange={(whitelist) => setForm({ ...form, whitelist })} testid="safe-whitelist" />
+          </div>
+          <div>
+            <Text fw={500} fz="sm">
+              {ts('ac.blacklist')}
+            </Text>
+            <Text fz="xs" c="dimmed" mb={4}>
+              {ts('ac.blacklistHint')}
+            </Text>
+            <EntryList rows={form.blacklist} onChange={(blacklist) => setForm({ ...form, blacklist })} testid="safe-blacklist" />
+          </div>
+          <Textarea
+            label={ts('ac.localNetworks')}
+            description={ts('ac.localNetworksHint')}
+            autosize
+            minRows={2}
+            value={form.localNetworks}
+            onChange={(e) => setForm({ ...form, localNetworks: e.currentTarget.value })}
+            data-testid="safe-local-networks"
+          />
+        </Stack>
+      </Card>
+    </Stack>
+  );
+}
