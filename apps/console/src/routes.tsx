@@ -64,7 +64,7 @@ const coreRoutes = [
   page('/login', 'route.login', LoginPage),
   page('/about', 'route.about', lazyRouteComponent(() => importWithRetry(() => import('./modules/about/AboutPage')), 'AboutPage')),
   page('/set', 'route.set', lazyRouteComponent(() => importWithRetry(() => import('./modules/settings/SettingsPage')), 'SettingsPage')),
-  page('/safe', 'route.safe', placeholder, 'safe'),
+  page('/safe', 'route.safe', lazyRouteComponent(() => importWithRetry(() => import('./modules/safe/SafePage')), 'SafePage'), 'safe'),
   page('/status', 'route.status', lazyRouteComponent(() => importWithRetry(() => import('./modules/status/StatusPage')), 'StatusPage')),
   // The menu links here (spec section 2); its screen comes with the wanji module.
   page('/wanjiadmin', 'route.wanjiadmin', placeholder, 'wanji'),

@@ -1,0 +1,93 @@
+/** The audit log: newest first, older pages on request. */
+import { Badge, Button, Card, Group, Skeleton, Table, Text } from '@mantine/core';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { ts } from './i18n';
+import { auditQuery } from './queries';
+import { SectionTitle, fmtTime } from './ui';
+
+export function AuditSection() {
+  const audit = useInfiniteQuery(auditQuery());
+  const rows = audit.data?.pages.flatMap((p) => p.list) ?? [];
+
+  return (
+    <Card withBorder data-testid="safe-audit">
+      <SectionTitle
+        right={
+          <Button size="xs" variant="default" onClick={() => void audit.refetch()} loading={audit.isRefetching && !audit.isFetchingNextPage}>
+            {ts('refresh')}
+          </Button>
+        }
+      >
+        {ts('tab.audit')}
+      </SectionTitle>
+      <Text fz="sm" c="dimmed" mb="sm">
+        {ts('au.intro')}
+      </Text>
+      {audit.isPending ? (
+        <Skeleton h={160} />
+      ) : rows.length === 0 ? (
+        <Text fz="sm" c="dimmed" ta="center" py="md">
+          {ts('au.empty')}
+        </Text>
+      ) : (
+        <>
+          <Table.ScrollContainer minWidth={820}>
+            <Table striped highlightOnHover verticalSpacing={4} data-testid="safe-audit-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th w={170}>{ts('au.time')}</Table.Th>
+                  <Table.Th>{ts('au.actor')}</Table.Th>
+                  <Table.Th>{ts('au.address')}</Table.Th>
+                  <Table.Th>{ts('au.action')}</Table.Th>
+                  <Table.Th>{ts('au.target')}</Table.Th>
+                  <Table.Th>{ts('au.result')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((r) => (
+                  <Table.Tr key={r.id} data-testid="safe-audit-row" data-id={r.id}>
+                    <Table.Td fz="sm" style={{ whiteSpace: 'nowrap' }}>
+                      {fmtTime(r.time)}
+                    </Table.Td>
+                    <Table.Td fz="sm">{r.actor}</Table.Td>
+                    <Table.Td fz="sm" style={{ fontFamily: 'monospace' }}>
+                      {r.address}
+                    </Table.Td>
+                    <Table.Td fz="sm" style={{ fontFamily: 'monospace' }} data-testid="safe-audit-action">
+                      {r.action}
+                    </Table.Td>
+                    <Table.Td fz="sm" style={{ fontFamily: 'monospace' }}>
+                      {r.target || '-'}
+                    </Table.Td>
+                    <Table.Td>
+                      {r.result === 0 ? (
+                        <Badge color="green" variant="light" size="sm">
+                          {ts('au.ok')}
+                        </Badge>
+                      ) : (
+                        <Badge color="red" variant="light" size="sm">
+                          {ts('au.failed', { ret: r.result })}
+                        </Badge>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Group justify="center" mt="sm">
+            {audit.hasNextPage ? (
+              <Button variant="light" size="xs" onClick={() => void audit.fetchNextPage()} loading={audit.isFetchingNextPage} data-testid="safe-audit-more">
+                {ts('au.more')}
+              </Button>
+            ) : (
+              <Text fz="xs" c="dimmed" data-testid="safe-audit-end">
+                {ts('au.end')}
+              </Text>
+            )}
+          </Group>
+        </>
+      )}
+    </Card>
+  );
+}

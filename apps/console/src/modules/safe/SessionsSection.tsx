@@ -1,0 +1,130 @@
+/** Console sessions: address, client, last seen; this one marked; end one, or all others. */
+import { Badge, Button, Card, Group, Skeleton, Table, Text, Tooltip } from '@mantine/core';
+import { safeRoutes } from '@lucky/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { shortAgent } from './helpers';
+import { ts } from './i18n';
+import { sessionsQuery } from './queries';
+import { ConfirmModal, SectionTitle, fmtTime } from './ui';
+
+export function SessionsSection() {
+  const queryClient = useQueryClient();
+  const sessions = useQuery(sessionsQuery());
+  const [confirmOthers, setConfirmOthers] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['safe', 'sessions'] });
+
+  const revoke = async (id: string) => {
+    setBusy(id);
+    try {
+      await call(safeRoutes.revokeSession, { params: { id } });
+      pushNotice(ts('se.revoked'), 'green');
+      await refresh();
+    } catch {
+      // shown by the client
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const revokeOthers = async () => {
+    setBusy('others');
+    try {
+      const r = await call(safeRoutes.revokeOtherSessions, {});
+      pushNotice(ts('se.revokedN', { n: r.revoked }), 'green');
+      await refresh();
+    } catch {
+      // shown by the client
+    } finally {
+      setBusy(null);
+      setConfirmOthers(false);
+    }
+  };
+
+  // This session first, then the most recently active.
+  const list = [...(sessions.data?.list ?? [])].sort((a, b) => Number(b.current) - Number(a.current) || b.lastSeen - a.lastSeen);
+  const others = list.filter((s) => !s.current).length;
+
+  return (
+    <Card withBorder data-testid="safe-sessions">
+      <SectionTitle
+        right={
+          <Group gap="xs">
+            <Button size="xs" variant="default" onClick={() => void sessions.refetch()} loading={sessions.isFetching && !sessions.isPending}>
+              {ts('refresh')}
+            </Button>
+            <Button size="xs" color="red" variant="light" disabled={others === 0} onClick={() => setConfirmOthers(true)} data-testid="safe-sessions-revoke-others">
+              {ts('se.revokeOthers')}
+            </Button>
+          </Group>
+        }
+      >
+        {ts('tab.sessions')}
+      </SectionTitle>
+      <Text fz="sm" c="dimmed" mb="sm">
+        {ts('se.intro')}
+      </Text>
+      {sessions.isPending ? (
+        <Skeleton h={80} />
+      ) : list.length === 0 ? (
+        <Text fz="sm" c="dimmed">
+          {ts('se.empty')}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={760}>
+          <Table striped data-testid="safe-sessions-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{ts('se.address')}</Table.Th>
+                <Table.Th>{ts('se.agent')}</Table.Th>
+                <Table.Th>{ts('se.created')}</Table.Th>
+                <Table.Th>{ts('se.lastSeen')}</Table.Th>
+                <Table.Th>{ts('se.expires')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((s) => (
+                <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>
+                  <Table.Td style={{ fontFamily: 'monospace', fontSize: 13 }}>{s.address}</Table.Td>
+                  <Table.Td fz="sm">
+                    <Tooltip label={s.agent || '-'} multiline maw={420} openDelay={300}>
+                      <span>{shortAgent(s.agent)}</span>
+                    </Tooltip>
+                  </Table.Td>
+                  <Table.Td fz="sm">{fmtTime(s.created)}</Table.Td>
+                  <Table.Td fz="sm">{fmtTime(s.lastSeen)}</Table.Td>
+                  <Table.Td fz="sm">{fmtTime(s.expires)}</Table.Td>
+                  <Table.Td>
+                    {s.current ? (
+                      <Badge color="green" variant="light" data-testid="safe-session-current">
+                        {ts('se.current')}
+                      </Badge>
+                    ) : (
+                      <Button size="xs" color="red" variant="subtle" loading={busy === s.id} onClick={() => void revoke(s.id)} data-testid="safe-session-revoke">
+                        {ts('se.revoke')}
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <ConfirmModal
+        opened={confirmOthers}
+        title={ts('se.revokeOthers')}
+        loading={busy === 'others'}
+        onClose={() => setConfirmOthers(false)}
+        onConfirm={() => void revokeOthers()}
+        testid="safe-sessions-revoke-others-confirm"
+      >
+        {ts('se.revokeOthersConfirm')}
+      </ConfirmModal>
+    </Card>
+  );
+}

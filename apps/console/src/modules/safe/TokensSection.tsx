@@ -1,0 +1,189 @@
+/** API tokens: create (name + scope; the token is shown once), list, revoke. */
+import { Alert, Badge, Button, Card, Code, Group, Modal, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
+import { formatIssues, safeRoutes, type ApiToken } from '@lucky/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiError, call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { lang } from '../../i18n';
+import { ts } from './i18n';
+import { tokensQuery } from './queries';
+import { ConfirmModal, CopyBtn, SectionTitle, fmtTime } from './ui';
+
+type Scope = ApiToken['scope'];
+
+export function TokensSection() {
+  const queryClient = useQueryClient();
+  const tokens = useQuery(tokensQuery());
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<Scope>('read');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<{ token: string; info: ApiToken } | null>(null);
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const [revokeBusy, setRevokeBusy] = useState(false);
+
+  const create = async () => {
+    setError(null);
+    const body = { name, scope };
+    const schema = safeRoutes.createToken.body;
+    const checked = schema.safeParse(body);
+    if (!checked.success) {
+      setError(formatIssues(schema, body, lang));
+      return;
+    }
+    setBusy(true);
+    try {
+      const r = await call(safeRoutes.createToken, { body: checked.data }, { silent: true });
+      setCreated({ token: r.token, info: r.info });
+      setName('');
+      await queryClient.invalidateQueries({ queryKey: ['safe', 'tokens'] });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (t: ApiToken) => {
+    setRevokeBusy(true);
+    try {
+      await call(safeRoutes.revokeToken, { params: { id: t.id } });
+      pushNotice(ts('tk.revoked'), 'green');
+      await queryClient.invalidateQueries({ queryKey: ['safe', 'tokens'] });
+    } catch {
+      // shown by the client
+    } finally {
+      setRevokeBusy(false);
+      setRevoking(null);
+    }
+  };
+
+  const list = tokens.data?.list ?? [];
+  const scopeData = (['read', 'full'] as const).map((s) => ({ value: s, label: ts(`tk.scope.${s}`) }));
+
+  return (
+    <Card withBorder data-testid="safe-tokens">
+      <SectionTitle>{ts('tab.tokens')}</SectionTitle>
+      <Stack gap="sm">
+        <Text fz="sm" c="dimmed">
+          {ts('tk.intro')}
+        </Text>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create();
+          }}
+          noValidate
+        >
+          <Group align="flex-end" gap="xs">
+            <TextInput
+              label={ts('tk.name')}
+              placeholder={ts('tk.namePlaceholder')}
+              maxLength={64}
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+              style={{ flex: 1, maxWidth: 320 }}
+              data-testid="safe-token-name"
+            />
+            <Select
+              label={ts('tk.scope')}
+              data={scopeData}
+              value={scope}
+              onChange={(v) => v && setScope(v as Scope)}
+              allowDeselect={false}
+              w={140}
+              data-testid="safe-token-scope"
+            />
+            <Button type="submit" loading={busy} data-testid="safe-token-create">
+              {ts('tk.create')}
+            </Button>
+          </Group>
+        </form>
+        {error && (
+          <Alert color="red" p="xs" data-testid="safe-token-error">
+            {error}
+          </Alert>
+        )}
+        {tokens.isPending ? (
+          <Skeleton h={80} />
+        ) : list.length === 0 ? (
+          <Text fz="sm" c="dimmed" ta="center" py="md" data-testid="safe-tokens-empty">
+            {ts('tk.empty')}
+          </Text>
+        ) : (
+          <Table.ScrollContainer minWidth={700}>
+            <Table striped highlightOnHover data-testid="safe-tokens-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{ts('tk.name')}</Table.Th>
+                  <Table.Th>{ts('tk.scope')}</Table.Th>
+                  <Table.Th>{ts('tk.prefix')}</Table.Th>
+                  <Table.Th>{ts('tk.created')}</Table.Th>
+                  <Table.Th>{ts('tk.lastUsed')}</Table.Th>
+                  <Table.Th>{ts('tk.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((t) => (
+                  <Table.Tr key={t.id} data-testid="safe-token-row" data-id={t.id}>
+                    <Table.Td fw={500}>{t.name}</Table.Td>
+                    <Table.Td>
+                      <Badge variant="light" color={t.scope === 'full' ? 'orange' : 'blue'}>
+                        {ts(`tk.scope.${t.scope}`)}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      <Code>{t.prefix}…</Code>
+                    </Table.Td>
+                    <Table.Td fz="sm">{fmtTime(t.created)}</Table.Td>
+                    <Table.Td fz="sm" data-testid="safe-token-lastused">
+                      {fmtTime(t.lastUsed)}
+                    </Table.Td>
+                    <Table.Td>
+                      <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} data-testid="safe-token-revoke">
+                        {ts('tk.revoke')}
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Stack>
+
+      <Modal opened={created !== null} onClose={() => setCreated(null)} title={ts('tk.createdTitle')} size="lg" closeOnClickOutside={false}>
+        {created && (
+          <Stack gap="sm">
+            <Alert color="orange" p="xs">
+              {ts('tk.shownOnce')}
+            </Alert>
+            <Group gap="xs" wrap="nowrap">
+              <Code block fz="sm" style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="safe-token-value">
+                {created.token}
+              </Code>
+              <CopyBtn text={created.token} testid="safe-token-copy" />
+            </Group>
+            <Group justify="flex-end">
+              <Button onClick={() => setCreated(null)} data-testid="safe-token-done">
+                {ts('close')}
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+      <ConfirmModal
+        opened={revoking !== null}
+        title={ts('tk.revoke')}
+        confirmLabel={ts('tk.revoke')}
+        loading={revokeBusy}
+        onClose={() => setRevoking(null)}
+        onConfirm={() => revoking && void revoke(revoking)}
+        testid="safe-token-revoke-confirm"
+      >
+        {ts('tk.revokeConfirm', { name: revoking?.name ?? '' })}
+      </ConfirmModal>
+    </Card>
+  );
+}
