@@ -10,9 +10,10 @@
  * then holds 1 000 concurrent connections on Lucky for 30 s (goal: 0 errors, no fd growth).
  *
  * Installs wrk, nginx and caddy with apt-get when missing (service start-up suppressed).
- * Each proxy is measured `rounds` times, interleaved, and the medians of req/s and of p99 are reported,
- * so that a burst of other work on a shared machine does not decide the ratios.
- * Usage: node bench/web/run.mjs [--duration 8] [--connections 64] [--threads 1] [--rounds 5] [--soak 30]
+ * Each proxy is measured `rounds` times, interleaved; the medians of req/s and of p99 are printed and
+ * the ratios are medians of per-round ratios, so that a burst of other work on a shared machine does
+ * not decide them.
+ * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 9] [--soak 30]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,11 +27,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, '..', '..');
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '8' },
+    duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
     // One wrk thread drives nginx past 50k req/s here; a second would take CPU from the servers measured.
     threads: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '9' },
     soak: { type: 'string', default: '30' },
     'soak-connections': { type: 'string', default: '1000' },
   },
@@ -322,13 +323,18 @@ http://127.0.0.1:${pCaddy} {
     results[name] = r;
     log(`${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.errors}   non-2xx ${r.non2xx}   (all rounds)`);
   }
-  const ours = results['lucky web proxy'];
-  const ng = results['nginx proxy_pass'];
-  const cd = results['caddy reverse_proxy'];
-  const vsCaddy = ours.rps / cd.rps;
-  const vsNginx = ours.rps / ng.rps;
-  const p99Ratio = ours.p99 / ng.p99;
+  // Ratios per round (the runs of one round are back to back, so they saw much the same machine),
+  // then the median of those: steadier than a ratio of medians when others share the CPUs.
+  const L = rounds['lucky web proxy'];
+  const N = rounds['nginx proxy_pass'];
+  const C = rounds['caddy reverse_proxy'];
+  const vsCaddy = median(L.map((x, i) => x.rps / C[i].rps));
+  const vsNginx = median(L.map((x, i) => x.rps / N[i].rps));
+  const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
   log('');
+  log('per-round ratios (lucky/caddy req/s, lucky/nginx req/s, lucky/nginx p99):');
+  L.forEach((x, i) => log(`  round ${i + 1}: ${fmt(x.rps / C[i].rps, 2)}  ${fmt(x.rps / N[i].rps, 2)}  ${fmt(x.p99 / N[i].p99, 2)}`));
+  log('medians:');
   log(`ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
   log(`ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
   log(`ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
