@@ -21,18 +21,9 @@ import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
 import { Shell } from './shell/Shell';
 import { storage } from './storage';
+import type { RouteMeta } from './routeMeta';
 
-/** What each route carries in `staticData`. */
-export interface RouteMeta {
-  /** Page title `Lucky | {title}`. */
-  title?: MessageId;
-  /** The module key (contracts' MODULES) whose screen this is. */
-  module?: string;
-}
-
-export function routeMeta(staticData: unknown): RouteMeta {
-  return (staticData ?? {}) as RouteMeta;
-}
+export { routeMeta, type RouteMeta } from './routeMeta';
 
 export interface RouterContext {
   queryClient: QueryClient;

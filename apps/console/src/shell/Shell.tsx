@@ -17,7 +17,7 @@ import { storage } from '../storage';
 import { LangSwitch } from './LangSwitch';
 import { buildMenu } from './menu';
 import { Notices } from './Notices';
-import { routeMeta } from '../routes';
+import { routeMeta } from '../routeMeta';
 
 /** The logged-in chrome; fetched early once a session exists (see preloadChrome). */
 export const loadChrome = () => import('./Chrome');

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMatches } from '@tanstack/react-router';
 import { modulesQuery } from '../../api/queries';
 import { t, type MessageId } from '../../i18n';
-import { routeMeta } from '../../routes';
+import { routeMeta } from '../../routeMeta';
 import { PageTitle } from '../../shell/Shell';
 
 export function Placeholder() {
