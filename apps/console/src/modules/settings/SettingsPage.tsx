@@ -28,6 +28,7 @@ import { baseConfigQuery } from '../../api/queries';
 import { lang, t, type MessageId } from '../../i18n';
 import { LOG_LEVEL_VALUES } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
+import { SystemPanel } from './SystemPanel';
 
 /** The address the console answers at after a listen change, as seen from this browser. */
 export function newConsoleAddress(loc: { protocol: string; hostname: string }, host: string, port: number): string {
@@ -270,6 +271,7 @@ export function SettingsPage() {
           ))}
         </SimpleGrid>
       </Card>
+      <SystemPanel />
     </Stack>
   );
 }
