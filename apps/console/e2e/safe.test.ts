@@ -92,6 +92,7 @@ describe('security management e2e (chromium + built daemon)', () => {
     secret = ((await page.getByTestId('safe-2fa-secret').textContent()) ?? '').trim();
     expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
     expect(await page.getByTestId('safe-2fa-qr').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await sleep(300); // let the modal finish opening
     await safeShot('02-2fa-enrol');
 
     // Not six digits: refused here, nothing sent.
@@ -334,6 +335,30 @@ describe('security management e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.getByTestId('sys-gc-result').textContent()).toMatch(/B/);
     await page.getByTestId('system-panel').scrollIntoViewIfNeeded();
     await safeShot('13-system-panel');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('reads in English as well (screenshots of each tab)', async () => {
+    await page.evaluate(() => {
+      const v = JSON.parse(localStorage.getItem('lucky') ?? '{}') as Record<string, unknown>;
+      localStorage.setItem('lucky', JSON.stringify({ ...v, lang: 'en_US' }));
+    });
+    await page.goto(`${daemon.url}#/safe`);
+    await page.reload();
+    await page.getByTestId('safe-ov-2fa').waitFor();
+    await expect(page.getByTestId('safe-ov-2fa').textContent()).resolves.toBe('Off');
+    await safeShot('en-01-2fa');
+    for (const [id, n] of [['access', 2], ['login', 3], ['safeUrl', 4], ['tokens', 5], ['sessions', 6], ['audit', 7]] as const) {
+      await tab(id);
+      await page.getByTestId(`safe-tab-${id}`).and(page.locator('[aria-selected="true"]')).waitFor();
+      await sleep(200);
+      await safeShot(`en-0${n}-${id}`);
+    }
+    await page.goto(`${daemon.url}#/set`);
+    await page.getByTestId('system-panel').scrollIntoViewIfNeeded();
+    await page.getByTestId('sys-service-status').click();
+    await page.getByTestId('sys-service-result').waitFor();
+    await safeShot('en-08-system-panel');
     expect(pageErrors).toEqual([]);
   });
 });
