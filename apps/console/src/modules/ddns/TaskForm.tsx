@@ -140,8 +140,14 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         <Fieldset legend={td('sectionBasic')}>
           <Stack gap="xs">
             <Group grow align="flex-start">
-              <TextInput label={td('name')} value={form.name} onChange={(e) => edit((d) => void (d.name = e.currentTarget.value))} error={err('name')} data-testid="ddns-name" />
-              <Switch mt={30} label={td('enable')} checked={form.enable} onChange={(e) => edit((d) => void (d.enable = e.currentTarget.checked))} data-testid="ddns-enable" />
+              <TextInput label={td('name')} value={form.name} onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  edit((d) => void (d.name = v));
+                }} error={err('name')} data-testid="ddns-name" />
+              <Switch mt={30} label={td('enable')} checked={form.enable} onChange={(e) => {
+                  const v = e.currentTarget.checked;
+                  edit((d) => void (d.enable = v));
+                }} data-testid="ddns-enable" />
             </Group>
             <Group align="flex-end" gap="md">
               <Stack gap={4}>
@@ -203,7 +209,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   <TextInput
                     label={credLabel(info.id)}
                     value={form.credentials.id}
-                    onChange={(e) => edit((d) => void (d.credentials.id = e.currentTarget.value))}
+                    onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  edit((d) => void (d.credentials.id = v));
+                }}
                     error={err('credentials.id')}
                     autoComplete="off"
                     data-testid="ddns-cred-id"
@@ -225,7 +234,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <TextInput
                   label={credLabel(info.server)}
                   value={form.credentials.server}
-                  onChange={(e) => edit((d) => void (d.credentials.server = e.currentTarget.value))}
+                  onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  edit((d) => void (d.credentials.server = v));
+                }}
                   error={err('credentials.server')}
                   data-testid="ddns-cred-server"
                 />
@@ -248,7 +260,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               minRows={2}
               maxRows={10}
               value={form.domains}
-              onChange={(e) => edit((d) => void (d.domains = e.currentTarget.value))}
+              onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  edit((d) => void (d.domains = v));
+                }}
               error={err('domains')}
               styles={mono}
               data-testid="ddns-domains"
@@ -291,7 +306,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 label={td('resolverCheck')}
                 description={td('resolverCheckHint')}
                 checked={form.resolverCheck.enable}
-                onChange={(e) => edit((d) => void (d.resolverCheck.enable = e.currentTarget.checked))}
+                onChange={(e) => {
+                  const v = e.currentTarget.checked;
+                  edit((d) => void (d.resolverCheck.enable = v));
+                }}
                 data-testid="ddns-resolver"
               />
               {form.resolverCheck.enable && (
@@ -301,7 +319,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   autosize
                   minRows={2}
                   value={form.resolverCheck.servers}
-                  onChange={(e) => edit((d) => void (d.resolverCheck.servers = e.currentTarget.value))}
+                  onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  edit((d) => void (d.resolverCheck.servers = v));
+                }}
                   error={err('resolverCheck.servers')}
                   styles={mono}
                   data-testid="ddns-resolver-servers"
@@ -345,7 +366,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   data-testid="ddns-httptimeout"
                 />
               </Group>
-              <Switch label={td('skipVerify')} checked={form.skipVerify} onChange={(e) => edit((d) => void (d.skipVerify = e.currentTarget.checked))} />
+              <Switch label={td('skipVerify')} checked={form.skipVerify} onChange={(e) => {
+                  const v = e.currentTarget.checked;
+                  edit((d) => void (d.skipVerify = v));
+                }} />
               <ProxyEditor label={td('proxy')} value={form.proxy} onChange={(p) => edit((d) => void (d.proxy = p))} errorAt={(f) => err(`proxy.${f}`)} testId="ddns-proxy" />
             </Stack>
           </Fieldset>
