@@ -328,6 +328,13 @@ describe('security management e2e (chromium + built daemon)', () => {
     expect(((await daemon.api('GET', '/api/wol/rules', undefined, apiToken)).list as unknown[]).length).toBe(0);
   });
 
+  it('settings: a file that is not a release archive is refused, nothing staged', async () => {
+    await page.getByTestId('sys-update-input').setInputFiles({ name: 'lucky.tar.gz', mimeType: 'application/gzip', buffer: Buffer.from('not a gzip at all') });
+    await expect.poll(() => page.getByTestId('sys-error').textContent()).toContain('更新包无效');
+    expect(await page.getByTestId('sys-update-info').count()).toBe(0);
+    expect((await daemon.api('GET', '/api/update/cancel', undefined, apiToken)).ret).toBe(3);
+  });
+
   it('settings: service status explains itself, GC shows freed memory', async () => {
     await page.getByTestId('sys-service-status').click();
     await page.getByTestId('sys-service-result').waitFor();

@@ -101,7 +101,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
     <Card withBorder data-testid="safe-2fa">
       <Stack gap="sm">
         <Group gap="sm">
-          <Badge size="lg" variant="light" color={props.enabled ? 'green' : 'gray'} data-testid="safe-2fa-state" data-on={props.enabled}>
+          <Badge size="lg" variant="light" tt="none" color={props.enabled ? 'green' : 'gray'} data-testid="safe-2fa-state" data-on={props.enabled}>
             {props.enabled ? ts('tf.statusOn') : ts('tf.statusOff')}
           </Badge>
           {props.enabled && (
