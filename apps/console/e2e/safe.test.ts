@@ -54,6 +54,8 @@ async function openSafe(base = daemon.url): Promise<void> {
 describe('security management e2e (chromium + built daemon)', () => {
   beforeAll(async () => {
     requirePrerequisites();
+    // This test is the supervisor: a restart makes the daemon exit (75) and the test starts it again.
+    process.env.LUCKY_SUPERVISOR = 'e2e';
     daemon = new Daemon(await freePort());
     await daemon.start();
     apiToken = await daemon.login();
@@ -343,6 +345,28 @@ describe('security management e2e (chromium + built daemon)', () => {
     await page.getByTestId('system-panel').scrollIntoViewIfNeeded();
     await safeShot('13-system-panel');
     expect(pageErrors).toEqual([]);
+  });
+
+  it('settings: restart waits for the daemon to answer again, then reloads the page', async () => {
+    await page.goto(`${daemon.url}#/set`);
+    await page.getByTestId('system-panel').waitFor();
+    const child = daemon.child!;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await page.getByTestId('sys-restart').click();
+    await page.getByTestId('sys-restart-confirm').click();
+    await page.getByTestId('sys-restart-wait').waitFor();
+    await sleep(300);
+    await safeShot('14-restarting');
+    expect(await Promise.race([exited, sleep(20_000).then(() => 'still running')])).toBe(75);
+    await sleep(2500); // a few failed polls while nothing listens
+    expect(await page.getByTestId('sys-restart-wait').getAttribute('data-state')).toBe('waiting');
+    expect(page.url()).toMatch(/#\/set$/);
+    const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+    await daemon.start();
+    await reloaded;
+    // The session survives the restart: the settings page comes back, not the login page.
+    await page.getByTestId('system-panel').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('sys-restart-wait').count()).toBe(0);
   });
 
   it('reads in English as well (screenshots of each tab)', async () => {
