@@ -2,12 +2,12 @@
 import { Alert, Button, Fieldset, Group, Modal, NumberInput, Select, Skeleton, Stack, Text } from '@mantine/core';
 import { DDNS_INTERVAL_PRESETS, ZDdnsConfigure, ddnsRoutes, type DdnsConfigure } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { WebhookEditor } from './editors';
-import { configureToForm, errorFor, fieldLabel, firstProblem, formToConfigure, intervalPresetLabel, type Problem, type SettingsForm } from './form';
+import { configureToForm, errorFor, fieldLabel, firstProblem, formToConfigure, intervalPresetLabel, type SettingsForm } from './form';
 import { td } from './i18n';
 import { ddnsConfigureQuery, ddnsKeys } from './queries';
 import { credLabel } from './TaskForm';
@@ -30,10 +30,13 @@ export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
 
 function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: () => void }) {
   const [form, setForm] = useState<SettingsForm>(() => configureToForm(initial));
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [attempt, setAttempt] = useState(0);
   const [serverError, setServerError] = useState<string | null>(null);
   const queryClient = useQueryClient();
   const set = (patch: Partial<SettingsForm>) => setForm((f) => ({ ...f, ...patch }));
+  const label = (path: (string | number)[]) => fieldLabel(path, 'callback', td, credLabel);
+  // After a refused save the form is checked again on every change.
+  const problem = useMemo(() => (attempt > 0 ? firstProblem(ZDdnsConfigure, formToConfigure(form), lang, label, td) : null), [attempt, form]);
   const err = (field: string) => errorFor(problem, field);
 
   const save = useMutation({
@@ -49,9 +52,8 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
   const submit = () => {
     setServerError(null);
     const body = formToConfigure(form);
-    const p = firstProblem(ZDdnsConfigure, body, lang, (path) => fieldLabel(path, 'callback', td, credLabel), td);
-    setProblem(p);
-    if (!p) save.mutate(body);
+    setAttempt((n) => n + 1);
+    if (!firstProblem(ZDdnsConfigure, body, lang, label, td)) save.mutate(body);
   };
 
   const intervalOptions = [
@@ -88,7 +90,6 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
               clampBehavior="none"
               allowDecimal={false}
               label={td('intervalCustomValue')}
-              description={td('intervalHint')}
               min={30}
               max={3600}
               value={form.interval}

@@ -17,7 +17,7 @@ import {
 import { useMediaQuery } from '@mantine/hooks';
 import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, ZDdnsTask, ddnsRoutes, type DdnsProviderName, type DdnsTask } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
@@ -32,7 +32,6 @@ import {
   hiddenInEasyMode,
   switchProvider,
   taskToForm,
-  type Problem,
   type TaskForm,
 } from './form';
 import { td, zh_CN, type DdnsTextId } from './i18n';
@@ -72,7 +71,8 @@ export function TaskFormModal(props: { editing: Editing | null; onClose: () => v
 
 function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => void }) {
   const [form, setForm] = useState<TaskForm>(() => (editing.saved ? taskToForm(editing.saved) : emptyForm()));
-  const [problem, setProblem] = useState<Problem | null>(null);
+  // Checked on save; after a refused save, again on every change so a fixed field stops showing red.
+  const [attempt, setAttempt] = useState(0);
   const [switchedMode, setSwitchedMode] = useState(false);
   const [serverError, setServerError] = useState<string | null>(null);
   const providers = useQuery(ddnsProvidersQuery());
@@ -89,14 +89,18 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const info = providers.data?.providers.find((p) => p.name === form.provider) ?? { name: form.provider, ...DDNS_PROVIDER_INFO[form.provider] };
   const customized = form.mode === 'customized';
   const label = (path: (string | number)[]) => fieldLabel(path, form.provider, td, credLabel);
+  const problem = useMemo(
+    () => (attempt > 0 ? firstProblem(ZDdnsTask, formToTask(form), lang, (path) => fieldLabel(path, form.provider, td, credLabel), td) : null),
+    [attempt, form],
+  );
   const err = (field: string) => errorFor(problem, field);
 
   // Bring the field with the problem into view (it may sit far down a long form).
   useEffect(() => {
-    if (!problem) return;
+    if (attempt === 0) return;
     const el = rootRef.current?.querySelector('[aria-invalid="true"]');
     el?.scrollIntoView({ block: 'center' });
-  }, [problem]);
+  }, [attempt]);
 
   const save = useMutation({
     mutationFn: (task: DdnsTask) =>
@@ -114,7 +118,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     setSwitchedMode(false);
     const task = formToTask(form);
     const p = firstProblem(ZDdnsTask, task, lang, label, td);
-    setProblem(p);
+    setAttempt((n) => n + 1);
     if (p) {
       if (!customized && hiddenInEasyMode(p.path)) {
         edit((d) => void (d.mode = 'customized'));

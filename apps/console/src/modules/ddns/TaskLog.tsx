@@ -73,7 +73,8 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
               data-testid="ddns-log-text"
               style={{ fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-all', background: 'var(--mantine-color-gray-0)', borderRadius: 4 }}
             >
-              {logs.data!.logs.map((l) => `${formatTime(l.timestamp, '')} ${l.log}`).join('\n')}
+              {/* Each line already starts with its time. */}
+              {logs.data!.logs.map((l) => l.log).join('\n')}
             </Box>
           </ScrollArea.Autosize>
         )}
