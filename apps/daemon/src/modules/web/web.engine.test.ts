@@ -32,7 +32,7 @@ interface Res {
 function get(
   port: number,
   path = '/',
-  o: { host?: string; method?: string; headers?: Record<string, string>; localAddress?: string; body?: string } = {},
+  o: { host?: string; method?: string; headers?: Record<string, string>; localAddress?: string; body?: string | Buffer } = {},
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
     const r = request(
@@ -307,6 +307,49 @@ describe('web engine', () => {
     expect(r2.headers.host).toBe('front.test');
     await engine.stop('p');
     await b.close();
+  });
+
+  it('streams large bodies both ways with backpressure', async () => {
+    const { createHash, randomBytes } = await import('node:crypto');
+    const big = randomBytes(8 * 1024 * 1024);
+    const bigHash = createHash('sha256').update(big).digest('hex');
+    const srv = createServer((req, res) => {
+      if (req.method === 'POST') {
+        const h = createHash('sha256');
+        let n = 0;
+        req.on('data', (c: Buffer) => {
+          n += c.length;
+          h.update(c);
+        });
+        req.on('end', () => res.end(`${n} ${h.digest('hex')}`));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(big);
+    });
+    const sport = await new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as { port: number }).port)));
+    const port = await freePort();
+    await engine.start('big', rule({ port, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${sport}`] } }));
+    // Download, read slowly at first so that the proxy has to wait for the client.
+    const down = await new Promise<string>((resolve, reject) => {
+      const r = request({ host: '127.0.0.1', port, path: '/big', agent: false, headers: { host: 'x' }, timeout: 20_000 }, (res) => {
+        const h = createHash('sha256');
+        res.pause();
+        setTimeout(() => res.resume(), 300);
+        res.on('data', (c: Buffer) => h.update(c));
+        res.on('end', () => resolve(h.digest('hex')));
+        res.on('error', reject);
+      });
+      r.on('timeout', () => r.destroy(new Error('timeout')));
+      r.on('error', reject);
+      r.end();
+    });
+    expect(down).toBe(bigHash);
+    const up = await get(port, '/up', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: big });
+    expect(up.body).toBe(`${big.length} ${bigHash}`);
+    await engine.stop('big');
+    srv.close();
+    srv.closeAllConnections();
   });
 
   it('balances round robin, keeps IP hash sticky, and fails over when a backend dies', async () => {
