@@ -211,6 +211,13 @@ describe('security management e2e (chromium + built daemon)', () => {
 
   it('edits the access lists: a bad range is named before sending, a good one is saved', async () => {
     await tab('access');
+    // The WAN switch is the base setting AllowInternetAccess; turning it off asks first.
+    await page.getByTestId('safe-wan').click();
+    await expect.poll(() => page.getByTestId('safe-ov-wan').textContent()).toBe('允许');
+    expect(((await daemon.api('GET', '/api/baseconfigure', undefined, apiToken)).baseconfigure as { AllowInternetAccess: boolean }).AllowInternetAccess).toBe(true);
+    await page.getByTestId('safe-wan').click();
+    await page.getByTestId('safe-wan-off-confirm').click();
+    await expect.poll(() => page.getByTestId('safe-ov-wan').textContent()).toBe('禁止');
     await page.getByTestId('safe-whitelist-add').click();
     await page.getByTestId('safe-whitelist-cidr').fill('300.1.2.3/40');
     await page.getByTestId('safe-access-save').click();
@@ -385,6 +392,13 @@ describe('security management e2e (chromium + built daemon)', () => {
       await sleep(200);
       await safeShot(`en-0${n}-${id}`);
     }
+    // Narrow: the top-bar menu layout, tabs and tables still usable.
+    await page.setViewportSize({ width: 760, height: 900 });
+    await tab('access');
+    await page.getByTestId('safe-whitelist-add').click();
+    await sleep(200);
+    await safeShot('en-09-narrow-access');
+    await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${daemon.url}#/set`);
     await page.getByTestId('system-panel').scrollIntoViewIfNeeded();
     await page.getByTestId('sys-service-status').click();

@@ -12,7 +12,7 @@ import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { accessToForm, dateToExpiry, formToAccess, isExpired, type AccessForm, type EntryRow } from './helpers';
 import { ts } from './i18n';
-import { SectionTitle } from './ui';
+import { ConfirmModal, SectionTitle } from './ui';
 
 function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => void; testid: string }) {
   const set = (i: number, patch: Partial<EntryRow>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
@@ -91,6 +91,7 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [wanBusy, setWanBusy] = useState(false);
+  const [confirmWanOff, setConfirmWanOff] = useState(false);
   const serverValue = JSON.stringify(props.access);
   // A fresh answer from the daemon (after a save or a refresh) replaces the form.
   useEffect(() => {
@@ -140,9 +141,21 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
           description={ts('ac.wanHint')}
           checked={props.allowInternetAccess}
           disabled={wanBusy}
-          onChange={(e) => void setWan(e.currentTarget.checked)}
+          // Turning it off is not checked against the caller's address by the daemon: ask first.
+          onChange={(e) => (e.currentTarget.checked ? void setWan(true) : setConfirmWanOff(true))}
           data-testid="safe-wan"
         />
+        <ConfirmModal
+          opened={confirmWanOff}
+          title={ts('ac.wanTitle')}
+          color="orange"
+          loading={wanBusy}
+          onClose={() => setConfirmWanOff(false)}
+          onConfirm={() => void setWan(false).then(() => setConfirmWanOff(false))}
+          testid="safe-wan-off-confirm"
+        >
+          {ts('ac.wanOffConfirm')}
+        </ConfirmModal>
       </Card>
       <Card withBorder data-testid="safe-access">
         <SectionTitle
