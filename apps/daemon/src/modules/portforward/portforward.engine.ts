@@ -768,20 +768,25 @@ function listenError(proto: string, host: string, port: number, err: NodeJS.Errn
   return `cannot listen on ${where}: ${err.message}`;
 }
 
-/** Reads start small (idle connections cost little) and grow once a read fills the buffer. */
-const READ_SMALL = 2048;
+/**
+ * Reads land first in one buffer shared by every connection (idle connections own no buffer);
+ * a read that fills it moves the connection to a big buffer of its own, which it gives back when
+ * reads turn small again.
+ */
+const READ_SHARED = Buffer.allocUnsafe(64 * 1024);
 const READ_BIG = 256 * 1024;
 
 /**
- * One direction of a relay that reads into its own buffer (net.Socket `onread`) instead of a new
- * 64 KiB allocation per read, and in bigger reads when the stream is busy. The buffer is reused
- * when the other side took the bytes at once; when the write is still pending it belongs to that
- * write, and the next read gets a fresh buffer. A full write queue pauses reading until drain.
+ * One direction of a relay that reads with net.Socket `onread` instead of a fresh 64 KiB
+ * allocation per read. Bytes read into the shared buffer are copied before they are written (the
+ * next read of any connection reuses it). An own buffer is written as it is, and reused when the
+ * other side took the bytes at once; while the write is pending it belongs to that write and the
+ * next read gets a fresh one. A full write queue pauses reading until drain.
  */
 class Reader {
   src: Socket | null = null;
   private dst: Socket | null = null;
-  private buf = Buffer.allocUnsafe(READ_SMALL);
+  private buf: Buffer = READ_SHARED;
   private resume = () => this.src?.resume();
   readonly onread = {
     buffer: () => this.buf,
@@ -797,9 +802,15 @@ class Reader {
   private chunk(n: number, b: Buffer): boolean {
     const dst = this.dst;
     if (!dst) return false;
-    const ok = dst.write(n === b.length ? b : b.subarray(0, n));
-    const size = n === b.length ? READ_BIG : n < b.length >> 3 ? READ_SMALL : b.length;
-    if (dst.writableLength > 0 || size !== b.length) this.buf = Buffer.allocUnsafe(size);
+    let ok: boolean;
+    if (b === READ_SHARED) {
+      ok = dst.write(Buffer.from(b.subarray(0, n)));
+      if (n === b.length) this.buf = Buffer.allocUnsafe(READ_BIG);
+    } else {
+      ok = dst.write(n === b.length ? b : b.subarray(0, n));
+      if (n < b.length >> 3) this.buf = READ_SHARED;
+      else if (dst.writableLength > 0) this.buf = Buffer.allocUnsafe(READ_BIG);
+    }
     if (!ok) {
       dst.once('drain', this.resume);
       return false;
