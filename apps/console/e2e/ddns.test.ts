@@ -111,6 +111,15 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
       .getByTestId('ddns-callback-url')
       .fill(`http://127.0.0.1:${receiverPort}/cb?ip=#{ip}&domain=#{domain}&type=#{recordType}&ttl=#{ttl}`);
     await page.getByTestId('ddns-domains').fill('home.example.com');
+    // Interface + rule: the daemon's interfaces and the rule's candidates (loopback exists everywhere).
+    await pick(page, 'ddns-ipv4-type', '网卡获取');
+    await page.getByTestId('ddns-ipv4-interface').click();
+    await page.getByRole('option', { name: /^lo\b/ }).click();
+    await page.getByTestId('ddns-ipv4-rule').fill('@1');
+    await page.getByTestId('ddns-ipv4-test').click();
+    await expect.poll(() => page.getByTestId('ddns-ipv4-test-result').textContent()).toContain('127.0.0.1');
+    await page.getByTestId('ddns-ipv4-test-result').scrollIntoViewIfNeeded();
+    await shot(page, 'ddns-02a-interface');
     await pick(page, 'ddns-ipv4-type', '命令获取');
     await page.getByTestId('ddns-ipv4-command').fill('echo 192.0.2.10');
     // The source's "test" asks the daemon what it returns now.
@@ -256,6 +265,11 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
     await expect(page.getByTestId('ddns-form-error-message').textContent()).resolves.toBe('Domain list cannot be empty');
     await expect(page.getByTestId('ddns-form-error-summary').textContent()).resolves.toContain('domains');
     await shot(page, 'ddns-10-form-english');
+    // At 768 px or narrower the form takes the whole window.
+    await page.setViewportSize({ width: 700, height: 900 });
+    await page.getByTestId('ddns-name').scrollIntoViewIfNeeded();
+    await shot(page, 'ddns-11-form-narrow');
+    await page.setViewportSize({ width: 1366, height: 1000 });
     await page.getByRole('button', { name: 'Cancel' }).click();
   });
 

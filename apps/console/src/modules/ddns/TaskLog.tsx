@@ -114,7 +114,17 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
                       )}
                     </Table.Td>
                     <Table.Td style={{ fontFamily: 'monospace' }}>{h.ip}</Table.Td>
-                    <Table.Td>{isStatus(h.status) ? <StatusBadge status={h.status} /> : h.status}</Table.Td>
+                    <Table.Td>
+                      {isStatus(h.status) ? (
+                        <StatusBadge status={h.status} />
+                      ) : h.status === 'ok' || h.status === 'failed' ? (
+                        <Badge color={h.status === 'ok' ? 'green' : 'red'} variant="light" tt="none">
+                          {td(h.status === 'ok' ? 'webhookOk' : 'webhookFailed')}
+                        </Badge>
+                      ) : (
+                        h.status
+                      )}
+                    </Table.Td>
                     <Table.Td style={{ wordBreak: 'break-word' }}>{h.message}</Table.Td>
                   </Table.Tr>
                 ))}

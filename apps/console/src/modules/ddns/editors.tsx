@@ -139,8 +139,12 @@ export function SourceEditor(props: {
         httpTimeout: Number.isInteger(props.context.httpTimeout) && props.context.httpTimeout >= 3 && props.context.httpTimeout <= 60 ? props.context.httpTimeout : 10,
         skipVerify: props.context.skipVerify,
       };
+      // The interface's candidates are worth showing even when the source finds nothing.
       const [r, reg] = await Promise.all([
-        call(ddnsRoutes.ipTest, { body }, { silent: true }),
+        call(ddnsRoutes.ipTest, { body }, { silent: true }).then(
+          (ok) => ({ ip: ok.ip, detail: ok.detail, error: null }),
+          (e: unknown) => ({ ip: '', detail: '', error: errorText(e) }),
+        ),
         s.type === 'interface' && s.interface
           ? call(coreRoutes.ipRegTest, { query: { iptype: family === 'ipv4' ? 'IPv4' : 'IPv6', netinterface: s.interface, ipreg: s.rule } }, { silent: true }).catch(
               () => null,
@@ -164,7 +168,6 @@ export function SourceEditor(props: {
 
   const types = family === 'ipv4' ? (['url', 'interface', 'command'] as const) : (['url', 'interface', 'command', 'odhcpd'] as const);
   const ifaceOptions = (ifaces.data?.interfaces ?? [])
-    .filter((i) => !i.internal || i.name === s.interface)
     .map((i) => {
       const addrs = (family === 'ipv4' ? i.ipv4 : i.ipv6).map((a) => a.address);
       return { value: i.name, label: addrs.length ? `${i.name} (${addrs.slice(0, 2).join(', ')}${addrs.length > 2 ? ', …' : ''})` : i.name };
@@ -285,8 +288,8 @@ export function SourceEditor(props: {
         </TestResult>
       )}
       {test.data && (
-        <TestResult ok testId={`${tid}-test-result`}>
-          {td('testResult', { ip: test.data.ip, detail: test.data.detail })}
+        <TestResult ok={test.data.error === null} testId={`${tid}-test-result`}>
+          {test.data.error === null ? td('testResult', { ip: test.data.ip, detail: test.data.detail }) : td('testFailed', { msg: test.data.error })}
           {test.data.reg && (
             <>
               <br />
