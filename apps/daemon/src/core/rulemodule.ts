@@ -20,6 +20,10 @@ export interface RuleModuleOptions<I extends RuleInputShape, C extends z.ZodType
   logs?: RuleLogs;
   /** Extra fields of the list view (figures, last results). */
   extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown>;
+  /** Turns a validated input into what is stored (hash passwords; keep secrets sent back masked). */
+  prepare?: (input: z.output<I>, previous: z.output<I> | undefined) => Promise<z.output<I>> | z.output<I>;
+  /** What a stored rule shows in answers (hide hashes and secrets). */
+  present?: (data: z.output<I>) => z.output<I>;
   /** Called after module settings change, e.g. to re-apply global limits. */
   onSettings?: (next: z.output<C>) => Promise<void> | void;
   /** Module settings as GET shows them (secrets masked). */
@@ -56,7 +60,7 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
 
   view(rule: StoredRule<z.output<I>>) {
     return {
-      ...rule.data,
+      ...(this.opts.present ? this.opts.present(rule.data) : rule.data),
       key: rule.key,
       status: this.statusOf(rule),
       created: rule.created,
@@ -77,15 +81,15 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
   }
 
   async create(input: z.output<I>): Promise<string> {
-    const key = this.store.create(input);
+    const key = this.store.create(this.opts.prepare ? await this.opts.prepare(input, undefined) : input);
     this.opts.log.info({ key, name: input.name }, 'rule created');
     await this.apply(key, this.store.get(key)!.data);
     return key;
   }
 
   async update(key: string, input: z.output<I>): Promise<void> {
-    this.require(key);
-    this.store.update(key, input);
+    const previous = this.require(key).data;
+    this.store.update(key, this.opts.prepare ? await this.opts.prepare(input, previous) : input);
     this.opts.log.info({ key, name: input.name }, 'rule saved');
     await this.apply(key, this.store.get(key)!.data);
   }

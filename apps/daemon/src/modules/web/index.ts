@@ -3,8 +3,7 @@
  * file server, text output, close connection). Basic auth passwords are stored as scrypt hashes;
  * views never show them, and an empty password on update keeps the stored one.
  */
-import { Ret, ZWebConfigure, ZWebRule, webRoutes, type WebRule } from '@lucky/contracts';
-import type { z } from 'zod';
+import { Ret, ZWebConfigure, ZWebRule, formatIssues, webRoutes, type WebRule } from '@lucky/contracts';
 import { RuleLogs } from '../../core/engine.js';
 import { AppError, fail } from '../../core/envelope.js';
 import type { ModuleDef } from '../../core/modulehost.js';
@@ -62,6 +61,7 @@ function hidePasswords(rule: WebRule): WebRule {
 export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
   return {
     key: 'web',
+    data: { rule: ZWebRule, settings: ZWebConfigure },
     create({ db, log }) {
       const logs = new RuleLogs();
       const engine = new WebEngine({ log, logs, firewall: opts.firewall ?? new NftFirewall() });
@@ -72,42 +72,19 @@ export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
         log,
         logs,
         extra: (r) => ({ figures: engine.figures(r.key), firewall: engine.firewallNote(r.key) }),
+        prepare: (input, previous) => hashRulePasswords(input, previous),
+        present: hidePasswords,
       });
-      const view = (r: Parameters<typeof rules.view>[0]) => ({ ...rules.view(r), ...hidePasswords(r.data) });
       return {
         routes(app) {
           const R = webRoutes;
-          addRoute(app, R.list, () => ({ list: rules.store.list().map(view) }) as never);
-          addRoute(app, R.create, async ({ body }) => ({ key: await rules.create(await hashRulePasswords(body as WebRule, undefined)) }));
-          addRoute(app, R.get, ({ params }) => ({ rule: view(rules.require(params.key)) }) as never);
-          addRoute(app, R.update, async ({ params, body }) => {
-            const prev = rules.require(params.key);
-            await rules.update(params.key, await hashRulePasswords(body as WebRule, prev.data));
-            return {};
-          });
-          addRoute(app, R.remove, async ({ params }) => {
-            await rules.remove(params.key);
-            return {};
-          });
-          addRoute(app, R.enable, async ({ params, body }) => {
-            await rules.enable(params.key, body.enable);
-            return {};
-          });
-          addRoute(app, R.logs, ({ params, query }) => {
-            rules.require(params.key);
-            return { logs: rules.logs.since(params.key, query.pre) };
-          });
-          addRoute(app, R.getConfigure, () => ({ configure: rules.settings.get() }) as never);
-          addRoute(app, R.putConfigure, ({ body }) => {
-            rules.settings.set(body as z.input<typeof ZWebConfigure>);
-            return {};
-          });
+          rules.register(app, R);
           addRoute(app, R.accessLog, ({ params, query }) => {
             rules.require(params.key);
             const limit = query.limit ?? rules.settings.get().accessLogShow;
             return engine.accessLog(params.key, limit);
           });
-          addRoute(app, R.replaceDomain, async ({ body }) => {
+          addRoute(app, R.replaceDomain, async ({ body, req }) => {
             if (body.from === body.to) return { changed: 0, rules: 0 };
             let changed = 0;
             let touched = 0;
@@ -130,7 +107,7 @@ export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
             // Validate everything first, then save: a bad result saves nothing.
             for (const p of pending) {
               const ok = ZWebRule.safeParse(p.data);
-              if (!ok.success) throw new AppError(Ret.badRequest, null, {}, ok.error.issues[0]?.message ?? 'invalid');
+              if (!ok.success) throw new AppError(Ret.badRequest, null, {}, formatIssues(ZWebRule, p.data, req.lang));
             }
             for (const p of pending) await rules.update(p.key, p.data);
             return { changed, rules: touched };
