@@ -41,7 +41,7 @@ export function DdnsPage() {
     mutationFn: (key: string) => call(ddnsRoutes.remove, { params: { key } }),
     onSuccess: async () => {
       pushNotice(td('deleted'), 'green');
-      await queryClient.invalidateQueries({ queryKey: ddnsKeys.all });
+      await queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
     },
     onSettled: () => setDeleting(null),
   });

@@ -44,7 +44,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
     onSuccess: async () => {
       pushNotice(td('settingsSaved'), 'green');
       onClose();
-      await queryClient.invalidateQueries({ queryKey: ddnsKeys.all });
+      await queryClient.invalidateQueries({ queryKey: ddnsKeys.configure });
     },
     onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
   });

@@ -108,7 +108,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     onSuccess: async () => {
       pushNotice(td('saved'), 'green');
       onClose();
-      await queryClient.invalidateQueries({ queryKey: ddnsKeys.all });
+      await queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
     },
     onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
   });
