@@ -9,5 +9,8 @@ export default defineProject({
     environment: 'jsdom',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Each e2e file starts a daemon and a Chromium; on a 2-core machine several at once starve each
+    // other into timeouts. The console's files run one after another (unit files take seconds).
+    fileParallelism: false,
   },
 });

@@ -123,9 +123,11 @@ describe('console e2e (chromium + built daemon)', () => {
       await page.goto(`${daemon.url}#${path}`);
       await expect.poll(() => page.title(), { timeout: 10_000 }).toBe(`Lucky | ${title}`);
     }
-    await page.goto(`${daemon.url}#/ddns`);
-    await expect(page.getByTestId('placeholder').textContent()).resolves.toContain('动态域名');
-    await shot(page, '04-placeholder-ddns');
+    // The Wanji admin screen comes with its module (the menu links to it; spec section 2).
+    await page.goto(`${daemon.url}#/wanjiadmin`);
+    await expect.poll(() => page.title()).toBe('Lucky | 万吉管理');
+    await expect(page.getByTestId('placeholder').textContent()).resolves.toContain('万吉管理');
+    await shot(page, '04-placeholder-wanji');
     await page.goto(daemon.url + '#/');
     await page.waitForURL(/#\/about$/);
     await page.getByTestId('about-page').waitFor();
