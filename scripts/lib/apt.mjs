@@ -8,6 +8,10 @@ export const TEST_PACKAGES = [
   { pkg: 'chromium', probe: '/usr/bin/chromium' },
   { pkg: 'bind9', probe: '/usr/sbin/named' },
   { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
+  // Network namespaces for tests that need source addresses other than loopback.
+  { pkg: 'iproute2', probe: '/usr/sbin/ip' },
+  // Chinese glyphs in the console screenshots (the default language is zh_CN).
+  { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
 
 export function ensureDebPackages(list = TEST_PACKAGES) {

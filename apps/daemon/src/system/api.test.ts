@@ -250,6 +250,9 @@ describe('admin access from outside the local network', () => {
   it('is allowed once the WAN switch is on, and refused again when it is off', async () => {
     expect((await d.call('PUT', '/api/baseconfigure', { AllowInternetAccess: true })).ret).toBe(0);
     expect((await d.call('GET', '/api/status', undefined, { remoteAddress: '203.0.113.7' })).ret).toBe(0);
+    // Not from outside, though: that would shut the caller out.
+    const self = await d.call('PUT', '/api/baseconfigure', { AllowInternetAccess: false }, { remoteAddress: '203.0.113.7', ...EN });
+    expect(self).toEqual({ ret: 2, msg: 'This would shut out your own address 203.0.113.7; not saved' });
     expect((await d.call('PUT', '/api/baseconfigure', { AllowInternetAccess: false })).ret).toBe(0);
     expect((await d.call('GET', '/api/status', undefined, { remoteAddress: '203.0.113.7' })).ret).toBe(2);
   });

@@ -6,6 +6,7 @@ import { ListenError } from '../core/listener.js';
 import { hashPassword } from '../core/password.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
+import { decideAccess } from '../security/access.js';
 
 export function baseConfigView(cfg: Readonly<BaseConfigFile>) {
   const { version: _v, AdminPasswordHash: _h, TwoFASecret, ...settings } = cfg;
@@ -24,6 +25,8 @@ export function settingsRoutes(app: FastifyInstance, deps: AppDeps): void {
     const checked = ZBaseSettings.safeParse(merged);
     if (!checked.success) throw new AppError(Ret.badRequest, null, {}, formatIssues(ZBaseSettings, merged, req.lang));
     const next = checked.data;
+    // Switching internet access off from the internet would shut the caller out mid-session.
+    if (decideAccess(req.ip, { ...cur, ...next }) !== 'allow') throw fail(Ret.denied, 'accessWouldLockOut', { ip: req.ip });
 
     const moved = next.AdminWebListenPort !== cur.AdminWebListenPort || next.AdminWebListenHost !== cur.AdminWebListenHost;
     if (moved) {
