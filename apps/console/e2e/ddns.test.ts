@@ -273,6 +273,22 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
     await page.getByRole('button', { name: 'Cancel' }).click();
   });
 
+  it('a disabled module shows the module-disabled message', async () => {
+    const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
+    const all = (cfg.baseconfigure as { EnabledModules: string[] }).EnabledModules;
+    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all.filter((m) => m !== 'ddns') }, apiToken)).ret).toBe(0);
+    try {
+      await page.reload();
+      await page.getByTestId('module-disabled').waitFor();
+      await expect(page.getByTestId('ddns-add').isDisabled()).resolves.toBe(true);
+      expect(await page.getByTestId('ddns-table').count()).toBe(0);
+    } finally {
+      expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
+    }
+    await page.reload();
+    await page.getByTestId('ddns-row').first().waitFor();
+  });
+
   it('deletes the task', async () => {
     await page.getByTestId('ddns-delete').first().click();
     await page.getByTestId('ddns-delete-confirm').click();

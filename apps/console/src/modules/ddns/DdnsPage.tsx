@@ -150,7 +150,7 @@ export function DdnsPage() {
                             {td('log')}
                           </Button>
                           <Button size="xs" variant="default" onClick={() => setEditing({ key: x.key, saved: x })} data-testid="ddns-edit">
-                            {td('edit')}
+                            {td('editShort')}
                           </Button>
                           <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={td('delete')} size="md" data-testid="ddns-delete">
                             ✕
