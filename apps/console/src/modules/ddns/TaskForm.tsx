@@ -50,6 +50,8 @@ export interface Editing {
 }
 
 const mono = { input: { fontFamily: 'monospace', fontSize: 12 } };
+/** Hints under the inputs, so inputs side by side line up whatever the hints' lengths. */
+const HINT_BELOW: ('label' | 'input' | 'description' | 'error')[] = ['label', 'input', 'description', 'error'];
 const asNumber = (v: number | string) => (typeof v === 'number' ? v : Number(v));
 
 export function TaskFormModal(props: { editing: Editing | null; onClose: () => void }) {
@@ -344,6 +346,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   onChange={(v) => edit((d) => void (d.ttl = v))}
                   error={err('ttl')}
                   data-testid="ddns-ttl"
+                  inputWrapperOrder={HINT_BELOW}
                 />
                 <NumberInput
                   clampBehavior="none"
@@ -356,6 +359,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   onChange={(v) => edit((d) => void (d.forceSync = v))}
                   error={err('forceSync')}
                   data-testid="ddns-forcesync"
+                  inputWrapperOrder={HINT_BELOW}
                 />
                 <NumberInput
                   clampBehavior="none"
@@ -368,6 +372,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   onChange={(v) => edit((d) => void (d.httpTimeout = v))}
                   error={err('httpTimeout')}
                   data-testid="ddns-httptimeout"
+                  inputWrapperOrder={HINT_BELOW}
                 />
               </Group>
               <Switch label={td('skipVerify')} checked={form.skipVerify} onChange={(e) => {
