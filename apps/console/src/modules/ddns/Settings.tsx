@@ -6,7 +6,7 @@ import { useMemo, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
-import { WebhookEditor } from './editors';
+import { HINT_BELOW, WebhookEditor } from './editors';
 import { configureToForm, errorFor, fieldLabel, firstProblem, formToConfigure, intervalPresetLabel, type SettingsForm } from './form';
 import { td } from './i18n';
 import { ddnsConfigureQuery, ddnsKeys } from './queries';
@@ -84,6 +84,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
             onChange={(v) => v && set({ intervalChoice: v, ...(v !== 'custom' ? { interval: Number(v) } : {}) })}
             error={form.intervalChoice !== 'custom' ? err('interval') : undefined}
             data-testid="ddns-set-interval"
+            inputWrapperOrder={HINT_BELOW}
           />
           {form.intervalChoice === 'custom' && (
             <NumberInput
@@ -96,6 +97,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
               onChange={(v) => set({ interval: v })}
               error={err('interval')}
               data-testid="ddns-set-interval-custom"
+            inputWrapperOrder={HINT_BELOW}
             />
           )}
         </Group>
@@ -111,6 +113,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
             onChange={(v) => set({ firstDelay: v })}
             error={err('firstDelay')}
             data-testid="ddns-set-firstdelay"
+            inputWrapperOrder={HINT_BELOW}
           />
           <NumberInput
             clampBehavior="none"
@@ -122,6 +125,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
             onChange={(v) => set({ concurrency: v })}
             error={err('concurrency')}
             data-testid="ddns-set-concurrency"
+            inputWrapperOrder={HINT_BELOW}
           />
         </Group>
         <Fieldset legend={td('globalWebhook')}>

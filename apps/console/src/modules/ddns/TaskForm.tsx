@@ -21,7 +21,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
-import { CallbackEditor, ProxyEditor, SecretInput, SourceEditor, WebhookEditor } from './editors';
+import { CallbackEditor, HINT_BELOW, ProxyEditor, SecretInput, SourceEditor, WebhookEditor } from './editors';
 import {
   emptyForm,
   errorFor,
@@ -50,8 +50,6 @@ export interface Editing {
 }
 
 const mono = { input: { fontFamily: 'monospace', fontSize: 12 } };
-/** Hints under the inputs, so inputs side by side line up whatever the hints' lengths. */
-const HINT_BELOW: ('label' | 'input' | 'description' | 'error')[] = ['label', 'input', 'description', 'error'];
 const asNumber = (v: number | string) => (typeof v === 'number' ? v : Number(v));
 
 export function TaskFormModal(props: { editing: Editing | null; onClose: () => void }) {

@@ -36,6 +36,8 @@ import { ddnsProvidersQuery, netInterfacesQuery } from './queries';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH'] as const;
 const mono = { input: { fontFamily: 'monospace', fontSize: 12 } };
+/** Hints under the inputs, so inputs side by side line up whatever the hints' lengths. */
+export const HINT_BELOW: ('label' | 'input' | 'description' | 'error')[] = ['label', 'input', 'description', 'error'];
 
 /** Where a field's error comes from: the form's first problem, by path under this editor's prefix. */
 export type ErrorAt = (field: string) => string | undefined;
@@ -56,6 +58,7 @@ export function SecretInput(props: { label: string; value: string; onChange: (v:
       error={props.error}
       autoComplete="new-password"
       data-testid={props.testId}
+      inputWrapperOrder={HINT_BELOW}
     />
   );
 }
@@ -220,6 +223,7 @@ export function SourceEditor(props: {
             searchable
             error={props.errorAt('interface')}
             data-testid={`${tid}-interface`}
+            inputWrapperOrder={HINT_BELOW}
           />
           <TextInput
             label={td('rule')}
@@ -229,6 +233,7 @@ export function SourceEditor(props: {
             error={props.errorAt('rule')}
             styles={mono}
             data-testid={`${tid}-rule`}
+            inputWrapperOrder={HINT_BELOW}
           />
         </Group>
       )}
