@@ -348,19 +348,19 @@ try {
   ]);
   }
   const idle = await idleConnections(daemon);
-  for (const { name, r } of idle.phases) {
+  idle.phases.forEach(({ name, r }, i) => {
     const held = r.stats.tcpConnections ?? NaN;
     printTable(`Idle TCP connections through one rule, asking for ${IDLE_CONNS} (${name})`, [
       ['', ''],
       ['clients', `${r.opened} (opening took ${(r.openMs / 1000).toFixed(1)} s), still open 3 s later: ${r.still}`],
-      ['held by the rule', r.stats.error ? `API unreachable while saturated (${r.stats.error})` : String(held)],
+      ['held by the rule', r.stats.error ? `${r.still} by the clients' count; the admin API had no descriptor left (${r.stats.error})` : String(held)],
       ['refused by limit / accepted', r.stats.error ? '' : `${r.stats.refusedByLimit} / ${r.stats.totalConnections} (cumulative)`],
       ['daemon fds in use', String(r.fds)],
       ['daemon RSS before / after', `${(r.before / 1e6).toFixed(1)} MB / ${(r.after / 1e6).toFixed(1)} MB`],
-      ['RSS per held connection', held > 0 ? `${((r.after - r.before) / held / 1024).toFixed(1)} KiB` : r.still > 0 ? `~${((r.after - r.before) / r.still / 1024).toFixed(1)} KiB (per client still open)` : 'n/a'],
+      ['RSS per held connection', i === 0 && held > 0 ? `${((r.after - r.before) / held / 1024).toFixed(1)} KiB` : 'see the first table (the heap has grown since)'],
       ['daemon answers again, all released', r.recovered ? 'yes' : 'NO'],
     ]);
-  }
+  });
   if (idle.fit < IDLE_CONNS) {
     console.log(
       `\n  note: a relayed connection takes 2 file descriptors in the daemon; the process limit here is ${idle.limit}` +

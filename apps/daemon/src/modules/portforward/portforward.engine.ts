@@ -770,24 +770,38 @@ function listenError(proto: string, host: string, port: number, err: NodeJS.Errn
 
 /**
  * Reads land first in one buffer shared by every connection (idle connections own no buffer);
- * a read that fills it moves the connection to a big buffer of its own, which it gives back when
- * reads turn small again.
+ * a read that fills it moves the connection to a big buffer, which goes back to a small free list
+ * when reads turn small again or when the write that carried it is done (so busy relays do not
+ * fault in fresh memory for every read).
  */
 const READ_SHARED = Buffer.allocUnsafe(64 * 1024);
 const READ_BIG = 256 * 1024;
+const FREE_MAX = 32;
+const freeBig: Buffer[] = [];
+const takeBig = (): Buffer => freeBig.pop() ?? Buffer.allocUnsafe(READ_BIG);
+const giveBig = (b: Buffer): void => {
+  if (freeBig.length < FREE_MAX) freeBig.push(b);
+};
 
 /**
  * One direction of a relay that reads with net.Socket `onread` instead of a fresh 64 KiB
  * allocation per read. Bytes read into the shared buffer are copied before they are written (the
- * next read of any connection reuses it). An own buffer is written as it is, and reused when the
- * other side took the bytes at once; while the write is pending it belongs to that write and the
- * next read gets a fresh one. A full write queue pauses reading until drain.
+ * next read of any connection reuses it). A big buffer is written as it is and reused when the
+ * other side took the bytes at once; while the write is pending it belongs to that write (and
+ * returns to the free list when written), and the next read gets another one. A full write queue
+ * pauses reading until drain.
  */
 class Reader {
   src: Socket | null = null;
   private dst: Socket | null = null;
   private buf: Buffer = READ_SHARED;
+  /** Big buffers of writes in flight, in write order; null for writes that completed at once. */
+  private lent: Array<Buffer | null> = [];
   private resume = () => this.src?.resume();
+  private written = () => {
+    const b = this.lent.shift();
+    if (b) giveBig(b);
+  };
   readonly onread = {
     buffer: () => this.buf,
     callback: (n: number, b: Buffer): boolean => this.chunk(n, b),
@@ -805,11 +819,20 @@ class Reader {
     let ok: boolean;
     if (b === READ_SHARED) {
       ok = dst.write(Buffer.from(b.subarray(0, n)));
-      if (n === b.length) this.buf = Buffer.allocUnsafe(READ_BIG);
+      if (n === b.length) this.buf = takeBig();
     } else {
-      ok = dst.write(n === b.length ? b : b.subarray(0, n));
-      if (n < b.length >> 3) this.buf = READ_SHARED;
-      else if (dst.writableLength > 0) this.buf = Buffer.allocUnsafe(READ_BIG);
+      const i = this.lent.push(b) - 1;
+      ok = dst.write(n === b.length ? b : b.subarray(0, n), this.written);
+      if (dst.writableLength > 0) {
+        // In flight: the write owns `b` now.
+        this.buf = n < b.length >> 3 ? READ_SHARED : takeBig();
+      } else {
+        this.lent[i] = null;
+        if (n < b.length >> 3) {
+          giveBig(b);
+          this.buf = READ_SHARED;
+        }
+      }
     }
     if (!ok) {
       dst.once('drain', this.resume);
