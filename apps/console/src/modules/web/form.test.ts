@@ -1,0 +1,211 @@
+import { DEFAULT_CORS_METHODS, ZWebDomainReplace, ZWebRule, type WebFigures } from '@lucky/contracts';
+import { describe, expect, it } from 'vitest';
+import {
+  accessSectionOf,
+  codeList,
+  emptyAccess,
+  emptyRule,
+  emptyService,
+  emptySubRule,
+  errorFor,
+  fieldLabel,
+  figuresText,
+  firstProblem,
+  formToRule,
+  formToService,
+  formToSubRule,
+  listenText,
+  missingPassword,
+  openUrl,
+  parseHeaders,
+  ruleDomains,
+  ruleToForm,
+  serviceToForm,
+  tabOf,
+  words,
+  checkRule,
+  checkSubRule,
+  type RuleForm,
+} from './form';
+import { clampShow } from './RuleLog';
+import { en_US, zh_CN, type WebTextId } from './i18n';
+
+const fill = (s: string, vars?: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, k: string) => (vars && k in vars ? String(vars[k]) : m));
+const twZh = (id: WebTextId, vars?: Record<string, string | number>) => fill(zh_CN[id], vars);
+const twEn = (id: WebTextId, vars?: Record<string, string | number>) => fill(en_US[id], vars);
+
+function proxyRule(): RuleForm {
+  const f = emptyRule();
+  f.name = 'site';
+  f.port = 18080;
+  f.defaultService = { ...emptyService('text'), body: 'hello {clientIP}' };
+  const sub = emptySubRule();
+  sub.name = 'app';
+  sub.domains = 'app.example.com\n\n *.app.example.com ';
+  sub.service.targets = 'http://127.0.0.1:3000\nhttps://10.0.0.2:8443';
+  sub.service.requestHeaders = 'X-A: 1\nX-B:two words';
+  f.subRules = [sub];
+  return f;
+}
+
+describe('web form helpers', () => {
+  it('a new rule holds the schema defaults: HTTP on tcp4, a 404 text default, CORS methods of spec section 9', () => {
+    const f = emptyRule();
+    expect(f.name).toBe('');
+    expect(f.port).toBe('');
+    expect(f.network).toBe('tcp4');
+    expect(f.protocol).toBe('http');
+    expect(f.minTls).toBe('1.2');
+    expect(f.defaultService.type).toBe('text');
+    expect(f.defaultService.status).toBe(404);
+    expect(f.access.cors.methods).toBe(DEFAULT_CORS_METHODS.join(', '));
+    expect(f.access.cors.methods).toBe('POST, GET, PUT, OPTIONS, DELETE');
+    expect(f.clientIpHeaders).toBe('X-Forwarded-For, X-Real-IP');
+    expect(f.accessLogCapacity).toBe(1024);
+    expect(emptyAccess().ipFilter.mode).toBe('off');
+  });
+
+  it('turns the form into a valid rule and back', () => {
+    const rule = formToRule(proxyRule());
+    expect(ZWebRule.safeParse(rule).success).toBe(true);
+    expect(rule.port).toBe(18080);
+    expect(rule.subRules[0]!.domains).toEqual(['app.example.com', '*.app.example.com']);
+    const svc = rule.subRules[0]!.service;
+    expect(svc.type).toBe('proxy');
+    if (svc.type !== 'proxy') throw new Error('type');
+    expect(svc.targets).toEqual(['http://127.0.0.1:3000', 'https://10.0.0.2:8443']);
+    expect(svc.requestHeaders).toEqual([
+      { name: 'X-A', value: '1' },
+      { name: 'X-B', value: 'two words' },
+    ]);
+    const again = ruleToForm(ZWebRule.parse(rule));
+    expect(formToRule(again)).toEqual(ZWebRule.parse(rule));
+    expect(again.subRules[0]!.access.basicAuth.users).toEqual([]);
+  });
+
+  it('keeps only the chosen service type fields, and what was typed survives a type switch', () => {
+    const s = { ...emptyService('proxy'), targets: 'http://a:1', redirectTarget: 'https://x{path}', code: 301 as const };
+    expect(formToService(s)).toMatchObject({ type: 'proxy', targets: ['http://a:1'] });
+    expect(formToService({ ...s, type: 'redirect' })).toEqual({ type: 'redirect', code: 301, target: 'https://x{path}' });
+    expect(formToService({ ...s, type: 'close' })).toEqual({ type: 'close' });
+    expect(formToService({ ...s, type: 'file', root: ' /srv ', index: 'index.html\nindex.htm' })).toEqual({
+      type: 'file',
+      root: '/srv',
+      listing: false,
+      index: ['index.html', 'index.htm'],
+    });
+    expect(serviceToForm({ type: 'jump', target: 'https://{host}' }).jumpTarget).toBe('https://{host}');
+    expect(serviceToForm({ type: 'text', status: 200, contentType: 'text/html', body: 'x' })).toMatchObject({ type: 'text', status: 200, body: 'x' });
+  });
+
+  it('parses headers and word lists', () => {
+    expect(parseHeaders('A: b\n\nC:d: e\nNoColon')).toEqual([
+      { name: 'A', value: 'b' },
+      { name: 'C', value: 'd: e' },
+      { name: 'NoColon', value: '' },
+    ]);
+    expect(words(' post, GET\nput  ')).toEqual(['post', 'GET', 'put']);
+  });
+
+  it('a sub rule without domains: "domain cannot be empty" (spec section 5), in both languages', () => {
+    const sub = emptySubRule();
+    sub.service = { ...emptyService('text'), body: 'x' };
+    const zh = checkSubRule(sub, 'zh_CN', twZh);
+    expect(zh?.message).toBe('域名不能为空');
+    expect(zh?.path).toBe('domains');
+    expect(zh?.summary).toContain('domains');
+    expect(checkSubRule(sub, 'en_US', twEn)?.message).toBe('Domain cannot be empty');
+    // Whitespace-only lines are no domain either.
+    sub.domains = '  \n ';
+    expect(checkSubRule(sub, 'zh_CN', twZh)?.message).toBe('域名不能为空');
+    sub.domains = 'ok.example.com';
+    expect(checkSubRule(sub, 'zh_CN', twZh)).toBeNull();
+  });
+
+  it('names the sub rule and the line of a bad entry inside the rule', () => {
+    const f = proxyRule();
+    f.subRules[0]!.domains = 'ok.example.com\nbad domain';
+    const p = checkRule(f, 'en_US', twEn);
+    expect(p?.path).toBe('subRules.0.domains.1');
+    expect(p?.message).toBe('Sub rule 1 · Domain, line 2: is not a valid domain');
+    expect(tabOf(p!.path)).toBe('subrules');
+    f.subRules[0]!.domains = 'ok.example.com';
+    f.subRules[0]!.service.targets = 'ftp://x';
+    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('子规则 1 · 后端地址第 1 行：不是有效的后端地址（http:// 或 https://）');
+    f.subRules[0]!.service.targets = '';
+    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('子规则 1 · 后端地址不能为空');
+  });
+
+  it('checks port, access log capacity and CIDRs with the contracts', () => {
+    const f = proxyRule();
+    f.port = '';
+    let p = checkRule(f, 'zh_CN', twZh);
+    expect(p?.path).toBe('port');
+    expect(tabOf(p!.path)).toBe('basic');
+    f.port = 8080;
+    f.accessLogCapacity = 102401;
+    p = checkRule(f, 'en_US', twEn);
+    expect(p?.path).toBe('accessLog.capacity');
+    expect(p?.message).toMatch(/^Access log capacity: /);
+    expect(tabOf(p!.path)).toBe('access');
+    f.accessLogCapacity = 0;
+    f.access.ipFilter = { mode: 'whitelist', list: '192.168.1.0/24\n10.0.0.0/33' };
+    p = checkRule(f, 'en_US', twEn);
+    expect(p?.path).toBe('ipFilter.list.1');
+    expect(accessSectionOf(p!.path)).toBe('ipFilter');
+    expect(errorFor(p, 'ipFilter')).toBe(p?.message);
+    expect(errorFor(p, 'uaFilter')).toBeUndefined();
+    f.access.ipFilter.list = '192.168.1.0/24';
+    expect(checkRule(f, 'en_US', twEn)).toBeNull();
+  });
+
+  it('labels by path', () => {
+    expect(fieldLabel(['defaultService', 'targets', 0], twZh)).toBe('后端地址');
+    expect(fieldLabel(['subRules', 2, 'basicAuth', 'users', 0, 'user'], twEn)).toBe('Sub rule 3 · User name');
+    expect(fieldLabel(['somethingElse'], twEn)).toBe('somethingElse');
+    expect(tabOf('certs.0.cert')).toBe('https');
+    expect(tabOf('defaultService.body')).toBe('service');
+  });
+
+  it('the batch replace refuses an empty domain', () => {
+    const p = firstProblem(ZWebDomainReplace, { from: '', to: 'b.example.com', keys: [] }, 'zh_CN', twZh);
+    expect(p?.message).toBe('原域名不能为空');
+    expect(firstProblem(ZWebDomainReplace, { from: 'a.example.com', to: '', keys: [] }, 'en_US', twEn)?.message).toBe('New domain cannot be empty');
+    expect(firstProblem(ZWebDomainReplace, { from: 'a.example.com', to: 'b.example.com', keys: [] }, 'en_US', twEn)).toBeNull();
+  });
+
+  it('new users need a password; stored users keep theirs when blank', () => {
+    expect(missingPassword([{ user: 'a', password: '', stored: true }])).toBeNull();
+    expect(missingPassword([{ user: 'b', password: '', stored: false }])).toBe('b');
+    expect(missingPassword([{ user: 'b', password: 'x', stored: false }])).toBeNull();
+    const f = ruleToForm(ZWebRule.parse({ name: 'r', port: 1, basicAuth: { users: [{ user: 'u', password: '' }] } }));
+    expect(f.access.basicAuth.users[0]!.stored).toBe(true);
+    // Sent back with the blank password: the daemon keeps the stored hash.
+    expect(formToRule(f).basicAuth.users).toEqual([{ user: 'u', password: '' }]);
+    expect(formToSubRule(emptySubRule()).basicAuth.users).toEqual([]);
+  });
+
+  it('list texts: listen address, open link, domains, figures, codes', () => {
+    expect(listenText({ network: 'tcp4', address: '', port: 80 })).toBe('0.0.0.0:80');
+    expect(listenText({ network: 'tcp6', address: '', port: 443 })).toBe('[::]:443');
+    expect(listenText({ network: 'tcp4', address: '127.0.0.1', port: 8080 })).toBe('127.0.0.1:8080');
+    expect(openUrl({ network: 'tcp4', address: '', port: 80, protocol: 'http' }, 'router.lan')).toBe('http://router.lan:80/');
+    expect(openUrl({ network: 'tcp6', address: '::1', port: 8443, protocol: 'https' }, 'x')).toBe('https://[::1]:8443/');
+    expect(ruleDomains(formToRule(proxyRule()))).toEqual(['app.example.com', '*.app.example.com']);
+    const figs: WebFigures = { requests: 12345, bytesIn: 1234, bytesOut: 999_960, connections: 2, codes: { '200': 3, '404': 9, '0': 1, '502': 0 } };
+    expect(figuresText(figs)).toEqual({ requests: '12,345', bytesIn: '1.23 KB', bytesOut: '1.00 MB', connections: '2' });
+    expect(codeList(figs.codes)).toEqual([
+      ['404', 9],
+      ['200', 3],
+      ['0', 1],
+    ]);
+  });
+
+  it('the access log count is 1-256', () => {
+    expect(clampShow(10, 50)).toBe(10);
+    expect(clampShow(999, 50)).toBe(256);
+    expect(clampShow('', 50)).toBe(50);
+    expect(clampShow(0, 50)).toBe(50);
+    expect(clampShow(2.5, 50)).toBe(50);
+  });
+});
