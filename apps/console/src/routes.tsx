@@ -70,7 +70,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   filebrowser: { title: 'route.filebrowser', module: 'filebrowser', component: placeholder },
   storagemanagement: { title: 'route.storagemanagement', module: 'storage', component: placeholder },
   ddns: { title: 'route.ddns', module: 'ddns', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ddns/DdnsPage')), 'DdnsPage') },
-  web: { title: 'route.web', module: 'web', component: placeholder },
+  web: { title: 'route.web', module: 'web', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/web/WebPage')), 'WebPage') },
   stun: { title: 'route.stun', module: 'stun', component: placeholder },
   portforward: { title: 'route.portforward', module: 'portforward', component: placeholder },
 };
