@@ -30,11 +30,17 @@ export const ZBackupFile = z.object({
 });
 export type BackupFile = z.infer<typeof ZBackupFile>;
 
-function mask(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(mask);
+/** PEM private keys are secrets whatever their field is called. */
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_NAME.test(k) && typeof v === 'string' && v !== '' ? MASK : mask(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        typeof v === 'string' && v !== '' && (SECRET_NAME.test(k) || PRIVATE_KEY.test(v)) ? MASK : maskSecrets(v),
+      ]),
     );
   }
   return value;
@@ -70,7 +76,7 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
     const settingsRow = db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(def.key);
     const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
     const settings = settingsRow ? (JSON.parse(settingsRow.data) as unknown) : null;
-    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: mask(r.data) })), settings: mask(settings) };
+    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: maskSecrets(r.data) })), settings: maskSecrets(settings) };
   }
   return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
 }

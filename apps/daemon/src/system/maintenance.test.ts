@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../test/harness.js';
+import { maskSecrets } from './backup.js';
 import { systemdAvailable } from './service.js';
 import { readTar, writeTar } from './tar.js';
 import { RELEASE_DIRS, RELEASE_MANIFEST } from './update.js';
@@ -138,6 +139,30 @@ describe('configuration backup and restore', () => {
     const after = await download(b, true);
     expect(after.base).toEqual(before.base);
     expect(after.modules).toEqual(before.modules);
+  });
+});
+
+describe('secret masking', () => {
+  it('masks secret-named fields and private keys anywhere, leaves the rest', () => {
+    const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+    const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    expect(
+      maskSecrets({
+        name: 'x',
+        tls: { cert, key },
+        users: [{ user: 'a', password: 'p' }],
+        credentials: { id: 'AKID', secret: 's' },
+        apiToken: 't',
+        empty: { password: '' },
+      }),
+    ).toEqual({
+      name: 'x',
+      tls: { cert, key: '******' },
+      users: [{ user: 'a', password: '******' }],
+      credentials: { id: 'AKID', secret: '******' },
+      apiToken: '******',
+      empty: { password: '' },
+    });
   });
 });
 

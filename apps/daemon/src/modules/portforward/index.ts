@@ -8,6 +8,7 @@ import { PortforwardEngine } from './portforward.engine.js';
 
 export const portforwardModule: ModuleDef = {
   key: 'portforward',
+  data: { rule: ZPortforwardRule, settings: ZPortforwardConfigure },
   create({ db, log }) {
     const settings = new SettingsStore(db, 'portforward', ZPortforwardConfigure);
     const logs = new RuleLogs(256);
