@@ -59,3 +59,5 @@ export const ZMac = z
   .trim()
   .regex(/^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^[0-9a-fA-F]{12}$/, { error: msgKey('invalidMac') });
 export const ZNonEmpty = z.string().trim().min(1, { error: msgKey('cannotBeEmpty') });
+/** An address or a range: `10.0.0.0/8`, `fd00::/8`, `192.168.1.1`. */
+export const ZCidr = z.string().trim().refine(isCidr, { error: msgKey('invalidCidr') });

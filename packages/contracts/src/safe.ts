@@ -6,16 +6,11 @@
 import { z } from 'zod';
 import { ok, ZOk } from './envelope.js';
 import { msgKey } from './i18n.js';
-import { isCidr } from './net.js';
+import { ZCidr } from './net.js';
 import { route } from './route.js';
 
-export const ZCidrText = z
-  .string()
-  .trim()
-  .refine(isCidr, { error: msgKey('invalidCidr') });
-
 export const ZAccessEntry = z.object({
-  cidr: ZCidrText,
+  cidr: ZCidr,
   note: z.string().max(128).default(''),
   /** Epoch ms after which the entry no longer applies; 0 = never. */
   expires: z.number().int().min(0).default(0),
@@ -30,7 +25,7 @@ export const ZAccessPolicy = z.object({
   /** When on, only loopback and the whitelist may reach the console. */
   whitelistOnly: z.boolean().default(false),
   /** Ranges that count as local besides loopback, RFC 1918, link-local, CGNAT and ULA. */
-  localNetworks: z.array(ZCidrText).max(100).default([]),
+  localNetworks: z.array(ZCidr).max(100).default([]),
 });
 export type AccessPolicy = z.infer<typeof ZAccessPolicy>;
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
-import { isCidr, isIP, ZListenHost, ZNonEmpty, ZPort } from './net.js';
+import { isIP, ZCidr, ZListenHost, ZNonEmpty, ZPort } from './net.js';
 import { route } from './route.js';
 import { ruleRoutes, ruleView, ZRuleParams } from './rules.js';
 
@@ -29,7 +29,6 @@ export const ZWebDomain = z
   .max(253)
   .refine(isWebDomain, { error: msgKey('invalidDomain') });
 
-const ZCidr = z.string().trim().refine(isCidr, { error: msgKey('invalidCidr') });
 const ZHeaderName = z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: msgKey('invalidHeader') });
 /** A header value may not carry line breaks (response splitting). */
 const ZHeaderValue = z.string().max(4096).refine((s) => !/[\r\n\0]/.test(s), { error: msgKey('invalidHeader') });
