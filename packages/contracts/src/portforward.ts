@@ -112,63 +112,63 @@ export type PortforwardTls = z.infer<typeof ZPortforwardTls>;
 
 /** The rule's fields; ZPortforwardRule adds the checks across fields. */
 export const ZPortforwardRuleFields = z.object({
-    name: ZNonEmpty.max(64),
-    enable: z.boolean().default(true),
-    /** tcp/udp listen on every family the address allows; tcp4/tcp6/udp4/udp6 on one. */
-    types: z
-      .array(ZForwardType)
-      .min(1, { error: msgKey('pfForwardTypeRequired') })
-      .max(FORWARD_TYPES.length)
-      .refine((t) => new Set(t).size === t.length, { error: msgKey('pfForwardTypeRequired') }),
-    /** Empty = all addresses. */
-    listenHost: ZListenHost.default(''),
-    listenPorts: ZPortList,
-    /** IP addresses or domain names; several = round robin, skipping ones that fail. */
-    targets: z.array(ZHost).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
-    /** The same count as listenPorts (port i → target port i), or a single port for all. */
-    targetPorts: ZPortList,
-    limits: ZPortforwardLimits.default({
-      tcpMaxConnections: null,
-      udpMaxSessions: null,
-      udpSessionTimeout: null,
-      udpPacketSize: null,
-      tcpIdleTimeout: null,
-    }),
-    filter: ZIpFilter.default({ mode: 'off', list: [] }),
-    tls: ZPortforwardTls.default({
-      listen: false,
-      cert: '',
-      key: '',
-      target: false,
-      targetServerName: '',
-      targetInsecure: false,
-    }),
-    /** A PROXY protocol header sent to the target first, carrying the client's address. */
-    proxyProtocol: z.enum(['off', 'v1', 'v2']).default('off'),
-    note: z.string().max(512).default(''),
+  name: ZNonEmpty.max(64),
+  enable: z.boolean().default(true),
+  /** tcp/udp listen on every family the address allows; tcp4/tcp6/udp4/udp6 on one. */
+  types: z
+    .array(ZForwardType)
+    .min(1, { error: msgKey('pfForwardTypeRequired') })
+    .max(FORWARD_TYPES.length)
+    .refine((t) => new Set(t).size === t.length, { error: msgKey('pfForwardTypeRequired') }),
+  /** Empty = all addresses. */
+  listenHost: ZListenHost.default(''),
+  listenPorts: ZPortList,
+  /** IP addresses or domain names; several = round robin, skipping ones that fail. */
+  targets: z.array(ZHost).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  /** The same count as listenPorts (port i → target port i), or a single port for all. */
+  targetPorts: ZPortList,
+  limits: ZPortforwardLimits.default({
+    tcpMaxConnections: null,
+    udpMaxSessions: null,
+    udpSessionTimeout: null,
+    udpPacketSize: null,
+    tcpIdleTimeout: null,
+  }),
+  filter: ZIpFilter.default({ mode: 'off', list: [] }),
+  tls: ZPortforwardTls.default({
+    listen: false,
+    cert: '',
+    key: '',
+    target: false,
+    targetServerName: '',
+    targetInsecure: false,
+  }),
+  /** A PROXY protocol header sent to the target first, carrying the client's address. */
+  proxyProtocol: z.enum(['off', 'v1', 'v2']).default('off'),
+  note: z.string().max(512).default(''),
 });
 
 export const ZPortforwardRule = ZPortforwardRuleFields.superRefine((r, ctx) => {
-    const listen = parsePortList(r.listenPorts);
-    const target = parsePortList(r.targetPorts);
-    if (listen.ok && target.ok && target.ports.length !== 1 && target.ports.length !== listen.ports.length) {
-      ctx.addIssue({ code: 'custom', path: ['targetPorts'], message: msgKey('pfPortCountMismatch') });
-    }
-    if (r.listenHost !== '') {
-      const v4 = isIPv4(r.listenHost);
-      const v6 = isIPv6(r.listenHost);
-      const wrong = r.types.some((t) => (t.endsWith('4') && !v4) || (t.endsWith('6') && !v6));
-      if (wrong) ctx.addIssue({ code: 'custom', path: ['listenHost'], message: msgKey('pfListenFamilyMismatch') });
-    }
-    if (r.tls.listen) {
-      if (!r.types.some((t) => t.startsWith('tcp')))
-        ctx.addIssue({ code: 'custom', path: ['tls', 'listen'], message: msgKey('pfTlsNeedsTcp') });
-      if (!PEM_CERT.test(r.tls.cert)) ctx.addIssue({ code: 'custom', path: ['tls', 'cert'], message: msgKey('pfInvalidPemCert') });
-      if (!PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
-    }
-    if (r.filter.mode === 'whitelist' && r.filter.list.length === 0)
-      ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });
-  });
+  const listen = parsePortList(r.listenPorts);
+  const target = parsePortList(r.targetPorts);
+  if (listen.ok && target.ok && target.ports.length !== 1 && target.ports.length !== listen.ports.length) {
+    ctx.addIssue({ code: 'custom', path: ['targetPorts'], message: msgKey('pfPortCountMismatch') });
+  }
+  if (r.listenHost !== '') {
+    const v4 = isIPv4(r.listenHost);
+    const v6 = isIPv6(r.listenHost);
+    const wrong = r.types.some((t) => (t.endsWith('4') && !v4) || (t.endsWith('6') && !v6));
+    if (wrong) ctx.addIssue({ code: 'custom', path: ['listenHost'], message: msgKey('pfListenFamilyMismatch') });
+  }
+  if (r.tls.listen) {
+    if (!r.types.some((t) => t.startsWith('tcp')))
+      ctx.addIssue({ code: 'custom', path: ['tls', 'listen'], message: msgKey('pfTlsNeedsTcp') });
+    if (!PEM_CERT.test(r.tls.cert)) ctx.addIssue({ code: 'custom', path: ['tls', 'cert'], message: msgKey('pfInvalidPemCert') });
+    if (!PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
+  }
+  if (r.filter.mode === 'whitelist' && r.filter.list.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });
+});
 export type PortforwardRule = z.infer<typeof ZPortforwardRule>;
 export type PortforwardRuleInput = z.input<typeof ZPortforwardRule>;
 
