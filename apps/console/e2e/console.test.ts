@@ -214,6 +214,31 @@ describe('console e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.getByTestId('log-text').textContent(), { timeout: 15_000 }).toContain(marker);
     expect(pres.some((p) => p > 0)).toBe(true);
     await shot(page, '09-log-dialog');
+    // Follows the end while the user is there; stays put once they scroll up.
+    const logLines = async (n: number) => {
+      for (let i = 0; i < n; i++) await daemon.api('PUT', '/api/baseconfigure', { LogLevel: 4 }, apiToken);
+    };
+    const scrollState = () =>
+      page.getByTestId('log-text').evaluate((el) => ({ top: el.scrollTop, bottomGap: el.scrollHeight - el.clientHeight - el.scrollTop, overflow: el.scrollHeight - el.clientHeight }));
+    await logLines(40);
+    // Well past one screen, so "scrolled to the top" is clearly not "at the end".
+    await expect.poll(async () => (await scrollState()).overflow, { timeout: 15_000 }).toBeGreaterThan(200);
+    await expect.poll(async () => (await scrollState()).bottomGap, { timeout: 10_000 }).toBeLessThan(10);
+    await page.getByTestId('log-text').evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await sleep(300); // the browser's own scroll event tells the dialog the user left the end
+    const linesBefore = ((await page.getByTestId('log-text').textContent()) ?? '').split('\n').length;
+    await logLines(5);
+    await expect.poll(async () => ((await page.getByTestId('log-text').textContent()) ?? '').split('\n').length, { timeout: 10_000 }).toBeGreaterThan(linesBefore);
+    expect((await scrollState()).top).toBe(0);
+    await page.getByTestId('log-text').evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await sleep(300);
+    await logLines(5);
+    await expect.poll(async () => (await scrollState()).bottomGap, { timeout: 10_000 }).toBeLessThan(10);
+
     // Draggable by its title bar.
     const box0 = (await page.getByTestId('log-dialog-content').boundingBox())!;
     const head = (await page.getByTestId('log-dialog-header').boundingBox())!;

@@ -70,6 +70,7 @@ function LogView() {
   const [loaded, setLoaded] = useState(false);
   const stateRef = useRef(state);
   const follow = useRef(true);
+  const lastAuto = useRef<number | null>(null);
   const pre = useRef<HTMLPreElement>(null);
 
   useEffect(() => {
@@ -99,7 +100,14 @@ function LogView() {
 
   useLayoutEffect(() => {
     const el = pre.current;
-    if (el && follow.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    // The user may have scrolled up since the last auto-scroll without the scroll event having
+    // arrived yet (it comes with the next frame): the position itself says so.
+    if (lastAuto.current !== null && el.scrollTop < lastAuto.current - 8) follow.current = false;
+    if (follow.current) {
+      el.scrollTop = el.scrollHeight;
+      lastAuto.current = el.scrollTop;
+    }
   }, [state]);
 
   const onScroll = () => {
