@@ -87,6 +87,7 @@ const zh = {
   ddnsNotRunning: '动态域名模块未运行',
   ddnsSyncDone: '同步完成',
   ddnsSyncRunning: '正在同步',
+  pfTlsPairInvalid: '证书与私钥无法使用：{detail}',
   // security management and system functions
   accessDenied: '地址 {ip} 无权访问后台',
   invalidSafeUrl: '只能包含字母、数字、- 和 _，最长 64 个字符',
@@ -187,6 +188,7 @@ const en: Record<MessageKey, string> = {
   ddnsNotRunning: 'The dynamic DNS module is not running',
   ddnsSyncDone: 'Sync finished',
   ddnsSyncRunning: 'Sync is running',
+  pfTlsPairInvalid: 'The certificate and key cannot be used together: {detail}',
   // security management and system functions
   accessDenied: 'The address {ip} may not reach the console',
   invalidSafeUrl: 'only letters, digits, - and _, at most 64 characters',

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PortforwardRuleView } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
@@ -105,6 +109,30 @@ describe('portforward module over the API', () => {
     expect(zh.msg).toContain('端口范围');
     const after = await d.call<List>('GET', '/api/portforward/rules');
     expect(after.list).toHaveLength(before.list.length);
+  });
+
+  it('refuses a certificate that does not match its key, saving nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-pair-'));
+    try {
+      const gen = (name: string) =>
+        execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+          '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore', timeout: 20_000 });
+      gen('a');
+      gen('b');
+      const cert = readFileSync(join(dir, 'a.crt'), 'utf8');
+      const before = await d.call<List>('GET', '/api/portforward/rules');
+      const bad = { name: 'tls', types: ['tcp'], listenPorts: '8443', targets: ['127.0.0.1'], targetPorts: '80', enable: false,
+        tls: { listen: true, cert, key: readFileSync(join(dir, 'b.key'), 'utf8') } };
+      const r = await d.call('POST', '/api/portforward/rules', bad, { headers: { 'lucky-lang': 'en_US' } });
+      expect(r.ret).toBe(1);
+      expect(r.msg).toMatch(/^The certificate and key cannot be used together/);
+      expect((await d.call<List>('GET', '/api/portforward/rules')).list).toHaveLength(before.list.length);
+      const good = await d.call('POST', '/api/portforward/rules', { ...bad, tls: { ...bad.tls, key: readFileSync(join(dir, 'a.key'), 'utf8') } });
+      expect(good.ret).toBe(0);
+      expect((await d.call('DELETE', `/api/portforward/rules/${good.key as string}`)).ret).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows a port in use as the rule status', async () => {
