@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { msgKey } from './i18n.js';
-import { isCidr, isIP, isIPv4, isIPv6, ZListenHost, ZNonEmpty } from './net.js';
+import { isIP, isIPv4, isIPv6, ZCidr, ZListenHost, ZNonEmpty } from './net.js';
 import { ruleRoutes, ruleView } from './rules.js';
 
 /** The most ports one rule may listen on (each one is a socket per type). */
@@ -87,7 +87,7 @@ export type PortforwardLimits = z.infer<typeof ZPortforwardLimits>;
 export const ZIpFilter = z.object({
   mode: z.enum(['off', 'blacklist', 'whitelist']).default('off'),
   /** Addresses or CIDR ranges (IPv4 and IPv6). */
-  list: z.array(z.string().trim().refine(isCidr, { error: msgKey('pfInvalidCidr') })).max(4096).default([]),
+  list: z.array(ZCidr).max(4096).default([]),
 });
 export type IpFilter = z.infer<typeof ZIpFilter>;
 
