@@ -96,7 +96,7 @@ describe('portforward module over the API', () => {
       [{ ...good, targets: [] }, 'cannot be empty'],
       [{ ...good, targetPorts: '' }, 'cannot be empty'],
       [{ ...good, targets: ['not a host'] }, 'is not a valid IP address or domain name'],
-      [{ ...good, filter: { mode: 'whitelist', list: ['10.0.0.0/33'] } }, 'is not a valid IP address or CIDR range'],
+      [{ ...good, filter: { mode: 'whitelist', list: ['10.0.0.0/33'] } }, 'is not a valid IP address or range'],
       [{ ...good, tls: { listen: true, cert: 'x', key: 'y' } }, 'is not a PEM certificate'],
     ];
     for (const [body, text] of cases) {
