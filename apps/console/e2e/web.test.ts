@@ -303,6 +303,10 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await expect.poll(() => page.getByTestId('web-sub-domains').count()).toBe(0);
     await page.getByTestId('web-tab-service').click();
     await shot(page, 'web-16-form-english');
+    await page.getByTestId('web-tab-https').click();
+    await page.getByTestId('web-cert-add').click();
+    await page.getByTestId('web-cert-0-cert').waitFor();
+    await shot(page, 'web-16b-https-english');
     // At 768 px or narrower the form takes the whole window.
     await page.setViewportSize({ width: 700, height: 900 });
     await page.getByTestId('web-tab-basic').click();

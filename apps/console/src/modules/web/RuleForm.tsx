@@ -158,6 +158,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
 
   const https = form.protocol === 'https';
   const tabError = (t: RuleTab) => (problem && tabOf(problem.path) === t ? 'red' : undefined);
+  /** A tab holding the problem shows it in red even when it is not the one open. */
+  const tabProps = (t: RuleTab) => (tabError(t) ? { color: 'red', c: 'red', fw: 600, rightSection: <span aria-hidden>●</span> } : {});
   const subError = (i: number) => (problem?.path.startsWith(`subRules.${i}.`) ? problem.message : undefined);
 
   return (
@@ -172,19 +174,19 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
       <Stack gap="md" ref={rootRef}>
         <Tabs value={tab} onChange={(v) => v && setTab(v as RuleTab)}>
           <Tabs.List mb="sm">
-            <Tabs.Tab value="basic" color={tabError('basic')} data-testid="web-tab-basic">
+            <Tabs.Tab value="basic" {...tabProps('basic')} data-testid="web-tab-basic">
               {tw('tabBasic')}
             </Tabs.Tab>
-            <Tabs.Tab value="https" color={tabError('https')} data-testid="web-tab-https">
+            <Tabs.Tab value="https" {...tabProps('https')} data-testid="web-tab-https">
               {tw('tabHttps')}
             </Tabs.Tab>
-            <Tabs.Tab value="service" color={tabError('service')} data-testid="web-tab-service">
+            <Tabs.Tab value="service" {...tabProps('service')} data-testid="web-tab-service">
               {tw('tabService')}
             </Tabs.Tab>
-            <Tabs.Tab value="subrules" color={tabError('subrules')} data-testid="web-tab-subrules">
+            <Tabs.Tab value="subrules" {...tabProps('subrules')} data-testid="web-tab-subrules">
               {tw('tabSubRules', { n: form.subRules.length })}
             </Tabs.Tab>
-            <Tabs.Tab value="access" color={tabError('access')} data-testid="web-tab-access">
+            <Tabs.Tab value="access" {...tabProps('access')} data-testid="web-tab-access">
               {tw('tabAccess')}
             </Tabs.Tab>
           </Tabs.List>
@@ -395,7 +397,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                         <Table.Td>
                           <Group gap={6} wrap="nowrap" justify="flex-end">
                             <Button size="xs" variant="default" onClick={() => setSubEditing({ index: i, form: structuredClone(s) })} data-testid="web-sub-edit">
-                              {tw('edit')}
+                              {tw('editShort')}
                             </Button>
                             <ActionIcon
                               variant="subtle"
@@ -544,6 +546,12 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
   const problem = useMemo(() => (attempt > 0 ? subRuleProblem(form) : null), [attempt, form]);
   const err = (field: string) => errorFor(problem, field);
   const set = (patch: Partial<SubRuleForm>) => setForm((f) => ({ ...f, ...patch }));
+  const rootRef = useRef<HTMLDivElement>(null);
+  // Bring the field with the problem into view (the message sits at the bottom of a long form).
+  useEffect(() => {
+    if (attempt === 0) return;
+    rootRef.current?.querySelector('[aria-invalid="true"]')?.scrollIntoView({ block: 'center' });
+  }, [attempt]);
 
   // The sub rule's own form is a nested form: its submit must not submit the rule's.
   const done = (e?: React.SyntheticEvent) => {
@@ -560,7 +568,7 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
   };
 
   return (
-    <Stack gap="sm">
+    <Stack gap="sm" ref={rootRef}>
       <Group grow align="flex-start">
         <TextInput label={tw('subName')} value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={err('name')} data-testid="web-sub-name" />
         <Switch mt={30} label={tw('enable')} checked={form.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid="web-sub-enable" />

@@ -146,7 +146,9 @@ describe('web form helpers', () => {
     f.accessLogCapacity = 102401;
     p = checkRule(f, 'en_US', twEn);
     expect(p?.path).toBe('accessLog.capacity');
-    expect(p?.message).toMatch(/^Access log capacity: /);
+    expect(p?.message).toBe('Access log capacity cannot be more than 102400');
+    f.accessLogCapacity = -1;
+    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('访问日志容量不能小于 0');
     expect(tabOf(p!.path)).toBe('access');
     f.accessLogCapacity = 0;
     f.access.ipFilter = { mode: 'whitelist', list: '192.168.1.0/24\n10.0.0.0/33' };

@@ -433,6 +433,13 @@ export function firstProblem(schema: Schema, value: unknown, lang: Lang, td: Td)
   if (detail === msgKey('cannotBeEmpty') || (issue.code === 'too_small' && (issue as { minimum?: unknown }).minimum === 1 && row === undefined)) {
     return { summary, path, message: td('err.empty', { field }) };
   }
+  // Numeric bounds in words ("访问日志容量不能大于 102400"), with the line for list entries.
+  const bound = issue as { origin?: unknown; maximum?: unknown; minimum?: unknown };
+  if (!detail.startsWith('@msg:') && bound.origin === 'number' && (issue.code === 'too_big' || issue.code === 'too_small')) {
+    const n = Number(issue.code === 'too_big' ? bound.maximum : bound.minimum);
+    const msg = td(issue.code === 'too_big' ? 'err.max' : 'err.min', { field, n });
+    return { summary, path, message: row !== undefined ? td('err.row', { field, n: row + 1, detail: msg }) : msg };
+  }
   if (detail.startsWith('@msg:')) detail = MESSAGES[lang][detail.slice(5) as MessageKey] ?? detail;
   else detail = summary.replace(/^[^:：]*[:：]\s*/, '');
   const message = row !== undefined ? td('err.row', { field, n: row + 1, detail }) : td('err.field', { field, detail });
