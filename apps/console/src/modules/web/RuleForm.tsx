@@ -576,7 +576,8 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
       <Textarea
         label={tw('subDomains')}
         description={tw('subDomainsHint')}
-        placeholder={'www.example.com\n*.example.com'}
+        // A red placeholder under an error would read like a value.
+        placeholder={err('domains') ? undefined : 'www.example.com\n*.example.com'}
         autosize
         minRows={2}
         maxRows={10}

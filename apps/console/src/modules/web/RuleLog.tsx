@@ -38,7 +38,9 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
   const initial = configure.data?.configure.accessLogShow ?? 50;
   const [count, setCount] = useState<number | string | null>(null);
   const shown = count === null ? initial : count;
-  const [limit] = useDebouncedValue(clampShow(shown, initial), 300);
+  // Typing a count waits a moment; the saved default is used at once.
+  const [typed] = useDebouncedValue(clampShow(shown, initial), 300);
+  const limit = count === null ? initial : typed;
   const access = useQuery({ ...webAccessLogQuery(rule.key, limit), enabled: tab === 'access' && configure.isFetched });
   const logs = useQuery({ ...webLogsQuery(rule.key), enabled: tab === 'log' });
   const viewport = useRef<HTMLDivElement>(null);

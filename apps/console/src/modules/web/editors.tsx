@@ -48,7 +48,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
           <Textarea
             label={tw('targets')}
             description={tw('targetsHint')}
-            placeholder="http://192.168.1.10:8080"
+            placeholder={props.errorAt('targets') ? undefined : 'http://192.168.1.10:8080'}
             autosize
             minRows={2}
             maxRows={8}
