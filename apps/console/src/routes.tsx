@@ -72,7 +72,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   ddns: { title: 'route.ddns', module: 'ddns', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ddns/DdnsPage')), 'DdnsPage') },
   web: { title: 'route.web', module: 'web', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/web/WebPage')), 'WebPage') },
   stun: { title: 'route.stun', module: 'stun', component: placeholder },
-  portforward: { title: 'route.portforward', module: 'portforward', component: placeholder },
+  portforward: { title: 'route.portforward', module: 'portforward', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portforward/PortforwardPage')), 'PortforwardPage') },
 };
 
 const moduleRoutes: AnyRoute[] = CONSOLE_MODULE_NAMES.flatMap((name) => {

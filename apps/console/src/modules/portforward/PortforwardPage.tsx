@@ -1,0 +1,269 @@
+/** Port forwarding: rule list (listen, targets, engine status, live figures, switch), add/edit, log, settings. */
+import { ActionIcon, Alert, Badge, Button, Card, Group, Modal, Skeleton, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { portforwardRoutes } from '@lucky/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { modulesQuery } from '../../api/queries';
+import { t } from '../../i18n';
+import { PageTitle } from '../../shell/Shell';
+import { RuleLogModal, SettingsModal } from './Dialogs';
+import { figuresText, hostText, portCount, STATE_COLOR, type PfRow } from './form';
+import { tp } from './i18n';
+import { pfKeys, pfRulesQuery } from './queries';
+import { RuleFormModal, type Editing } from './RuleForm';
+
+export function PortforwardPage() {
+  const modules = useQuery(modulesQuery());
+  const enabled = modules.data ? modules.data.Modules.includes('portforward') : true;
+  const list = useQuery({ ...pfRulesQuery(), enabled });
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [logOf, setLogOf] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<PfRow | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: pfKeys.rules });
+
+  const toggle = useMutation({
+    mutationFn: ({ key, enable }: { key: string; enable: boolean }) => call(portforwardRoutes.enable, { params: { key }, body: { enable } }),
+    onSettled: refresh,
+  });
+
+  const remove = useMutation({
+    mutationFn: (key: string) => call(portforwardRoutes.remove, { params: { key } }),
+    onSuccess: async () => {
+      pushNotice(tp('deleted'), 'green');
+      await queryClient.invalidateQueries({ queryKey: pfKeys.all });
+    },
+    onSettled: () => setDeleting(null),
+  });
+
+  const rules = (list.data?.list ?? []) as unknown as PfRow[];
+  const logRule = logOf ? (rules.find((r) => r.key === logOf) ?? null) : null;
+
+  return (
+    <Stack data-testid="pf-page">
+      <PageTitle
+        right={
+          <Group gap="xs">
+            <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="pf-settings-open">
+              {tp('settings')}
+            </Button>
+            <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="pf-add">
+              {tp('add')}
+            </Button>
+          </Group>
+        }
+      >
+        {tp('title')}
+      </PageTitle>
+      {!enabled && (
+        <Alert color="orange" data-testid="module-disabled">
+          {t('shell.moduleDisabled', { module: t('module.portforward') })}
+        </Alert>
+      )}
+      {enabled && (
+        <Card withBorder p={0}>
+          {list.isPending ? (
+            <Skeleton h={120} />
+          ) : rules.length === 0 ? (
+            <Text p="lg" c="dimmed" ta="center" data-testid="pf-empty">
+              {tp('empty')}
+            </Text>
+          ) : (
+            <Table.ScrollContainer minWidth={1100}>
+              <Table striped highlightOnHover verticalSpacing="xs" data-testid="pf-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{tp('colName')}</Table.Th>
+                    <Table.Th>{tp('colListen')}</Table.Th>
+                    <Table.Th>{tp('colTargets')}</Table.Th>
+                    <Table.Th>{tp('colStatus')}</Table.Th>
+                    <Table.Th>{tp('colFigures')}</Table.Th>
+                    <Table.Th>{tp('colEnable')}</Table.Th>
+                    <Table.Th>{tp('colActions')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rules.map((r) => (
+                    <RuleRow
+                      key={r.key}
+                      r={r}
+                      onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
+                      onLog={() => setLogOf(r.key)}
+                      onEdit={() => setEditing({ key: r.key, saved: r })}
+                      onDelete={() => setDeleting(r)}
+                    />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </Card>
+      )}
+
+      <RuleFormModal editing={editing} onClose={() => setEditing(null)} />
+      <RuleLogModal rule={logRule} onClose={() => setLogOf(null)} />
+      <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
+
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={tp('deleteTitle')} centered size="sm">
+        <Text mb="lg">{tp('deleteConfirm', { name: deleting?.name ?? '' })}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setDeleting(null)}>
+            {tp('cancel')}
+          </Button>
+          <Button color="red" loading={remove.isPending} onClick={() => deleting && remove.mutate(deleting.key)} data-testid="pf-delete-confirm">
+            {tp('delete')}
+          </Button>
+        </Group>
+      </Modal>
+    </Stack>
+  );
+}
+
+const mono = { fontFamily: 'monospace' } as const;
+
+function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () => void; onEdit: () => void; onDelete: () => void }) {
+  const { r } = props;
+  const s = r.stats;
+  const f = figuresText(s);
+  const state = r.status.state;
+  const listenCount = portCount(r.listenPorts);
+  const quiet = s.totalConnections === 0 && s.udpSessions === 0 && s.bytesIn === 0 && s.bytesOut === 0 && f.refused === 0;
+  return (
+    <Table.Tr data-testid="pf-row" data-key={r.key} data-name={r.name}>
+      <Table.Td maw={220}>
+        <Text fw={500} fz="sm" data-testid="pf-row-name">
+          {r.name}
+        </Text>
+        <Group gap={4} mt={2}>
+          {r.types.map((ty) => (
+            <Badge key={ty} size="xs" variant="outline" tt="none" color={ty.startsWith('tcp') ? 'blue' : 'grape'}>
+              {ty}
+            </Badge>
+          ))}
+          {(r.tls.listen || r.tls.target) && (
+            <Badge size="xs" variant="light" color="teal" tt="none">
+              {tp('tlsBadge')}
+            </Badge>
+          )}
+          {r.proxyProtocol !== 'off' && (
+            <Badge size="xs" variant="light" color="gray" tt="none">
+              {tp('proxyBadge', { v: r.proxyProtocol })}
+            </Badge>
+          )}
+          {r.filter.mode !== 'off' && (
+            <Badge size="xs" variant="light" color="orange" tt="none">
+              {tp(`filter.${r.filter.mode}`)}
+            </Badge>
+          )}
+        </Group>
+        {r.note && (
+          <Text fz="xs" c="dimmed" truncate="end" title={r.note}>
+            {r.note}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td maw={220}>
+        <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-listen">
+          {r.listenHost === '' ? '*' : hostText(r.listenHost)}:{r.listenPorts.replace(/\s+/g, '')}
+        </Text>
+        <Text fz="xs" c="dimmed">
+          {r.listenHost === '' ? tp('allAddresses') : ''}
+          {r.listenHost === '' && listenCount > 1 ? ' · ' : ''}
+          {listenCount > 1 ? tp('portsN', { n: listenCount }) : ''}
+        </Text>
+      </Table.Td>
+      <Table.Td maw={240}>
+        <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-targets">
+          {r.targets.map(hostText).join(', ')}
+        </Text>
+        <Text fz="xs" style={mono} c="dimmed">
+          :{r.targetPorts.replace(/\s+/g, '')}
+        </Text>
+        {r.targets.length > 1 && (
+          <Text fz="xs" c="dimmed">
+            {tp('targetsFailover', { n: r.targets.length })}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td maw={260}>
+        <Group gap={6} wrap="nowrap">
+          <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid="pf-status" data-state={state}>
+            {tp(`state.${state}`)}
+          </Badge>
+          {r.enable && (
+            <Tooltip label={tp('listenersHint')}>
+              <Text fz="xs" c={s.listeners < s.listenersWanted ? 'red' : 'dimmed'} data-testid="pf-listeners" style={{ whiteSpace: 'nowrap' }}>
+                {tp('listeners', { v: f.listeners })}
+              </Text>
+            </Tooltip>
+          )}
+        </Group>
+        {r.status.message && (
+          <Text fz="xs" c={state === 'error' ? 'red' : 'dimmed'} style={{ wordBreak: 'break-word' }} data-testid="pf-status-message">
+            {r.status.message}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td data-testid="pf-figures">
+        {quiet ? (
+          <Text fz="xs" c="dimmed">
+            {tp('noTraffic')}
+          </Text>
+        ) : (
+          <Stack gap={2}>
+            <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
+              <span data-testid="pf-fig-tcp" data-value={s.tcpConnections}>
+                {tp('tcpConns', { n: s.tcpConnections })}
+              </span>
+              {' · '}
+              <span data-testid="pf-fig-udp" data-value={s.udpSessions}>
+                {tp('udpSessions', { n: s.udpSessions })}
+              </span>
+              {' · '}
+              <span data-testid="pf-fig-total" data-value={s.totalConnections}>
+                {tp('totalConns', { n: s.totalConnections })}
+              </span>
+            </Text>
+            <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+              <Tooltip label={tp('bytesInHint')}>
+                <span data-testid="pf-fig-in" data-value={s.bytesIn}>
+                  ↑ {tp('bytesIn', { v: f.bytesIn })}
+                </span>
+              </Tooltip>
+              {' · '}
+              <Tooltip label={tp('bytesOutHint')}>
+                <span data-testid="pf-fig-out" data-value={s.bytesOut}>
+                  ↓ {tp('bytesOut', { v: f.bytesOut })}
+                </span>
+              </Tooltip>
+            </Text>
+            {f.refused > 0 && (
+              <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
+                {tp('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
+              </Text>
+            )}
+          </Stack>
+        )}
+      </Table.Td>
+      <Table.Td>
+        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={tp('colEnable')} data-testid="pf-toggle" />
+      </Table.Td>
+      <Table.Td>
+        <Group gap={6} wrap="nowrap">
+          <Button size="xs" variant="light" onClick={props.onLog} data-testid="pf-log-open">
+            {tp('log')}
+          </Button>
+          <Button size="xs" variant="default" onClick={props.onEdit} data-testid="pf-edit">
+            {tp('edit')}
+          </Button>
+          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tp('delete')} size="md" data-testid="pf-delete">
+            ✕
+          </ActionIcon>
+        </Group>
+      </Table.Td>
+    </Table.Tr>
+  );
+}

@@ -1,0 +1,443 @@
+/** Add/edit a port forwarding rule: types, listener, targets, limits, IP filter, TLS, PROXY protocol. */
+import {
+  Alert,
+  Button,
+  Checkbox,
+  FileButton,
+  Group,
+  List,
+  Modal,
+  NumberInput,
+  SegmentedControl,
+  Stack,
+  Switch,
+  Tabs,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { portforwardRoutes, type PortforwardRule } from '@lucky/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { ApiError, call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { lang } from '../../i18n';
+import {
+  checkRule,
+  countItems,
+  defaultLimit,
+  emptyForm,
+  errorAt,
+  FILTER_MODES,
+  FORWARD_TYPES,
+  formToRule,
+  LIMIT_FIELDS,
+  portFeedback,
+  PROXY_PROTOCOLS,
+  tabOf,
+  targetPortFeedback,
+  toForm,
+  type PortFeedback,
+  type RuleForm,
+  type RuleTab,
+} from './form';
+import { tp } from './i18n';
+import { pfConfigureQuery, pfKeys } from './queries';
+
+export interface Editing {
+  key: string | null;
+  /** The rule as stored, null for a new one. */
+  saved: PortforwardRule | null;
+}
+
+const mono = { input: { fontFamily: 'monospace' } } as const;
+
+export function RuleFormModal(props: { editing: Editing | null; onClose: () => void }) {
+  const narrow = useMediaQuery('(max-width: 768px)');
+  return (
+    <Modal
+      opened={props.editing !== null}
+      onClose={props.onClose}
+      title={props.editing?.key ? tp('edit') : tp('add')}
+      size={860}
+      fullScreen={narrow}
+      closeOnClickOutside={false}
+      data-testid="pf-form"
+    >
+      {props.editing && <RuleFormBody editing={props.editing} onClose={props.onClose} />}
+    </Modal>
+  );
+}
+
+/** The count of ports under a port field, green when it parses, red with the reason when not. */
+function Feedback({ fb, testId }: { fb: PortFeedback; testId: string }) {
+  if (!fb) return null;
+  return (
+    <Text fz="xs" c={fb.ok ? 'teal' : 'red'} data-testid={testId} data-ok={fb.ok}>
+      {fb.ok ? '✓ ' : '✗ '}
+      {fb.text}
+    </Text>
+  );
+}
+
+function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => void }) {
+  const [form, setForm] = useState<RuleForm>(() => (editing.saved ? toForm(editing.saved) : emptyForm()));
+  const [tab, setTab] = useState<RuleTab>('basic');
+  const [attempt, setAttempt] = useState(0);
+  const [serverError, setServerError] = useState<string | null>(null);
+  const configure = useQuery(pfConfigureQuery());
+  const queryClient = useQueryClient();
+  const rootRef = useRef<HTMLDivElement>(null);
+
+  const set = <K extends keyof RuleForm>(k: K, v: RuleForm[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const setTls = (patch: Partial<RuleForm['tls']>) => setForm((f) => ({ ...f, tls: { ...f.tls, ...patch } }));
+
+  // Checked on save; after a refused save, again on every change so a fixed field stops showing red.
+  const problems = useMemo(() => (attempt > 0 ? checkRule(form, lang, tp) : []), [attempt, form]);
+  const err = (field: string) => errorAt(problems, field);
+
+  useEffect(() => {
+    if (attempt === 0) return;
+    rootRef.current?.querySelector('[aria-invalid="true"]')?.scrollIntoView({ block: 'center' });
+  }, [attempt, tab]);
+
+  const save = useMutation({
+    mutationFn: (rule: PortforwardRule) =>
+      editing.key
+        ? call(portforwardRoutes.update, { params: { key: editing.key }, body: rule }, { silent: true })
+        : call(portforwardRoutes.create, { body: rule }, { silent: true }),
+    onSuccess: async () => {
+      pushNotice(tp('saved'), 'green');
+      onClose();
+      await queryClient.invalidateQueries({ queryKey: pfKeys.all });
+    },
+    onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
+  });
+
+  const submit = () => {
+    setServerError(null);
+    const found = checkRule(form, lang, tp);
+    setAttempt((n) => n + 1);
+    if (found.length > 0) {
+      setTab(tabOf(found[0]!.field));
+      return;
+    }
+    save.mutate(formToRule(form));
+  };
+
+  const tabHas = (t: RuleTab) => problems.some((p) => tabOf(p.field) === t);
+  const tabProps = (t: RuleTab) => (tabHas(t) ? { color: 'red', c: 'red', fw: 600, rightSection: <span aria-hidden>●</span> } : {});
+  const listenFb = portFeedback(form.listenPorts, lang, tp);
+  const targetFb = targetPortFeedback(form.listenPorts, form.targetPorts, lang, tp);
+  const hasTcp = form.types.some((t) => t.startsWith('tcp'));
+  const hasUdp = form.types.some((t) => t.startsWith('udp'));
+  const readInto = (field: 'cert' | 'key') => (file: File | null) => {
+    if (file) void file.text().then((text) => setTls({ [field]: text }));
+  };
+
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+      noValidate
+    >
+      <Stack gap="md" ref={rootRef}>
+        <Tabs value={tab} onChange={(v) => v && setTab(v as RuleTab)}>
+          <Tabs.List mb="sm">
+            <Tabs.Tab value="basic" {...tabProps('basic')} data-testid="pf-tab-basic">
+              {tp('tabBasic')}
+            </Tabs.Tab>
+            <Tabs.Tab value="limits" {...tabProps('limits')} data-testid="pf-tab-limits">
+              {tp('tabLimits')}
+            </Tabs.Tab>
+            <Tabs.Tab value="filter" {...tabProps('filter')} data-testid="pf-tab-filter">
+              {tp('tabFilter')}
+            </Tabs.Tab>
+            <Tabs.Tab value="tls" {...tabProps('tls')} data-testid="pf-tab-tls">
+              {tp('tabTls')}
+            </Tabs.Tab>
+          </Tabs.List>
+
+          <Tabs.Panel value="basic">
+            <Stack gap="sm">
+              <Group grow align="flex-start">
+                <TextInput label={tp('name')} withAsterisk value={form.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} data-testid="pf-name" />
+                <TextInput label={tp('note')} value={form.note} onChange={(e) => set('note', e.currentTarget.value)} error={err('note')} data-testid="pf-note" />
+              </Group>
+              <Checkbox.Group
+                label={tp('types')}
+                description={tp('typesHint')}
+                withAsterisk
+                value={form.types}
+                onChange={(v) => set('types', v as RuleForm['types'])}
+                error={err('types')}
+                data-testid="pf-types"
+              >
+                <Group gap="lg" mt={6}>
+                  {FORWARD_TYPES.map((ty) => (
+                    <Checkbox key={ty} value={ty} label={ty} data-testid={`pf-type-${ty}`} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
+              <Group grow align="flex-start">
+                <TextInput
+                  label={tp('listenHost')}
+                  description={tp('listenHostHint')}
+                  placeholder="0.0.0.0 / ::"
+                  value={form.listenHost}
+                  onChange={(e) => set('listenHost', e.currentTarget.value)}
+                  error={err('listenHost')}
+                  styles={mono}
+                  data-testid="pf-listen-host"
+                />
+                <Stack gap={2}>
+                  <TextInput
+                    label={tp('listenPorts')}
+                    description={tp('listenPortsHint')}
+                    withAsterisk
+                    placeholder="8080,9000-9010"
+                    value={form.listenPorts}
+                    onChange={(e) => set('listenPorts', e.currentTarget.value)}
+                    error={err('listenPorts')}
+                    styles={mono}
+                    data-testid="pf-listen-ports"
+                  />
+                  {!err('listenPorts') && <Feedback fb={listenFb} testId="pf-listen-ports-count" />}
+                </Stack>
+              </Group>
+              <Group grow align="flex-start">
+                <Textarea
+                  label={tp('targets')}
+                  description={tp('targetsHint')}
+                  withAsterisk
+                  placeholder={'192.168.1.10\nnas.lan'}
+                  autosize
+                  minRows={2}
+                  maxRows={8}
+                  value={form.targets}
+                  onChange={(e) => set('targets', e.currentTarget.value)}
+                  error={err('targets')}
+                  styles={mono}
+                  data-testid="pf-targets"
+                />
+                <Stack gap={2}>
+                  <TextInput
+                    label={tp('targetPorts')}
+                    description={tp('targetPortsHint')}
+                    withAsterisk
+                    placeholder="80"
+                    value={form.targetPorts}
+                    onChange={(e) => set('targetPorts', e.currentTarget.value)}
+                    error={err('targetPorts')}
+                    styles={mono}
+                    data-testid="pf-target-ports"
+                  />
+                  {!err('targetPorts') && <Feedback fb={targetFb} testId="pf-target-ports-count" />}
+                </Stack>
+              </Group>
+              <Switch label={tp('enable')} checked={form.enable} onChange={(e) => set('enable', e.currentTarget.checked)} data-testid="pf-enable" />
+            </Stack>
+          </Tabs.Panel>
+
+          <Tabs.Panel value="limits">
+            <Stack gap="sm">
+              <Text fz="sm" c="dimmed">
+                {tp('limitsHint')}
+              </Text>
+              <Group grow align="flex-start">
+                {LIMIT_FIELDS.slice(0, 3).map((f) => (
+                  <LimitInput key={f} field={f} form={form} setForm={setForm} def={defaultLimit(configure.data?.configure, f)} error={err(`limits.${f}`)} dim={f === 'tcpMaxConnections' ? !hasTcp : !hasUdp} />
+                ))}
+              </Group>
+              <Group grow align="flex-start">
+                {LIMIT_FIELDS.slice(3).map((f) => (
+                  <LimitInput key={f} field={f} form={form} setForm={setForm} def={defaultLimit(configure.data?.configure, f)} error={err(`limits.${f}`)} dim={f === 'tcpIdleTimeout' ? !hasTcp : !hasUdp} />
+                ))}
+                <div />
+              </Group>
+            </Stack>
+          </Tabs.Panel>
+
+          <Tabs.Panel value="filter">
+            <Stack gap="sm">
+              <Stack gap={4}>
+                <Text fz="sm" fw={500}>
+                  {tp('filterMode')}
+                </Text>
+                <SegmentedControl
+                  data={FILTER_MODES.map((m) => ({ value: m, label: tp(`filter.${m}`) }))}
+                  value={form.filterMode}
+                  onChange={(v) => set('filterMode', v as RuleForm['filterMode'])}
+                  data-testid="pf-filter-mode"
+                  style={{ alignSelf: 'flex-start' }}
+                />
+              </Stack>
+              <Textarea
+                label={tp('filterList')}
+                description={tp('filterListHint')}
+                placeholder={'192.168.1.0/24\n2001:db8::/32'}
+                autosize
+                minRows={4}
+                maxRows={14}
+                disabled={form.filterMode === 'off'}
+                value={form.filterList}
+                onChange={(e) => set('filterList', e.currentTarget.value)}
+                error={err('filter.list')}
+                styles={mono}
+                data-testid="pf-filter-list"
+              />
+              {form.filterMode !== 'off' && (
+                <Text fz="xs" c="dimmed">
+                  {tp('filterCount', { n: countItems(form.filterList) })}
+                </Text>
+              )}
+            </Stack>
+          </Tabs.Panel>
+
+          <Tabs.Panel value="tls">
+            <Stack gap="sm">
+              <Switch
+                label={tp('tlsListen')}
+                description={tp('tlsListenHint')}
+                checked={form.tls.listen}
+                onChange={(e) => setTls({ listen: e.currentTarget.checked })}
+                error={err('tls.listen')}
+                data-testid="pf-tls-listen"
+              />
+              {form.tls.listen && (
+                <Group grow align="flex-start">
+                  {(['cert', 'key'] as const).map((field) => (
+                    <Textarea
+                      key={field}
+                      label={
+                        <Group gap="xs" component="span">
+                          <span>{field === 'cert' ? tp('tlsCert') : tp('tlsKey')}</span>
+                          <FileButton onChange={readInto(field)} accept=".pem,.crt,.cer,.key,text/plain">
+                            {(p) => (
+                              <Button {...p} size="compact-xs" variant="light" data-testid={`pf-tls-${field}-upload`}>
+                                {tp('tlsUpload')}
+                              </Button>
+                            )}
+                          </FileButton>
+                        </Group>
+                      }
+                      placeholder={field === 'cert' ? '-----BEGIN CERTIFICATE-----' : '-----BEGIN PRIVATE KEY-----'}
+                      autosize
+                      minRows={4}
+                      maxRows={10}
+                      value={form.tls[field]}
+                      onChange={(e) => setTls({ [field]: e.currentTarget.value })}
+                      error={err(`tls.${field}`)}
+                      styles={{ input: { fontFamily: 'monospace', fontSize: 11 } }}
+                      data-testid={`pf-tls-${field}`}
+                    />
+                  ))}
+                </Group>
+              )}
+              <Switch
+                label={tp('tlsTarget')}
+                description={tp('tlsTargetHint')}
+                checked={form.tls.target}
+                onChange={(e) => setTls({ target: e.currentTarget.checked })}
+                data-testid="pf-tls-target"
+              />
+              {form.tls.target && (
+                <Group grow align="flex-start">
+                  <TextInput
+                    label={tp('tlsServerName')}
+                    description={tp('tlsServerNameHint')}
+                    value={form.tls.targetServerName}
+                    onChange={(e) => setTls({ targetServerName: e.currentTarget.value })}
+                    error={err('tls.targetServerName')}
+                    styles={mono}
+                    data-testid="pf-tls-servername"
+                  />
+                  <Switch
+                    mt={28}
+                    label={tp('tlsInsecure')}
+                    checked={form.tls.targetInsecure}
+                    onChange={(e) => setTls({ targetInsecure: e.currentTarget.checked })}
+                    data-testid="pf-tls-insecure"
+                  />
+                </Group>
+              )}
+              <Stack gap={4} mt="xs">
+                <Text fz="sm" fw={500}>
+                  {tp('proxyProtocol')}
+                </Text>
+                <Text fz="xs" c="dimmed">
+                  {tp('proxyProtocolHint')}
+                </Text>
+                <SegmentedControl
+                  data={PROXY_PROTOCOLS.map((m) => ({ value: m, label: tp(`proxy.${m}`) }))}
+                  value={form.proxyProtocol}
+                  onChange={(v) => set('proxyProtocol', v as RuleForm['proxyProtocol'])}
+                  data-testid="pf-proxy"
+                  style={{ alignSelf: 'flex-start' }}
+                />
+              </Stack>
+            </Stack>
+          </Tabs.Panel>
+        </Tabs>
+
+        {problems.length > 0 && (
+          <Alert color="red" p="xs" data-testid="pf-form-error">
+            <Text fz="sm" fw={500}>
+              {tp('formErrors')}
+            </Text>
+            <List size="sm" spacing={2}>
+              {problems.map((p) => (
+                <List.Item key={p.field} data-testid="pf-form-error-item" data-field={p.field}>
+                  {p.message}
+                </List.Item>
+              ))}
+            </List>
+          </Alert>
+        )}
+        {serverError && (
+          <Alert color="red" p="xs" data-testid="pf-server-error">
+            {serverError}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {tp('cancel')}
+          </Button>
+          <Button type="submit" loading={save.isPending} data-testid="pf-save">
+            {tp('save')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+function LimitInput(props: {
+  field: (typeof LIMIT_FIELDS)[number];
+  form: RuleForm;
+  setForm: (fn: (f: RuleForm) => RuleForm) => void;
+  def: number | undefined;
+  error: string | undefined;
+  /** Not used by the chosen types: shown lighter. */
+  dim: boolean;
+}): ReactNode {
+  const { field } = props;
+  const def = props.def === undefined ? '' : props.def === 0 && field !== 'tcpIdleTimeout' ? tp('unlimited') : String(props.def);
+  return (
+    <NumberInput
+      clampBehavior="none"
+      allowDecimal={false}
+      allowNegative={false}
+      label={tp(`limit.${field}`)}
+      placeholder={def ? tp('defaultIs', { v: def }) : ''}
+      value={props.form.limits[field]}
+      onChange={(v) => props.setForm((f) => ({ ...f, limits: { ...f.limits, [field]: v } }))}
+      error={props.error}
+      opacity={props.dim ? 0.6 : 1}
+      data-testid={`pf-limit-${field}`}
+    />
+  );
+}
