@@ -23,14 +23,11 @@ export type RuleStatus = z.infer<typeof ZRuleStatus>;
 /** Every rule input has at least a name and a switch. */
 export type RuleInputShape = z.ZodObject<{ name: z.ZodType<string>; enable: z.ZodType<boolean> } & z.ZodRawShape>;
 
-export function ruleView<I extends RuleInputShape, X extends z.ZodRawShape = {}>(input: I, extra?: X) {
-  return input.extend({
-    key: ZRuleKey,
-    status: ZRuleStatus,
-    created: z.number(),
-    updated: z.number(),
-    ...(extra ?? ({} as X)),
-  });
+const viewFields = { key: ZRuleKey, status: ZRuleStatus, created: z.number(), updated: z.number() };
+
+/** The list item of a rule: its input fields, typed as they are, plus key, status, times and `extra`. */
+export function ruleView<S extends z.ZodRawShape, X extends z.ZodRawShape = {}>(input: z.ZodObject<S>, extra?: X) {
+  return input.extend({ ...viewFields, ...(extra ?? ({} as X)) } as typeof viewFields & X);
 }
 
 export function ruleRoutes<M extends string, I extends RuleInputShape, V extends z.ZodType, C extends z.ZodType>(
