@@ -55,6 +55,19 @@ function get(host: string, path = '/'): Promise<{ status: number; body: string }
     r.end();
   });
 }
+function getAuth(host: string, auth: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = { host, authorization: `Basic ${Buffer.from(auth).toString('base64')}` };
+    const r = request({ host: '127.0.0.1', port: rulePort, path: '/', agent: false, headers, timeout: 5000 }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    r.on('timeout', () => r.destroy(new Error('timeout')));
+    r.on('error', reject);
+    r.end();
+  });
+}
 const bodyOf = async (host: string, path = '/') => {
   const r = await get(host, path);
   return r === 'refused' ? 'refused' : r.body;
@@ -259,6 +272,60 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await shot(page, 'web-12-service-log');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByTestId('web-log-text').count()).toBe(0);
+  });
+
+  it('basic auth on the sub rule; a blank password on a later save keeps the stored one', async () => {
+    await row(page, '站点').getByTestId('web-edit').click();
+    await page.getByTestId('web-tab-subrules').click();
+    await page.getByTestId('web-sub-edit').first().click();
+    await page.getByTestId('web-sub-access-basicAuth').click();
+    await page.getByTestId('web-sub-access-auth-enable').dispatchEvent('click');
+    await page.getByTestId('web-sub-access-user-add').click();
+    await page.getByTestId('web-sub-access-user').fill('alice');
+    // A new user without a password is refused before sending.
+    await page.getByTestId('web-sub-done').click();
+    await expect(page.getByTestId('web-sub-error-message').textContent()).resolves.toBe('用户 alice 的密码不能为空');
+    await page.getByTestId('web-sub-access-password').fill('pw-Alice-1');
+    await shot(page, 'web-13a-basic-auth');
+    await page.getByTestId('web-sub-done').click();
+    await expect.poll(() => page.getByTestId('web-sub-name').count()).toBe(0);
+    await page.getByTestId('web-save').click();
+    await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
+    const status = async () => {
+      const r = await get('app2.example.com');
+      return r === 'refused' ? 0 : r.status;
+    };
+    await expect.poll(status, { timeout: 10_000 }).toBe(401);
+    expect((await getAuth('app2.example.com', 'alice:pw-Alice-1')).body).toBe('backend says hi to app2.example.com/');
+    expect((await getAuth('app2.example.com', 'alice:wrong')).status).toBe(401);
+    const stored = ((await rules())[0]!.subRules as Array<{ basicAuth: { users: Array<{ password: string }> } }>)[0]!.basicAuth.users[0]!;
+    expect(stored.password).toBe('');
+
+    // Saved again without touching the password: it stays what it was.
+    await row(page, '站点').getByTestId('web-edit').click();
+    await page.getByTestId('web-tab-subrules').click();
+    await page.getByTestId('web-sub-edit').first().click();
+    await page.getByTestId('web-sub-access-basicAuth').click();
+    await expect(page.getByTestId('web-sub-access-password').inputValue()).resolves.toBe('');
+    await expect(page.getByTestId('web-sub-access-password').getAttribute('placeholder')).resolves.toBe('留空不修改');
+    await page.getByTestId('web-sub-name').fill('应用 2');
+    await page.getByTestId('web-sub-done').click();
+    await expect.poll(() => page.getByTestId('web-sub-name').count()).toBe(0);
+    await page.getByTestId('web-save').click();
+    await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
+    await expect.poll(async () => ((await rules())[0]!.subRules as Array<{ name: string }>)[0]!.name).toBe('应用 2');
+    expect((await getAuth('app2.example.com', 'alice:pw-Alice-1')).status).toBe(200);
+
+    // And off again for the rest of the run.
+    await row(page, '站点').getByTestId('web-edit').click();
+    await page.getByTestId('web-tab-subrules').click();
+    await page.getByTestId('web-sub-edit').first().click();
+    await page.getByTestId('web-sub-access-basicAuth').click();
+    await page.getByTestId('web-sub-access-auth-enable').dispatchEvent('click');
+    await page.getByTestId('web-sub-done').click();
+    await page.getByTestId('web-save').click();
+    await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
+    await expect.poll(() => bodyOf('app2.example.com'), { timeout: 10_000 }).toBe('backend says hi to app2.example.com/');
   });
 
   it('the switch closes the port (connection refused) and opens it again', async () => {
