@@ -34,6 +34,7 @@ import {
   emptySubRule,
   errorFor,
   formToRule,
+  keepsPassword,
   missingPassword,
   ruleToForm,
   tabOf,
@@ -56,7 +57,7 @@ export interface Editing {
 function passwordProblem(users: RuleForm['access']['basicAuth']['users'], prefix: string): Problem | null {
   const user = missingPassword(users);
   if (user === null) return null;
-  const i = users.findIndex((u) => u.user.trim() === user && !u.stored && u.password === '');
+  const i = users.findIndex((u) => u.user.trim() === user && !keepsPassword(u) && u.password === '');
   const message = tw('err.password', { user });
   return { summary: message, path: `${prefix}basicAuth.users.${i}.password`, message };
 }

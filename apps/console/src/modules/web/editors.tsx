@@ -17,7 +17,7 @@ import {
   Textarea,
 } from '@mantine/core';
 import { DEFAULT_CLIENT_IP_HEADERS, DEFAULT_CORS_METHODS } from '@lucky/contracts';
-import { BALANCES, FILTER_MODES, REDIRECT_CODES, SERVICE_TYPES, type AccessForm, type CertForm, type ServiceForm } from './form';
+import { BALANCES, FILTER_MODES, keepsPassword, REDIRECT_CODES, SERVICE_TYPES, type AccessForm, type CertForm, type ServiceForm } from './form';
 import { tw } from './i18n';
 
 export const mono = { input: { fontFamily: 'monospace', fontSize: 12 } };
@@ -373,7 +373,7 @@ export function AccessEditor(props: {
                 />
                 <PasswordInput
                   label={i === 0 ? tw('password') : undefined}
-                  placeholder={u.stored ? tw('passwordKept') : tw('passwordNew')}
+                  placeholder={keepsPassword(u) ? tw('passwordKept') : tw('passwordNew')}
                   value={u.password}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
@@ -399,7 +399,7 @@ export function AccessEditor(props: {
               variant="light"
               size="xs"
               w="fit-content"
-              onClick={() => setUsers([...users, { user: '', password: '', stored: false }])}
+              onClick={() => setUsers([...users, { user: '', password: '', stored: false, storedName: '' }])}
               data-testid={`${tid}-user-add`}
             >
               {tw('userAdd')}

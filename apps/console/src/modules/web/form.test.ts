@@ -177,9 +177,11 @@ describe('web form helpers', () => {
   });
 
   it('new users need a password; stored users keep theirs when blank', () => {
-    expect(missingPassword([{ user: 'a', password: '', stored: true }])).toBeNull();
-    expect(missingPassword([{ user: 'b', password: '', stored: false }])).toBe('b');
-    expect(missingPassword([{ user: 'b', password: 'x', stored: false }])).toBeNull();
+    expect(missingPassword([{ user: 'a', password: '', stored: true, storedName: 'a' }])).toBeNull();
+    expect(missingPassword([{ user: 'b', password: '', stored: false, storedName: '' }])).toBe('b');
+    expect(missingPassword([{ user: 'b', password: 'x', stored: false, storedName: '' }])).toBeNull();
+    // A stored user renamed is a new user: its password cannot stay blank.
+    expect(missingPassword([{ user: 'a2', password: '', stored: true, storedName: 'a' }])).toBe('a2');
     const f = ruleToForm(ZWebRule.parse({ name: 'r', port: 1, basicAuth: { users: [{ user: 'u', password: '' }] } }));
     expect(f.access.basicAuth.users[0]!.stored).toBe(true);
     // Sent back with the blank password: the daemon keeps the stored hash.

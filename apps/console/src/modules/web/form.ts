@@ -65,9 +65,13 @@ export interface ServiceForm {
 export interface UserForm {
   user: string;
   password: string;
-  /** The user came from the stored rule: an empty password keeps the stored one. */
+  /** The user came from the stored rule: an empty password keeps the stored one (while the name is unchanged). */
   stored: boolean;
+  storedName: string;
 }
+
+/** A blank password means "unchanged" only for a stored user under its stored name. */
+export const keepsPassword = (u: UserForm) => u.stored && u.user.trim() === u.storedName;
 
 export interface AccessForm {
   basicAuth: { enable: boolean; realm: string; users: UserForm[] };
@@ -237,7 +241,7 @@ type Access = Pick<WebRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'c
 
 export function accessToForm(a: Access, stored: boolean): AccessForm {
   return {
-    basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users: a.basicAuth.users.map((u) => ({ user: u.user, password: u.password, stored })) },
+    basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users: a.basicAuth.users.map((u) => ({ user: u.user, password: u.password, stored, storedName: u.user })) },
     ipFilter: { mode: a.ipFilter.mode, list: text(a.ipFilter.list) },
     uaFilter: { mode: a.uaFilter.mode, list: text(a.uaFilter.list) },
     cache: { ...a.cache },
@@ -473,7 +477,7 @@ export function accessSectionOf(path: string): string | null {
 
 /** A new user without a password cannot be saved (stored users keep theirs when left blank). */
 export function missingPassword(users: readonly UserForm[]): string | null {
-  return users.find((u) => !u.stored && u.user.trim() !== '' && u.password === '')?.user.trim() ?? null;
+  return users.find((u) => !keepsPassword(u) && u.user.trim() !== '' && u.password === '')?.user.trim() ?? null;
 }
 
 /** "0.0.0.0:8080", "[::]:8443", "127.0.0.1:80" — what the rule listens on. */
