@@ -96,6 +96,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   // Checked on save; after a refused save, again on every change so a fixed field stops showing red.
   const problems = useMemo(() => (attempt > 0 ? checkRule(form, lang, tp) : []), [attempt, form]);
   const err = (field: string) => errorAt(problems, field);
+  // A red placeholder under an error would read like a value.
+  const ph = (field: string, text: string) => (err(field) ? undefined : text);
 
   useEffect(() => {
     if (attempt === 0) return;
@@ -186,7 +188,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <TextInput
                   label={tp('listenHost')}
                   description={tp('listenHostHint')}
-                  placeholder="0.0.0.0 / ::"
+                  placeholder={ph('listenHost', '0.0.0.0 / ::')}
                   value={form.listenHost}
                   onChange={(e) => set('listenHost', e.currentTarget.value)}
                   error={err('listenHost')}
@@ -198,7 +200,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                     label={tp('listenPorts')}
                     description={tp('listenPortsHint')}
                     withAsterisk
-                    placeholder="8080,9000-9010"
+                    placeholder={ph('listenPorts', '8080,9000-9010')}
                     value={form.listenPorts}
                     onChange={(e) => set('listenPorts', e.currentTarget.value)}
                     error={err('listenPorts')}
@@ -213,7 +215,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   label={tp('targets')}
                   description={tp('targetsHint')}
                   withAsterisk
-                  placeholder={'192.168.1.10\nnas.lan'}
+                  placeholder={ph('targets', '192.168.1.10\nnas.lan')}
                   autosize
                   minRows={2}
                   maxRows={8}
@@ -228,10 +230,10 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                     label={tp('targetPorts')}
                     description={tp('targetPortsHint')}
                     withAsterisk
-                    placeholder="80"
+                    placeholder={ph('targetPorts', '80')}
                     value={form.targetPorts}
                     onChange={(e) => set('targetPorts', e.currentTarget.value)}
-                    error={err('targetPorts')}
+                    error={err('targetPorts') && targetFb && !targetFb.ok ? targetFb.text : err('targetPorts')}
                     styles={mono}
                     data-testid="pf-target-ports"
                   />
@@ -278,7 +280,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               <Textarea
                 label={tp('filterList')}
                 description={tp('filterListHint')}
-                placeholder={'192.168.1.0/24\n2001:db8::/32'}
+                placeholder={ph('filter.list', '192.168.1.0/24\n2001:db8::/32')}
                 autosize
                 minRows={4}
                 maxRows={14}
@@ -324,7 +326,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                           </FileButton>
                         </Group>
                       }
-                      placeholder={field === 'cert' ? '-----BEGIN CERTIFICATE-----' : '-----BEGIN PRIVATE KEY-----'}
+                      placeholder={ph(`tls.${field}`, field === 'cert' ? '-----BEGIN CERTIFICATE-----' : '-----BEGIN PRIVATE KEY-----')}
                       autosize
                       minRows={4}
                       maxRows={10}

@@ -82,16 +82,19 @@ describe('validation (spec section 5)', () => {
   });
 
   it('70000, reversed ranges and mismatched counts use the contracts texts', () => {
-    expect(checkRule({ ...good(), listenPorts: '70000' }, 'zh_CN', tz)[0]).toEqual({ field: 'listenPorts', message: '监听端口：端口必须在 1-65535 之间' });
+    expect(checkRule({ ...good(), listenPorts: '70000' }, 'zh_CN', tz)[0]).toMatchObject({ field: 'listenPorts', message: '监听端口：端口必须在 1-65535 之间', inline: '端口必须在 1-65535 之间' });
     expect(checkRule({ ...good(), listenPorts: '10-5' }, 'en_US', te)[0]!.message).toBe('Listening ports: a port range must not start above its end');
     const m = checkRule({ ...good(), listenPorts: '8000-8002', targetPorts: '80,81' }, 'en_US', te);
-    expect(m).toEqual([{ field: 'targetPorts', message: 'Target ports: target ports must be as many as the listening ports, or a single port' }]);
+    expect(m).toEqual([
+      { field: 'targetPorts', message: 'Target ports: target ports must be as many as the listening ports, or a single port', inline: 'target ports must be as many as the listening ports, or a single port' },
+    ]);
   });
 
   it('a bad target is named by its entry; a bad listen address by the field', () => {
     expect(checkRule({ ...good(), targets: 'ok.lan\nbad host!' }, 'en_US', te)[0]).toEqual({
       field: 'targets',
       message: 'Target addresses, entry 2: is not a valid IP address or domain name',
+      inline: 'entry 2: is not a valid IP address or domain name',
     });
     expect(checkRule({ ...good(), listenHost: '1.2.3' }, 'en_US', te)[0]!.field).toBe('listenHost');
     expect(checkRule({ ...good(), listenHost: '::1', types: ['tcp4'] }, 'en_US', te)[0]!.field).toBe('listenHost');
@@ -103,7 +106,7 @@ describe('validation (spec section 5)', () => {
     expect(lim[1]!.message).toContain('64');
     const tls = checkRule({ ...good(), tls: { ...emptyForm().tls, listen: true } }, 'en_US', te);
     expect(tls.map((x) => x.field)).toEqual(['tls.cert', 'tls.key']);
-    expect(checkRule({ ...good(), filterMode: 'whitelist' }, 'en_US', te)[0]).toEqual({ field: 'filter.list', message: 'Address list cannot be empty' });
+    expect(checkRule({ ...good(), filterMode: 'whitelist' }, 'en_US', te)[0]).toEqual({ field: 'filter.list', message: 'Address list cannot be empty', inline: 'Address list cannot be empty' });
   });
 
   it('each field belongs to a tab', () => {

@@ -180,8 +180,10 @@ export function fieldOf(path: readonly PropertyKey[]): string {
 export interface Problem {
   /** The field, dotted (`targetPorts`, `tls.cert`). */
   field: string;
-  /** The message for the user, naming the field. */
+  /** The message for the user, naming the field (for the list under the form). */
   message: string;
+  /** The same without the field's name where the field itself shows it. */
+  inline: string;
 }
 
 type Schema = Parameters<typeof formatIssues>[0];
@@ -205,6 +207,7 @@ export function problems(schema: Schema, value: unknown, lang: Lang, td: Td): Pr
     const row = path.find((x): x is number => typeof x === 'number');
     let detail = issue.message;
     let message: string;
+    let inline: string | undefined;
     if (field === 'types') message = td('err.types');
     else if (detail === msgKey('cannotBeEmpty') || (issue.code === 'too_small' && (issue as { minimum?: unknown }).minimum === 1 && row === undefined)) {
       message = td('err.empty', { field: label });
@@ -214,8 +217,9 @@ export function problems(schema: Schema, value: unknown, lang: Lang, td: Td): Pr
       else if (i === 0) detail = summary.replace(/^[^:：]*[:：]\s*/, '');
       else detail = genericDetail(issue, lang);
       message = row !== undefined ? td('err.row', { field: label, n: row + 1, detail }) : td('err.field', { field: label, detail });
+      inline = row !== undefined ? td('err.rowInline', { n: row + 1, detail }) : detail;
     }
-    out.push({ field, message });
+    out.push({ field, message, inline: inline ?? message });
   });
   return out;
 }
@@ -231,7 +235,7 @@ function genericDetail(issue: { code: string; minimum?: unknown; maximum?: unkno
 export const checkRule = (f: RuleForm, lang: Lang, td: Td) => problems(ZPortforwardRule, formToRule(f), lang, td);
 export const checkSettings = (s: SettingsForm, lang: Lang, td: Td) => problems(ZPortforwardConfigure, settingsToBody(s), lang, td);
 
-export const errorAt = (list: Problem[], field: string): string | undefined => list.find((p) => p.field === field)?.message;
+export const errorAt = (list: Problem[], field: string): string | undefined => list.find((p) => p.field === field)?.inline;
 
 /** Which tab of the rule form holds a field. */
 export type RuleTab = 'basic' | 'limits' | 'filter' | 'tls';

@@ -102,6 +102,7 @@ export const zh_CN = {
   'err.empty': '{field}不能为空',
   'err.field': '{field}：{detail}',
   'err.row': '{field} 第 {n} 项：{detail}',
+  'err.rowInline': '第 {n} 项：{detail}',
   // log
   logTitle: '规则日志 · {name}',
   noLogs: '暂无日志',
@@ -222,6 +223,7 @@ export const en_US: Record<PfTextId, string> = {
   'err.empty': '{field} cannot be empty',
   'err.field': '{field}: {detail}',
   'err.row': '{field}, entry {n}: {detail}',
+  'err.rowInline': 'entry {n}: {detail}',
   logTitle: 'Rule log · {name}',
   noLogs: 'No log lines yet',
   settingsSaved: 'Settings saved',
