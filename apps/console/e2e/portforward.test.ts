@@ -247,6 +247,19 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     await page.getByTestId('pf-tab-limits').click();
     await page.getByTestId('pf-limit-tcpMaxConnections').waitFor();
     await shot(page, '04-limits');
+    await page.getByTestId('pf-tab-filter').click();
+    await page.getByTestId('pf-filter-mode').getByText('白名单').click();
+    await page.getByTestId('pf-filter-list').fill('127.0.0.0/8');
+    await shot(page, '04b-filter');
+    await page.getByTestId('pf-tab-tls').click();
+    await page.getByTestId('pf-tls-target').dispatchEvent('click');
+    await page.getByTestId('pf-tls-servername').waitFor();
+    await page.getByTestId('pf-tls-listen').dispatchEvent('click');
+    await page.getByTestId('pf-tls-cert').waitFor();
+    await shot(page, '04c-tls');
+    await page.getByTestId('pf-tls-listen').dispatchEvent('click');
+    await page.getByTestId('pf-tls-target').dispatchEvent('click');
+    await expect.poll(() => page.getByTestId('pf-tls-cert').count()).toBe(0);
     await page.getByTestId('pf-tab-basic').click();
     await shot(page, '05-form');
     await page.getByTestId('pf-save').click();
@@ -273,7 +286,16 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     held.destroy();
     await expect.poll(() => figure(r, 'pf-fig-tcp'), { timeout: 10_000 }).toBe(0);
     const [saved] = await rules();
-    expect(saved).toMatchObject({ name: '回环', types: ['tcp', 'udp'], listenHost: '127.0.0.1', listenPorts: String(listenPort), targets: ['127.0.0.1'], note: 'echo servers' });
+    expect(saved).toMatchObject({
+      name: '回环',
+      types: ['tcp', 'udp'],
+      listenHost: '127.0.0.1',
+      listenPorts: String(listenPort),
+      targets: ['127.0.0.1'],
+      note: 'echo servers',
+      filter: { mode: 'whitelist', list: ['127.0.0.0/8'] },
+      tls: { listen: false, target: false },
+    });
   });
 
   it('editing the listen port leaves a connection on another rule open', async () => {

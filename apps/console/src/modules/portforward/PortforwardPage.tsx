@@ -177,10 +177,11 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
       </Table.Td>
       <Table.Td maw={240}>
         <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-targets">
-          {r.targets.map(hostText).join(', ')}
-        </Text>
-        <Text fz="xs" style={mono} c="dimmed">
-          :{r.targetPorts.replace(/\s+/g, '')}
+          {r.targets.map((h) => (
+            <span key={h} style={{ display: 'block' }}>
+              {hostText(h)}:{r.targetPorts.replace(/\s+/g, '')}
+            </span>
+          ))}
         </Text>
         {r.targets.length > 1 && (
           <Text fz="xs" c="dimmed">
@@ -257,7 +258,7 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
             {tp('log')}
           </Button>
           <Button size="xs" variant="default" onClick={props.onEdit} data-testid="pf-edit">
-            {tp('edit')}
+            {tp('editShort')}
           </Button>
           <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tp('delete')} size="md" data-testid="pf-delete">
             ✕

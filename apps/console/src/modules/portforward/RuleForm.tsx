@@ -52,6 +52,8 @@ export interface Editing {
 }
 
 const mono = { input: { fontFamily: 'monospace' } } as const;
+/** Hints under the inputs, so side-by-side fields line up whatever the hint's length. */
+const BELOW: ('label' | 'input' | 'description' | 'error')[] = ['label', 'input', 'error', 'description'];
 
 export function RuleFormModal(props: { editing: Editing | null; onClose: () => void }) {
   const narrow = useMediaQuery('(max-width: 768px)');
@@ -193,6 +195,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   onChange={(e) => set('listenHost', e.currentTarget.value)}
                   error={err('listenHost')}
                   styles={mono}
+                  inputWrapperOrder={BELOW}
                   data-testid="pf-listen-host"
                 />
                 <Stack gap={2}>
@@ -205,7 +208,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                     onChange={(e) => set('listenPorts', e.currentTarget.value)}
                     error={err('listenPorts')}
                     styles={mono}
-                    data-testid="pf-listen-ports"
+                    inputWrapperOrder={BELOW}
+                  data-testid="pf-listen-ports"
                   />
                   {!err('listenPorts') && <Feedback fb={listenFb} testId="pf-listen-ports-count" />}
                 </Stack>
@@ -223,6 +227,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   onChange={(e) => set('targets', e.currentTarget.value)}
                   error={err('targets')}
                   styles={mono}
+                  inputWrapperOrder={BELOW}
                   data-testid="pf-targets"
                 />
                 <Stack gap={2}>
@@ -235,7 +240,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                     onChange={(e) => set('targetPorts', e.currentTarget.value)}
                     error={err('targetPorts') && targetFb && !targetFb.ok ? targetFb.text : err('targetPorts')}
                     styles={mono}
-                    data-testid="pf-target-ports"
+                    inputWrapperOrder={BELOW}
+                  data-testid="pf-target-ports"
                   />
                   {!err('targetPorts') && <Feedback fb={targetFb} testId="pf-target-ports-count" />}
                 </Stack>
@@ -427,7 +433,7 @@ function LimitInput(props: {
   dim: boolean;
 }): ReactNode {
   const { field } = props;
-  const def = props.def === undefined ? '' : props.def === 0 && field !== 'tcpIdleTimeout' ? tp('unlimited') : String(props.def);
+  const def = props.def === undefined ? '' : props.def === 0 ? tp('unlimited') : String(props.def);
   return (
     <NumberInput
       clampBehavior="none"
