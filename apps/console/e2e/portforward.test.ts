@@ -321,6 +321,30 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     held.destroy();
   });
 
+  it('a per-rule limit set in the form refuses the next connection and the list counts it', async () => {
+    await row(page, '其他').getByTestId('pf-edit').click();
+    await page.getByTestId('pf-tab-limits').click();
+    await page.getByTestId('pf-limit-tcpMaxConnections').fill('1');
+    await page.getByTestId('pf-save').click();
+    await expect.poll(() => page.getByTestId('pf-name').count()).toBe(0);
+    await expect.poll(async () => ((await rules()).find((r) => r.name === '其他')?.limits as Record<string, unknown>)?.tcpMaxConnections).toBe(1);
+    const first = await open(otherPort);
+    expect(await echo(first, 'one')).toBe('one');
+    // The second one is closed at once without reaching the target.
+    const second = await open(otherPort);
+    await new Promise<void>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error('the second connection stayed open')), 5000);
+      second.once('close', () => {
+        clearTimeout(timer);
+        res();
+      });
+    });
+    const r = row(page, '其他');
+    await expect.poll(() => r.getByTestId('pf-fig-refused').textContent(), { timeout: 10_000 }).toBe('拒绝：限制 1 · 过滤 0');
+    await shot(page, '06b-refused');
+    first.destroy();
+  });
+
   it('the switch stops the rule (connection refused) and starts it again', async () => {
     const r = row(page, '回环');
     // The switch's input is visually hidden under its track: click it directly.
@@ -401,6 +425,23 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('lang-switch').selectOption('zh_CN');
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 端口转发');
+  });
+
+  it('a disabled module shows the module-disabled message', async () => {
+    const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
+    const all = (cfg.baseconfigure as { EnabledModules: string[] }).EnabledModules;
+    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all.filter((m) => m !== 'portforward') }, apiToken)).ret).toBe(0);
+    try {
+      await page.reload();
+      await page.getByTestId('module-disabled').waitFor();
+      await expect(page.getByTestId('pf-add').isDisabled()).resolves.toBe(true);
+      expect(await page.getByTestId('pf-table').count()).toBe(0);
+    } finally {
+      expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
+    }
+    await page.reload();
+    await row(page, '回环').waitFor();
+    await expect.poll(() => row(page, '回环').getByTestId('pf-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('running');
   });
 
   it('deletes the rules', async () => {

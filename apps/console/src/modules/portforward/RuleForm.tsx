@@ -4,6 +4,7 @@ import {
   Button,
   Checkbox,
   FileButton,
+  Input,
   Group,
   List,
   Modal,
@@ -271,18 +272,16 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
 
           <Tabs.Panel value="filter">
             <Stack gap="sm">
-              <Stack gap={4}>
-                <Text fz="sm" fw={500}>
-                  {tp('filterMode')}
-                </Text>
-                <SegmentedControl
-                  data={FILTER_MODES.map((m) => ({ value: m, label: tp(`filter.${m}`) }))}
-                  value={form.filterMode}
-                  onChange={(v) => set('filterMode', v as RuleForm['filterMode'])}
-                  data-testid="pf-filter-mode"
-                  style={{ alignSelf: 'flex-start' }}
-                />
-              </Stack>
+              <Input.Wrapper label={tp('filterMode')}>
+                <div>
+                  <SegmentedControl
+                    data={FILTER_MODES.map((m) => ({ value: m, label: tp(`filter.${m}`) }))}
+                    value={form.filterMode}
+                    onChange={(v) => set('filterMode', v as RuleForm['filterMode'])}
+                    data-testid="pf-filter-mode"
+                  />
+                </div>
+              </Input.Wrapper>
               <Textarea
                 label={tp('filterList')}
                 description={tp('filterListHint')}
@@ -372,21 +371,17 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   />
                 </Group>
               )}
-              <Stack gap={4} mt="xs">
-                <Text fz="sm" fw={500}>
-                  {tp('proxyProtocol')}
-                </Text>
-                <Text fz="xs" c="dimmed">
-                  {tp('proxyProtocolHint')}
-                </Text>
-                <SegmentedControl
-                  data={PROXY_PROTOCOLS.map((m) => ({ value: m, label: tp(`proxy.${m}`) }))}
-                  value={form.proxyProtocol}
-                  onChange={(v) => set('proxyProtocol', v as RuleForm['proxyProtocol'])}
-                  data-testid="pf-proxy"
-                  style={{ alignSelf: 'flex-start' }}
-                />
-              </Stack>
+              <Input.Wrapper label={tp('proxyProtocol')} description={tp('proxyProtocolHint')} mt="xs">
+                <div>
+                  <SegmentedControl
+                    mt={4}
+                    data={PROXY_PROTOCOLS.map((m) => ({ value: m, label: tp(`proxy.${m}`) }))}
+                    value={form.proxyProtocol}
+                    onChange={(v) => set('proxyProtocol', v as RuleForm['proxyProtocol'])}
+                    data-testid="pf-proxy"
+                  />
+                </div>
+              </Input.Wrapper>
             </Stack>
           </Tabs.Panel>
         </Tabs>
