@@ -256,6 +256,12 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     await page.getByTestId('pf-tls-servername').waitFor();
     await page.getByTestId('pf-tls-listen').dispatchEvent('click');
     await page.getByTestId('pf-tls-cert').waitFor();
+    // A PEM file is read into the field.
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByTestId('pf-tls-cert-upload').click();
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
+    await (await chooser).setFiles({ name: 'site.pem', mimeType: 'text/plain', buffer: Buffer.from(pem) });
+    await expect.poll(() => page.getByTestId('pf-tls-cert').inputValue()).toBe(pem);
     await shot(page, '04c-tls');
     await page.getByTestId('pf-tls-listen').dispatchEvent('click');
     await page.getByTestId('pf-tls-target').dispatchEvent('click');
@@ -422,7 +428,13 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
       'Target ports cannot be empty',
     ]);
     await shot(page, '12-form-english');
+    // At 768 px or narrower the form takes the whole window.
+    await page.setViewportSize({ width: 700, height: 900 });
+    await page.getByTestId('pf-name').scrollIntoViewIfNeeded();
+    await shot(page, '13-form-narrow');
     await page.getByRole('button', { name: 'Cancel' }).click();
+    await shot(page, '14-list-narrow');
+    await page.setViewportSize({ width: 1440, height: 1000 });
     await page.getByTestId('lang-switch').selectOption('zh_CN');
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | 端口转发');
   });
