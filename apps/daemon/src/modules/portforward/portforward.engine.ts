@@ -242,7 +242,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         this.log.warn({ key: run.key, listener: spec.id, error: r }, 'port forwarding listener failed');
       }
     } else {
-      this.line(run, `listening on ${spec.proto} ${r} → port ${spec.targetPort}`);
+      this.line(run, `listening on ${spec.proto} ${r.bound} → port ${spec.targetPort}`);
     }
   }
 
