@@ -1,12 +1,12 @@
 /** Dynamic DNS: task list (status, addresses, last sync, switch, manual sync, log), add/edit, settings. */
-import { ActionIcon, Alert, Button, Card, Group, Modal, Skeleton, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { ddnsRoutes } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
 import { PageTitle } from '../../shell/Shell';
 import { formatTime, type DdnsRow } from './form';
 import { td } from './i18n';
@@ -66,121 +66,109 @@ export function DdnsPage() {
       >
         {td('title')}
       </PageTitle>
-      {!enabled && (
-        <Alert color="orange" data-testid="module-disabled">
-          {t('shell.moduleDisabled', { module: t('module.ddns') })}
-        </Alert>
-      )}
-      {enabled && (
-        <Card withBorder p={0}>
-          {list.isPending ? (
-            <Skeleton h={120} />
-          ) : tasks.length === 0 ? (
-            <Text p="lg" c="dimmed" ta="center" data-testid="ddns-empty">
-              {td('empty')}
-            </Text>
-          ) : (
-            <Table.ScrollContainer minWidth={900}>
-              <Table striped highlightOnHover verticalSpacing="xs" data-testid="ddns-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{td('colName')}</Table.Th>
-                    <Table.Th>{td('colStatus')}</Table.Th>
-                    <Table.Th>{td('colIp')}</Table.Th>
-                    <Table.Th>{td('colLastSync')}</Table.Th>
-                    <Table.Th>{td('colEnable')}</Table.Th>
-                    <Table.Th>{td('colActions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {tasks.map((x) => (
-                    <Table.Tr key={x.key} data-testid="ddns-row" data-key={x.key}>
-                      <Table.Td maw={320}>
-                        <Text fw={500} fz="sm">
-                          {x.name}
-                        </Text>
-                        <Text fz="xs" c="dimmed">
-                          {td(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
-                        </Text>
-                        <Text fz="xs" c="dimmed" truncate="end" title={x.domains.join('\n')}>
-                          {x.domains.slice(0, 2).join(', ')}
-                          {x.domains.length > 2 ? ` ${td('domainsMore', { n: x.domains.length - 2 })}` : ''}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
-                          <span>
-                            <StatusBadge status={x.sync.status} testId="ddns-status" />
-                          </span>
-                        </Tooltip>
-                      </Table.Td>
-                      <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }} data-testid="ddns-ip">
-                        {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
-                        {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
-                        {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
-                      </Table.Td>
-                      <Table.Td fz="sm" data-testid="ddns-lastsync">
-                        <div>{formatTime(x.sync.lastSync, td('never'))}</div>
-                        {x.sync.lastCheck && (
-                          <Text fz="xs" c="dimmed">
-                            {td('checkedAt', { time: formatTime(x.sync.lastCheck, '') })}
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Switch
-                          checked={x.enable}
-                          onChange={(e) => toggle.mutate({ key: x.key, enable: e.currentTarget.checked })}
-                          aria-label={td('colEnable')}
-                          data-testid="ddns-toggle"
-                        />
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={6} wrap="nowrap">
-                          <Button
-                            size="xs"
-                            onClick={() => sync.mutate(x.key)}
-                            disabled={!x.enable}
-                            loading={sync.isPending && sync.variables === x.key}
-                            data-testid="ddns-sync"
-                          >
-                            {td('sync')}
-                          </Button>
-                          <Button size="xs" variant="light" onClick={() => setLogOf(x.key)} data-testid="ddns-log-open">
-                            {td('log')}
-                          </Button>
-                          <Button size="xs" variant="default" onClick={() => setEditing({ key: x.key, saved: x })} data-testid="ddns-edit">
-                            {td('editShort')}
-                          </Button>
-                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={td('delete')} size="md" data-testid="ddns-delete">
-                            ✕
-                          </ActionIcon>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Card>
-      )}
+      <RuleTableCard
+        module="ddns"
+        enabled={enabled}
+        loading={list.isPending}
+        empty={tasks.length === 0}
+        emptyText={td('empty')}
+        testPrefix="ddns"
+        minWidth={900}
+      >
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{td('colName')}</Table.Th>
+            <Table.Th>{td('colStatus')}</Table.Th>
+            <Table.Th>{td('colIp')}</Table.Th>
+            <Table.Th>{td('colLastSync')}</Table.Th>
+            <Table.Th>{td('colEnable')}</Table.Th>
+            <Table.Th>{td('colActions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {tasks.map((x) => (
+            <Table.Tr key={x.key} data-testid="ddns-row" data-key={x.key}>
+              <Table.Td maw={320}>
+                <Text fw={500} fz="sm">
+                  {x.name}
+                </Text>
+                <Text fz="xs" c="dimmed">
+                  {td(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
+                </Text>
+                <Text fz="xs" c="dimmed" truncate="end" title={x.domains.join('\n')}>
+                  {x.domains.slice(0, 2).join(', ')}
+                  {x.domains.length > 2 ? ` ${td('domainsMore', { n: x.domains.length - 2 })}` : ''}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
+                  <span>
+                    <StatusBadge status={x.sync.status} testId="ddns-status" />
+                  </span>
+                </Tooltip>
+              </Table.Td>
+              <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }} data-testid="ddns-ip">
+                {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
+                {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
+                {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
+              </Table.Td>
+              <Table.Td fz="sm" data-testid="ddns-lastsync">
+                <div>{formatTime(x.sync.lastSync, td('never'))}</div>
+                {x.sync.lastCheck && (
+                  <Text fz="xs" c="dimmed">
+                    {td('checkedAt', { time: formatTime(x.sync.lastCheck, '') })}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>
+                <Switch
+                  checked={x.enable}
+                  onChange={(e) => toggle.mutate({ key: x.key, enable: e.currentTarget.checked })}
+                  aria-label={td('colEnable')}
+                  data-testid="ddns-toggle"
+                />
+              </Table.Td>
+              <Table.Td>
+                <Group gap={6} wrap="nowrap">
+                  <Button
+                    size="xs"
+                    onClick={() => sync.mutate(x.key)}
+                    disabled={!x.enable}
+                    loading={sync.isPending && sync.variables === x.key}
+                    data-testid="ddns-sync"
+                  >
+                    {td('sync')}
+                  </Button>
+                  <Button size="xs" variant="light" onClick={() => setLogOf(x.key)} data-testid="ddns-log-open">
+                    {td('log')}
+                  </Button>
+                  <Button size="xs" variant="default" onClick={() => setEditing({ key: x.key, saved: x })} data-testid="ddns-edit">
+                    {td('editShort')}
+                  </Button>
+                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={td('delete')} size="md" data-testid="ddns-delete">
+                    ✕
+                  </ActionIcon>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </RuleTableCard>
 
       <TaskFormModal editing={editing} onClose={() => setEditing(null)} />
       <TaskLogModal task={logTask} onClose={() => setLogOf(null)} />
       <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
 
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={td('deleteTitle')} centered size="sm">
-        <Text mb="lg">{td('deleteConfirm', { name: deleting?.name ?? '' })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(null)}>
-            {td('cancel')}
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => deleting && remove.mutate(deleting.key)} data-testid="ddns-delete-confirm">
-            {td('delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDelete
+        opened={deleting !== null}
+        title={td('deleteTitle')}
+        question={td('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={td('delete')}
+        loading={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.key)}
+        testId="ddns-delete-confirm"
+      />
     </Stack>
   );
 }

@@ -1,12 +1,13 @@
 /** A task's log (polled), history (addresses seen, sync results, webhook calls) and per-record states. */
-import { Badge, Box, Modal, ScrollArea, Skeleton, Table, Tabs, Text } from '@mantine/core';
+import { Badge, Modal, ScrollArea, Skeleton, Table, Tabs, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { DDNS_SYNC_STATUSES, type DdnsSyncStatus } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { formatTime, STATUS_COLOR, type DdnsRow } from './form';
 import { td } from './i18n';
 import { ddnsHistoryQuery, ddnsLogsQuery } from './queries';
+import { LogLines } from '../../shell/RuleScreen';
 
 const isStatus = (s: string): s is DdnsSyncStatus => (DDNS_SYNC_STATUSES as readonly string[]).includes(s);
 
@@ -38,11 +39,6 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
   const [tab, setTab] = useState<string | null>('log');
   const logs = useQuery({ ...ddnsLogsQuery(task.key), enabled: tab === 'log' });
   const history = useQuery({ ...ddnsHistoryQuery(task.key), enabled: tab === 'history' });
-  const viewport = useRef<HTMLDivElement>(null);
-  const count = logs.data?.logs.length ?? 0;
-  useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
-  }, [count]);
 
   return (
     <Tabs value={tab} onChange={setTab} keepMounted={false}>
@@ -58,26 +54,12 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
         </Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="log">
-        {logs.isPending ? (
-          <Skeleton h={200} />
-        ) : count === 0 ? (
-          <Text c="dimmed" ta="center" p="lg">
-            {td('noLogs')}
-          </Text>
-        ) : (
-          <ScrollArea.Autosize mah="60vh" viewportRef={viewport}>
-            <Box
-              component="pre"
-              m={0}
-              p="xs"
-              data-testid="ddns-log-text"
-              style={{ fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-all', background: 'var(--mantine-color-gray-0)', borderRadius: 4 }}
-            >
-              {/* Each line already starts with its time. */}
-              {logs.data!.logs.map((l) => l.log).join('\n')}
-            </Box>
-          </ScrollArea.Autosize>
-        )}
+        <LogLines
+          lines={logs.data?.logs.map((l) => l.log)}
+          loading={logs.isPending}
+          emptyText={td('noLogs')}
+          testId="ddns-log-text"
+        />
       </Tabs.Panel>
       <Tabs.Panel value="history">
         {history.isPending ? (

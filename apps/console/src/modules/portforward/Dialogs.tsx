@@ -1,15 +1,16 @@
 /** The module settings (the whole object, PUT replaces it) and a rule's log (polled with `pre`). */
-import { Alert, Box, Button, Divider, Group, Modal, NumberInput, ScrollArea, Skeleton, Stack, Switch, Text } from '@mantine/core';
+import { Alert, Button, Divider, Group, Modal, NumberInput, Skeleton, Stack, Switch } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { portforwardRoutes, type PortforwardConfigure } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { checkSettings, errorAt, formatTime, settingsToBody, settingsToForm, type PfRow, type SettingsForm } from './form';
 import { tp, type PfTextId } from './i18n';
 import { pfConfigureQuery, pfKeys, pfLogsQuery } from './queries';
+import { LogLines } from '../../shell/RuleScreen';
 
 export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
   const configure = useQuery({ ...pfConfigureQuery(), enabled: props.opened });
@@ -169,40 +170,14 @@ export function RuleLogModal(props: { rule: PfRow | null; onClose: () => void })
 /** Follows new lines while the view is at the bottom; stops following once the user scrolls up. */
 function RuleLogBody({ ruleKey }: { ruleKey: string }) {
   const logs = useQuery(pfLogsQuery(ruleKey));
-  const viewport = useRef<HTMLDivElement>(null);
-  const follow = useRef(true);
-  const lines = logs.data ?? [];
-  const last = lines.at(-1)?.timestamp ?? 0;
-  useEffect(() => {
-    if (follow.current) viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
-  }, [last]);
-
-  if (logs.isPending) return <Skeleton h={200} />;
   if (logs.isError) return <Alert color="red">{logs.error.message}</Alert>;
-  if (lines.length === 0)
-    return (
-      <Text c="dimmed" ta="center" p="lg" data-testid="pf-log-empty">
-        {tp('noLogs')}
-      </Text>
-    );
   return (
-    <ScrollArea.Autosize
-      mah="65vh"
-      viewportRef={viewport}
-      onScrollPositionChange={({ y }) => {
-        const el = viewport.current;
-        if (el) follow.current = el.scrollHeight - el.clientHeight - y < 24;
-      }}
-    >
-      <Box
-        component="pre"
-        m={0}
-        p="xs"
-        data-testid="pf-log-text"
-        style={{ fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-all', background: 'var(--mantine-color-gray-0)', borderRadius: 4 }}
-      >
-        {lines.map((l) => (/^\d{4}-\d\d-\d\d/.test(l.log) ? l.log : `${formatTime(l.timestamp)} ${l.log}`)).join('\n')}
-      </Box>
-    </ScrollArea.Autosize>
+    <LogLines
+      lines={logs.data?.map((l) => (/^\d{4}-\d\d-\d\d/.test(l.log) ? l.log : `${formatTime(l.timestamp)} ${l.log}`))}
+      loading={logs.isPending}
+      emptyText={tp('noLogs')}
+      testId="pf-log-text"
+      maxHeight="65vh"
+    />
   );
 }

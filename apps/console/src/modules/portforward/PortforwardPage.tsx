@@ -1,12 +1,12 @@
 /** Port forwarding: rule list (listen, targets, engine status, live figures, switch), add/edit, log, settings. */
-import { ActionIcon, Alert, Badge, Button, Card, Group, Modal, Skeleton, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { portforwardRoutes } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
 import { PageTitle } from '../../shell/Shell';
 import { RuleLogModal, SettingsModal } from './Dialogs';
 import { figuresText, hostText, portCount, STATE_COLOR, type PfRow } from './form';
@@ -58,66 +58,54 @@ export function PortforwardPage() {
       >
         {tp('title')}
       </PageTitle>
-      {!enabled && (
-        <Alert color="orange" data-testid="module-disabled">
-          {t('shell.moduleDisabled', { module: t('module.portforward') })}
-        </Alert>
-      )}
-      {enabled && (
-        <Card withBorder p={0}>
-          {list.isPending ? (
-            <Skeleton h={120} />
-          ) : rules.length === 0 ? (
-            <Text p="lg" c="dimmed" ta="center" data-testid="pf-empty">
-              {tp('empty')}
-            </Text>
-          ) : (
-            <Table.ScrollContainer minWidth={1100}>
-              <Table striped highlightOnHover verticalSpacing="xs" data-testid="pf-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{tp('colName')}</Table.Th>
-                    <Table.Th>{tp('colListen')}</Table.Th>
-                    <Table.Th>{tp('colTargets')}</Table.Th>
-                    <Table.Th>{tp('colStatus')}</Table.Th>
-                    <Table.Th>{tp('colFigures')}</Table.Th>
-                    <Table.Th>{tp('colEnable')}</Table.Th>
-                    <Table.Th>{tp('colActions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rules.map((r) => (
-                    <RuleRow
-                      key={r.key}
-                      r={r}
-                      onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
-                      onLog={() => setLogOf(r.key)}
-                      onEdit={() => setEditing({ key: r.key, saved: r })}
-                      onDelete={() => setDeleting(r)}
-                    />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Card>
-      )}
+      <RuleTableCard
+        module="portforward"
+        enabled={enabled}
+        loading={list.isPending}
+        empty={rules.length === 0}
+        emptyText={tp('empty')}
+        testPrefix="pf"
+        minWidth={1100}
+      >
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{tp('colName')}</Table.Th>
+            <Table.Th>{tp('colListen')}</Table.Th>
+            <Table.Th>{tp('colTargets')}</Table.Th>
+            <Table.Th>{tp('colStatus')}</Table.Th>
+            <Table.Th>{tp('colFigures')}</Table.Th>
+            <Table.Th>{tp('colEnable')}</Table.Th>
+            <Table.Th>{tp('colActions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rules.map((r) => (
+            <RuleRow
+              key={r.key}
+              r={r}
+              onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
+              onLog={() => setLogOf(r.key)}
+              onEdit={() => setEditing({ key: r.key, saved: r })}
+              onDelete={() => setDeleting(r)}
+            />
+          ))}
+        </Table.Tbody>
+      </RuleTableCard>
 
       <RuleFormModal editing={editing} onClose={() => setEditing(null)} />
       <RuleLogModal rule={logRule} onClose={() => setLogOf(null)} />
       <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
 
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={tp('deleteTitle')} centered size="sm">
-        <Text mb="lg">{tp('deleteConfirm', { name: deleting?.name ?? '' })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(null)}>
-            {tp('cancel')}
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => deleting && remove.mutate(deleting.key)} data-testid="pf-delete-confirm">
-            {tp('delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDelete
+        opened={deleting !== null}
+        title={tp('deleteTitle')}
+        question={tp('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={tp('delete')}
+        loading={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.key)}
+        testId="pf-delete-confirm"
+      />
     </Stack>
   );
 }

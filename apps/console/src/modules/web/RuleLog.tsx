@@ -1,13 +1,14 @@
 /** A rule's access log (latest 1-256 entries, count chosen here) and its service log, both polled. */
-import { Badge, Box, Group, Modal, NumberInput, ScrollArea, Skeleton, Table, Tabs, Text } from '@mantine/core';
+import { Badge, Group, Modal, NumberInput, ScrollArea, Skeleton, Table, Tabs, Text } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { WEB_ACCESS_LOG_SHOW_MAX } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { formatBytes } from '../../lib/helpers';
 import { codeColor, formatTime, type WebRow } from './form';
 import { tw } from './i18n';
 import { webAccessLogQuery, webConfigureQuery, webLogsQuery } from './queries';
+import { LogLines } from '../../shell/RuleScreen';
 
 export function RuleLogModal(props: { rule: WebRow | null; onClose: () => void }) {
   const narrow = useMediaQuery('(max-width: 768px)');
@@ -43,11 +44,6 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
   const limit = count === null ? initial : typed;
   const access = useQuery({ ...webAccessLogQuery(rule.key, limit), enabled: tab === 'access' && configure.isFetched });
   const logs = useQuery({ ...webLogsQuery(rule.key), enabled: tab === 'log' });
-  const viewport = useRef<HTMLDivElement>(null);
-  const lineCount = logs.data?.logs.length ?? 0;
-  useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
-  }, [lineCount]);
   const entries = [...(access.data?.list ?? [])].reverse();
 
   return (
@@ -132,25 +128,12 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
         )}
       </Tabs.Panel>
       <Tabs.Panel value="log">
-        {logs.isPending ? (
-          <Skeleton h={200} />
-        ) : lineCount === 0 ? (
-          <Text c="dimmed" ta="center" p="lg">
-            {tw('noLogs')}
-          </Text>
-        ) : (
-          <ScrollArea.Autosize mah="60vh" viewportRef={viewport}>
-            <Box
-              component="pre"
-              m={0}
-              p="xs"
-              data-testid="web-log-text"
-              style={{ fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-all', background: 'var(--mantine-color-gray-0)', borderRadius: 4 }}
-            >
-              {logs.data!.logs.map((l) => l.log).join('\n')}
-            </Box>
-          </ScrollArea.Autosize>
-        )}
+        <LogLines
+          lines={logs.data?.logs.map((l) => l.log)}
+          loading={logs.isPending}
+          emptyText={tw('noLogs')}
+          testId="web-log-text"
+        />
       </Tabs.Panel>
     </Tabs>
   );

@@ -1,12 +1,12 @@
 /** Web services: rule list (listen, engine status, live figures, switch), add/edit, logs, batch domain replace, settings. */
-import { ActionIcon, Alert, Anchor, Badge, Button, Card, Group, Modal, Skeleton, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { webRoutes } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
 import { PageTitle } from '../../shell/Shell';
 import { ReplaceModal, SettingsModal } from './Dialogs';
 import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains, STATE_COLOR, type WebRow } from './form';
@@ -67,67 +67,55 @@ export function WebPage() {
       >
         {tw('title')}
       </PageTitle>
-      {!enabled && (
-        <Alert color="orange" data-testid="module-disabled">
-          {t('shell.moduleDisabled', { module: t('module.web') })}
-        </Alert>
-      )}
-      {enabled && (
-        <Card withBorder p={0}>
-          {list.isPending ? (
-            <Skeleton h={120} />
-          ) : rules.length === 0 ? (
-            <Text p="lg" c="dimmed" ta="center" data-testid="web-empty">
-              {tw('empty')}
-            </Text>
-          ) : (
-            <Table.ScrollContainer minWidth={1000}>
-              <Table striped highlightOnHover verticalSpacing="xs" data-testid="web-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{tw('colName')}</Table.Th>
-                    <Table.Th>{tw('colListen')}</Table.Th>
-                    <Table.Th>{tw('colStatus')}</Table.Th>
-                    <Table.Th>{tw('colFigures')}</Table.Th>
-                    <Table.Th>{tw('colEnable')}</Table.Th>
-                    <Table.Th>{tw('colActions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {rules.map((r) => (
-                    <RuleRow
-                      key={r.key}
-                      r={r}
-                      pageHost={pageHost}
-                      onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
-                      onLog={() => setLogOf(r.key)}
-                      onEdit={() => setEditing({ key: r.key, saved: r })}
-                      onDelete={() => setDeleting(r)}
-                    />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Card>
-      )}
+      <RuleTableCard
+        module="web"
+        enabled={enabled}
+        loading={list.isPending}
+        empty={rules.length === 0}
+        emptyText={tw('empty')}
+        testPrefix="web"
+        minWidth={1000}
+      >
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{tw('colName')}</Table.Th>
+            <Table.Th>{tw('colListen')}</Table.Th>
+            <Table.Th>{tw('colStatus')}</Table.Th>
+            <Table.Th>{tw('colFigures')}</Table.Th>
+            <Table.Th>{tw('colEnable')}</Table.Th>
+            <Table.Th>{tw('colActions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rules.map((r) => (
+            <RuleRow
+              key={r.key}
+              r={r}
+              pageHost={pageHost}
+              onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
+              onLog={() => setLogOf(r.key)}
+              onEdit={() => setEditing({ key: r.key, saved: r })}
+              onDelete={() => setDeleting(r)}
+            />
+          ))}
+        </Table.Tbody>
+      </RuleTableCard>
 
       <RuleFormModal editing={editing} onClose={() => setEditing(null)} />
       <RuleLogModal rule={logRule} onClose={() => setLogOf(null)} />
       <ReplaceModal opened={replaceOpen} onClose={() => setReplaceOpen(false)} rules={rules} />
       <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
 
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={tw('deleteTitle')} centered size="sm">
-        <Text mb="lg">{tw('deleteConfirm', { name: deleting?.name ?? '' })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(null)}>
-            {tw('cancel')}
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => deleting && remove.mutate(deleting.key)} data-testid="web-delete-confirm">
-            {tw('delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDelete
+        opened={deleting !== null}
+        title={tw('deleteTitle')}
+        question={tw('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={tw('delete')}
+        loading={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.key)}
+        testId="web-delete-confirm"
+      />
     </Stack>
   );
 }

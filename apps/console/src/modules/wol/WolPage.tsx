@@ -4,7 +4,6 @@ import {
   Alert,
   Badge,
   Button,
-  Card,
   Group,
   Modal,
   NumberInput,
@@ -32,6 +31,7 @@ import { lines } from '../../lib/helpers';
  * two contract types instead.
  */
 type WolRow = WolDevice & { key: string; status: RuleStatus; created: number; updated: number; lastWake: number | null };
+import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
 import { PageTitle } from '../../shell/Shell';
 
 interface FormState {
@@ -151,102 +151,91 @@ export function WolPage() {
       >
         {t('wol.title')}
       </PageTitle>
-      {!enabled && (
-        <Alert color="orange" data-testid="module-disabled">
-          {t('shell.moduleDisabled', { module: t('module.wol') })}
-        </Alert>
-      )}
-      {enabled && (
-        <Card withBorder p={0}>
-          {list.isPending ? (
-            <Skeleton h={120} />
-          ) : devices.length === 0 ? (
-            <Text p="lg" c="dimmed" ta="center" data-testid="wol-empty">
-              {t('wol.empty')}
-            </Text>
-          ) : (
-            <Table.ScrollContainer minWidth={760}>
-              <Table striped highlightOnHover data-testid="wol-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('wol.name')}</Table.Th>
-                    <Table.Th>{t('wol.macs')}</Table.Th>
-                    <Table.Th>{t('wol.broadcast')}</Table.Th>
-                    <Table.Th>{t('wol.status')}</Table.Th>
-                    <Table.Th>{t('wol.lastWake')}</Table.Th>
-                    <Table.Th>{t('wol.enable')}</Table.Th>
-                    <Table.Th>{t('wol.actions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {devices.map((d) => (
-                    <Table.Tr key={d.key} data-testid="wol-row" data-key={d.key}>
-                      <Table.Td>
-                        <Text fw={500} fz="sm">
-                          {d.name}
-                        </Text>
-                        {d.note && (
-                          <Text fz="xs" c="dimmed">
-                            {d.note}
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }}>
-                        {d.macs.map((m) => (
-                          <div key={m}>{m}</div>
-                        ))}
-                      </Table.Td>
-                      <Table.Td fz="sm">
-                        {d.broadcast}:{d.port}
-                      </Table.Td>
-                      <Table.Td>
-                        <Tooltip label={d.status.message || t(`state.${d.status.state}` as MessageId)}>
-                          <Badge color={stateColor[d.status.state]} variant="light">
-                            {t(`state.${d.status.state}` as MessageId)}
-                          </Badge>
-                        </Tooltip>
-                      </Table.Td>
-                      <Table.Td fz="sm" data-testid="wol-lastwake">
-                        {d.lastWake ? new Date(d.lastWake).toLocaleString() : t('wol.never')}
-                      </Table.Td>
-                      <Table.Td>
-                        <Switch
-                          checked={d.enable}
-                          onChange={(e) => toggle.mutate({ key: d.key, enable: e.currentTarget.checked })}
-                          aria-label={t('wol.enable')}
-                        />
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={6} wrap="nowrap">
-                          <Button size="xs" onClick={() => wake.mutate(d.key)} loading={wake.isPending && wake.variables === d.key} data-testid="wol-wake">
-                            {t('wol.wake')}
-                          </Button>
-                          <Button
-                            size="xs"
-                            variant="default"
-                            onClick={() => {
-                              setFormError(null);
-                              setEditing({ key: d.key, form: toForm(d) });
-                            }}
-                          >
-                            {t('wol.edit')}
-                          </Button>
-                          <Button size="xs" variant="subtle" onClick={() => setLogsOf(d)} data-testid="wol-logs">
-                            {t('wol.logs')}
-                          </Button>
-                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(d)} aria-label={t('wol.delete')} size="md">
-                            ✕
-                          </ActionIcon>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Card>
-      )}
+      <RuleTableCard
+        module="wol"
+        enabled={enabled}
+        loading={list.isPending}
+        empty={devices.length === 0}
+        emptyText={t('wol.empty')}
+        testPrefix="wol"
+        minWidth={760}
+      >
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('wol.name')}</Table.Th>
+            <Table.Th>{t('wol.macs')}</Table.Th>
+            <Table.Th>{t('wol.broadcast')}</Table.Th>
+            <Table.Th>{t('wol.status')}</Table.Th>
+            <Table.Th>{t('wol.lastWake')}</Table.Th>
+            <Table.Th>{t('wol.enable')}</Table.Th>
+            <Table.Th>{t('wol.actions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {devices.map((d) => (
+            <Table.Tr key={d.key} data-testid="wol-row" data-key={d.key}>
+              <Table.Td>
+                <Text fw={500} fz="sm">
+                  {d.name}
+                </Text>
+                {d.note && (
+                  <Text fz="xs" c="dimmed">
+                    {d.note}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }}>
+                {d.macs.map((m) => (
+                  <div key={m}>{m}</div>
+                ))}
+              </Table.Td>
+              <Table.Td fz="sm">
+                {d.broadcast}:{d.port}
+              </Table.Td>
+              <Table.Td>
+                <Tooltip label={d.status.message || t(`state.${d.status.state}` as MessageId)}>
+                  <Badge color={stateColor[d.status.state]} variant="light">
+                    {t(`state.${d.status.state}` as MessageId)}
+                  </Badge>
+                </Tooltip>
+              </Table.Td>
+              <Table.Td fz="sm" data-testid="wol-lastwake">
+                {d.lastWake ? new Date(d.lastWake).toLocaleString() : t('wol.never')}
+              </Table.Td>
+              <Table.Td>
+                <Switch
+                  checked={d.enable}
+                  onChange={(e) => toggle.mutate({ key: d.key, enable: e.currentTarget.checked })}
+                  aria-label={t('wol.enable')}
+                />
+              </Table.Td>
+              <Table.Td>
+                <Group gap={6} wrap="nowrap">
+                  <Button size="xs" onClick={() => wake.mutate(d.key)} loading={wake.isPending && wake.variables === d.key} data-testid="wol-wake">
+                    {t('wol.wake')}
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() => {
+                      setFormError(null);
+                      setEditing({ key: d.key, form: toForm(d) });
+                    }}
+                  >
+                    {t('wol.edit')}
+                  </Button>
+                  <Button size="xs" variant="subtle" onClick={() => setLogsOf(d)} data-testid="wol-logs">
+                    {t('wol.logs')}
+                  </Button>
+                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(d)} aria-label={t('wol.delete')} size="md">
+                    ✕
+                  </ActionIcon>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </RuleTableCard>
 
       <Modal opened={editing !== null} onClose={() => setEditing(null)} title={editing?.key ? t('wol.edit') : t('wol.add')} size="lg" data-testid="wol-form">
         {editing && (
@@ -312,17 +301,16 @@ export function WolPage() {
         {logsOf && <DeviceLogs deviceKey={logsOf.key} />}
       </Modal>
 
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={t('logout.title')} centered size="sm">
-        <Text mb="lg">{t('wol.deleteConfirm', { name: deleting?.name ?? '' })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(null)}>
-            {t('common.cancel')}
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => deleting && remove.mutate(deleting.key)} data-testid="wol-delete-confirm">
-            {t('wol.delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDelete
+        opened={deleting !== null}
+        title={t('logout.title')}
+        question={t('wol.deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={t('wol.delete')}
+        loading={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.key)}
+        testId="wol-delete-confirm"
+      />
     </Stack>
   );
 }
