@@ -27,6 +27,8 @@ const SKIP_THROUGHPUT = process.env.SKIP_THROUGHPUT === '1';
 const PASSWORD = 'bench-password-1';
 
 const children = new Set();
+/** Killers of process groups (socat with fork). */
+const groups = [];
 function track(p) {
   children.add(p);
   p.once('exit', () => children.delete(p));
@@ -34,9 +36,11 @@ function track(p) {
 }
 async function cleanup() {
   for (const p of children) p.kill('SIGKILL');
+  for (const kill of groups) kill();
 }
 process.on('exit', () => {
   for (const p of children) p.kill('SIGKILL');
+  for (const kill of groups) kill();
 });
 process.on('SIGINT', () => process.exit(130));
 
@@ -154,11 +158,19 @@ function iperfOnce(port, extra, omit) {
 }
 
 async function socat(args) {
-  const p = track(spawn('socat', args, { stdio: ['ignore', 'ignore', 'pipe'] }));
-  p.stderr.resume();
+  // Its own process group: with `fork` it leaves children that must go with it.
+  const p = track(spawn('socat', args, { stdio: 'ignore', detached: true }));
   await sleep(300);
   if (p.exitCode !== null) throw new Error(`socat ${args.join(' ')} exited`);
-  return { kill: () => p.kill('SIGKILL') };
+  const kill = () => {
+    try {
+      process.kill(-p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  groups.push(kill);
+  return { kill };
 }
 
 function canConnect(port) {
