@@ -35,7 +35,3 @@ export const CONSOLE_MODULE_NAMES = [
   'filebrowser',
   'storagemanagement',
 ] as const;
-
-export function menuKeyOf(key: ModuleKey): ModuleMenuKey {
-  return MODULES.find((m) => m.key === key)!.menuKey;
-}

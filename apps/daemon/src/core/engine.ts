@@ -16,8 +16,6 @@ export interface RuleEngine<R> {
   close(): Promise<void>;
 }
 
-export const stoppedStatus = (): RuleStatus => ({ state: 'stopped', message: '', since: Date.now() });
-
 /** Per-rule logs kept in memory, bounded, read incrementally like the program log. */
 export class RuleLogs {
   private buffers = new Map<string, LogBuffer>();
