@@ -7,6 +7,7 @@ import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
 import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
+import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { formatTime, type DdnsRow } from './form';
 import { td } from './i18n';
@@ -22,13 +23,13 @@ export function DdnsPage() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Editing | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<DdnsRow | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
 
-  const toggle = useMutation({
-    mutationFn: ({ key, enable }: { key: string; enable: boolean }) => call(ddnsRoutes.enable, { params: { key }, body: { enable } }),
-    onSettled: refresh,
+  const { toggle, remove, deleting, setDeleting } = useRuleActions<DdnsRow>({
+    routes: ddnsRoutes,
+    listKey: ddnsKeys.tasks,
+    deletedText: td('deleted'),
   });
 
   const sync = useMutation({
@@ -37,14 +38,6 @@ export function DdnsPage() {
     onSettled: refresh,
   });
 
-  const remove = useMutation({
-    mutationFn: (key: string) => call(ddnsRoutes.remove, { params: { key } }),
-    onSuccess: async () => {
-      pushNotice(td('deleted'), 'green');
-      await queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
-    },
-    onSettled: () => setDeleting(null),
-  });
 
   const tasks = (list.data?.list ?? []) as unknown as DdnsRow[];
   // The log dialog follows the list's refreshes (record states change while it is open).

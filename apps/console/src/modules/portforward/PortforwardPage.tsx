@@ -1,12 +1,11 @@
 /** Port forwarding: rule list (listen, targets, engine status, live figures, switch), add/edit, log, settings. */
 import { ActionIcon, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { portforwardRoutes } from '@lucky/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { call } from '../../api';
-import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
 import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
+import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { RuleLogModal, SettingsModal } from './Dialogs';
 import { figuresText, hostText, portCount, STATE_COLOR, type PfRow } from './form';
@@ -18,26 +17,17 @@ export function PortforwardPage() {
   const modules = useQuery(modulesQuery());
   const enabled = modules.data ? modules.data.Modules.includes('portforward') : true;
   const list = useQuery({ ...pfRulesQuery(), enabled });
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Editing | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<PfRow | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: pfKeys.rules });
 
-  const toggle = useMutation({
-    mutationFn: ({ key, enable }: { key: string; enable: boolean }) => call(portforwardRoutes.enable, { params: { key }, body: { enable } }),
-    onSettled: refresh,
+  const { toggle, remove, deleting, setDeleting } = useRuleActions<PfRow>({
+    routes: portforwardRoutes,
+    listKey: pfKeys.rules,
+    afterDelete: pfKeys.all,
+    deletedText: tp('deleted'),
   });
 
-  const remove = useMutation({
-    mutationFn: (key: string) => call(portforwardRoutes.remove, { params: { key } }),
-    onSuccess: async () => {
-      pushNotice(tp('deleted'), 'green');
-      await queryClient.invalidateQueries({ queryKey: pfKeys.all });
-    },
-    onSettled: () => setDeleting(null),
-  });
 
   const rules = (list.data?.list ?? []) as unknown as PfRow[];
   const logRule = logOf ? (rules.find((r) => r.key === logOf) ?? null) : null;

@@ -1,12 +1,11 @@
 /** Web services: rule list (listen, engine status, live figures, switch), add/edit, logs, batch domain replace, settings. */
 import { ActionIcon, Anchor, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import { webRoutes } from '@lucky/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { call } from '../../api';
-import { pushNotice } from '../../api/notices';
 import { modulesQuery } from '../../api/queries';
 import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
+import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { ReplaceModal, SettingsModal } from './Dialogs';
 import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains, STATE_COLOR, type WebRow } from './form';
@@ -22,27 +21,18 @@ export function WebPage() {
   const modules = useQuery(modulesQuery());
   const enabled = modules.data ? modules.data.Modules.some((m) => MODULE_NAMES.includes(m)) : true;
   const list = useQuery({ ...webRulesQuery(), enabled });
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Editing | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<WebRow | null>(null);
   const [replaceOpen, setReplaceOpen] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: webKeys.rules });
 
-  const toggle = useMutation({
-    mutationFn: ({ key, enable }: { key: string; enable: boolean }) => call(webRoutes.enable, { params: { key }, body: { enable } }),
-    onSettled: refresh,
+  const { toggle, remove, deleting, setDeleting } = useRuleActions<WebRow>({
+    routes: webRoutes,
+    listKey: webKeys.rules,
+    afterDelete: webKeys.all,
+    deletedText: tw('deleted'),
   });
 
-  const remove = useMutation({
-    mutationFn: (key: string) => call(webRoutes.remove, { params: { key } }),
-    onSuccess: async () => {
-      pushNotice(tw('deleted'), 'green');
-      await queryClient.invalidateQueries({ queryKey: webKeys.all });
-    },
-    onSettled: () => setDeleting(null),
-  });
 
   const rules = (list.data?.list ?? []) as unknown as WebRow[];
   const logRule = logOf ? (rules.find((r) => r.key === logOf) ?? null) : null;

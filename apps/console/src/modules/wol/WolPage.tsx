@@ -32,6 +32,7 @@ import { lines } from '../../lib/helpers';
  */
 type WolRow = WolDevice & { key: string; status: RuleStatus; created: number; updated: number; lastWake: number | null };
 import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
+import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 
 interface FormState {
@@ -81,7 +82,6 @@ export function WolPage() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<{ key: string | null; form: FormState } | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<WolRow | null>(null);
   const [logsOf, setLogsOf] = useState<WolRow | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['wol'] });
 
@@ -104,19 +104,12 @@ export function WolPage() {
     },
   });
 
-  const toggle = useMutation({
-    mutationFn: ({ key, enable }: { key: string; enable: boolean }) => call(wolRoutes.enable, { params: { key }, body: { enable } }),
-    onSettled: refresh,
+  const { toggle, remove, deleting, setDeleting } = useRuleActions<WolRow>({
+    routes: wolRoutes,
+    listKey: ['wol'],
+    deletedText: t('wol.deleted'),
   });
 
-  const remove = useMutation({
-    mutationFn: (key: string) => call(wolRoutes.remove, { params: { key } }),
-    onSuccess: async () => {
-      pushNotice(t('wol.deleted'), 'green');
-      await refresh();
-    },
-    onSettled: () => setDeleting(null),
-  });
 
   const submit = () => {
     if (!editing) return;
