@@ -3,7 +3,7 @@
  * notice, loading, the empty state or the table; and the delete confirmation.
  */
 import { Alert, Box, Button, Card, Group, Modal, ScrollArea, Skeleton, Table, Text } from '@mantine/core';
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type DependencyList, type ReactNode, type RefObject } from 'react';
 import { t, type MessageId } from '../i18n';
 
 export function RuleTableCard(props: {
@@ -43,6 +43,22 @@ export function RuleTableCard(props: {
       )}
     </Card>
   );
+}
+
+/**
+ * After a refused save (`attempt` > 0), brings the first invalid field into view: forms are long
+ * and the message may sit far from it. `deps` add other triggers (the tab that opened).
+ */
+export function useScrollToProblem(root: RefObject<HTMLElement | null>, attempt: number, deps: DependencyList = []): void {
+  useEffect(() => {
+    if (attempt === 0) return;
+    root.current?.querySelector('[aria-invalid="true"]')?.scrollIntoView({ block: 'center' });
+  }, [attempt, ...deps]);
+}
+
+/** Props that mark a form tab holding a problem, so it shows even when another tab is open. */
+export function problemTabProps(hasProblem: boolean) {
+  return hasProblem ? { color: 'red', c: 'red', fw: 600, rightSection: <span aria-hidden>●</span> } : {};
 }
 
 export function ConfirmDelete(props: {

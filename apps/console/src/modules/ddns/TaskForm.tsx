@@ -16,10 +16,8 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, ZDdnsTask, ddnsRoutes, type DdnsProviderName, type DdnsTask } from '@lucky/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, call } from '../../api';
-import { pushNotice } from '../../api/notices';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useRef, useState } from 'react';
 import { lang } from '../../i18n';
 import { CallbackEditor, HINT_BELOW, ProxyEditor, SecretInput, SourceEditor, WebhookEditor } from './editors';
 import {
@@ -36,6 +34,8 @@ import {
 } from './form';
 import { td, zh_CN, type DdnsTextId } from './i18n';
 import { ddnsKeys, ddnsProvidersQuery } from './queries';
+import { useScrollToProblem } from '../../shell/RuleScreen';
+import { useRuleSave } from '../../shell/useRuleActions';
 
 /** A provider's credential label in the page's language when the screen knows it, else as the daemon gives it. */
 export function credLabel(raw: string): string {
@@ -76,7 +76,6 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const [switchedMode, setSwitchedMode] = useState(false);
   const [serverError, setServerError] = useState<string | null>(null);
   const providers = useQuery(ddnsProvidersQuery());
-  const queryClient = useQueryClient();
   const rootRef = useRef<HTMLDivElement>(null);
 
   const edit = (fn: (d: TaskForm) => void) =>
@@ -95,22 +94,15 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   );
   const err = (field: string) => errorFor(problem, field);
 
-  // Bring the field with the problem into view (it may sit far down a long form).
-  useEffect(() => {
-    if (attempt === 0) return;
-    const el = rootRef.current?.querySelector('[aria-invalid="true"]');
-    el?.scrollIntoView({ block: 'center' });
-  }, [attempt]);
+  useScrollToProblem(rootRef, attempt);
 
-  const save = useMutation({
-    mutationFn: (task: DdnsTask) =>
-      editing.key ? call(ddnsRoutes.update, { params: { key: editing.key }, body: task }) : call(ddnsRoutes.create, { body: task }),
-    onSuccess: async () => {
-      pushNotice(td('saved'), 'green');
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
-    },
-    onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
+  const save = useRuleSave<DdnsTask>({
+    routes: ddnsRoutes,
+    ruleKey: editing.key,
+    invalidate: ddnsKeys.tasks,
+    savedText: td('saved'),
+    onSaved: onClose,
+    onError: setServerError,
   });
 
   const submit = () => {

@@ -19,10 +19,8 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { portforwardRoutes, type PortforwardRule } from '@lucky/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { ApiError, call } from '../../api';
-import { pushNotice } from '../../api/notices';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { lang } from '../../i18n';
 import {
   checkRule,
@@ -45,6 +43,8 @@ import {
 } from './form';
 import { tp } from './i18n';
 import { pfConfigureQuery, pfKeys } from './queries';
+import { useRuleSave } from '../../shell/useRuleActions';
+import { problemTabProps, useScrollToProblem } from '../../shell/RuleScreen';
 
 export interface Editing {
   key: string | null;
@@ -90,7 +90,6 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const [attempt, setAttempt] = useState(0);
   const [serverError, setServerError] = useState<string | null>(null);
   const configure = useQuery(pfConfigureQuery());
-  const queryClient = useQueryClient();
   const rootRef = useRef<HTMLDivElement>(null);
 
   const set = <K extends keyof RuleForm>(k: K, v: RuleForm[K]) => setForm((f) => ({ ...f, [k]: v }));
@@ -102,22 +101,15 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   // A red placeholder under an error would read like a value.
   const ph = (field: string, text: string) => (err(field) ? undefined : text);
 
-  useEffect(() => {
-    if (attempt === 0) return;
-    rootRef.current?.querySelector('[aria-invalid="true"]')?.scrollIntoView({ block: 'center' });
-  }, [attempt, tab]);
+  useScrollToProblem(rootRef, attempt, [tab]);
 
-  const save = useMutation({
-    mutationFn: (rule: PortforwardRule) =>
-      editing.key
-        ? call(portforwardRoutes.update, { params: { key: editing.key }, body: rule }, { silent: true })
-        : call(portforwardRoutes.create, { body: rule }, { silent: true }),
-    onSuccess: async () => {
-      pushNotice(tp('saved'), 'green');
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: pfKeys.all });
-    },
-    onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
+  const save = useRuleSave<PortforwardRule>({
+    routes: portforwardRoutes,
+    ruleKey: editing.key,
+    invalidate: pfKeys.all,
+    savedText: tp('saved'),
+    onSaved: onClose,
+    onError: setServerError,
   });
 
   const submit = () => {
@@ -132,7 +124,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   };
 
   const tabHas = (t: RuleTab) => problems.some((p) => tabOf(p.field) === t);
-  const tabProps = (t: RuleTab) => (tabHas(t) ? { color: 'red', c: 'red', fw: 600, rightSection: <span aria-hidden>●</span> } : {});
+  const tabProps = (t: RuleTab) => problemTabProps(tabHas(t));
   const listenFb = portFeedback(form.listenPorts, lang, tp);
   const targetFb = targetPortFeedback(form.listenPorts, form.targetPorts, lang, tp);
   const hasTcp = form.types.some((t) => t.startsWith('tcp'));

@@ -19,10 +19,7 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { webRoutes, type WebRule } from '@lucky/contracts';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, call } from '../../api';
-import { pushNotice } from '../../api/notices';
+import { useMemo, useRef, useState } from 'react';
 import { lang } from '../../i18n';
 import { AccessEditor, CertEditor, CLIENT_IP_DEFAULT, mono, ServiceEditor } from './editors';
 import {
@@ -46,6 +43,8 @@ import {
 } from './form';
 import { tw } from './i18n';
 import { webKeys } from './queries';
+import { useRuleSave } from '../../shell/useRuleActions';
+import { problemTabProps, useScrollToProblem } from '../../shell/RuleScreen';
 
 export interface Editing {
   key: string | null;
@@ -113,7 +112,6 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const [serverError, setServerError] = useState<string | null>(null);
   const [open, setOpen] = useState<string[]>([]);
   const [subEditing, setSubEditing] = useState<{ index: number | null; form: SubRuleForm } | null>(null);
-  const queryClient = useQueryClient();
   const rootRef = useRef<HTMLDivElement>(null);
 
   const edit = (fn: (d: RuleForm) => void) =>
@@ -127,21 +125,15 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const problem = useMemo(() => (attempt > 0 ? ruleProblem(form) : null), [attempt, form]);
   const err = (field: string) => errorFor(problem, field);
 
-  useEffect(() => {
-    if (attempt === 0) return;
-    const el = rootRef.current?.querySelector('[aria-invalid="true"]');
-    el?.scrollIntoView({ block: 'center' });
-  }, [attempt, tab]);
+  useScrollToProblem(rootRef, attempt, [tab]);
 
-  const save = useMutation({
-    mutationFn: (rule: WebRule) =>
-      editing.key ? call(webRoutes.update, { params: { key: editing.key }, body: rule }) : call(webRoutes.create, { body: rule }),
-    onSuccess: async () => {
-      pushNotice(tw('saved'), 'green');
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: webKeys.all });
-    },
-    onError: (e) => setServerError(e instanceof ApiError ? e.message : String(e)),
+  const save = useRuleSave<WebRule>({
+    routes: webRoutes,
+    ruleKey: editing.key,
+    invalidate: webKeys.all,
+    savedText: tw('saved'),
+    onSaved: onClose,
+    onError: setServerError,
   });
 
   const submit = () => {
@@ -160,7 +152,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const https = form.protocol === 'https';
   const tabError = (t: RuleTab) => (problem && tabOf(problem.path) === t ? 'red' : undefined);
   /** A tab holding the problem shows it in red even when it is not the one open. */
-  const tabProps = (t: RuleTab) => (tabError(t) ? { color: 'red', c: 'red', fw: 600, rightSection: <span aria-hidden>●</span> } : {});
+  const tabProps = (t: RuleTab) => problemTabProps(tabError(t) !== undefined);
   const subError = (i: number) => (problem?.path.startsWith(`subRules.${i}.`) ? problem.message : undefined);
 
   return (
@@ -548,11 +540,7 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
   const err = (field: string) => errorFor(problem, field);
   const set = (patch: Partial<SubRuleForm>) => setForm((f) => ({ ...f, ...patch }));
   const rootRef = useRef<HTMLDivElement>(null);
-  // Bring the field with the problem into view (the message sits at the bottom of a long form).
-  useEffect(() => {
-    if (attempt === 0) return;
-    rootRef.current?.querySelector('[aria-invalid="true"]')?.scrollIntoView({ block: 'center' });
-  }, [attempt]);
+  useScrollToProblem(rootRef, attempt);
 
   // The sub rule's own form is a nested form: its submit must not submit the rule's.
   const done = (e?: React.SyntheticEvent) => {
