@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot as rawShot, sleep } from './harness';
+import { closeConsole, Daemon, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
 /** Screenshots wait for dialogs' opening transitions to end. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -71,30 +71,13 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
   beforeAll(async () => {
     requirePrerequisites();
     await startReceiver();
-    daemon = new Daemon(await freePort());
-    await daemon.start();
-    apiToken = await daemon.login();
-    browser = await launchBrowser();
-    ({ context, page } = await newPage(browser, 1366, 1000));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(daemon.url + '#/login');
-    await page.getByTestId('login-account').fill('admin');
-    await page.getByTestId('login-password').fill(PASSWORD);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/#\/status$/);
+    ({ daemon, apiToken, browser, context, page } = await openConsole(1366, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      await rawShot(page, `ddns-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  afterEach(shotOnFailure('ddns', () => page));
 
   afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await daemon?.stop().catch(() => undefined);
-    daemon?.cleanup();
+    await closeConsole({ daemon, browser, context });
     await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
   }, 30_000);
 

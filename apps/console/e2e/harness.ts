@@ -143,3 +143,49 @@ export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
+
+export interface OpenConsole {
+  daemon: Daemon;
+  /** A session token for setting things up through the API. */
+  apiToken: string;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * What every screen suite starts from: the built daemon on a free port, chromium, and a page logged in
+ * through the form and landed on /status. Page errors go into `pageErrors`.
+ */
+export async function openConsole(width: number, height: number, pageErrors: string[]): Promise<OpenConsole> {
+  const daemon = new Daemon(await freePort());
+  await daemon.start();
+  const apiToken = await daemon.login();
+  const browser = await launchBrowser();
+  const { context, page } = await newPage(browser, width, height);
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(daemon.url + '#/login');
+  await page.getByTestId('login-account').fill('admin');
+  await page.getByTestId('login-password').fill(PASSWORD);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(/#\/status$/);
+  return { daemon, apiToken, browser, context, page };
+}
+
+/** Closes what openConsole opened; each part may be missing when setup failed half-way. */
+export async function closeConsole(c: Partial<OpenConsole>): Promise<void> {
+  await c.context?.close().catch(() => undefined);
+  await c.browser?.close().catch(() => undefined);
+  await c.daemon?.stop().catch(() => undefined);
+  c.daemon?.cleanup();
+}
+
+/** An afterEach hook that keeps a screenshot of the page when a test failed. */
+export function shotOnFailure(prefix: string, page: () => Page | undefined) {
+  return async (ctx: { task: { name: string; result?: { state?: string } } }) => {
+    const p = page();
+    if (ctx.task.result?.state === 'fail' && p) {
+      await shot(p, `${prefix}-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+    }
+  };
+}

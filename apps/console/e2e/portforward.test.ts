@@ -10,7 +10,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot as rawShot, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
 /** Screenshots wait for dialogs' opening transitions to end. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -159,31 +159,14 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     requirePrerequisites();
     await startEchoServers();
     [listenPort, editedPort, otherPort] = [await freePort(), await freePort(), await freePort()];
-    daemon = new Daemon(await freePort());
-    await daemon.start();
-    apiToken = await daemon.login();
-    browser = await launchBrowser();
-    ({ context, page } = await newPage(browser, 1440, 1000));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(daemon.url + '#/login');
-    await page.getByTestId('login-account').fill('admin');
-    await page.getByTestId('login-password').fill(PASSWORD);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/#\/status$/);
+    ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      await rawShot(page, `portforward-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  afterEach(shotOnFailure('portforward', () => page));
 
   afterAll(async () => {
     for (const s of sockets) s.destroy();
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await daemon?.stop().catch(() => undefined);
-    daemon?.cleanup();
+    await closeConsole({ daemon, browser, context });
     udpEcho?.close();
     await new Promise<void>((r) => (tcpEcho ? tcpEcho.close(() => r()) : r()));
   }, 30_000);

@@ -11,7 +11,7 @@ import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot as rawShot, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
 /** Screenshots wait for dialogs' opening transitions to end. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -73,11 +73,6 @@ const bodyOf = async (host: string, path = '/') => {
   return r === 'refused' ? 'refused' : r.body;
 };
 
-async function pick(p: Page, testId: string, option: string): Promise<void> {
-  await p.getByTestId(testId).click();
-  await p.getByRole('option', { name: option, exact: true }).click();
-}
-
 async function rules(): Promise<Array<Record<string, unknown>>> {
   const r = await daemon.api('GET', '/api/web/rules', undefined, apiToken);
   return r.list as Array<Record<string, unknown>>;
@@ -102,30 +97,13 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     blocker = createTcpServer((s) => s.destroy());
     blockedPort = await listen(blocker);
     rulePort = await freePort();
-    daemon = new Daemon(await freePort());
-    await daemon.start();
-    apiToken = await daemon.login();
-    browser = await launchBrowser();
-    ({ context, page } = await newPage(browser, 1366, 1000));
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(daemon.url + '#/login');
-    await page.getByTestId('login-account').fill('admin');
-    await page.getByTestId('login-password').fill(PASSWORD);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/#\/status$/);
+    ({ daemon, apiToken, browser, context, page } = await openConsole(1366, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      await rawShot(page, `web-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  afterEach(shotOnFailure('web', () => page));
 
   afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await daemon?.stop().catch(() => undefined);
-    daemon?.cleanup();
+    await closeConsole({ daemon, browser, context });
     await new Promise<void>((r) => (backend ? backend.close(() => r()) : r()));
     await new Promise<void>((r) => (blocker ? blocker.close(() => r()) : r()));
   }, 30_000);
