@@ -11,7 +11,6 @@ import {
   type DdnsProviderName,
   type DdnsTask,
 } from '@lucky/contracts';
-import type { z } from 'zod';
 import { RuleLogs } from '../../core/engine.js';
 import { AppError, fail } from '../../core/envelope.js';
 import type { Db } from '../../core/db.js';
@@ -42,7 +41,19 @@ export function maskTask(t: DdnsTask): Pick<DdnsTask, 'credentials' | 'proxy' | 
   return { credentials: copy.credentials, proxy: copy.proxy, webhook: copy.webhook };
 }
 
-/** The rule store with two DDNS needs: masks keep the stored secret; deleting a task deletes its history. */
+/** A mask sent back keeps the stored secret; a mask with nothing behind it is refused like an empty secret. */
+function keepSecrets(input: DdnsTask, previous: DdnsTask | undefined): DdnsTask {
+  const next = structuredClone(input);
+  for (const p of SECRET_PATHS) {
+    const f = p(next);
+    if (f.get() === SECRET_MASK) f.set(previous ? p(previous).get() : '');
+  }
+  const again = ZDdnsTask.safeParse(next);
+  if (!again.success) throw new AppError(Ret.badRequest, 'ddnsSecretMissing');
+  return again.data;
+}
+
+/** Deleting a task deletes its history too. */
 class DdnsStore extends RuleStore<typeof ZDdnsTask> {
   constructor(
     db: Db,
@@ -50,27 +61,6 @@ class DdnsStore extends RuleStore<typeof ZDdnsTask> {
     private history: DdnsHistory,
   ) {
     super(db, 'ddns', ZDdnsTask, log);
-  }
-
-  override update(key: string, data: z.input<typeof ZDdnsTask> | DdnsTask): boolean {
-    const old = this.get(key)?.data;
-    const next = ZDdnsTask.parse(data);
-    for (const p of SECRET_PATHS) {
-      const f = p(next);
-      if (f.get() === SECRET_MASK) f.set(old ? p(old).get() : '');
-    }
-    // A mask with nothing behind it (a provider that needs a secret) is refused like an empty secret.
-    const again = ZDdnsTask.safeParse(next);
-    if (!again.success) throw new AppError(Ret.badRequest, 'ddnsSecretMissing');
-    return super.update(key, next);
-  }
-
-  override create(data: z.input<typeof ZDdnsTask> | DdnsTask): string {
-    const next = ZDdnsTask.parse(data);
-    for (const p of SECRET_PATHS) if (p(next).get() === SECRET_MASK) p(next).set('');
-    const again = ZDdnsTask.safeParse(next);
-    if (!again.success) throw new AppError(Ret.badRequest, 'ddnsSecretMissing');
-    return super.create(next);
   }
 
   override remove(key: string): boolean {
@@ -106,7 +96,9 @@ export const ddnsModule: ModuleDef = {
       engine,
       log,
       logs,
-      extra: (r) => ({ ...maskTask(r.data), sync: engine.syncState(r.key, r.data) }),
+      prepare: keepSecrets,
+      present: (t) => ({ ...t, ...maskTask(t) }),
+      extra: (r) => ({ sync: engine.syncState(r.key, r.data) }),
       onSettings: (next) => engine.configure(next),
       // The global webhook's proxy password is a secret like a task's.
       settingsView: (c) =>
