@@ -11,6 +11,7 @@
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { lookup } from 'node:dns';
+import { constants as osConstants } from 'node:os';
 import { isIP, connect as netConnect, createServer, Socket, type Server } from 'node:net';
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { PortforwardConfigure, PortforwardRule, PortforwardStats, RuleStatus } from '@lucky/contracts';
@@ -19,6 +20,7 @@ import type { RuleEngine, RuleLogs } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
 import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
+import { spliceRelay, type SplicedPair } from './portforward.splice.js';
 
 /** A target that failed is tried last for this long. */
 const TARGET_DOWN_MS = 30_000;
@@ -35,6 +37,8 @@ export interface PortforwardEngineOptions {
   log: Logger;
   logs: RuleLogs;
   settings?: PortforwardConfigure;
+  /** Plain TCP pairs go to the native splice relay when it is built (default true). */
+  splice?: boolean;
 }
 
 interface TcpListener {
@@ -69,6 +73,10 @@ interface Conn {
   /** The client side as relayed: the accepted socket, or the TLS socket around it. */
   front: Socket;
   upstream: Socket | null;
+  /** Set while the native relay moves this pair's bytes. */
+  spliced: SplicedPair | null;
+  /** Ends the pair (rule stopped...). */
+  end: (reason: string) => void;
 }
 
 class Counters {
@@ -121,8 +129,10 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private udpActive = 0;
   private log: Logger;
   private logs: RuleLogs;
+  private splice: boolean;
 
   constructor(opts: PortforwardEngineOptions) {
+    this.splice = opts.splice ?? true;
     this.log = opts.log;
     this.logs = opts.logs;
     this.cfg = opts.settings ?? ZPortforwardConfigure.parse({});
@@ -260,10 +270,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     run.retry = null;
     for (const l of run.tcp.values()) l.server.close();
     for (const l of run.udp.values()) this.closeUdpListener(run, l);
-    for (const c of run.conns) {
-      c.front.destroy();
-      c.upstream?.destroy();
-    }
+    for (const c of [...run.conns]) c.end('rule stopped');
     run.tcp.clear();
     run.udp.clear();
     run.failed.clear();
@@ -303,6 +310,11 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     for (const c of run.conns) {
       bytesIn += c.front.bytesRead;
       bytesOut += c.front.bytesWritten;
+      if (c.spliced) {
+        const [toTarget, toClient] = c.spliced.bytes();
+        bytesIn += toTarget;
+        bytesOut += toClient;
+      }
     }
     return {
       tcpConnections: run.conns.size,
@@ -326,6 +338,13 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   connections(): number {
     return this.tcpActive + this.udpActive;
+  }
+
+  /** TCP pairs the native relay is moving right now. */
+  nativePairs(): number {
+    let n = 0;
+    for (const run of this.runs.values()) for (const c of run.conns) if (c.spliced) n++;
+    return n;
   }
 
   async close(): Promise<void> {
@@ -423,7 +442,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       dstAddress: client.localAddress ?? '',
       dstPort: client.localPort ?? listener.spec.port,
     };
-    const conn: Conn = { front: client, upstream: null };
+    const conn: Conn = { front: client, upstream: null, spliced: null, end: () => undefined };
     run.conns.add(conn);
     this.tcpActive++;
     run.stats.totalConnections++;
@@ -441,15 +460,24 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       run.conns.delete(conn);
       this.tcpActive--;
       const f = conn.front;
-      run.stats.bytesIn += f.bytesRead;
-      run.stats.bytesOut += f.bytesWritten;
+      let bytesIn = f.bytesRead;
+      let bytesOut = f.bytesWritten;
+      if (conn.spliced) {
+        // Taken back before the sockets close: the relay thread must be done with their descriptors.
+        const [toTarget, toClient] = conn.spliced.abort();
+        bytesIn += toTarget;
+        bytesOut += toClient;
+      }
+      run.stats.bytesIn += bytesIn;
+      run.stats.bytesOut += bytesOut;
       f.destroy();
       if (f !== client) client.destroy();
       conn.upstream?.destroy();
       if (logConns || notable) {
-        this.line(run, `${reason}: ${from}${target ? ` → ${target}` : ''}, in ${f.bytesRead} B, out ${f.bytesWritten} B`);
+        this.line(run, `${reason}: ${from}${target ? ` → ${target}` : ''}, in ${bytesIn} B, out ${bytesOut} B`);
       }
     };
+    conn.end = (reason) => finish(reason);
 
     let secured = run.tls === null;
     let inbound: Reader | null = null;
@@ -523,7 +551,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
           finish('client left before a target answered');
           return;
         }
-        this.relay(run, front, up, inbound, outbound, ends, finish);
+        this.relay(run, conn, up, inbound, outbound, ends, finish);
       });
     };
     tryNext(0);
@@ -550,20 +578,52 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     return { socket: up, reader };
   }
 
-  /**
-   * Relays both ways. Each side's FIN is passed on (half-close); a side that closed after both its
-   * directions ended waits for the other to flush, a side that broke off takes the other with it.
-   */
+  /** Relays both ways, natively where it can (see portforward.splice.ts). */
   private relay(
     run: RuleRun,
-    front: Socket,
+    conn: Conn,
     up: Socket,
     inbound: Reader | null,
     outbound: Reader | null,
     ends: { srcAddress: string; srcPort: number; dstAddress: string; dstPort: number },
     finish: (reason: string, notable?: boolean) => void,
   ): void {
+    const front = conn.front;
     up.on('error', (err) => finish(`closed (target: ${err.message})`));
+    const pp = run.rule.proxyProtocol;
+    const header = pp === 'off' ? null : pp === 'v2' ? proxyV2Header(ends) : proxyV1Header(ends);
+    // Plain TCP both ways (both sockets still paused, nothing read yet): the native relay takes the
+    // pair once the PROXY header is out; otherwise, or if it declines, JavaScript relays.
+    if (this.splice && inbound && outbound) {
+      const handOver = () => {
+        if (conn.upstream !== up || front.destroyed || up.destroyed) return;
+        conn.spliced = spliceRelay(front, up, run.lim.idleMs, (end) => {
+          if (end.reason === 'idle') finish('idle timeout');
+          else if (end.reason === 'error') finish(`closed (${errnoName(end.errno)})`);
+          else finish('closed');
+        });
+        if (!conn.spliced) this.relayJs(run, front, up, inbound, outbound, null, finish);
+      };
+      if (header) up.write(header, (err) => (err ? undefined : handOver()));
+      else handOver();
+      return;
+    }
+    this.relayJs(run, front, up, inbound, outbound, header, finish);
+  }
+
+  /**
+   * Relays in JavaScript. Each side's FIN is passed on (half-close); a side that closed after both
+   * its directions ended waits for the other to flush, a side that broke off takes the other with it.
+   */
+  private relayJs(
+    run: RuleRun,
+    front: Socket,
+    up: Socket,
+    inbound: Reader | null,
+    outbound: Reader | null,
+    header: Buffer | null,
+    finish: (reason: string, notable?: boolean) => void,
+  ): void {
     front.on('end', () => up.end());
     up.on('end', () => front.end());
     const onClose = (a: Socket, b: Socket) => () => {
@@ -577,8 +637,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       front.setTimeout(idleMs, onIdle);
       up.setTimeout(idleMs, onIdle);
     }
-    const pp = run.rule.proxyProtocol;
-    if (pp !== 'off') up.write(pp === 'v2' ? proxyV2Header(ends) : proxyV1Header(ends));
+    if (header) up.write(header);
     if (inbound) inbound.start(front, up);
     else pump(front, up);
     if (outbound) outbound.start(up, front);
@@ -758,6 +817,12 @@ function tuneBuffers(socket: UdpSocket): void {
   } catch {
     // not supported here: keep the defaults
   }
+}
+
+/** ECONNRESET for 104, so that log lines name the cause the way Node's own errors do. */
+function errnoName(errno: number): string {
+  for (const [name, value] of Object.entries(osConstants.errno)) if (value === errno) return name;
+  return `errno ${errno}`;
 }
 
 function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): string {

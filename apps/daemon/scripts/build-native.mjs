@@ -1,0 +1,36 @@
+// Builds native/splice_relay.c into dist/native/splice_relay.node (Linux only) with the C compiler
+// and the headers of the Node that runs this script. N-API keeps one build good for Node 20, 22, 24.
+// Without a compiler the daemon still works: the port forwarding engine then relays in JavaScript.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const daemon = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(daemon, 'native', 'splice_relay.c');
+const out = join(daemon, 'dist', 'native', 'splice_relay.node');
+
+if (process.platform !== 'linux') {
+  console.log('native relay: not Linux, skipped (port forwarding relays in JavaScript)');
+  process.exit(0);
+}
+if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) process.exit(0);
+
+// /usr/bin/node → /usr/include/node, /usr/local/bin/node → /usr/local/include/node (node-gyp's nodedir layout).
+const headers = [join(dirname(dirname(process.execPath)), 'include', 'node'), '/usr/include/node', '/usr/local/include/node'].find((d) =>
+  existsSync(join(d, 'node_api.h')),
+);
+if (!headers) {
+  console.warn('native relay: node_api.h not found next to this Node; port forwarding will relay in JavaScript');
+  process.exit(0);
+}
+mkdirSync(dirname(out), { recursive: true });
+const cc = process.env.CC || 'cc';
+const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-fvisibility=hidden', `-I${headers}`, '-o', out, src, '-lpthread'], {
+  stdio: 'inherit',
+});
+if (r.status !== 0) {
+  console.warn(`native relay: ${cc} failed (${r.error?.message ?? `exit ${r.status}`}); port forwarding will relay in JavaScript`);
+  process.exit(0);
+}
+console.log(`native relay: built ${out}`);
