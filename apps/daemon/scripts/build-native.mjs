@@ -1,4 +1,4 @@
-// Builds native/splice_relay.c into dist/native/splice_relay.node (Linux only) with the C compiler
+// Builds native/relay.c into dist/native/relay.node (Linux only) with the C compiler
 // and the headers of the Node that runs this script. N-API keeps one build good for Node 20, 22, 24.
 // Without a compiler the daemon still works: the port forwarding engine then relays in JavaScript.
 import { spawnSync } from 'node:child_process';
@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const daemon = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(daemon, 'native', 'splice_relay.c');
-const out = join(daemon, 'dist', 'native', 'splice_relay.node');
+const src = join(daemon, 'native', 'relay.c');
+const out = join(daemon, 'dist', 'native', 'relay.node');
 
 if (process.platform !== 'linux') {
   console.log('native relay: not Linux, skipped (port forwarding relays in JavaScript)');

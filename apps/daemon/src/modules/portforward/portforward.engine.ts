@@ -20,7 +20,7 @@ import type { RuleEngine, RuleLogs } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
 import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
-import { spliceRelay, type SplicedPair } from './portforward.splice.js';
+import { nativeTcp, nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from './portforward.native.js';
 
 /** A target that failed is tried last for this long. */
 const TARGET_DOWN_MS = 30_000;
@@ -37,8 +37,8 @@ export interface PortforwardEngineOptions {
   log: Logger;
   logs: RuleLogs;
   settings?: PortforwardConfigure;
-  /** Plain TCP pairs go to the native splice relay when it is built (default true). */
-  splice?: boolean;
+  /** Plain TCP pairs and UDP sessions go to the native relay when it is built (default true). */
+  native?: boolean;
 }
 
 interface TcpListener {
@@ -59,6 +59,8 @@ interface UdpSession {
   target: string;
   last: number;
   closed: boolean;
+  /** Set once the native relay carries the session's datagrams. */
+  native: NativeFlow | null;
 }
 
 interface UdpListener {
@@ -67,6 +69,8 @@ interface UdpListener {
   bound: string;
   sessions: Map<string, UdpSession>;
   sweeper: NodeJS.Timeout | null;
+  /** Set while the native relay reads the listening socket. */
+  native: NativeUdpListener | null;
 }
 
 interface Conn {
@@ -74,7 +78,7 @@ interface Conn {
   front: Socket;
   upstream: Socket | null;
   /** Set while the native relay moves this pair's bytes. */
-  spliced: SplicedPair | null;
+  native: NativeFlow | null;
   /** Ends the pair (rule stopped...). */
   end: (reason: string) => void;
 }
@@ -129,10 +133,10 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   private udpActive = 0;
   private log: Logger;
   private logs: RuleLogs;
-  private splice: boolean;
+  private native: boolean;
 
   constructor(opts: PortforwardEngineOptions) {
-    this.splice = opts.splice ?? true;
+    this.native = opts.native ?? true;
     this.log = opts.log;
     this.logs = opts.logs;
     this.cfg = opts.settings ?? ZPortforwardConfigure.parse({});
@@ -141,7 +145,10 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
   /** Module settings changed: limits and defaults apply to new connections at once. */
   setSettings(cfg: PortforwardConfigure): void {
     this.cfg = cfg;
-    for (const run of this.runs.values()) run.lim = this.resolve(run.rule);
+    for (const run of this.runs.values()) {
+      run.lim = this.resolve(run.rule);
+      for (const l of run.udp.values()) l.native?.setMaxPacket(run.lim.udpPacketSize);
+    }
   }
 
   private line(run: RuleRun, text: string): void {
@@ -182,6 +189,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     const firstStart = run.tcp.size + run.udp.size + run.failed.size === 0 && run.fatal === '';
     run.rule = rule;
     run.lim = this.resolve(rule);
+    for (const l of run.udp.values()) l.native?.setMaxPacket(run.lim.udpPacketSize);
     run.filter = new IpFilter(rule.filter.mode, rule.filter.list);
     run.targetDown.clear();
     run.fatal = '';
@@ -310,8 +318,16 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     for (const c of run.conns) {
       bytesIn += c.front.bytesRead;
       bytesOut += c.front.bytesWritten;
-      if (c.spliced) {
-        const [toTarget, toClient] = c.spliced.bytes();
+      if (c.native) {
+        const { toTarget, toClient } = c.native.counters();
+        bytesIn += toTarget;
+        bytesOut += toClient;
+      }
+    }
+    for (const l of run.udp.values()) {
+      for (const u of l.sessions.values()) {
+        if (!u.native) continue;
+        const { toTarget, toClient } = u.native.counters();
         bytesIn += toTarget;
         bytesOut += toClient;
       }
@@ -340,10 +356,13 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     return this.tcpActive + this.udpActive;
   }
 
-  /** TCP pairs the native relay is moving right now. */
-  nativePairs(): number {
+  /** TCP pairs and UDP sessions the native relay is moving right now. */
+  nativeFlows(): number {
     let n = 0;
-    for (const run of this.runs.values()) for (const c of run.conns) if (c.spliced) n++;
+    for (const run of this.runs.values()) {
+      for (const c of run.conns) if (c.native) n++;
+      for (const l of run.udp.values()) for (const s of l.sessions.values()) if (s.native) n++;
+    }
     return n;
   }
 
@@ -442,7 +461,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       dstAddress: client.localAddress ?? '',
       dstPort: client.localPort ?? listener.spec.port,
     };
-    const conn: Conn = { front: client, upstream: null, spliced: null, end: () => undefined };
+    const conn: Conn = { front: client, upstream: null, native: null, end: () => undefined };
     run.conns.add(conn);
     this.tcpActive++;
     run.stats.totalConnections++;
@@ -462,9 +481,9 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       const f = conn.front;
       let bytesIn = f.bytesRead;
       let bytesOut = f.bytesWritten;
-      if (conn.spliced) {
+      if (conn.native) {
         // Taken back before the sockets close: the relay thread must be done with their descriptors.
-        const [toTarget, toClient] = conn.spliced.abort();
+        const { toTarget, toClient } = conn.native.remove();
         bytesIn += toTarget;
         bytesOut += toClient;
       }
@@ -578,7 +597,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     return { socket: up, reader };
   }
 
-  /** Relays both ways, natively where it can (see portforward.splice.ts). */
+  /** Relays both ways, natively where it can (see portforward.native.ts). */
   private relay(
     run: RuleRun,
     conn: Conn,
@@ -594,15 +613,15 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     const header = pp === 'off' ? null : pp === 'v2' ? proxyV2Header(ends) : proxyV1Header(ends);
     // Plain TCP both ways (both sockets still paused, nothing read yet): the native relay takes the
     // pair once the PROXY header is out; otherwise, or if it declines, JavaScript relays.
-    if (this.splice && inbound && outbound) {
+    if (this.native && inbound && outbound) {
       const handOver = () => {
         if (conn.upstream !== up || front.destroyed || up.destroyed) return;
-        conn.spliced = spliceRelay(front, up, run.lim.idleMs, (end) => {
+        conn.native = nativeTcp(front, up, run.lim.idleMs, (end) => {
           if (end.reason === 'idle') finish('idle timeout');
           else if (end.reason === 'error') finish(`closed (${errnoName(end.errno)})`);
           else finish('closed');
         });
-        if (!conn.spliced) this.relayJs(run, front, up, inbound, outbound, null, finish);
+        if (!conn.native) this.relayJs(run, front, up, inbound, outbound, null, finish);
       };
       if (header) up.write(header, (err) => (err ? undefined : handOver()));
       else handOver();
@@ -661,10 +680,16 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         socket.bind({ address: host, port: spec.port, exclusive: true }, () => {
           socket.off('error', onError);
           tuneBuffers(socket);
-          const listener: UdpListener = { spec, socket, bound: fmtAddr(host, spec.port), sessions: new Map(), sweeper: null };
+          const listener: UdpListener = { spec, socket, bound: fmtAddr(host, spec.port), sessions: new Map(), sweeper: null, native: null };
           // Send failures under a flood (ENOBUFS...) drop that datagram, as the network would.
           socket.on('error', (err) => this.throttled(run, `udp ${listener.bound}: ${err.message}`));
           socket.on('message', (msg, rinfo) => this.onUdp(run, listener, msg, rinfo));
+          if (this.native) {
+            // From here the relay thread reads the socket; clients without a session come back here.
+            listener.native = nativeUdpListener(socket, run.lim.udpPacketSize, (msg, address, port) =>
+              this.onUdp(run, listener, msg, { address, port, family: address.includes(':') ? 'IPv6' : 'IPv4', size: msg.length }),
+            );
+          }
           run.udp.set(spec.id, listener);
           resolve(listener);
         });
@@ -710,6 +735,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
       target: fmtAddr(host, targetPort),
       last: Date.now(),
       closed: false,
+      native: null,
     };
     listener.sessions.set(skey, s);
     run.udpSessions++;
@@ -744,6 +770,13 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
         const queued = s.pending ?? [];
         s.pending = null;
         for (const m of queued) out.send(m);
+        if (listener.native) {
+          s.native = nativeUdpSession(listener.native, out, s.clientAddress, s.clientPort, (end) => {
+            if (end.reason !== 'error') return this.endSession(run, listener, s, 'timed out');
+            run.targetDown.set(`${host}|${targetPort}`, Date.now() + TARGET_DOWN_MS);
+            this.endSession(run, listener, s, `target ${s.target} failed (${errnoName(end.errno)})`);
+          });
+        }
       });
       s.sock = out;
     };
@@ -764,6 +797,12 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     s.closed = true;
     s.pending = null;
     if (listener.sessions.get(s.key) === s) listener.sessions.delete(s.key);
+    if (s.native) {
+      // Taken back before the socket closes: the relay thread must be done with its descriptor.
+      const { toTarget, toClient } = s.native.remove();
+      run.stats.bytesIn += toTarget;
+      run.stats.bytesOut += toClient;
+    }
     run.udpSessions--;
     this.udpActive--;
     if (s.sock) {
@@ -781,7 +820,10 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     const tick = () => {
       const timeout = run.lim.udpTimeoutMs;
       const now = Date.now();
-      for (const s of listener.sessions.values()) if (now - s.last >= timeout) this.endSession(run, listener, s, 'timed out');
+      for (const s of listener.sessions.values()) {
+        if (s.native) s.last = now - s.native.counters().idleMs;
+        if (now - s.last >= timeout) this.endSession(run, listener, s, 'timed out');
+      }
       if (listener.sessions.size === 0 && listener.sweeper) {
         clearInterval(listener.sweeper);
         listener.sweeper = null;
@@ -796,6 +838,8 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     if (l.sweeper) clearInterval(l.sweeper);
     l.sweeper = null;
     for (const s of [...l.sessions.values()]) this.endSession(run, l, s, 'listener closed');
+    l.native?.remove();
+    l.native = null;
     try {
       l.socket.close();
     } catch {

@@ -90,13 +90,13 @@ describe('PROXY protocol headers', () => {
   });
 });
 
-// Every relay test runs twice: plain TCP pairs through the native splice relay, and through the
+// Every relay test runs twice: plain TCP pairs and UDP sessions through the native relay, and through the
 // JavaScript relay that TLS rules, other systems and builds without a compiler use.
 describe.each([
-  { relay: 'native splice relay', splice: true },
-  { relay: 'JavaScript relay', splice: false },
-])('engine over loopback ($relay)', ({ splice }) => {
-  const { engine, logs } = newEngine(splice);
+  { relay: 'native relay', native: true },
+  { relay: 'JavaScript relay', native: false },
+])('engine over loopback ($relay)', ({ native }) => {
+  const { engine, logs } = newEngine(native);
   const peers: Array<TcpPeer | UdpPeer> = [];
   const keys: string[] = [];
   let n = 0;
@@ -178,8 +178,30 @@ describe.each([
     expect(a.inbox.map(String)).not.toContain('from-b');
     expect(b.inbox.map(String)).not.toContain('from-a');
     expect(engine.stats(key).udpSessions).toBe(2);
+    // Once a session is set up, its datagrams flow on the relay thread (native) both ways.
+    expect(await waitFor(() => engine.nativeFlows() === (native ? 2 : 0))).toBe(true);
+    for (let i = 0; i < 20; i++) {
+      const [xa, xb] = await Promise.all([a.ask(port, `a${i}`), b.ask(port, `b${i}`)]);
+      expect([xa, xb]).toEqual([`a${i}`, `b${i}`]);
+    }
+    expect(a.inbox.map(String).filter((m) => m.startsWith('b'))).toEqual([]);
+    expect(engine.stats(key)).toMatchObject({ udpSessions: 2, totalConnections: 2 });
+    expect(engine.stats(key).bytesIn).toBeGreaterThanOrEqual(12 + 20 * 4);
+    expect(engine.stats(key).bytesOut).toBe(engine.stats(key).bytesIn);
     a.close();
     b.close();
+  });
+
+  it('ends a UDP session whose target is unreachable and fails over to the next target', async () => {
+    const live = await udp('127.0.0.1', 0, 'live:');
+    const port = await freePort();
+    // Nothing listens on 127.0.0.2 at that port: the kernel answers "port unreachable".
+    const key = await start({ types: ['udp4'], listenPorts: String(port), targets: ['127.0.0.2', '127.0.0.1'], targetPorts: String(live.port) });
+    const c = await udpClient();
+    expect(await c.ask(port, 'x', 20)).toBe('live:x');
+    expect(logs.since(key).some((l) => /target 127\.0\.0\.2:\d+ failed \((ECONNREFUSED|connect ECONNREFUSED|.*refused)/i.test(l.log))).toBe(true);
+    expect(engine.stats(key).udpSessions).toBe(1);
+    c.close();
   });
 
   it('works on IPv6 loopback for TCP and UDP', async () => {
@@ -498,7 +520,7 @@ describe.each([
       sentHash.update(block);
       sent += block.length;
       if (!client.write(block)) await new Promise((r) => client.once('drain', r));
-      if (midway.pairs < 0 && sent > total / 2) midway = { pairs: engine.nativePairs(), bytesIn: engine.stats(key).bytesIn };
+      if (midway.pairs < 0 && sent > total / 2) midway = { pairs: engine.nativeFlows(), bytesIn: engine.stats(key).bytesIn };
     }
     client.end();
     await closed;
@@ -506,7 +528,7 @@ describe.each([
     expect(gotHash.digest('hex')).toBe(sentHash.digest('hex'));
     // The live figures follow the transfer whichever relay carries it.
     expect(midway.bytesIn).toBeGreaterThan(0);
-    expect(midway.pairs).toBe(splice ? 1 : 0);
+    expect(midway.pairs).toBe(native ? 1 : 0);
     expect(await waitFor(() => engine.stats(key).tcpConnections === 0)).toBe(true);
     expect(engine.stats(key).bytesIn).toBe(sent);
     expect(engine.stats(key).bytesOut).toBe(received);

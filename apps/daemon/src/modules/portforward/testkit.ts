@@ -8,9 +8,9 @@ import { PortforwardEngine } from './portforward.engine.js';
 
 export const silentLog = pino({ level: 'silent' });
 
-export function newEngine(splice = true) {
+export function newEngine(native = true) {
   const logs = new RuleLogs(512);
-  const engine = new PortforwardEngine({ log: silentLog, logs, splice });
+  const engine = new PortforwardEngine({ log: silentLog, logs, native });
   return { engine, logs };
 }
 

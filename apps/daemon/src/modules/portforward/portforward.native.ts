@@ -1,0 +1,189 @@
+/**
+ * The native relay (native/relay.c, built into dist/native by `npm run build`): the data path of
+ * plain TCP pairs (splice(2), bytes never enter JavaScript) and of UDP sessions (batched
+ * datagrams) runs on a background thread. The engine keeps every decision and every socket; it
+ * hands descriptors over and gets ends, counters and the datagrams of unknown clients back.
+ * Where the addon is missing (not Linux, no compiler at build time) or LUCKY_NATIVE_RELAY=0, the
+ * functions here return null and the engine relays in JavaScript.
+ */
+import type { Socket as UdpSocket } from 'node:dgram';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Addon {
+  start(
+    onEnd: (id: number, a: number, b: number, reason: number, errno: number) => void,
+    onPacket: (listenerId: number, msg: Buffer, address: string, port: number) => void,
+  ): void;
+  tcpAdd(fdA: number, fdB: number, idleMs: number): number;
+  udpListen(fd: number, maxPacket: number): number;
+  udpSetMax(id: number, maxPacket: number): void;
+  udpSession(listenerId: number, fd: number, address: string, port: number): number;
+  counters(id: number): [number, number, number] | null;
+  remove(id: number): [number, number] | null;
+}
+
+export type NativeEnd = { reason: 'closed' | 'error' | 'idle'; errno: number };
+
+/** Something handed over: a TCP pair or a UDP session. */
+export interface NativeFlow {
+  /** Bytes so far client→target and target→client, and ms since the last byte. */
+  counters(): { toTarget: number; toClient: number; idleMs: number };
+  /** Takes it back (no end is reported afterwards); the totals moved. */
+  remove(): { toTarget: number; toClient: number };
+}
+
+export interface NativeUdpListener {
+  readonly id: number;
+  setMaxPacket(bytes: number): void;
+  /** Takes the listener (and any session still on it) back; Node may close the socket after this. */
+  remove(): void;
+}
+
+/** dist/native from src/modules/portforward or dist/modules/portforward alike. */
+const ADDON = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'native', 'relay.node');
+const REASONS = ['closed', 'error', 'idle'] as const;
+/** One relay thread per process, whichever copy of this module started it. */
+const SHARED = Symbol.for('lucky.nativeRelay');
+
+type PacketHandler = (msg: Buffer, address: string, port: number) => void;
+type Shared = { addon: Addon; ends: Map<number, (end: NativeEnd, a: number, b: number) => void>; packets: Map<number, PacketHandler> };
+
+function load(): Shared | null {
+  const g = globalThis as unknown as Record<symbol, Shared | null | undefined>;
+  if (g[SHARED] !== undefined) return g[SHARED];
+  let shared: Shared | null = null;
+  if (process.platform === 'linux' && process.env.LUCKY_NATIVE_RELAY !== '0' && existsSync(ADDON)) {
+    try {
+      const addon = createRequire(import.meta.url)(ADDON) as Addon;
+      const ends: Shared['ends'] = new Map();
+      const packets: Shared['packets'] = new Map();
+      addon.start(
+        (id, a, b, reason, errno) => {
+          const onEnd = ends.get(id);
+          ends.delete(id);
+          onEnd?.({ reason: REASONS[reason] ?? 'error', errno }, a, b);
+        },
+        (listenerId, msg, address, port) => packets.get(listenerId)?.(msg, address, port),
+      );
+      shared = { addon, ends, packets };
+    } catch {
+      // Loaded in a second thread (the relay serves one), or a build for another system.
+      shared = null;
+    }
+  }
+  g[SHARED] = shared;
+  return shared;
+}
+
+/** Whether flows can be handed over here (loads the addon and starts its thread on first ask). */
+export const nativeRelayAvailable = (): boolean => load() !== null;
+
+function tcpFd(s: Socket): number {
+  const fd = (s as unknown as { _handle?: { fd?: number } | null })._handle?.fd;
+  return typeof fd === 'number' ? fd : -1;
+}
+
+/**
+ * dgram keeps its handle under an internal symbol (`_handle` is deprecated with a warning). The
+ * handle's `recvStop` is what `dgram` itself calls; after it Node no longer reads the socket but
+ * still sends on it and closes it.
+ */
+function udpHandle(s: UdpSocket): { fd: number; recvStop(): number } | null {
+  const key = Object.getOwnPropertySymbols(s).find((k) => k.description === 'state symbol');
+  const handle = key ? (s as unknown as Record<symbol, { handle?: { fd?: number; recvStop?: () => number } }>)[key]?.handle : undefined;
+  if (!handle || typeof handle.fd !== 'number' || handle.fd < 0 || typeof handle.recvStop !== 'function') return null;
+  return handle as { fd: number; recvStop(): number };
+}
+
+function flow(shared: Shared, id: number, onEnd: (end: NativeEnd) => void): NativeFlow {
+  let last = { toTarget: 0, toClient: 0 };
+  shared.ends.set(id, (end, a, b) => {
+    last = { toTarget: a, toClient: b };
+    onEnd(end);
+  });
+  return {
+    counters: () => {
+      const c = shared.addon.counters(id);
+      if (c) last = { toTarget: c[0], toClient: c[1] };
+      return { ...last, idleMs: c ? c[2] : 0 };
+    },
+    remove: () => {
+      shared.ends.delete(id);
+      const c = shared.addon.remove(id);
+      if (c) last = { toTarget: c[0], toClient: c[1] };
+      return last;
+    },
+  };
+}
+
+/**
+ * Hands a connected TCP pair over, or returns null (the caller relays in JavaScript). Both sockets
+ * must be paused with nothing buffered either way, which is how the engine holds them until the
+ * relay starts. The sockets stay Node's: whoever gets the end destroys them.
+ */
+export function nativeTcp(client: Socket, target: Socket, idleMs: number, onEnd: (end: NativeEnd) => void): NativeFlow | null {
+  const shared = load();
+  if (!shared) return null;
+  const a = tcpFd(client);
+  const b = tcpFd(target);
+  if (a < 0 || b < 0 || client.readableLength > 0 || target.readableLength > 0 || client.writableLength > 0 || target.writableLength > 0) return null;
+  try {
+    return flow(shared, shared.addon.tcpAdd(a, b, idleMs), onEnd);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Moves a bound UDP listener's reading to the relay thread. Datagrams of clients that have no
+ * session are given to `onPacket` as dgram's 'message' would. Null: keep reading in Node.
+ */
+export function nativeUdpListener(socket: UdpSocket, maxPacket: number, onPacket: PacketHandler): NativeUdpListener | null {
+  const shared = load();
+  const h = shared ? udpHandle(socket) : null;
+  if (!shared || !h) return null;
+  let id: number;
+  try {
+    id = shared.addon.udpListen(h.fd, maxPacket);
+  } catch {
+    return null;
+  }
+  h.recvStop();
+  shared.packets.set(id, onPacket);
+  return {
+    id,
+    setMaxPacket: (bytes) => shared.addon.udpSetMax(id, bytes),
+    remove: () => {
+      shared.packets.delete(id);
+      shared.addon.remove(id);
+    },
+  };
+}
+
+/**
+ * Hands a session's connected socket over: the relay thread sends the client's datagrams on it
+ * and sends the replies back through the listener. Null: keep relaying this session in Node.
+ */
+export function nativeUdpSession(
+  listener: NativeUdpListener,
+  socket: UdpSocket,
+  clientAddress: string,
+  clientPort: number,
+  onEnd: (end: NativeEnd) => void,
+): NativeFlow | null {
+  const shared = load();
+  const h = shared ? udpHandle(socket) : null;
+  if (!shared || !h) return null;
+  let id: number;
+  try {
+    id = shared.addon.udpSession(listener.id, h.fd, clientAddress, clientPort);
+  } catch {
+    return null;
+  }
+  h.recvStop();
+  return flow(shared, id, onEnd);
+}
