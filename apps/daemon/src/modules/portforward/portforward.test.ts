@@ -534,6 +534,46 @@ describe.each([
     expect(engine.stats(key).bytesOut).toBe(received);
   });
 
+  it('carries many pairs and sessions at once, and lets them go in any order', async () => {
+    const base = await freeRange(1);
+    await tcp('127.0.0.1', base);
+    await udp('127.0.0.1', base);
+    const backend = { port: base };
+    const port = await freePort();
+    const key = await start({ types: ['tcp4', 'udp4'], listenPorts: String(port), targetPorts: String(backend.port), limits: { udpSessionTimeout: 1 } });
+    // 48 echo round trips of 256 KiB at once, some clients leaving early with a reset.
+    const rounds = Array.from({ length: 48 }, async (_, i) => {
+      const data = randomBytes(256 * 1024);
+      const s = connect({ port, host: '127.0.0.1' });
+      s.on('error', () => undefined);
+      const got: Buffer[] = [];
+      let n = 0;
+      const closed = new Promise<void>((r) => s.once('close', () => r()));
+      s.on('data', (c: Buffer) => {
+        got.push(c);
+        n += c.length;
+        if (i % 6 === 5 && n > 64 * 1024) s.resetAndDestroy();
+        else if (n >= data.length) s.end();
+      });
+      s.write(data);
+      await closed;
+      return i % 6 === 5 || Buffer.concat(got).equals(data);
+    });
+    // 60 UDP clients meanwhile; their sessions time out after a second, while others are still talking.
+    const clients = await Promise.all(Array.from({ length: 60 }, () => udpClient()));
+    const answers = await Promise.all(clients.map((c, i) => c.ask(port, `c${i}`, 20)));
+    expect(answers).toEqual(clients.map((_, i) => `c${i}`));
+    expect((await Promise.all(rounds)).every(Boolean)).toBe(true);
+    expect(await waitFor(() => engine.stats(key).tcpConnections === 0)).toBe(true);
+    expect(await waitFor(() => engine.stats(key).udpSessions === 0, 200)).toBe(true);
+    expect(engine.nativeFlows()).toBe(0);
+    // The rule still works afterwards, both ways.
+    expect((await tcpExchange(port, 'again')).reply.toString()).toBe('again');
+    expect(await clients[0]!.ask(port, 'again')).toBe('again');
+    for (const c of clients) c.close();
+    expect(engine.stats(key).totalConnections).toBeGreaterThanOrEqual(48 + 60 + 2);
+  });
+
   it('stops a rule: its listeners and connections go, others stay', async () => {
     const backend = await tcp('127.0.0.1', 0);
     const p1 = await freePort();
