@@ -615,7 +615,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     // pair once the PROXY header is out; otherwise, or if it declines, JavaScript relays.
     if (this.native && inbound && outbound) {
       const handOver = () => {
-        if (conn.upstream !== up || front.destroyed || up.destroyed) return;
+        if (conn.upstream !== up || front.destroyed || up.destroyed) return finish('closed');
         conn.native = nativeTcp(front, up, run.lim.idleMs, (end) => {
           if (end.reason === 'idle') finish('idle timeout');
           else if (end.reason === 'error') finish(`closed (${errnoName(end.errno)})`);
