@@ -354,7 +354,8 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     ).toBe(0);
     const r = row(page, '占用');
     await expect.poll(() => r.getByTestId('pf-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('error');
-    await expect.poll(() => r.getByTestId('pf-status-message').textContent()).toMatch(/EADDRINUSE|in use/i);
+    // The engine's status comes in the console's language.
+    await expect.poll(() => r.getByTestId('pf-status-message').textContent()).toMatch(new RegExp(`端口 ${echoPort} 已被占用`));
     await shot(page, '08-port-in-use');
     await r.getByTestId('pf-delete').click();
     await page.getByTestId('pf-delete-confirm').click();

@@ -114,6 +114,15 @@ const zh = {
   serviceRemoved: '已停用并删除 systemd 服务 {unit}',
   serviceStatus: '服务状态：{status}',
   v2lUnsupported: '不支持 v2l：该功能在本程序中没有用途',
+  // Rule statuses written by the engines (shown in the rule lists).
+  statusPortInUse: '端口 {port} 已被占用（{address}）',
+  statusNoPermission: '没有权限监听 {address}（1024 以下的端口需要 root 或 CAP_NET_BIND_SERVICE）',
+  statusAddressUnavailable: '地址不可用：{address}',
+  statusListenFailed: '无法监听 {address}：{detail}',
+  statusTlsRejected: 'TLS 证书或私钥无效：{detail}',
+  statusMoreProblems: '另有 {n} 项问题',
+  statusApplyFailed: '规则应用失败：{detail}',
+  statusListenersRunning: '{n} 个监听正在运行',
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -213,6 +222,14 @@ const en: Record<MessageKey, string> = {
   serviceRemoved: 'Disabled and removed the systemd service {unit}',
   serviceStatus: 'Service status: {status}',
   v2lUnsupported: 'v2l is not supported: it has no purpose in this program',
+  statusPortInUse: 'port {port} in use ({address})',
+  statusNoPermission: 'no permission to listen on {address} (ports below 1024 need root or CAP_NET_BIND_SERVICE)',
+  statusAddressUnavailable: 'address not available: {address}',
+  statusListenFailed: 'cannot listen on {address}: {detail}',
+  statusTlsRejected: 'TLS certificate or key rejected: {detail}',
+  statusMoreProblems: '{n} more problem(s)',
+  statusApplyFailed: 'the rule could not be applied: {detail}',
+  statusListenersRunning: '{n} listener(s) running',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { zh_CN: zh, en_US: en };

@@ -2,14 +2,33 @@
  * The one lifecycle every engine has. An engine never throws for a runtime problem (port in use,
  * unreachable target): it records it as the rule's status and a log line, and the daemon goes on.
  */
-import type { RuleStatus } from '@lucky/contracts';
+import { message, type Lang, type MessageKey, type RuleStatus } from '@lucky/contracts';
 import { LogBuffer } from './logs.js';
+
+/** One sentence of a status, kept as a message key so that each caller reads it in its language. */
+export type StatusPart = { key: MessageKey; vars?: Record<string, string | number> };
+/** `message` is the English text (logs, tests); `parts`, when set, is what it was made of. */
+export type EngineStatus = RuleStatus & { parts?: StatusPart[] };
+
+/** A status made of message parts; `message` holds them in English. */
+export function statusOf(state: RuleStatus['state'], since: number, parts: StatusPart[]): EngineStatus {
+  return { state, since, message: statusText(parts, 'en_US'), parts };
+}
+
+export function statusText(parts: StatusPart[], lang: Lang): string {
+  return parts.map((p) => message(lang, p.key, p.vars)).join(lang === 'zh_CN' ? '；' : '; ');
+}
+
+/** The status as the API sends it: the message in the caller's language. */
+export function presentStatus(s: EngineStatus, lang: Lang): RuleStatus {
+  return { state: s.state, since: s.since, message: s.parts ? statusText(s.parts, lang) : s.message };
+}
 
 export interface RuleEngine<R> {
   /** Starts (or restarts) the rule; resolves once it runs or has failed into an `error` status. */
   start(key: string, rule: R): Promise<void>;
   stop(key: string): Promise<void>;
-  status(key: string): RuleStatus;
+  status(key: string): EngineStatus;
   /** Live connections/sessions across all rules, for /api/status. */
   connections?(): number;
   /** Stops everything (module switched off, daemon closing). */

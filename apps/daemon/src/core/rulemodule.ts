@@ -4,9 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { Ret, type RuleInputShape, type RuleStatus, type ruleRoutes } from '@lucky/contracts';
-import type { RuleEngine } from './engine.js';
-import { RuleLogs } from './engine.js';
+import { Ret, type Lang, type RuleInputShape, type ruleRoutes } from '@lucky/contracts';
+import { presentStatus, RuleLogs, type EngineStatus, type RuleEngine } from './engine.js';
 import { fail } from './envelope.js';
 import type { Logger } from './logs.js';
 import { addRoute } from './routes.js';
@@ -53,16 +52,16 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
     await this.engine.close();
   }
 
-  statusOf(rule: StoredRule<z.output<I>>): RuleStatus {
+  statusOf(rule: StoredRule<z.output<I>>): EngineStatus {
     if (!rule.data.enable) return { state: 'disabled', message: '', since: rule.updated };
     return this.engine.status(rule.key);
   }
 
-  view(rule: StoredRule<z.output<I>>) {
+  view(rule: StoredRule<z.output<I>>, lang: Lang = 'en_US') {
     return {
       ...(this.opts.present ? this.opts.present(rule.data) : rule.data),
       key: rule.key,
-      status: this.statusOf(rule),
+      status: presentStatus(this.statusOf(rule), lang),
       created: rule.created,
       updated: rule.updated,
       ...this.opts.extra?.(rule),
@@ -112,9 +111,9 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
 
   /** The uniform routes; `routes` comes from the contracts' ruleRoutes() for this module. */
   register(app: FastifyInstance, routes: ReturnType<typeof ruleRoutes<string, I, z.ZodType, C>>): void {
-    addRoute(app, routes.list, () => ({ list: this.store.list().map((r) => this.view(r)) }) as never);
+    addRoute(app, routes.list, ({ req }) => ({ list: this.store.list().map((r) => this.view(r, req.lang)) }) as never);
     addRoute(app, routes.create, async ({ body }) => ({ key: await this.create(body as z.output<I>) }));
-    addRoute(app, routes.get, ({ params }) => ({ rule: this.view(this.require(params.key)) }) as never);
+    addRoute(app, routes.get, ({ params, req }) => ({ rule: this.view(this.require(params.key), req.lang) }) as never);
     addRoute(app, routes.update, async ({ params, body }) => {
       await this.update(params.key, body as z.output<I>);
       return {};

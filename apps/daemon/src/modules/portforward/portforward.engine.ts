@@ -14,9 +14,9 @@ import { lookup } from 'node:dns';
 import { constants as osConstants } from 'node:os';
 import { isIP, connect as netConnect, createServer, Socket, type Server } from 'node:net';
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
-import type { PortforwardConfigure, PortforwardRule, PortforwardStats, RuleStatus } from '@lucky/contracts';
+import type { PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { ZPortforwardConfigure } from '@lucky/contracts';
-import type { RuleEngine, RuleLogs } from '../../core/engine.js';
+import { statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
 import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
@@ -101,8 +101,9 @@ class RuleRun {
   tcp = new Map<string, TcpListener>();
   udp = new Map<string, UdpListener>();
   /** Listener id → why it is not running. */
-  failed = new Map<string, { spec: ListenSpec; message: string }>();
-  fatal = '';
+  failed = new Map<string, { spec: ListenSpec; why: StatusPart }>();
+  /** Why the rule cannot run at all (bad certificate...), or null. */
+  fatal: StatusPart | null = null;
   conns = new Set<Conn>();
   udpSessions = 0;
   stats = new Counters();
@@ -178,7 +179,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     }
     const r = run;
     r.queue = r.queue.then(() => this.apply(r, rule)).catch((err: unknown) => {
-      r.fatal = (err as Error).message;
+      r.fatal = { key: 'statusApplyFailed', vars: { detail: (err as Error).message } };
       this.log.error({ key, err }, 'port forwarding rule failed to apply');
     });
     return r.queue;
@@ -186,19 +187,19 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   private async apply(run: RuleRun, rule: PortforwardRule): Promise<void> {
     if (run.stopped) return;
-    const firstStart = run.tcp.size + run.udp.size + run.failed.size === 0 && run.fatal === '';
+    const firstStart = run.tcp.size + run.udp.size + run.failed.size === 0 && run.fatal === null;
     run.rule = rule;
     run.lim = this.resolve(rule);
     for (const l of run.udp.values()) l.native?.setMaxPacket(run.lim.udpPacketSize);
     run.filter = new IpFilter(rule.filter.mode, rule.filter.list);
     run.targetDown.clear();
-    run.fatal = '';
+    run.fatal = null;
     run.tls = null;
     if (rule.tls.listen) {
       try {
         run.tls = createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
       } catch (err) {
-        run.fatal = `TLS certificate or key rejected: ${(err as Error).message}`;
+        run.fatal = { key: 'statusTlsRejected', vars: { detail: (err as Error).message } };
       }
     }
     const wanted = run.fatal ? [] : planListeners(rule);
@@ -229,7 +230,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     }
     await Promise.all(opening);
     if (run.stopped) return;
-    if (run.fatal) this.line(run, run.fatal);
+    if (run.fatal) this.line(run, statusText([run.fatal], 'en_US'));
     if (run.failed.size) this.scheduleRetry(run);
     const running = run.tcp.size + run.udp.size;
     this.line(run, `${firstStart ? 'started' : 'applied'}: ${running} of ${wanted.length} listener(s) running`);
@@ -253,11 +254,12 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   private async open(run: RuleRun, spec: ListenSpec, quiet = false): Promise<void> {
     const r = spec.proto === 'tcp' ? await this.listenTcp(run, spec) : await this.listenUdp(run, spec);
-    if (typeof r === 'string') {
-      run.failed.set(spec.id, { spec, message: r });
+    if ('key' in r) {
+      run.failed.set(spec.id, { spec, why: r });
       if (!quiet) {
-        this.line(run, r);
-        this.log.warn({ key: run.key, listener: spec.id, error: r }, 'port forwarding listener failed');
+        const text = statusText([r], 'en_US');
+        this.line(run, text);
+        this.log.warn({ key: run.key, listener: spec.id, error: text }, 'port forwarding listener failed');
       }
     } else {
       this.line(run, `listening on ${spec.proto} ${r.bound} → port ${spec.targetPort}`);
@@ -285,15 +287,15 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
     this.line(run, 'stopped');
   }
 
-  status(key: string): RuleStatus {
+  status(key: string): EngineStatus {
     const run = this.runs.get(key);
     if (!run) return { state: 'stopped', message: '', since: Date.now() };
-    if (run.fatal) return { state: 'error', message: run.fatal, since: run.since };
+    if (run.fatal) return statusOf('error', run.since, [run.fatal]);
     if (run.failed.size) {
-      const first = [...run.failed.values()][0]!.message;
-      const more = run.failed.size > 1 ? ` (+${run.failed.size - 1} more)` : '';
-      const running = run.tcp.size + run.udp.size;
-      return { state: 'error', message: `${first}${more}; ${running} listener(s) running`, since: run.since };
+      const parts: StatusPart[] = [[...run.failed.values()][0]!.why];
+      if (run.failed.size > 1) parts.push({ key: 'statusMoreProblems', vars: { n: run.failed.size - 1 } });
+      parts.push({ key: 'statusListenersRunning', vars: { n: run.tcp.size + run.udp.size } });
+      return statusOf('error', run.since, parts);
     }
     return { state: 'running', message: '', since: run.since };
   }
@@ -408,7 +410,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   // ---------------------------------------------------------------- TCP
 
-  private listenTcp(run: RuleRun, spec: ListenSpec): Promise<string | TcpListener> {
+  private listenTcp(run: RuleRun, spec: ListenSpec): Promise<StatusPart | TcpListener> {
     const server = createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true });
     const listener: TcpListener = { spec, server, bound: '' };
     server.on('connection', (c: Socket) => this.onTcp(run, listener, c));
@@ -665,7 +667,7 @@ export class PortforwardEngine implements RuleEngine<PortforwardRule> {
 
   // ---------------------------------------------------------------- UDP
 
-  private listenUdp(run: RuleRun, spec: ListenSpec): Promise<string | UdpListener> {
+  private listenUdp(run: RuleRun, spec: ListenSpec): Promise<StatusPart | UdpListener> {
     return new Promise((resolve) => {
       const attempt = (host: string) => {
         const v6 = host.includes(':');
@@ -869,12 +871,12 @@ function errnoName(errno: number): string {
   return `errno ${errno}`;
 }
 
-function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): string {
-  const where = `${proto} ${fmtAddr(host, port)}`;
-  if (err.code === 'EADDRINUSE') return `port ${port} in use (${where})`;
-  if (err.code === 'EACCES') return `no permission to listen on ${where}`;
-  if (err.code === 'EADDRNOTAVAIL') return `address not available: ${where}`;
-  return `cannot listen on ${where}: ${err.message}`;
+function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): StatusPart {
+  const address = `${proto} ${fmtAddr(host, port)}`;
+  if (err.code === 'EADDRINUSE') return { key: 'statusPortInUse', vars: { port, address } };
+  if (err.code === 'EACCES') return { key: 'statusNoPermission', vars: { address } };
+  if (err.code === 'EADDRNOTAVAIL') return { key: 'statusAddressUnavailable', vars: { address } };
+  return { key: 'statusListenFailed', vars: { address, detail: err.message } };
 }
 
 /**

@@ -146,9 +146,12 @@ describe('portforward module over the API', () => {
       targetPorts: '9',
     });
     expect(r.ret).toBe(0);
-    const one = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${r.key}`);
-    expect(one.rule.status.state).toBe('error');
-    expect(one.rule.status.message).toContain('in use');
+    // In the caller's language, like every message of the API.
+    const en = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${r.key}`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(en.rule.status.state).toBe('error');
+    expect(en.rule.status.message).toBe(`port ${backend.port} in use (tcp 127.0.0.1:${backend.port}); 0 listener(s) running`);
+    const zh = await d.call<{ list: PortforwardRuleView[] }>('GET', '/api/portforward/rules', undefined, { headers: { 'lucky-lang': 'zh_CN' } });
+    expect(zh.list.find((x) => x.key === r.key)?.status.message).toBe(`端口 ${backend.port} 已被占用（tcp 127.0.0.1:${backend.port}）；0 个监听正在运行`);
     expect((await d.call('DELETE', `/api/portforward/rules/${r.key}`)).ret).toBe(0);
   });
 
