@@ -1,16 +1,18 @@
 /**
- * Reverse proxy on undici pools: one keep-alive pool per backend, round robin / least connections /
+ * Reverse proxy: one keep-alive pool per backend (web.upstream.ts), round robin / least connections /
  * IP hash, passive health (errors take a backend out for a while) and optional active checks,
- * retries of body-less requests on the next backend, websockets through undici's upgrade.
+ * retries of body-less requests on the next backend, websockets through an upgrade on a connection
+ * of their own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { ZProxyService } from '@lucky/contracts';
 import { cacheLifetime, type ResponseCache } from './web.cache.js';
+import { UpstreamPool, type Exchange, type UpstreamHandler } from './web.upstream.js';
 
 type ProxyService = z.output<typeof ZProxyService>;
+type ErrorWithCode = Error & { code?: string };
 
 /** Headers that belong to one hop and are never forwarded (RFC 9110 section 7.6.1). */
 const HOP = new Set([
@@ -34,7 +36,7 @@ export interface Backend {
   origin: string;
   host: string;
   basePath: string;
-  pool: Pool;
+  pool: UpstreamPool;
   active: number;
   fails: number;
   downUntil: number;
@@ -52,27 +54,25 @@ export interface ProxyContext {
   path: string;
 }
 
-function retryable(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  return (
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === 'EHOSTUNREACH' ||
-    code === 'ENETUNREACH' ||
-    code === 'EPIPE' ||
-    code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    code === 'UND_ERR_SOCKET' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_CLOSED'
-  );
-}
-
+/** Failures that say nothing about the answer, only that this backend could not give one. */
+const RETRYABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UPSTREAM_CLOSED',
+  'CONNECT_TIMEOUT',
+  'POOL_CLOSED',
+]);
+/** Failures before anything was sent: any body-less request may go elsewhere. */
+const CONNECT_FAILED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT']);
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
-function connectFailed(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT';
+function retryable(err: ErrorWithCode): boolean {
+  return RETRYABLE.has(err.code ?? '');
 }
 
 function hashIp(ip: string): number {
@@ -82,6 +82,149 @@ function hashIp(ip: string): number {
     h = Math.imul(h, 16777619);
   }
   return h >>> 0;
+}
+
+/** The call a response belongs to, so that one shared 'close' listener can reach it. */
+const CALL = Symbol('proxyCall');
+type TrackedResponse = ServerResponse & { [CALL]?: ProxyCall | null };
+
+function clientClosed(this: TrackedResponse): void {
+  this[CALL]?.clientGone();
+}
+
+/** One attempt at one backend: the handler of its exchange, passing the answer on to the client. */
+class ProxyCall implements UpstreamHandler {
+  ex: Exchange | null = null;
+  private started = false;
+  private finished = false;
+  private status = 0;
+  private cacheChunks: Buffer[] | null = null;
+  private cacheBytes = 0;
+  private cacheLife = 0;
+  private cacheHeaders: Record<string, string | string[]> | null = null;
+  private held: Buffer | null = null;
+  private writing = false;
+
+  constructor(
+    private proxy: ReverseProxy,
+    private b: Backend,
+    private req: IncomingMessage,
+    private res: TrackedResponse,
+    private ctx: ProxyContext,
+    private extra: string[] | null,
+    private cacheKey: string | null,
+    private hasBody: boolean,
+    private tried: Set<Backend> | null,
+  ) {}
+
+  private finish(): boolean {
+    if (this.finished) return false;
+    this.finished = true;
+    this.b.active--;
+    if (this.res[CALL] === this) this.res[CALL] = null;
+    return true;
+  }
+
+  clientGone(): void {
+    if (this.finish()) this.ex?.abort();
+  }
+
+  onHead(status: number, raw: string[]): boolean {
+    const { res, proxy } = this;
+    this.started = true;
+    this.status = status;
+    proxy.succeeded(this.b);
+    const headers = proxy.responseHeaders(raw, this.extra);
+    const cache = this.cacheKey ? proxy.cache : null;
+    if (cache && this.req.method === 'GET') {
+      const obj: Record<string, string | string[]> = {};
+      for (let i = 0; i < headers.length; i += 2) {
+        const k = headers[i]!.toLowerCase();
+        const prev = obj[k];
+        obj[k] = prev === undefined ? headers[i + 1]! : ([] as string[]).concat(prev, headers[i + 1]!);
+      }
+      this.cacheLife = cacheLifetime(status, obj, cache.ttlMs);
+      if (this.cacheLife > 0) {
+        this.cacheChunks = [];
+        delete obj['access-control-allow-origin'];
+        delete obj['vary'];
+        delete obj['access-control-allow-credentials'];
+        this.cacheHeaders = obj;
+      }
+      headers.push('x-cache', 'MISS');
+    }
+    if (res.destroyed) {
+      this.finish();
+      return false;
+    }
+    try {
+      res.writeHead(status, headers);
+    } catch {
+      // A header Node refuses to send: the answer cannot be passed on.
+      this.cacheChunks = null;
+      this.finish();
+      res.destroy();
+      return false;
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.cacheChunks) {
+      this.cacheBytes += chunk.length;
+      if (this.cacheBytes > this.proxy.cache!.maxEntryBytes) this.cacheChunks = null;
+      else this.cacheChunks.push(chunk);
+    }
+    // The first chunk waits for the next one or for the end: a small answer then leaves with its
+    // head in one res.end().
+    const held = this.held;
+    if (held === null && !this.writing) {
+      this.held = chunk;
+      return true;
+    }
+    this.writing = true;
+    if (held) {
+      this.held = null;
+      this.res.write(held);
+    }
+    const ok = this.res.write(chunk);
+    if (!ok) this.res.once('drain', () => this.ex?.resume());
+    return ok;
+  }
+
+  onEnd(): void {
+    if (!this.finish()) return;
+    const cache = this.proxy.cache;
+    if (this.cacheChunks && this.cacheHeaders && this.cacheKey && cache) {
+      cache.set(this.cacheKey, { status: this.status, headers: this.cacheHeaders, body: Buffer.concat(this.cacheChunks), expires: Date.now() + this.cacheLife });
+    }
+    const held = this.held;
+    this.held = null;
+    if (held) this.res.end(held);
+    else this.res.end();
+  }
+
+  onError(err: ErrorWithCode): void {
+    if (!this.finish()) return;
+    const { res, req, b } = this;
+    const clientGone = res.destroyed || err.code === 'ABORTED';
+    if (this.started || clientGone) return void res.destroy();
+    if (retryable(err)) this.proxy.failed(b, err);
+    // A refused connect never reached the backend: any body-less request may go elsewhere. A reset
+    // after sending may have been acted on: only idempotent methods are sent again.
+    const again = CONNECT_FAILED.has(err.code ?? '') || IDEMPOTENT.has(req.method ?? '');
+    if (!this.hasBody && retryable(err) && again && this.proxy.backends.length > 1) {
+      const t = this.tried ?? new Set<Backend>();
+      t.add(b);
+      if (t.size < this.proxy.backends.length) return this.proxy.attempt(req, res, this.ctx, this.extra, this.cacheKey, this.hasBody, t);
+    }
+    const timeout = err.code === 'HEADERS_TIMEOUT' || err.code === 'CONNECT_TIMEOUT';
+    const text = timeout ? 'gateway timeout\n' : 'bad gateway\n';
+    if (!res.headersSent) {
+      res.writeHead(timeout ? 504 : 502, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(text.length) });
+      res.end(text);
+    } else res.destroy();
+  }
 }
 
 export class ReverseProxy {
@@ -94,21 +237,17 @@ export class ReverseProxy {
 
   constructor(
     readonly cfg: ProxyService,
-    private cache: ResponseCache | null,
+    readonly cache: ResponseCache | null,
     private onBackendEvent: (line: string) => void = () => undefined,
   ) {
+    const timeoutMs = cfg.timeoutSeconds * 1000;
     this.backends = cfg.targets.map((t) => {
       const u = new URL(t);
-      const pool = new Pool(u.origin, {
-        connections: 256,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 600_000,
-        headersTimeout: cfg.timeoutSeconds * 1000,
-        bodyTimeout: cfg.timeoutSeconds * 1000,
-        connectTimeout: Math.min(10_000, cfg.timeoutSeconds * 1000),
-        ...(u.protocol === 'https:' ? { connect: { rejectUnauthorized: !cfg.skipTlsVerify, servername: u.hostname.replace(/^\[|\]$/g, '') } } : {}),
-      });
+      const tls = u.protocol === 'https:';
+      const pool = new UpstreamPool(
+        { tls, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) || (tls ? 443 : 80), rejectUnauthorized: !cfg.skipTlsVerify },
+        { maxConnections: 256, idleMs: 30_000, timeoutMs, connectTimeoutMs: Math.min(10_000, timeoutMs) },
+      );
       return {
         url: t,
         origin: u.origin,
@@ -166,7 +305,7 @@ export class ReverseProxy {
     return fallback;
   }
 
-  private failed(b: Backend, err: unknown): void {
+  failed(b: Backend, err: unknown): void {
     b.fails++;
     if (b.fails >= this.cfg.maxFails && b.downUntil <= Date.now()) {
       b.downUntil = Date.now() + this.cfg.failTimeoutSeconds * 1000;
@@ -174,29 +313,15 @@ export class ReverseProxy {
     }
   }
 
-  private succeeded(b: Backend): void {
+  succeeded(b: Backend): void {
     if (b.fails) b.fails = 0;
     if (b.downUntil) b.downUntil = 0;
   }
 
   private async checkAll(): Promise<void> {
-    const hc = this.cfg.healthCheck;
     await Promise.all(
       this.backends.map(async (b) => {
-        let healthy = false;
-        try {
-          const r = await b.pool.request({
-            path: b.basePath + hc.path,
-            method: 'GET',
-            headers: { host: b.host, 'user-agent': 'lucky-health-check' },
-            headersTimeout: hc.timeoutSeconds * 1000,
-            bodyTimeout: hc.timeoutSeconds * 1000,
-          });
-          await r.body.dump();
-          healthy = r.statusCode >= 200 && r.statusCode < 400;
-        } catch {
-          healthy = false;
-        }
+        const healthy = await this.probe(b);
         if (this.closed) return;
         if (healthy !== b.healthy) this.onBackendEvent(`backend ${b.url} health check: ${healthy ? 'up' : 'down'}`);
         b.healthy = healthy;
@@ -205,8 +330,34 @@ export class ReverseProxy {
     );
   }
 
+  /** One health check: a 2xx or 3xx answer within the check's timeout. */
+  private probe(b: Backend): Promise<boolean> {
+    const hc = this.cfg.healthCheck;
+    return new Promise((resolve) => {
+      let status = 0;
+      let ex: Exchange | null = null;
+      const timer = setTimeout(() => {
+        ex?.abort();
+        resolve(false);
+      }, hc.timeoutSeconds * 1000);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      ex = b.pool.request(
+        { method: 'GET', path: b.basePath + hc.path, headers: ['host', b.host, 'user-agent', 'lucky-health-check'] },
+        {
+          onHead: (s) => ((status = s), true),
+          onData: () => true,
+          onEnd: () => done(status >= 200 && status < 400),
+          onError: () => done(false),
+        },
+      );
+    });
+  }
+
   /** Request headers for the backend, as a flat [name, value, ...] list. */
-  private requestHeaders(req: IncomingMessage, b: Backend, ctx: ProxyContext, upgrade: boolean): string[] {
+  private requestHeaders(req: IncomingMessage, b: Backend, ctx: ProxyContext): string[] {
     const raw = req.rawHeaders;
     const out: string[] = [];
     let connectionTokens: string | undefined;
@@ -215,8 +366,9 @@ export class ReverseProxy {
     let xfh = '';
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
-      const lower = name.toLowerCase();
-      if (lower === 'connection') connectionTokens = (connectionTokens ? connectionTokens + ',' : '') + raw[i + 1]!.toLowerCase();
+      if (name.length === 10 && name.toLowerCase() === 'connection') {
+        connectionTokens = (connectionTokens ? connectionTokens + ',' : '') + raw[i + 1]!.toLowerCase();
+      }
     }
     const dropped = connectionTokens ? new Set(connectionTokens.split(',').map((s) => s.trim())) : null;
     for (let i = 0; i < raw.length; i += 2) {
@@ -256,15 +408,19 @@ export class ReverseProxy {
   }
 
   /** Response headers for the client, hop-by-hop ones removed and the configured ones applied. */
-  private responseHeaders(raw: Buffer[], extra: string[] | null): string[] {
+  responseHeaders(raw: string[], extra: string[] | null): string[] {
     const out: string[] = [];
     const custom = this.resHeaderNames;
     for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toString('latin1');
-      const lower = name.toLowerCase();
-      if (lower === 'connection' || lower === 'keep-alive' || lower === 'transfer-encoding' || lower === 'proxy-connection') continue;
-      if (custom.size && custom.has(lower)) continue;
-      out.push(name, raw[i + 1]!.toString('latin1'));
+      const name = raw[i]!;
+      // Only names of these lengths can be hop-by-hop: most headers skip the lower-casing.
+      const n = name.length;
+      if (n === 10 || n === 16 || n === 17) {
+        const lower = name.toLowerCase();
+        if (lower === 'connection' || lower === 'keep-alive' || lower === 'transfer-encoding' || lower === 'proxy-connection') continue;
+      }
+      if (custom.size && custom.has(name.toLowerCase())) continue;
+      out.push(name, raw[i + 1]!);
     }
     for (const h of this.cfg.responseHeaders) if (h.value !== '') out.push(h.name, h.value);
     if (extra) out.push(...extra);
@@ -287,9 +443,10 @@ export class ReverseProxy {
     this.attempt(req, res, ctx, extra, cacheKey, hasBody, null);
   }
 
-  private attempt(
+  /** Sends the request to the next backend (`tried` are those that failed it already). */
+  attempt(
     req: IncomingMessage,
-    res: ServerResponse,
+    res: TrackedResponse,
     ctx: ProxyContext,
     extra: string[] | null,
     cacheKey: string | null,
@@ -305,127 +462,20 @@ export class ReverseProxy {
       return;
     }
     b.active++;
-    let abort: ((err?: Error) => void) | undefined;
-    let resume: (() => void) | undefined;
-    let started = false;
-    let done = false;
-    const cache = cacheKey ? this.cache : null;
-    let cacheChunks: Buffer[] | null = null;
-    let cacheBytes = 0;
-    let cacheLife = 0;
-    let cacheHeaders: Record<string, string | string[]> | null = null;
-    let status = 0;
-    const onClose = () => {
-      if (!done) abort?.(new Error('client closed'));
-    };
-    res.once('close', onClose);
-    const finish = () => {
-      if (done) return false;
-      done = true;
-      b.active--;
-      res.off('close', onClose);
-      return true;
-    };
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect: (a: (err?: Error) => void) => {
-        abort = a;
-        if (res.destroyed) a(new Error('client closed'));
-      },
-      onHeaders: (statusCode: number, rawHeaders: Buffer[], r: () => void) => {
-        resume = r;
-        if (statusCode < 200) return true; // 1xx interim answers are not passed on
-        started = true;
-        status = statusCode;
-        this.succeeded(b);
-        const headers = this.responseHeaders(rawHeaders, extra);
-        if (cache && (req.method === 'GET')) {
-          const obj: Record<string, string | string[]> = {};
-          for (let i = 0; i < headers.length; i += 2) {
-            const k = headers[i]!.toLowerCase();
-            const prev = obj[k];
-            obj[k] = prev === undefined ? headers[i + 1]! : ([] as string[]).concat(prev, headers[i + 1]!);
-          }
-          cacheLife = cacheLifetime(statusCode, obj, cache.ttlMs);
-          if (cacheLife > 0) {
-            cacheChunks = [];
-            delete obj['access-control-allow-origin'];
-            delete obj['vary'];
-            delete obj['access-control-allow-credentials'];
-            cacheHeaders = obj;
-          }
-          headers.push('x-cache', 'MISS');
-        }
-        if (res.destroyed) return false;
-        try {
-          res.writeHead(statusCode, headers);
-        } catch {
-          // A header Node refuses to send: the answer cannot be passed on.
-          cacheChunks = null;
-          res.destroy();
-          return false;
-        }
-        return true;
-      },
-      onData: (chunk: Buffer) => {
-        if (cacheChunks) {
-          cacheBytes += chunk.length;
-          if (cacheBytes > cache!.maxEntryBytes) cacheChunks = null;
-          else cacheChunks.push(chunk);
-        }
-        const ok = res.write(chunk);
-        if (!ok) res.once('drain', () => resume?.());
-        return ok;
-      },
-      onComplete: () => {
-        if (!finish()) return;
-        if (cacheChunks && cacheHeaders && cacheKey) {
-          cache!.set(cacheKey, { status, headers: cacheHeaders, body: Buffer.concat(cacheChunks), expires: Date.now() + cacheLife });
-        }
-        res.end();
-      },
-      onError: (err: Error) => {
-        if (!finish()) return;
-        const clientGone = res.destroyed || (err as { message?: string }).message === 'client closed';
-        if (!started && !clientGone && retryable(err)) this.failed(b, err);
-        if (!started && !clientGone) {
-          // A refused connect never reached the backend: any body-less request may go elsewhere. A
-          // reset after sending may have been acted on: only idempotent methods are sent again.
-          const again = connectFailed(err) || IDEMPOTENT.has(req.method ?? '');
-          if (!hasBody && retryable(err) && again && this.backends.length > 1) {
-            const t = tried ?? new Set<Backend>();
-            t.add(b);
-            if (t.size < this.backends.length) return this.attempt(req, res, ctx, extra, cacheKey, hasBody, t);
-          }
-          const code = (err as { code?: string }).code;
-          const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
-          const text = timeout ? 'gateway timeout\n' : 'bad gateway\n';
-          if (!res.headersSent) {
-            res.writeHead(timeout ? 504 : 502, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(text.length) });
-            res.end(text);
-          } else res.destroy();
-          return;
-        }
-        res.destroy();
-      },
-    } as unknown as Dispatcher.DispatchHandler;
-    const opts: Dispatcher.DispatchOptions = {
-      path: b.basePath + ctx.path,
-      method: req.method as Dispatcher.HttpMethod,
-      headers: this.requestHeaders(req, b, ctx, false),
-      body: hasBody ? req : null,
-    };
-    try {
-      b.pool.dispatch(opts, handler);
-    } catch (err) {
-      (handler as unknown as { onError(e: Error): void }).onError(err as Error);
-    }
+    const call = new ProxyCall(this, b, req, res, ctx, extra, cacheKey, hasBody, tried);
+    // One listener per response, whichever attempt is current.
+    if (res[CALL] === undefined) res.on('close', clientClosed);
+    res[CALL] = call;
+    const ex = b.pool.request({ method: req.method ?? 'GET', path: b.basePath + ctx.path, headers: this.requestHeaders(req, b, ctx), body: hasBody ? req : null }, call);
+    call.ex = ex;
+    if (res.destroyed) call.clientGone();
   }
 
   /** A websocket (or other) upgrade: the backend's 101 and then bytes both ways. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: ProxyContext): void {
     const b = this.pick(ctx.clientIp, null);
     if (!b) return void socket.destroy();
-    const headers = this.requestHeaders(req, b, ctx, true);
+    const headers = this.requestHeaders(req, b, ctx);
     b.active++;
     let released = false;
     const release = () => {
@@ -435,15 +485,13 @@ export class ReverseProxy {
       }
     };
     socket.on('error', () => socket.destroy());
-    const handler = {
-      onConnect: (abort: (e?: Error) => void) => {
-        socket.once('close', () => abort(new Error('client closed')));
-      },
-      onUpgrade: (statusCode: number, rawHeaders: Buffer[], upstream: Duplex) => {
+    const handler: UpstreamHandler = {
+      onUpgrade: (statusCode, rawHeaders, upstream, rest) => {
         this.succeeded(b);
         let head101 = `HTTP/1.1 ${statusCode} Switching Protocols\r\n`;
-        for (let i = 0; i < rawHeaders.length; i += 2) head101 += `${rawHeaders[i]!.toString('latin1')}: ${rawHeaders[i + 1]!.toString('latin1')}\r\n`;
+        for (let i = 0; i < rawHeaders.length; i += 2) head101 += `${rawHeaders[i]!}: ${rawHeaders[i + 1]!}\r\n`;
         socket.write(head101 + '\r\n');
+        if (rest.length) socket.write(rest);
         if (head.length) upstream.write(head);
         upstream.on('error', () => socket.destroy());
         upstream.on('close', () => {
@@ -454,42 +502,32 @@ export class ReverseProxy {
         upstream.pipe(socket);
         socket.pipe(upstream);
       },
-      onHeaders: (statusCode: number, rawHeaders: Buffer[]) => {
+      onHead: (statusCode, rawHeaders) => {
         // The backend refused the upgrade: pass its answer on and close.
         let text = `HTTP/1.1 ${statusCode} ${statusCode === 200 ? 'OK' : 'Upgrade Refused'}\r\n`;
         for (let i = 0; i < rawHeaders.length; i += 2) {
-          const n = rawHeaders[i]!.toString('latin1');
+          const n = rawHeaders[i]!;
           if (/^(connection|transfer-encoding|keep-alive)$/i.test(n)) continue;
-          text += `${n}: ${rawHeaders[i + 1]!.toString('latin1')}\r\n`;
+          text += `${n}: ${rawHeaders[i + 1]!}\r\n`;
         }
         socket.write(text + 'Connection: close\r\n\r\n');
         return true;
       },
-      onData: (chunk: Buffer) => socket.write(chunk),
-      onComplete: () => {
+      onData: (chunk) => socket.write(chunk),
+      onEnd: () => {
         release();
         socket.end();
       },
-      onError: (err: Error) => {
+      onError: (err: ErrorWithCode) => {
         release();
         if (retryable(err)) this.failed(b, err);
         if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
         else socket.destroy();
       },
     };
-    try {
-      b.pool.dispatch(
-        {
-          path: b.basePath + ctx.path,
-          method: 'GET',
-          headers,
-          upgrade: String(req.headers.upgrade ?? 'websocket'),
-        },
-        handler as unknown as Dispatcher.DispatchHandler,
-      );
-    } catch (err) {
-      handler.onError(err as Error);
-    }
+    const ex = b.pool.request({ method: 'GET', path: b.basePath + ctx.path, headers, upgrade: String(req.headers.upgrade ?? 'websocket') }, handler);
+    // Before the 101 the client leaving ends the attempt; after it, the sockets close each other.
+    socket.once('close', () => ex.abort());
   }
 
   /** Stops health checks; pools finish what is in flight, then close. */
@@ -498,8 +536,8 @@ export class ReverseProxy {
     if (this.timer) clearInterval(this.timer);
     for (const b of this.backends) {
       const p = b.pool;
-      void p.close().catch(() => undefined);
-      setTimeout(() => void p.destroy().catch(() => undefined), 30_000).unref();
+      p.close();
+      setTimeout(() => p.destroy(), 30_000).unref();
     }
   }
 }
