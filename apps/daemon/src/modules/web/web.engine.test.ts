@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -708,6 +708,26 @@ describe('web engine', () => {
     expect(l.list.map((e) => e.path)).toEqual(['/n2', '/n3', '/n4']);
     expect(l.list[0]).toMatchObject({ status: 200, method: 'GET', clientIP: '127.0.0.1', userAgent: 'tester' });
     expect(engine.accessLog('al', 1).list.map((e) => e.path)).toEqual(['/n4']);
+    // Two like answers on one kept-alive connection: each entry counts its own bytes only.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    for (const path of ['/k1', '/k2']) {
+      await new Promise<void>((resolve, reject) => {
+        const r = request({ host: '127.0.0.1', port, path, agent, headers: { host: 'x' } }, (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    }
+    agent.destroy();
+    expect(sockets.size).toBe(1);
+    await waitFor(() => engine.accessLog('al', 10).list.at(-1)?.path === '/k2');
+    const [k1, k2] = engine.accessLog('al', 2).list;
+    expect(k1!.bytes).toBeGreaterThan(100);
+    expect(k2!.bytes).toBe(k1!.bytes);
     await engine.start('al', rule({ port, accessLog: { capacity: 0 }, defaultService: { type: 'text', body: 'x' } }));
     await get(port, '/after');
     expect(engine.accessLog('al', 10).list).toEqual([]);

@@ -82,6 +82,7 @@ interface Runtime {
   stats: Stats;
   log: AccessRing<WebAccessEntry>;
   address: string;
+  hosts: HostMemo;
 }
 
 const TLS_VERSIONS: Record<WebRule['minTls'], SecureVersion> = { '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
@@ -124,6 +125,62 @@ function merge(rule: Access, sub: Access | null): Access {
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What the figures and the access log need of a request once its response is over. */
+interface Hit {
+  rt: Runtime;
+  t0: number;
+  ip: string;
+  site: string;
+}
+const HIT = Symbol('hit');
+/** Bytes written on a connection up to the end of its previous response. */
+const SENT = Symbol('sent');
+type LoggedResponse = ServerResponse & { [HIT]?: Hit };
+type CountedSocket = Duplex & { bytesWritten?: number; [SENT]?: number };
+
+function responseClosed(this: LoggedResponse): void {
+  const hit = this[HIT];
+  if (!hit) return;
+  this[HIT] = undefined;
+  const { rt } = hit;
+  const status = this.headersSent ? this.statusCode : 0;
+  const code = String(status);
+  rt.stats.codes[code] = (rt.stats.codes[code] ?? 0) + 1;
+  if (rt.log.capacity <= 0) return;
+  const req = this.req;
+  // Responses on a connection follow one another: what it wrote since the last one is this one.
+  const sock = req.socket as CountedSocket;
+  const sent = sock.bytesWritten ?? 0;
+  const bytes = sent - (sock[SENT] ?? 0);
+  sock[SENT] = sent;
+  rt.log.push({
+    time: Date.now(),
+    clientIP: hit.ip,
+    method: req.method ?? '',
+    host: req.headers.host ?? '',
+    path: (req.url ?? '').slice(0, 2048),
+    status,
+    bytes,
+    ms: Math.round((performance.now() - hit.t0) * 10) / 10,
+    userAgent: (req.headers['user-agent'] ?? '').slice(0, 512),
+    sub: hit.site,
+  });
+}
+
+/** parseHost for the Host header of the previous request again costs a comparison. */
+class HostMemo {
+  private raw: string | undefined = undefined;
+  private parsed: HostPort | null = null;
+
+  parse(value: string | undefined): HostPort | null {
+    if (value !== this.raw || value === undefined) {
+      this.raw = value;
+      this.parsed = parseHost(value) ?? (value === undefined ? { host: '', port: '' } : null);
+    }
+    return this.parsed;
+  }
 }
 
 export interface WebEngineOptions {
@@ -338,6 +395,7 @@ export class WebEngine implements RuleEngine<WebRule> {
       stats: old && old.listenId === listenId ? old.stats : { requests: 0, closedIn: 0, closedOut: 0, codes: {} },
       log: old ? old.log : new AccessRing<WebAccessEntry>(rule.accessLog.capacity),
       address: '',
+      hosts: new HostMemo(),
     };
     rt.log.resize(rule.accessLog.capacity);
     rt.server = this.makeServer(rt);
@@ -553,33 +611,14 @@ export class WebEngine implements RuleEngine<WebRule> {
   private onRequest(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
     const c = rt.compiled;
     rt.stats.requests++;
-    const t0 = rt.log.capacity > 0 ? performance.now() : 0;
-    const sock = req.socket;
-    const bw0 = sock.bytesWritten;
-    const hp = parseHost(req.headers.host) ?? (req.headers.host === undefined ? { host: '', port: '' } : null);
+    const hp = rt.hosts.parse(req.headers.host);
     const site = hp ? (c.sites.match(hp.host) ?? c.fallback) : c.fallback;
     const peer = plainIp(req.socket.remoteAddress);
     const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
     const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
-    res.once('close', () => {
-      const status = res.headersSent ? res.statusCode : 0;
-      const code = String(status);
-      rt.stats.codes[code] = (rt.stats.codes[code] ?? 0) + 1;
-      if (rt.log.capacity > 0) {
-        rt.log.push({
-          time: Date.now(),
-          clientIP: ip,
-          method: req.method ?? '',
-          host: req.headers.host ?? '',
-          path: (req.url ?? '').slice(0, 2048),
-          status,
-          bytes: sock.bytesWritten - bw0,
-          ms: Math.round((performance.now() - t0) * 10) / 10,
-          userAgent: (req.headers['user-agent'] ?? '').slice(0, 512),
-          sub: site.name,
-        });
-      }
-    });
+    // One shared listener and a plain record rather than a closure per request.
+    (res as LoggedResponse)[HIT] = { rt, t0: rt.log.capacity > 0 ? performance.now() : 0, ip, site: site.name };
+    res.on('close', responseClosed);
     const path = this.target(req);
     if (!hp || path === null) return this.plain(res, 400, 'bad request\n');
     if (this.denied(site, ip, req.headers['user-agent'])) return this.plain(res, 403, 'forbidden\n');
@@ -651,6 +690,7 @@ export class WebEngine implements RuleEngine<WebRule> {
           for (const [k, v] of Object.entries(h)) if (v !== undefined) extra.push(k, String(v));
         }
         const cacheKey =
+          site.proxy!.cache &&
           req.method === 'GET' && !req.headers.range && (site.auth || !req.headers.authorization) && !req.headers.cookie
             ? `${hp.host}\n${path}\n${req.headers['accept-encoding'] ?? ''}`
             : null;
