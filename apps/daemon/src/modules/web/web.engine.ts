@@ -153,20 +153,23 @@ function responseClosed(this: LoggedResponse): void {
   // Responses on a connection follow one another: what it wrote since the last one is this one.
   const sock = req.socket as CountedSocket;
   const sent = sock.bytesWritten ?? 0;
-  const bytes = sent - (sock[SENT] ?? 0);
+  const e = rt.log.evictee() ?? blankEntry();
+  e.time = Date.now();
+  e.clientIP = hit.ip;
+  e.method = req.method ?? '';
+  e.host = req.headers.host ?? '';
+  e.path = (req.url ?? '').slice(0, 2048);
+  e.status = status;
+  e.bytes = sent - (sock[SENT] ?? 0);
+  e.ms = Math.round((performance.now() - hit.t0) * 10) / 10;
+  e.userAgent = (req.headers['user-agent'] ?? '').slice(0, 512);
+  e.sub = hit.site;
   sock[SENT] = sent;
-  rt.log.push({
-    time: Date.now(),
-    clientIP: hit.ip,
-    method: req.method ?? '',
-    host: req.headers.host ?? '',
-    path: (req.url ?? '').slice(0, 2048),
-    status,
-    bytes,
-    ms: Math.round((performance.now() - hit.t0) * 10) / 10,
-    userAgent: (req.headers['user-agent'] ?? '').slice(0, 512),
-    sub: hit.site,
-  });
+  rt.log.push(e);
+}
+
+function blankEntry(): WebAccessEntry {
+  return { time: 0, clientIP: '', method: '', host: '', path: '', status: 0, bytes: 0, ms: 0, userAgent: '', sub: '' };
 }
 
 /** parseHost for the Host header of the previous request again costs a comparison. */
@@ -511,7 +514,8 @@ export class WebEngine implements RuleEngine<WebRule> {
   accessLog(key: string, limit: number): { list: WebAccessEntry[]; total: number } {
     const rt = this.runtimes.get(key);
     if (!rt) return { list: [], total: 0 };
-    return { list: rt.log.latest(limit), total: rt.log.size };
+    // Copies: the ring refills its entries in place.
+    return { list: rt.log.latest(limit).map((e) => ({ ...e })), total: rt.log.size };
   }
 
   connections(): number {

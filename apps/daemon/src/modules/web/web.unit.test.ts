@@ -85,6 +85,19 @@ describe('access log ring', () => {
     r.push(9);
     expect(r.latest(10)).toEqual([]);
   });
+
+  it('hands out the entry a full ring drops next, for reuse', () => {
+    const r = new AccessRing<{ n: number }>(2);
+    expect(r.evictee()).toBeUndefined();
+    r.push({ n: 1 });
+    r.push({ n: 2 });
+    const e = r.evictee()!;
+    expect(e.n).toBe(1);
+    e.n = 3;
+    r.push(e);
+    expect(r.latest(10).map((x) => x.n)).toEqual([2, 3]);
+    expect(r.evictee()!.n).toBe(2);
+  });
 });
 
 describe('filters and defaults', () => {
