@@ -200,11 +200,14 @@ describe('upstream pool', () => {
     expect((await fetchVia(p)).body).toBe('ok');
     expect(await fetchVia(p)).toMatchObject({ body: 'ok', error: null });
     expect(b.conns).toBe(2);
-    // Not for a request with a body: it may have been acted on, and it cannot be read again.
+    // Not a request that may have been acted on: one with a body (it cannot be read again either),
+    // or a non-idempotent one.
     const body = new PassThrough();
     const a = fetchVia(p, { method: 'PUT', headers: ['host', 'b', 'content-length', '1'], body });
     body.end('x');
     expect((await a).error).toBe('UPSTREAM_CLOSED');
+    expect((await fetchVia(p)).body).toBe('ok');
+    expect((await fetchVia(p, { method: 'POST' })).error).toBe('UPSTREAM_CLOSED');
   });
 
   it('retires idle connections after the time the backend announced, less a margin', async () => {

@@ -20,6 +20,7 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const KEEPALIVE_MARGIN_MS = 2000;
 const KEEPALIVE_MAX_MS = 600_000;
 const HEX_RE = /^[0-9A-Fa-f]{1,12}$/;
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 export type UpstreamErrorCode =
   | 'UPSTREAM_CLOSED'
@@ -222,6 +223,8 @@ export class Exchange {
   retried = false;
   /** The request body is still being sent. */
   sending = false;
+  /** Body-less and idempotent (RFC 9110 section 9.2.2): sending it twice does no harm. */
+  readonly repeatable: boolean;
 
   constructor(
     private pool: UpstreamPool,
@@ -231,7 +234,10 @@ export class Exchange {
     readonly chunked: boolean,
     readonly upgrade: boolean,
     readonly handler: UpstreamHandler,
-  ) {}
+    method: string,
+  ) {
+    this.repeatable = body === null && IDEMPOTENT.has(method);
+  }
 
   /** The client went away: the response is not wanted (its connection cannot be reused). */
   abort(): void {
@@ -585,9 +591,10 @@ class Conn {
     this.ex = null;
     if (!ex || ex.done) return;
     ex.conn = null;
-    // A kept-alive connection the backend had closed meanwhile: the request never reached it.
+    // Most likely a kept-alive connection the backend had closed meanwhile, and the request never
+    // reached it; but it may have, so only a request that may be repeated is sent again.
     const stale = err !== null && (err.code === 'UPSTREAM_CLOSED' || err.code === 'ECONNRESET' || err.code === 'EPIPE');
-    if (stale && !this.answered && this.uses > 0 && ex.body === null && !ex.retried && !this.pool.closed) {
+    if (stale && !this.answered && this.uses > 0 && ex.repeatable && !ex.retried && !this.pool.closed) {
       ex.retried = true;
       this.pool.sendFresh(ex);
       return;
@@ -632,7 +639,7 @@ export class UpstreamPool {
     const h = r.headers;
     for (let i = 0; i < h.length; i += 2) head += `${h[i]}: ${h[i + 1]}\r\n`;
     head += `${extra}\r\n`;
-    const ex = new Exchange(this, head, r.method === 'HEAD', body, chunked, !!r.upgrade, handler);
+    const ex = new Exchange(this, head, r.method === 'HEAD', body, chunked, !!r.upgrade, handler, r.method);
     if (this.closed) ex.fail(new UpstreamError('POOL_CLOSED', 'the backend pool is closed'));
     else if (ex.upgrade) this.sendFresh(ex);
     else this.assign(ex);
