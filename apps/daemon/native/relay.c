@@ -219,9 +219,16 @@ static void take_slot(Head *h, int kind) {
 
 static void give_pipe(Dir *d);
 
+/* The slot goes back to the free list and the object is freed (its descriptors stay Node's). */
+static void give_slot(Head *h) {
+  clear_again(h);
+  slots[h->slot] = NULL;
+  free_slots[nfree++] = h->slot;
+  free(h);
+}
+
 /* Out of the epoll set and the table, and freed; the descriptors stay open (Node owns them). */
 static void drop(Head *h) {
-  clear_again(h);
   if (h->kind == KIND_TCP) {
     Tcp *c = (Tcp *)h;
     epoll_ctl(ep, EPOLL_CTL_DEL, c->fd[0], NULL);
@@ -235,9 +242,7 @@ static void drop(Head *h) {
     epoll_ctl(ep, EPOLL_CTL_DEL, s->fd, NULL);
     unlink_session(s);
   }
-  slots[h->slot] = NULL;
-  free_slots[nfree++] = h->slot;
-  free(h);
+  give_slot(h);
 }
 
 static void counters(Head *h, uint64_t *a, uint64_t *b, int64_t *idle) {
@@ -660,13 +665,7 @@ static napi_value js_tcp_add(napi_env env, napi_callback_info info) {
     epoll_ctl(ep, EPOLL_CTL_DEL, c->fd[0], NULL);
   }
   double id = id_of(&c->h);
-  if (err) {
-    epoll_ctl(ep, EPOLL_CTL_DEL, c->fd[0], NULL);
-    clear_again(&c->h);
-    slots[c->h.slot] = NULL;
-    free_slots[nfree++] = c->h.slot;
-    free(c);
-  }
+  if (err) give_slot(&c->h);
   pthread_mutex_unlock(&lock);
   if (err) return throw_errno(env, "epoll_ctl", err);
   wake();
@@ -694,12 +693,7 @@ static napi_value js_udp_listen(napi_env env, napi_callback_info info) {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = tag(&l->h, 0)};
   int err = epoll_ctl(ep, EPOLL_CTL_ADD, l->fd, &ev) < 0 ? errno : 0;
   double id = id_of(&l->h);
-  if (err) {
-    clear_again(&l->h);
-    slots[l->h.slot] = NULL;
-    free_slots[nfree++] = l->h.slot;
-    free(l);
-  }
+  if (err) give_slot(&l->h);
   pthread_mutex_unlock(&lock);
   if (err) return throw_errno(env, "epoll_ctl", err);
   wake();
@@ -783,12 +777,8 @@ static napi_value js_udp_session(napi_env env, napi_callback_info info) {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = tag(&s->h, 0)};
   int err = epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ev) < 0 ? errno : 0;
   double id = id_of(&s->h);
-  if (err) {
-    clear_again(&s->h);
-    slots[s->h.slot] = NULL;
-    free_slots[nfree++] = s->h.slot;
-    free(s);
-  } else {
+  if (err) give_slot(&s->h);
+  else {
     uint32_t b = hash_addr(s->listener_slot, &s->client);
     s->next = buckets[b];
     buckets[b] = s;
