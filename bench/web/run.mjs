@@ -16,7 +16,7 @@
  * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 9] [--soak 30]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -193,30 +193,14 @@ async function main() {
   log(`versions: ${execFileSync('sh', ['-c', 'nginx -v 2>&1; caddy version 2>&1 | head -1; wrk -v 2>&1 | head -1; node -v'], { encoding: 'utf8' }).trim().replace(/\n/g, ' | ')}`);
   log(`cpus: ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; wrk -t${THREADS} -c${CONNS} -d${DURATION}s`);
 
-  // Build the daemon from this tree into bench/web/.build (resolving packages through apps/daemon).
-  const build = join(here, '.build');
-  rmSync(join(build, 'daemon'), { recursive: true, force: true });
-  mkdirSync(build, { recursive: true });
-  // version.js reads ../package.json; it also makes the built files ES modules.
-  copyFileSync(join(ROOT, 'apps', 'daemon', 'package.json'), join(build, 'package.json'));
-  if (!existsSync(join(build, 'node_modules'))) symlinkSync(join(ROOT, 'apps', 'daemon', 'node_modules'), join(build, 'node_modules'));
-  log('building contracts and daemon ...');
-  try {
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', '.'], { cwd: join(ROOT, 'packages', 'contracts'), stdio: 'ignore', timeout: 300_000 });
-  } catch {
-    /* type errors elsewhere still emit */
-  }
-  try {
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'apps', 'daemon', 'tsconfig.json'), '--outDir', join(build, 'daemon'), '--sourceMap', 'false', '--declaration', 'false'], {
-      stdio: 'ignore',
-      timeout: 300_000,
-    });
-  } catch {
-    /* emitted anyway unless fatal; checked below */
-  }
-  if (!existsSync(join(build, 'daemon', 'main.js'))) throw new Error('daemon build failed');
+  // The daemon as `npm start` runs it: contracts and daemon built from this tree (with the native
+  // addon and the web serving-thread worker).
+  log('building (npm run build) ...');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: 900_000 });
+  const daemonMain = join(ROOT, 'apps', 'daemon', 'dist', 'main.js');
+  if (!existsSync(daemonMain)) throw new Error('daemon build failed');
 
-  const [pBackend, pNginx, pCaddy, pLucky, pAdmin] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [pBackend, pNginx, pCaddy] = await Promise.all([freePort(), freePort(), freePort()]);
 
   // The backend: a tiny fixed answer.
   const backendConf = nginxConf(join(tmp, 'backend'), `  server { listen 127.0.0.1:${pBackend}; location / { default_type text/plain; return 200 "hello world\\n"; } }`);
@@ -265,25 +249,30 @@ http://127.0.0.1:${pCaddy} {
     `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' }); s.end('hello world\\n'); }).listen(${pHello}, '127.0.0.1')`,
   ]);
 
-  const dataDir = join(tmp, 'lucky');
-  const lucky = start('lucky', process.execPath, [join(build, 'daemon', 'main.js'), '--port', String(pAdmin), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production' },
-  });
-
-  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pHello), waitPort(pAdmin, 60_000)]);
-  const login = await api(pAdmin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
-  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
-  const created = await api(
-    pAdmin,
-    'POST',
-    '/api/web/rules',
-    { name: 'bench', address: '127.0.0.1', port: pLucky, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${pBackend}`] } },
-    login.token,
-  );
-  if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
-  await waitPort(pLucky);
-  // The daemon's child is `sh` exec'ing node: same pid.
+  // Lucky as shipped (serving threads, one per CPU up to 4), and the same daemon held to one
+  // thread (LUCKY_WEB_THREADS=0) as a reference for what the threads bring.
+  async function startLucky(name, threads) {
+    const [admin, port] = await Promise.all([freePort(), freePort()]);
+    const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production' };
+    if (threads !== undefined) env.LUCKY_WEB_THREADS = String(threads);
+    const child = start(name, process.execPath, [daemonMain, '--port', String(admin), '--host', '127.0.0.1', '--data-dir', join(tmp, name)], { env });
+    await waitPort(admin, 60_000);
+    const login = await api(admin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
+    if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
+    const rule = { name: 'bench', address: '127.0.0.1', port, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${pBackend}`] } };
+    const created = await api(admin, 'POST', '/api/web/rules', rule, login.token);
+    if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
+    await waitPort(port);
+    // The daemon's child is `sh` exec'ing node: same pid.
+    return { pid: child.pid, admin, port, token: login.token };
+  }
+  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pHello)]);
+  const lucky = await startLucky('lucky');
+  const luckyOne = await startLucky('lucky-one-thread', 0);
+  const pLucky = lucky.port;
   const luckyPid = lucky.pid;
+  const status = await api(lucky.admin, 'GET', '/api/web/rules', undefined, lucky.token);
+  log(`lucky rule: ${status.list?.[0]?.status?.message ?? '?'}; serving threads: ${process.env.LUCKY_WEB_THREADS ?? `default (${Math.min(4, Number(execFileSync('nproc', { encoding: 'utf8' })))})`}`);
 
   const targets = [
     ['backend (direct)', pBackend],
@@ -291,6 +280,7 @@ http://127.0.0.1:${pCaddy} {
     ['nginx proxy_pass', pNginx],
     ['caddy reverse_proxy', pCaddy],
     ['lucky web proxy', pLucky],
+    ['lucky, one thread (ref)', luckyOne.port],
   ];
   const results = {};
   const rounds = {};
@@ -353,7 +343,7 @@ http://127.0.0.1:${pCaddy} {
     await new Promise((r) => setTimeout(r, 1000));
     fdSettled = fdCount(luckyPid);
   }
-  const figures = (await api(pAdmin, 'GET', '/api/web/rules', undefined, login.token)).list?.[0]?.figures;
+  const figures = (await api(lucky.admin, 'GET', '/api/web/rules', undefined, lucky.token)).list?.[0]?.figures;
   log(`soak: ${fmt(soak.rps)} req/s, p99 ${fmt(soak.p99, 2)} ms, ${soak.total} requests, ${soak.sockErrors}, non-2xx ${soak.non2xx}`);
   log(`soak errors: ${soak.errors + soak.non2xx}  (goal 0)  ${soak.errors + soak.non2xx === 0 ? 'met' : 'NOT met'}`);
   log(`lucky fds: before ${fdBefore}, right after ${fdRightAfter}, settled ${fdSettled}  (goal: no growth)  ${fdSettled <= fdBefore ? 'met' : 'NOT met'}`);

@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -836,6 +837,42 @@ static napi_value js_remove(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * listenTcp(ip, port, ipv6Only, backlog) -> fd, or -errno. A listening socket with SO_REUSEPORT,
+ * for the web engine's serving threads: each thread gets its own socket on the same port and the
+ * kernel spreads new connections over them. Node 20 cannot set SO_REUSEPORT itself. `ip` is a
+ * numeric address (the contracts allow nothing else); the caller owns the descriptor.
+ */
+static napi_value js_listen_tcp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  char ip[64];
+  size_t iplen = 0;
+  int64_t port, backlog;
+  bool v6only = false;
+  if (!args(env, info, 4, argv) || napi_get_value_string_utf8(env, argv[0], ip, sizeof ip, &iplen) != napi_ok || !get_int(env, argv[1], &port) ||
+      napi_get_value_bool(env, argv[2], &v6only) != napi_ok || !get_int(env, argv[3], &backlog) || port < 0 || port > 65535)
+    return throw_err(env, "listenTcp(ip, port, ipv6Only, backlog)");
+  struct addrinfo hints = {0}, *ai = NULL;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  hints.ai_socktype = SOCK_STREAM;
+  char service[8];
+  snprintf(service, sizeof service, "%d", (int)port);
+  if (getaddrinfo(ip, service, &hints, &ai) != 0 || !ai) return number(env, -EINVAL);
+  int err = 0, one = 1, v6 = v6only ? 1 : 0;
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) err = errno;
+  else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0 ||
+           (ai->ai_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6, sizeof v6) < 0) ||
+           bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, backlog > 0 ? (int)backlog : 511) < 0)
+    err = errno;
+  freeaddrinfo(ai);
+  if (err) {
+    if (fd >= 0) close(fd);
+    return number(env, -err);
+  }
+  return number(env, fd);
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"start", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
@@ -845,6 +882,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"udpSession", NULL, js_udp_session, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, js_counters, NULL, NULL, NULL, napi_default, NULL},
       {"remove", NULL, js_remove, NULL, NULL, NULL, napi_default, NULL},
+      {"listenTcp", NULL, js_listen_tcp, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

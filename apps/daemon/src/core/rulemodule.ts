@@ -18,7 +18,8 @@ export interface RuleModuleOptions<I extends RuleInputShape, C extends z.ZodType
   log: Logger;
   logs?: RuleLogs;
   /** Extra fields of the list view (figures, last results). */
-  extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown>;
+  /** May be a promise: the web engine's figures come from its serving threads. */
+  extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Turns a validated input into what is stored (hash passwords; keep secrets sent back masked). */
   prepare?: (input: z.output<I>, previous: z.output<I> | undefined) => Promise<z.output<I>> | z.output<I>;
   /** What a stored rule shows in answers (hide hashes and secrets). */
@@ -57,14 +58,14 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
     return this.engine.status(rule.key);
   }
 
-  view(rule: StoredRule<z.output<I>>, lang: Lang = 'en_US') {
+  async view(rule: StoredRule<z.output<I>>, lang: Lang = 'en_US') {
     return {
       ...(this.opts.present ? this.opts.present(rule.data) : rule.data),
       key: rule.key,
       status: presentStatus(this.statusOf(rule), lang),
       created: rule.created,
       updated: rule.updated,
-      ...this.opts.extra?.(rule),
+      ...(await this.opts.extra?.(rule)),
     };
   }
 
@@ -111,9 +112,9 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
 
   /** The uniform routes; `routes` comes from the contracts' ruleRoutes() for this module. */
   register(app: FastifyInstance, routes: ReturnType<typeof ruleRoutes<string, I, z.ZodType, C>>): void {
-    addRoute(app, routes.list, ({ req }) => ({ list: this.store.list().map((r) => this.view(r, req.lang)) }) as never);
+    addRoute(app, routes.list, async ({ req }) => ({ list: await Promise.all(this.store.list().map((r) => this.view(r, req.lang))) }) as never);
     addRoute(app, routes.create, async ({ body }) => ({ key: await this.create(body as z.output<I>) }));
-    addRoute(app, routes.get, ({ params, req }) => ({ rule: this.view(this.require(params.key), req.lang) }) as never);
+    addRoute(app, routes.get, async ({ params, req }) => ({ rule: await this.view(this.require(params.key), req.lang) }) as never);
     addRoute(app, routes.update, async ({ params, body }) => {
       await this.update(params.key, body as z.output<I>);
       return {};

@@ -7,24 +7,8 @@
  * functions here return null and the engine relays in JavaScript.
  */
 import type { Socket as UdpSocket } from 'node:dgram';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-interface Addon {
-  start(
-    onEnd: (id: number, a: number, b: number, reason: number, errno: number) => void,
-    onPacket: (listenerId: number, msg: Buffer, address: string, port: number) => void,
-  ): void;
-  tcpAdd(fdA: number, fdB: number, idleMs: number): number;
-  udpListen(fd: number, maxPacket: number): number;
-  udpSetMax(id: number, maxPacket: number): void;
-  udpSession(listenerId: number, fd: number, address: string, port: number): number;
-  counters(id: number): [number, number, number] | null;
-  remove(id: number): [number, number] | null;
-}
+import { nativeAddon, type NativeAddon } from '../../core/native.js';
 
 export type NativeEnd = { reason: 'closed' | 'error' | 'idle'; errno: number };
 
@@ -43,22 +27,20 @@ export interface NativeUdpListener {
   remove(): void;
 }
 
-/** dist/native from src/modules/portforward or dist/modules/portforward alike. */
-const ADDON = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'native', 'relay.node');
 const REASONS = ['closed', 'error', 'idle'] as const;
 /** One relay thread per process, whichever copy of this module started it. */
 const SHARED = Symbol.for('lucky.nativeRelay');
 
 type PacketHandler = (msg: Buffer, address: string, port: number) => void;
-type Shared = { addon: Addon; ends: Map<number, (end: NativeEnd, a: number, b: number) => void>; packets: Map<number, PacketHandler> };
+type Shared = { addon: NativeAddon; ends: Map<number, (end: NativeEnd, a: number, b: number) => void>; packets: Map<number, PacketHandler> };
 
 function load(): Shared | null {
   const g = globalThis as unknown as Record<symbol, Shared | null | undefined>;
   if (g[SHARED] !== undefined) return g[SHARED];
   let shared: Shared | null = null;
-  if (process.platform === 'linux' && process.env.LUCKY_NATIVE_RELAY !== '0' && existsSync(ADDON)) {
+  const addon = process.env.LUCKY_NATIVE_RELAY !== '0' ? nativeAddon() : null;
+  if (addon) {
     try {
-      const addon = createRequire(import.meta.url)(ADDON) as Addon;
       const ends: Shared['ends'] = new Map();
       const packets: Shared['packets'] = new Map();
       addon.start(
@@ -71,7 +53,7 @@ function load(): Shared | null {
       );
       shared = { addon, ends, packets };
     } catch {
-      // Loaded in a second thread (the relay serves one), or a build for another system.
+      // Started in a second thread (the relay serves one).
       shared = null;
     }
   }

@@ -11,7 +11,7 @@ import { hashPassword } from '../../core/password.js';
 import { addRoute } from '../../core/routes.js';
 import { RuleModule } from '../../core/rulemodule.js';
 import { RuleStore, SettingsStore } from '../../core/rulestore.js';
-import { WebEngine } from './web.engine.js';
+import { createWebEngine } from './web.threads.js';
 import { NftFirewall, type Firewall } from './web.firewall.js';
 
 const HASH_RE = /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/;
@@ -64,14 +64,14 @@ export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
     data: { rule: ZWebRule, settings: ZWebConfigure },
     create({ db, log }) {
       const logs = new RuleLogs();
-      const engine = new WebEngine({ log, logs, firewall: opts.firewall ?? new NftFirewall() });
+      const engine = createWebEngine({ log, logs, firewall: opts.firewall ?? new NftFirewall() });
       const rules = new RuleModule({
         store: new RuleStore(db, 'web', ZWebRule, log),
         settings: new SettingsStore(db, 'web', ZWebConfigure),
         engine,
         log,
         logs,
-        extra: (r) => ({ figures: engine.figures(r.key), firewall: engine.firewallNote(r.key) }),
+        extra: async (r) => ({ figures: await engine.figures(r.key), firewall: engine.firewallNote(r.key) }),
         prepare: (input, previous) => hashRulePasswords(input, previous),
         present: hidePasswords,
       });

@@ -17,6 +17,7 @@ import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
 import { RuleLogs } from '../../core/engine.js';
 import { freePort } from '../../test/harness.js';
 import { WebEngine } from './web.engine.js';
+import { createWebEngine, WebThreads, type WebRuleEngine } from './web.threads.js';
 import type { Firewall } from './web.firewall.js';
 import { hashRulePasswords } from './index.js';
 
@@ -32,7 +33,7 @@ interface Res {
 function get(
   port: number,
   path = '/',
-  o: { host?: string; method?: string; headers?: Record<string, string>; localAddress?: string; body?: string | Buffer } = {},
+  o: { host?: string; method?: string; headers?: Record<string, string>; localAddress?: string; body?: string | Buffer; agent?: Agent } = {},
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
     const r = request(
@@ -41,7 +42,7 @@ function get(
         port,
         path,
         method: o.method ?? 'GET',
-        agent: false,
+        agent: o.agent ?? false,
         headers: { host: o.host ?? 'example.com', ...o.headers },
         ...(o.localAddress ? { localAddress: o.localAddress } : {}),
         timeout: 10_000,
@@ -123,9 +124,25 @@ function rule(input: Partial<WebRuleInput> & { port: number }): WebRule {
   return ZWebRule.parse({ name: 'test', address: '127.0.0.1', ...input });
 }
 
-describe('web engine', () => {
+/**
+ * Every test runs on the single-thread engine and on the threaded one (two serving threads with
+ * SO_REUSEPORT sockets; needs `npm run build` for the native addon and the worker).
+ */
+const ENGINES: Array<[string, (logs: RuleLogs) => WebRuleEngine]> = [
+  ['one thread', (logs) => new WebEngine({ log, logs, firewall: fakeFirewall })],
+  [
+    'serving threads',
+    (logs) => {
+      const e = createWebEngine({ log, logs, firewall: fakeFirewall, threads: 2 });
+      if (!(e instanceof WebThreads)) throw new Error('the threaded web engine needs `npm run build` (native addon and worker)');
+      return e;
+    },
+  ],
+];
+
+describe.each(ENGINES)('web engine (%s)', (kind, makeEngine) => {
   const logs = new RuleLogs();
-  const engine = new WebEngine({ log, logs, firewall: fakeFirewall });
+  const engine = makeEngine(logs);
   let dir: string;
   let outside: string;
 
@@ -171,7 +188,7 @@ describe('web engine', () => {
     expect(deeper.headers['content-type']).toBe('text/x-test');
     expect((await get(port, '/', { host: 'example.com' })).body).toBe('default 127.0.0.1');
     expect((await get(port, '/', { host: 'other.org' })).body).toBe('default 127.0.0.1');
-    const f = engine.figures('m');
+    const f = await engine.figures('m');
     expect(f.requests).toBeGreaterThanOrEqual(7);
     expect(f.codes['200']).toBeGreaterThanOrEqual(7);
     expect(f.bytesOut).toBeGreaterThan(0);
@@ -358,10 +375,19 @@ describe('web engine', () => {
     const port = await freePort();
     const targets = [`http://127.0.0.1:${b1.port}`, `http://127.0.0.1:${b2.port}`];
     await engine.start('lb', rule({ port, defaultService: { type: 'proxy', targets } }));
+    // One kept-alive connection: served by one thread, whose turn goes strictly round.
+    const one = new Agent({ keepAlive: true, maxSockets: 1 });
     const names: string[] = [];
-    for (let i = 0; i < 6; i++) names.push((await get(port, '/')).headers['x-backend'] as string);
+    for (let i = 0; i < 6; i++) names.push((await get(port, '/', { agent: one })).headers['x-backend'] as string);
+    one.destroy();
     expect(names.filter((n) => n === 'b1').length).toBe(3);
     expect(names.filter((n) => n === 'b2').length).toBe(3);
+    expect(names[0]).not.toBe(names[1]);
+    // Many connections (spread over the threads, each with its own turn): both backends get a fair share.
+    const spread: string[] = [];
+    for (let i = 0; i < 40; i++) spread.push((await get(port, '/')).headers['x-backend'] as string);
+    expect(spread.filter((n) => n === 'b1').length).toBeGreaterThanOrEqual(10);
+    expect(spread.filter((n) => n === 'b2').length).toBeGreaterThanOrEqual(10);
 
     await engine.start('lb', rule({ port, defaultService: { type: 'proxy', targets, balance: 'iphash' } }));
     const sticky = new Set<string>();
@@ -402,7 +428,11 @@ describe('web engine', () => {
       }),
     );
     await waitFor(() => logs.since('hc').some((l) => l.log.includes('health check: down')));
-    for (let i = 0; i < 4; i++) expect((await get(port, '/')).headers['x-backend']).toBe('good');
+    // Each serving thread checks on its own (within moments of each other): then only `good` answers.
+    await waitFor(async () => {
+      for (let i = 0; i < 8; i++) if ((await get(port, '/')).headers['x-backend'] !== 'good') return false;
+      return true;
+    });
     sick = false;
     await waitFor(() => logs.since('hc').some((l) => l.log.includes('health check: up')));
     await engine.stop('hc');
@@ -431,7 +461,7 @@ describe('web engine', () => {
       ws.on('error', reject);
     });
     expect(answer).toBe('echo:hi:127.0.0.1');
-    expect(engine.figures('ws').connections).toBeGreaterThanOrEqual(1);
+    expect((await engine.figures('ws')).connections).toBeGreaterThanOrEqual(1);
     ws.close();
     await engine.stop('ws');
     await new Promise<void>((r) => wss.close(() => r()));
@@ -571,8 +601,11 @@ describe('web engine', () => {
     const pport = await new Promise<number>((r) => plain.listen(0, '127.0.0.1', () => r((plain.address() as { port: number }).port)));
     const port = await freePort();
     await engine.start('cache', rule({ port, cache: { enable: true }, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${pport}`] } }));
-    const a = await get(port, '/x');
-    const a2 = await get(port, '/x');
+    // One kept-alive connection, so one thread's cache (each serving thread keeps its own).
+    const one = new Agent({ keepAlive: true, maxSockets: 1 });
+    const a = await get(port, '/x', { agent: one });
+    const a2 = await get(port, '/x', { agent: one });
+    one.destroy();
     expect(a.headers['x-cache']).toBe('MISS');
     expect(a2.headers['x-cache']).toBe('HIT');
     expect(a2.body).toBe('body /x');
@@ -699,15 +732,31 @@ describe('web engine', () => {
     await engine.stop('hb');
   });
 
+  // Only the threaded engine has threads to lose.
+  it.runIf(kind === 'serving threads')('carries on when a serving thread dies', async () => {
+    const port = await freePort();
+    await engine.start('die', rule({ port, defaultService: { type: 'text', body: 'alive' } }));
+    const threads = (engine as unknown as { threads: Array<{ worker: { terminate(): Promise<number> }; exited: boolean }> }).threads;
+    const first = threads[0]!;
+    await first.worker.terminate();
+    // The other thread serves meanwhile; then a new one takes the dead one's place with the rule.
+    for (let i = 0; i < 10; i++) expect((await get(port, '/')).body).toBe('alive');
+    await waitFor(() => threads[0] !== first && !threads[0]!.exited);
+    await waitFor(async () => (await engine.figures('die')).requests >= 10);
+    for (let i = 0; i < 20; i++) expect((await get(port, '/')).body).toBe('alive');
+    expect(engine.status('die').state).toBe('running');
+    await engine.stop('die');
+  });
+
   it('keeps an access log of the configured size', async () => {
     const port = await freePort();
     await engine.start('al', rule({ port, accessLog: { capacity: 3 }, defaultService: { type: 'text', body: 'x' } }));
     for (let i = 0; i < 5; i++) await get(port, `/n${i}`, { headers: { 'user-agent': 'tester' } });
-    await waitFor(() => engine.accessLog('al', 10).list.at(-1)?.path === '/n4');
-    const l = engine.accessLog('al', 10);
+    await waitFor(async () => (await engine.accessLog('al', 10)).list.at(-1)?.path === '/n4');
+    const l = await engine.accessLog('al', 10);
     expect(l.list.map((e) => e.path)).toEqual(['/n2', '/n3', '/n4']);
     expect(l.list[0]).toMatchObject({ status: 200, method: 'GET', clientIP: '127.0.0.1', userAgent: 'tester' });
-    expect(engine.accessLog('al', 1).list.map((e) => e.path)).toEqual(['/n4']);
+    expect((await engine.accessLog('al', 1)).list.map((e) => e.path)).toEqual(['/n4']);
     // Two like answers on one kept-alive connection: each entry counts its own bytes only.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const sockets = new Set<unknown>();
@@ -724,20 +773,20 @@ describe('web engine', () => {
     }
     agent.destroy();
     expect(sockets.size).toBe(1);
-    await waitFor(() => engine.accessLog('al', 10).list.at(-1)?.path === '/k2');
-    const [k1, k2] = engine.accessLog('al', 2).list;
+    await waitFor(async () => (await engine.accessLog('al', 10)).list.at(-1)?.path === '/k2');
+    const [k1, k2] = (await engine.accessLog('al', 2)).list;
     expect(k1!.bytes).toBeGreaterThan(100);
     expect(k2!.bytes).toBe(k1!.bytes);
     await engine.start('al', rule({ port, accessLog: { capacity: 0 }, defaultService: { type: 'text', body: 'x' } }));
     await get(port, '/after');
-    expect(engine.accessLog('al', 10).list).toEqual([]);
+    expect((await engine.accessLog('al', 10)).list).toEqual([]);
     await engine.stop('al');
   });
 });
 
-describe('web engine over TLS', () => {
+describe.each(ENGINES)('web engine over TLS (%s)', (_kind, makeEngine) => {
   const logs = new RuleLogs();
-  const engine = new WebEngine({ log, logs, firewall: fakeFirewall });
+  const engine = makeEngine(logs);
   let dir: string;
   const pem: Record<string, { cert: string; key: string }> = {};
 

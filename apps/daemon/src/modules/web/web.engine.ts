@@ -4,7 +4,7 @@
  * its service answers. Saving a rule swaps its compiled sites in place when the listener itself did
  * not change, so open connections (of this rule and of every other) carry on.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, readFileSync, statSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
@@ -154,7 +154,8 @@ function responseClosed(this: LoggedResponse): void {
   const sock = req.socket as CountedSocket;
   const sent = sock.bytesWritten ?? 0;
   const e = rt.log.evictee() ?? blankEntry();
-  e.time = Date.now();
+  // Microseconds: the serving threads' logs are merged by time (one thread's clock origin is as good as another's).
+  e.time = Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000;
   e.clientIP = hit.ip;
   e.method = req.method ?? '';
   e.host = req.headers.host ?? '';
@@ -190,11 +191,18 @@ export interface WebEngineOptions {
   log: Logger;
   logs: RuleLogs;
   firewall: Firewall;
+  /**
+   * This engine serves in one of several threads (web.threads.ts): the coordinator opens the
+   * listeners, the firewall and writes the start/stop lines; this one only serves and reports.
+   */
+  servingThread?: boolean;
+  /** The part of each response cache's byte bound this engine may fill (1 / serving threads). */
+  cacheShare?: number;
 }
 
 export class WebEngine implements RuleEngine<WebRule> {
   private runtimes = new Map<string, Runtime>();
-  private states = new Map<string, { status: RuleStatus; firewall: string }>();
+  private states = new Map<string, { status: RuleStatus; firewall: string; warnings: string }>();
   /** Starts and stops of one rule run one after another. */
   private queues = new Map<string, Promise<void>>();
   private retiring = new Set<Promise<void>>();
@@ -203,6 +211,13 @@ export class WebEngine implements RuleEngine<WebRule> {
 
   private note(key: string, line: string): void {
     this.opts.logs.add(key, `${formatTime(Date.now())} ${line}`);
+  }
+
+  /** Start/stop lines: written once by whoever owns the listener. */
+  private lifecycle(key: string, line: string, level?: 'info' | 'warn', fields?: object, logLine?: string): void {
+    if (this.opts.servingThread) return;
+    this.note(key, line);
+    if (level) this.opts.log[level]({ key, ...fields }, logLine ?? line);
   }
 
   private serial(key: string, fn: () => Promise<void>): Promise<void> {
@@ -233,7 +248,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     let files: FileServer | null = null;
     if (service.type === 'proxy') {
       const cache = access.cache.enable
-        ? new ResponseCache(access.cache.maxBytes, access.cache.maxEntryBytes, access.cache.ttlSeconds * 1000)
+        ? new ResponseCache(Math.floor(access.cache.maxBytes * (this.opts.cacheShare ?? 1)), access.cache.maxEntryBytes, access.cache.ttlSeconds * 1000)
         : null;
       proxy = new ReverseProxy(service, cache, (line) => {
         this.note(key, `${name || 'default'}: ${line}`);
@@ -328,8 +343,12 @@ export class WebEngine implements RuleEngine<WebRule> {
 
   // ---------------------------------------------------------------- lifecycle
 
-  start(key: string, rule: WebRule): Promise<void> {
-    return this.serial(key, () => this.doStart(key, rule));
+  /**
+   * Starts or re-applies the rule. With `fd` (an already listening socket, which this engine then
+   * owns) the rule serves on it rather than opening its own listener.
+   */
+  start(key: string, rule: WebRule, fd?: number): Promise<void> {
+    return this.serial(key, () => this.doStart(key, rule, fd));
   }
 
   stop(key: string): Promise<void> {
@@ -339,26 +358,26 @@ export class WebEngine implements RuleEngine<WebRule> {
       this.states.delete(key);
       await this.opts.firewall.close(key);
       if (rt) {
-        this.note(key, `stopped listening on ${rt.address}`);
+        this.lifecycle(key, `stopped listening on ${rt.address}`);
         await this.retire(rt, 1000);
       }
     });
   }
 
-  private setState(key: string, state: RuleStatus['state'], message: string, firewall?: string): void {
+  private setState(key: string, state: RuleStatus['state'], message: string, firewall?: string, warnings = ''): void {
     const prev = this.states.get(key);
-    this.states.set(key, { status: { state, message, since: Date.now() }, firewall: firewall ?? prev?.firewall ?? 'off' });
+    this.states.set(key, { status: { state, message, since: Date.now() }, firewall: firewall ?? prev?.firewall ?? 'off', warnings });
   }
 
-  private async doStart(key: string, rule: WebRule): Promise<void> {
+  private async doStart(key: string, rule: WebRule, fd?: number): Promise<void> {
     const old = this.runtimes.get(key);
     let compiled: Compiled;
     try {
       compiled = this.compile(key, rule);
     } catch (err) {
+      if (fd !== undefined) closeSync(fd);
       const msg = errText(err);
-      this.note(key, `cannot start: ${msg}`);
-      this.opts.log.warn({ key, name: rule.name }, `web rule cannot start: ${msg}`);
+      this.lifecycle(key, `cannot start: ${msg}`, 'warn', { name: rule.name }, `web rule cannot start: ${msg}`);
       if (old) {
         this.runtimes.delete(key);
         await this.retire(old, 2000);
@@ -370,7 +389,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     const warn = compiled.warnings.join('; ');
     const listenId = listenIdOf(rule);
 
-    if (old && old.listenId === listenId && old.server.listening) {
+    if (old && old.listenId === listenId && old.server.listening && fd === undefined) {
       // Same listener: swap what it serves. Connections stay open; new requests see the new rules.
       const prev = old.compiled;
       old.compiled = compiled;
@@ -382,10 +401,10 @@ export class WebEngine implements RuleEngine<WebRule> {
         });
       }
       setTimeout(() => this.dispose(prev), 30_000).unref();
-      this.note(key, `applied new settings on ${old.address}${warn ? ` (${warn})` : ''}`);
+      this.lifecycle(key, `applied new settings on ${old.address}${warn ? ` (${warn})` : ''}`);
       const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
       if (!rule.firewallAllow) await this.opts.firewall.close(key);
-      this.setState(key, 'running', this.runningMessage(old.address, warn, fw), fw);
+      this.setState(key, 'running', this.runningMessage(old.address, warn, fw), fw, warn);
       return;
     }
 
@@ -403,8 +422,8 @@ export class WebEngine implements RuleEngine<WebRule> {
     rt.log.resize(rule.accessLog.capacity);
     rt.server = this.makeServer(rt);
     const host = rule.address || (rule.network === 'tcp6' ? '::' : '0.0.0.0');
-    let listenErr: NodeJS.ErrnoException | null = await this.listen(rt.server, host, rule);
-    if (listenErr?.code === 'EADDRINUSE' && old) {
+    let listenErr: NodeJS.ErrnoException | null = await this.listen(rt.server, host, rule, fd);
+    if (listenErr?.code === 'EADDRINUSE' && old && fd === undefined) {
       // Most likely our own old listener holds the port: let it go (gracefully) and try again.
       this.runtimes.delete(key);
       await this.retire(old, 5000, true);
@@ -413,8 +432,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     if (listenErr) {
       this.dispose(compiled);
       const msg = listenErr.code === 'EADDRINUSE' ? `port ${rule.port} is already in use` : `cannot listen on ${fmtAddr(host, rule.port)}: ${listenErr.message}`;
-      this.note(key, msg);
-      this.opts.log.warn({ key, name: rule.name, code: listenErr.code }, `web rule cannot listen: ${msg}`);
+      this.lifecycle(key, msg, 'warn', { name: rule.name, code: listenErr.code }, `web rule cannot listen: ${msg}`);
       if (old && this.runtimes.get(key) === old) {
         this.runtimes.delete(key);
         void this.retire(old, 5000);
@@ -427,12 +445,11 @@ export class WebEngine implements RuleEngine<WebRule> {
     rt.address = a && typeof a === 'object' ? fmtAddr(a.address, a.port) : fmtAddr(host, rule.port);
     this.runtimes.set(key, rt);
     if (old && old !== rt && old.server.listening) void this.retire(old, 5000);
-    this.note(key, `listening on ${rule.protocol}://${rt.address}${warn ? ` (${warn})` : ''}`);
-    this.opts.log.info({ key, name: rule.name }, `web rule listening on ${rule.protocol}://${rt.address}`);
+    this.lifecycle(key, `listening on ${rule.protocol}://${rt.address}${warn ? ` (${warn})` : ''}`, 'info', { name: rule.name }, `web rule listening on ${rule.protocol}://${rt.address}`);
     const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
     if (!rule.firewallAllow) await this.opts.firewall.close(key);
-    if (rule.firewallAllow) this.note(key, `firewall: ${fw}`);
-    this.setState(key, 'running', this.runningMessage(rt.address, warn, fw), fw);
+    if (rule.firewallAllow) this.lifecycle(key, `firewall: ${fw}`);
+    this.setState(key, 'running', this.runningMessage(rt.address, warn, fw), fw, warn);
   }
 
   private runningMessage(address: string, warn: string, fw: string): string {
@@ -442,7 +459,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     return m;
   }
 
-  private listen(server: Server, host: string, rule: WebRule): Promise<NodeJS.ErrnoException | null> {
+  private listen(server: Server, host: string, rule: WebRule, fd?: number): Promise<NodeJS.ErrnoException | null> {
     return new Promise((resolve) => {
       const onError = (err: NodeJS.ErrnoException) => {
         server.off('listening', onListening);
@@ -456,7 +473,8 @@ export class WebEngine implements RuleEngine<WebRule> {
       server.once('error', onError);
       server.once('listening', onListening);
       try {
-        server.listen({ host, port: rule.port, exclusive: true, ipv6Only: rule.network === 'tcp6' });
+        if (fd !== undefined) server.listen({ fd });
+        else server.listen({ host, port: rule.port, exclusive: true, ipv6Only: rule.network === 'tcp6' });
       } catch (err) {
         onError(err as NodeJS.ErrnoException);
       }
@@ -496,6 +514,11 @@ export class WebEngine implements RuleEngine<WebRule> {
 
   firewallNote(key: string): string {
     return this.states.get(key)?.firewall ?? 'off';
+  }
+
+  /** What a running rule warns of (a file root that is missing…), or ''. */
+  warnings(key: string): string {
+    return this.states.get(key)?.warnings ?? '';
   }
 
   figures(key: string): WebFigures {
