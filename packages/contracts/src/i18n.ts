@@ -123,6 +123,12 @@ const zh = {
   statusMoreProblems: '另有 {n} 项问题',
   statusApplyFailed: '规则应用失败：{detail}',
   statusListenersRunning: '{n} 个监听正在运行',
+  statusListening: '正在监听 {address}',
+  statusFirewall: '防火墙：{detail}',
+  statusCertNeeded: 'HTTPS 至少需要一个证书',
+  statusCertUnreadable: '无法读取证书 {n}：{detail}',
+  statusRootMissing: '{site}：目录 {path} 不存在',
+  statusRootNotDir: '{site}：{path} 不是目录',
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -230,6 +236,12 @@ const en: Record<MessageKey, string> = {
   statusMoreProblems: '{n} more problem(s)',
   statusApplyFailed: 'the rule could not be applied: {detail}',
   statusListenersRunning: '{n} listener(s) running',
+  statusListening: 'listening on {address}',
+  statusFirewall: 'firewall: {detail}',
+  statusCertNeeded: 'https needs at least one certificate',
+  statusCertUnreadable: 'certificate {n} cannot be read: {detail}',
+  statusRootMissing: '{site}: {path} does not exist',
+  statusRootNotDir: '{site}: {path} is not a directory',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { zh_CN: zh, en_US: en };

@@ -19,6 +19,21 @@ export function statusText(parts: StatusPart[], lang: Lang): string {
   return parts.map((p) => message(lang, p.key, p.vars)).join(lang === 'zh_CN' ? '；' : '; ');
 }
 
+/** Why a listener could not be opened, from the error code Node (or the native addon) gave. */
+export function listenProblem(address: string, port: number, code: string | undefined, detail: string): StatusPart {
+  if (code === 'EADDRINUSE') return { key: 'statusPortInUse', vars: { port, address } };
+  if (code === 'EACCES') return { key: 'statusNoPermission', vars: { address } };
+  if (code === 'EADDRNOTAVAIL') return { key: 'statusAddressUnavailable', vars: { address } };
+  return { key: 'statusListenFailed', vars: { address, detail } };
+}
+
+/** An error that already says, as a status part, why a rule cannot run. */
+export class RuleProblem extends Error {
+  constructor(readonly part: StatusPart) {
+    super(statusText([part], 'en_US'));
+  }
+}
+
 /** The status as the API sends it: the message in the caller's language. */
 export function presentStatus(s: EngineStatus, lang: Lang): RuleStatus {
   return { state: s.state, since: s.since, message: s.parts ? statusText(s.parts, lang) : s.message };

@@ -16,7 +16,7 @@ import { isIP, connect as netConnect, createServer, Socket, type Server } from '
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { ZPortforwardConfigure } from '@lucky/contracts';
-import { statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
+import { listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
 import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
@@ -872,11 +872,7 @@ function errnoName(errno: number): string {
 }
 
 function listenError(proto: string, host: string, port: number, err: NodeJS.ErrnoException): StatusPart {
-  const address = `${proto} ${fmtAddr(host, port)}`;
-  if (err.code === 'EADDRINUSE') return { key: 'statusPortInUse', vars: { port, address } };
-  if (err.code === 'EACCES') return { key: 'statusNoPermission', vars: { address } };
-  if (err.code === 'EADDRNOTAVAIL') return { key: 'statusAddressUnavailable', vars: { address } };
-  return { key: 'statusListenFailed', vars: { address, detail: err.message } };
+  return listenProblem(`${proto} ${fmtAddr(host, port)}`, port, err.code, err.message);
 }
 
 /**

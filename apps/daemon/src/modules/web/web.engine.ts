@@ -12,7 +12,7 @@ import { createSecureContext, type SecureContext, type SecureVersion } from 'nod
 import { X509Certificate } from 'node:crypto';
 import type { z } from 'zod';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
-import type { RuleEngine, RuleLogs } from '../../core/engine.js';
+import { listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import type { Cidr } from '../../core/cidr.js';
 import {
@@ -63,7 +63,7 @@ interface Compiled {
   tls: boolean;
   certs: DomainMatcher<SecureContext>;
   defaultCert: { cert: string; key: string } | null;
-  warnings: string[];
+  warnings: StatusPart[];
 }
 
 interface Stats {
@@ -202,7 +202,7 @@ export interface WebEngineOptions {
 
 export class WebEngine implements RuleEngine<WebRule> {
   private runtimes = new Map<string, Runtime>();
-  private states = new Map<string, { status: RuleStatus; firewall: string; warnings: string }>();
+  private states = new Map<string, { status: EngineStatus; firewall: string; warnings: StatusPart[] }>();
   /** Starts and stops of one rule run one after another. */
   private queues = new Map<string, Promise<void>>();
   private retiring = new Set<Promise<void>>();
@@ -232,7 +232,7 @@ export class WebEngine implements RuleEngine<WebRule> {
 
   // ---------------------------------------------------------------- compile
 
-  private compileSite(name: string, service: WebService, rule: WebRule, sub: WebSubRule | null, warnings: string[], key: string): Site {
+  private compileSite(name: string, service: WebService, rule: WebRule, sub: WebSubRule | null, warnings: StatusPart[], key: string): Site {
     const access = merge(rule, sub);
     const ipFilters: CompiledIpFilter[] = [];
     const uaFilters: CompiledUaFilter[] = [];
@@ -256,9 +256,9 @@ export class WebEngine implements RuleEngine<WebRule> {
       });
     } else if (service.type === 'file') {
       try {
-        if (!statSync(service.root).isDirectory()) warnings.push(`${name || 'default'}: ${service.root} is not a directory`);
+        if (!statSync(service.root).isDirectory()) warnings.push({ key: 'statusRootNotDir', vars: { site: name || 'default', path: service.root } });
       } catch {
-        warnings.push(`${name || 'default'}: ${service.root} does not exist`);
+        warnings.push({ key: 'statusRootMissing', vars: { site: name || 'default', path: service.root } });
       }
       files = new FileServer(service);
     }
@@ -277,12 +277,12 @@ export class WebEngine implements RuleEngine<WebRule> {
 
   /** Throws for what makes the rule unable to run (bad certificate). */
   private compile(key: string, rule: WebRule): Compiled {
-    const warnings: string[] = [];
+    const warnings: StatusPart[] = [];
     const certs = new DomainMatcher<SecureContext>();
     let defaultCert: Compiled['defaultCert'] = null;
     const tls = rule.protocol === 'https';
     if (tls) {
-      if (rule.certs.length === 0) throw new Error('https needs at least one certificate');
+      if (rule.certs.length === 0) throw new RuleProblem({ key: 'statusCertNeeded' });
       rule.certs.forEach((c, i) => {
         let cert: string;
         let pkey: string;
@@ -290,7 +290,7 @@ export class WebEngine implements RuleEngine<WebRule> {
           cert = c.source === 'file' ? readFileSync(c.cert, 'utf8') : c.cert;
           pkey = c.source === 'file' ? readFileSync(c.key, 'utf8') : c.key;
         } catch (err) {
-          throw new Error(`certificate ${i + 1}: ${errText(err)}`);
+          throw new RuleProblem({ key: 'statusCertUnreadable', vars: { n: i + 1, detail: errText(err) } });
         }
         let ctx: SecureContext;
         let names = c.domains;
@@ -307,7 +307,7 @@ export class WebEngine implements RuleEngine<WebRule> {
             if (names.length === 0 && cn) names = [cn.toLowerCase()];
           }
         } catch (err) {
-          throw new Error(`bad certificate ${i + 1}: ${errText(err)}`);
+          throw new RuleProblem({ key: 'statusTlsRejected', vars: { detail: `#${i + 1}: ${errText(err)}` } });
         }
         for (const n of names) certs.add(n, ctx);
         if (!defaultCert) defaultCert = { cert, key: pkey };
@@ -364,9 +364,9 @@ export class WebEngine implements RuleEngine<WebRule> {
     });
   }
 
-  private setState(key: string, state: RuleStatus['state'], message: string, firewall?: string, warnings = ''): void {
+  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall?: string, warnings: StatusPart[] = []): void {
     const prev = this.states.get(key);
-    this.states.set(key, { status: { state, message, since: Date.now() }, firewall: firewall ?? prev?.firewall ?? 'off', warnings });
+    this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall: firewall ?? prev?.firewall ?? 'off', warnings });
   }
 
   private async doStart(key: string, rule: WebRule, fd?: number): Promise<void> {
@@ -376,17 +376,18 @@ export class WebEngine implements RuleEngine<WebRule> {
       compiled = this.compile(key, rule);
     } catch (err) {
       if (fd !== undefined) closeSync(fd);
-      const msg = errText(err);
+      const part: StatusPart = err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: errText(err) } };
+      const msg = statusText([part], 'en_US');
       this.lifecycle(key, `cannot start: ${msg}`, 'warn', { name: rule.name }, `web rule cannot start: ${msg}`);
       if (old) {
         this.runtimes.delete(key);
         await this.retire(old, 2000);
       }
       await this.opts.firewall.close(key);
-      this.setState(key, 'error', msg, 'off');
+      this.setState(key, 'error', [part], 'off');
       return;
     }
-    const warn = compiled.warnings.join('; ');
+    const warn = statusText(compiled.warnings, 'en_US');
     const listenId = listenIdOf(rule);
 
     if (old && old.listenId === listenId && old.server.listening && fd === undefined) {
@@ -404,7 +405,7 @@ export class WebEngine implements RuleEngine<WebRule> {
       this.lifecycle(key, `applied new settings on ${old.address}${warn ? ` (${warn})` : ''}`);
       const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
       if (!rule.firewallAllow) await this.opts.firewall.close(key);
-      this.setState(key, 'running', this.runningMessage(old.address, warn, fw), fw, warn);
+      this.setState(key, 'running', runningParts(old.address, compiled.warnings, fw), fw, compiled.warnings);
       return;
     }
 
@@ -431,14 +432,15 @@ export class WebEngine implements RuleEngine<WebRule> {
     }
     if (listenErr) {
       this.dispose(compiled);
-      const msg = listenErr.code === 'EADDRINUSE' ? `port ${rule.port} is already in use` : `cannot listen on ${fmtAddr(host, rule.port)}: ${listenErr.message}`;
+      const part = listenProblem(fmtAddr(host, rule.port), rule.port, listenErr.code, listenErr.message);
+      const msg = statusText([part], 'en_US');
       this.lifecycle(key, msg, 'warn', { name: rule.name, code: listenErr.code }, `web rule cannot listen: ${msg}`);
       if (old && this.runtimes.get(key) === old) {
         this.runtimes.delete(key);
         void this.retire(old, 5000);
       }
       await this.opts.firewall.close(key);
-      this.setState(key, 'error', msg, 'off');
+      this.setState(key, 'error', [part], 'off');
       return;
     }
     const a = rt.server.address();
@@ -449,14 +451,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
     if (!rule.firewallAllow) await this.opts.firewall.close(key);
     if (rule.firewallAllow) this.lifecycle(key, `firewall: ${fw}`);
-    this.setState(key, 'running', this.runningMessage(rt.address, warn, fw), fw, warn);
-  }
-
-  private runningMessage(address: string, warn: string, fw: string): string {
-    let m = `listening on ${address}`;
-    if (warn) m += `; ${warn}`;
-    if (fw !== 'off') m += `; firewall: ${fw}`;
-    return m;
+    this.setState(key, 'running', runningParts(rt.address, compiled.warnings, fw), fw, compiled.warnings);
   }
 
   private listen(server: Server, host: string, rule: WebRule, fd?: number): Promise<NodeJS.ErrnoException | null> {
@@ -508,7 +503,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     return awaitClose ? listeningClosed(server) : done;
   }
 
-  status(key: string): RuleStatus {
+  status(key: string): EngineStatus {
     return this.states.get(key)?.status ?? { state: 'stopped', message: '', since: Date.now() };
   }
 
@@ -516,9 +511,9 @@ export class WebEngine implements RuleEngine<WebRule> {
     return this.states.get(key)?.firewall ?? 'off';
   }
 
-  /** What a running rule warns of (a file root that is missing…), or ''. */
-  warnings(key: string): string {
-    return this.states.get(key)?.warnings ?? '';
+  /** What a running rule warns of (a file root that is missing…). */
+  warnings(key: string): StatusPart[] {
+    return this.states.get(key)?.warnings ?? [];
   }
 
   figures(key: string): WebFigures {
@@ -786,6 +781,13 @@ export class WebEngine implements RuleEngine<WebRule> {
     if (ok === false) return refuse('401 Unauthorized', challenge);
     ok.then((yes) => (yes ? go() : refuse('401 Unauthorized', challenge)), () => refuse('401 Unauthorized', challenge));
   }
+}
+
+/** A running rule's status: where it listens, what it warns of, what the firewall switch did. */
+export function runningParts(address: string, warnings: StatusPart[], fw: string): StatusPart[] {
+  const parts: StatusPart[] = [{ key: 'statusListening', vars: { address } }, ...warnings];
+  if (fw !== 'off') parts.push({ key: 'statusFirewall', vars: { detail: fw } });
+  return parts;
 }
 
 function listeningClosed(server: Server): Promise<void> {

@@ -149,6 +149,31 @@ describe('web module over the API', () => {
     await d.call('DELETE', `/api/web/rules/${b.key}`);
   });
 
+  it('reports a port in use and a missing file root in the caller\'s language', async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((r) => busy.listen(0, '127.0.0.1', () => r((busy.address() as { port: number }).port)));
+    const r = await d.call<{ key: string }>('POST', '/api/web/rules', { name: 'busy', address: '127.0.0.1', port });
+    expect(r.ret).toBe(0);
+    const en = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${r.key}`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(en.rule.status).toMatchObject({ state: 'error', message: `port ${port} in use (127.0.0.1:${port})` });
+    const zh = await d.call<{ list: WebRuleView[] }>('GET', '/api/web/rules', undefined, { headers: { 'lucky-lang': 'zh_CN' } });
+    expect(zh.list.find((x) => x.key === r.key)?.status.message).toBe(`端口 ${port} 已被占用（127.0.0.1:${port}）`);
+    busy.close();
+
+    const free = await freePort();
+    const missing = '/nonexistent/lucky-www';
+    const files = await d.call<{ key: string }>('POST', '/api/web/rules', {
+      name: 'files',
+      address: '127.0.0.1',
+      port: free,
+      defaultService: { type: 'file', root: missing },
+    });
+    expect(files.ret).toBe(0);
+    const zhFiles = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${files.key}`, undefined, { headers: { 'lucky-lang': 'zh_CN' } });
+    expect(zhFiles.rule.status).toMatchObject({ state: 'running', message: `正在监听 127.0.0.1:${free}；default：目录 ${missing} 不存在` });
+    for (const k of [r.key, files.key]) expect((await d.call('DELETE', `/api/web/rules/${k}`)).ret).toBe(0);
+  });
+
   it('keeps module settings within bounds', async () => {
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 300 })).ret).toBe(1);
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 100 })).ret).toBe(0);

@@ -15,10 +15,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule } from '@lucky/contracts';
-import type { RuleEngine } from '../../core/engine.js';
+import { listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type StatusPart } from '../../core/engine.js';
 import { formatTime } from '../../core/logs.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
-import { WebEngine, type WebEngineOptions } from './web.engine.js';
+import { runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /** The length of formatTime's stamp that starts every rule log line. */
@@ -29,7 +29,6 @@ const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '
 
 /** What both engines offer the module (figures and logs may come from other threads). */
 export type WebRuleEngine = RuleEngine<WebRule> & {
-  status(key: string): RuleStatus;
   firewallNote(key: string): string;
   figures(key: string): WebFigures | Promise<WebFigures>;
   accessLog(key: string, limit: number): { list: WebAccessEntry[]; total: number } | Promise<{ list: WebAccessEntry[]; total: number }>;
@@ -109,17 +108,11 @@ function fmtAddr(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function listenMessage(code: string, host: string, port: number): string {
-  if (code === 'EADDRINUSE') return `port ${port} is already in use`;
-  const why: Record<string, string> = { EACCES: 'permission denied', EADDRNOTAVAIL: 'address not available' };
-  return `cannot listen on ${fmtAddr(host, port)}: ${code}${why[code] ? ` (${why[code]})` : ''}`;
-}
-
 export class WebThreads implements WebRuleEngine {
   private threads: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();
-  private states = new Map<string, { status: RuleStatus; firewall: string }>();
+  private states = new Map<string, { status: EngineStatus; firewall: string }>();
   private queues = new Map<string, Promise<void>>();
   /** The last line each rule logged, so that N threads reporting one event log it once. */
   private lastNote = new Map<string, { line: string; at: number }>();
@@ -197,8 +190,8 @@ export class WebThreads implements WebRuleEngine {
     return next;
   }
 
-  private setState(key: string, state: RuleStatus['state'], message: string, firewall: string): void {
-    this.states.set(key, { status: { state, message, since: Date.now() }, firewall });
+  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: string): void {
+    this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall });
   }
 
   private host(rule: WebRule): string {
@@ -264,12 +257,14 @@ export class WebThreads implements WebRuleEngine {
       await this.stopThreads(key);
       this.placed.delete(key);
       await this.opts.firewall.close(key);
-      this.note(key, `cannot start: ${bad.message}`);
-      this.opts.log.warn({ key, name: rule.name }, `web rule cannot start: ${bad.message}`);
-      this.setState(key, 'error', bad.message, 'off');
+      const msg = statusText(bad.parts, 'en_US');
+      this.note(key, `cannot start: ${msg}`);
+      this.opts.log.warn({ key, name: rule.name }, `web rule cannot start: ${msg}`);
+      this.setState(key, 'error', bad.parts, 'off');
       return;
     }
-    const warn = replies[0]?.warnings ?? '';
+    const warnings = replies[0]?.warnings ?? [];
+    const warn = statusText(warnings, 'en_US');
     const same = prev?.listenId === listenId;
     this.placed.set(key, { rule, listenId, address });
     if (same) this.note(key, `applied new settings on ${address}${warn ? ` (${warn})` : ''}`);
@@ -280,25 +275,24 @@ export class WebThreads implements WebRuleEngine {
     const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
     if (!rule.firewallAllow) await this.opts.firewall.close(key);
     if (rule.firewallAllow && !same) this.note(key, `firewall: ${fw}`);
-    let m = `listening on ${address}`;
-    if (warn) m += `; ${warn}`;
-    if (fw !== 'off') m += `; firewall: ${fw}`;
-    this.setState(key, 'running', m, fw);
+    this.setState(key, 'running', runningParts(address, warnings, fw), fw);
   }
 
   private async failed(key: string, rule: WebRule, err: unknown, host: string): Promise<void> {
-    const msg = err instanceof ListenError ? listenMessage(err.code, host, rule.port) : `cannot listen: ${String((err as Error)?.message ?? err)}`;
+    const detail = String((err as Error)?.message ?? err);
+    const part = listenProblem(fmtAddr(host, rule.port), rule.port, err instanceof ListenError ? err.code : undefined, detail);
+    const msg = statusText([part], 'en_US');
     this.note(key, msg);
     this.opts.log.warn({ key, name: rule.name }, `web rule cannot listen: ${msg}`);
     await this.opts.firewall.close(key);
-    this.setState(key, 'error', msg, 'off');
+    this.setState(key, 'error', [part], 'off');
   }
 
   /** Runs a call on every live thread; a thread that fails is reported as an error reply. */
   private async everyThread(fn: (t: ServingThread, i: number) => Promise<StartReply>): Promise<StartReply[]> {
     return Promise.all(
       this.threads.map((t, i) =>
-        fn(t, i).catch((err: Error): StartReply => ({ state: 'error', message: err.message, warnings: '' })),
+        fn(t, i).catch((err: Error): StartReply => ({ state: 'error', parts: [{ key: 'statusApplyFailed', vars: { detail: err.message } }], warnings: [] })),
       ),
     );
   }
@@ -318,7 +312,7 @@ export class WebThreads implements WebRuleEngine {
     });
   }
 
-  status(key: string): RuleStatus {
+  status(key: string): EngineStatus {
     return this.states.get(key)?.status ?? { state: 'stopped', message: '', since: Date.now() };
   }
 

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RuleStatus, WebRule } from '@lucky/contracts';
-import { RuleLogs } from '../../core/engine.js';
+import { RuleLogs, type StatusPart } from '../../core/engine.js';
 import type { Logger } from '../../core/logs.js';
 import { WebEngine } from './web.engine.js';
 
@@ -26,8 +26,9 @@ export type ThreadEvent =
 
 export interface StartReply {
   state: RuleStatus['state'];
-  message: string;
-  warnings: string;
+  /** Why it is not running (in parts, for each caller's language). */
+  parts: StatusPart[];
+  warnings: StatusPart[];
 }
 
 const port = parentPort;
@@ -67,7 +68,7 @@ async function answer(m: ThreadCall): Promise<unknown> {
     case 'start': {
       await engine.start(m.key, m.rule, m.fd);
       const s = engine.status(m.key);
-      return { state: s.state, message: s.message, warnings: engine.warnings(m.key) } satisfies StartReply;
+      return { state: s.state, parts: s.parts ?? [], warnings: engine.warnings(m.key) } satisfies StartReply;
     }
     case 'stop':
       return engine.stop(m.key);
