@@ -745,7 +745,11 @@ describe.each(ENGINES)('web engine (%s)', (kind, makeEngine) => {
     await waitFor(async () => (await engine.figures('die')).requests >= 10);
     for (let i = 0; i < 20; i++) expect((await get(port, '/')).body).toBe('alive');
     expect(engine.status('die').state).toBe('running');
+    // Saved again: every thread, the new one too, serves the new settings.
+    await engine.start('die', rule({ port, defaultService: { type: 'text', body: 'saved' } }));
+    for (let i = 0; i < 20; i++) expect((await get(port, '/')).body).toBe('saved');
     await engine.stop('die');
+    await expect(get(port, '/')).rejects.toThrow();
   });
 
   it('keeps an access log of the configured size', async () => {

@@ -9,7 +9,7 @@
  * Used when the native addon (for SO_REUSEPORT) and the built worker are present and the machine has
  * more than one CPU; otherwise createWebEngine gives the single-thread WebEngine.
  */
-import { closeSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,8 @@ class ServingThread {
   private nextId = 1;
   connections = 0;
   exited = false;
+  /** The rules this thread serves (it holds a listening socket for each). */
+  readonly keys = new Set<string>();
   readonly born = Date.now();
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: string) => void) {
@@ -164,8 +166,7 @@ export class WebThreads implements WebRuleEngine {
         void this.serial(key, async () => {
           if (this.placed.get(key) !== p || this.threads[slot] !== fresh) return;
           try {
-            const fd = this.open(p.rule);
-            await fresh.call<StartReply>({ op: 'start', key, rule: p.rule, fd });
+            await this.startOn(fresh, key, p.rule, this.open(p.rule));
           } catch (err) {
             this.opts.log.warn({ key, err: String(err) }, 'web rule not restored on a new serving thread');
           }
@@ -198,18 +199,45 @@ export class WebThreads implements WebRuleEngine {
     return rule.address || (rule.network === 'tcp6' ? '::' : '0.0.0.0');
   }
 
+  /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
+  private opened = new Map<number, number>();
+
   private open(rule: WebRule): number {
-    return listenReusePort(this.host(rule), rule.port, rule.network === 'tcp6');
+    const fd = listenReusePort(this.host(rule), rule.port, rule.network === 'tcp6');
+    this.opened.set(fd, fstatSync(fd).ino);
+    return fd;
   }
 
-  /** One listening socket per thread, or the error of the first that could not be opened. */
-  private openAll(rule: WebRule): number[] {
+  /**
+   * A thread died while being handed `fd`. Whether it had taken the socket (and closed it on its
+   * way out, the number perhaps reused since) shows in the inode: close only what is still ours, so
+   * that no orphan socket keeps taking a share of the port's connections.
+   */
+  private reclaim(fd: number): void {
+    const ino = this.opened.get(fd);
+    this.opened.delete(fd);
+    try {
+      if (ino !== undefined && fstatSync(fd).ino === ino) closeSync(fd);
+    } catch {
+      /* closed with the thread */
+    }
+  }
+
+  private live(): ServingThread[] {
+    return this.threads.filter((t) => !t.exited);
+  }
+
+  /** One listening socket per live thread, or the error of the first that could not be opened. */
+  private openAll(rule: WebRule, count: number): number[] {
     const fds: number[] = [];
     try {
-      for (let i = 0; i < this.threads.length; i++) fds.push(this.open(rule));
+      for (let i = 0; i < count; i++) fds.push(this.open(rule));
       return fds;
     } catch (err) {
-      for (const fd of fds) closeFd(fd);
+      for (const fd of fds) {
+        this.opened.delete(fd);
+        closeSync(fd);
+      }
       throw err;
     }
   }
@@ -224,21 +252,23 @@ export class WebThreads implements WebRuleEngine {
     const listenId = listenIdOf(rule);
     const host = this.host(rule);
     const address = fmtAddr(host, rule.port);
+    const threads = this.live();
     let replies: StartReply[];
     if (prev && prev.listenId === listenId) {
-      // Same listener: every thread swaps what it serves; connections carry on.
-      replies = await this.everyThread((t) => t.call<StartReply>({ op: 'start', key, rule }));
+      // Same listener: every thread swaps what it serves; connections carry on. A thread that came
+      // in since (replacing one that died) and missed the rule gets a socket of its own.
+      replies = await this.everyThread(threads, (t) => this.startOn(t, key, rule, t.keys.has(key) ? undefined : this.open(rule)));
     } else {
       let fds: number[];
       try {
-        fds = this.openAll(rule);
+        fds = this.openAll(rule, threads.length);
       } catch (err) {
         if (err instanceof ListenError && err.code === 'EADDRINUSE' && prev) {
           // Most likely the rule's own listener on the same port: let it go and try again.
           await this.stopThreads(key);
           this.placed.delete(key);
           try {
-            fds = this.openAll(rule);
+            fds = this.openAll(rule, threads.length);
           } catch (again) {
             return this.failed(key, rule, again, host);
           }
@@ -250,7 +280,7 @@ export class WebThreads implements WebRuleEngine {
           return this.failed(key, rule, err, host);
         }
       }
-      replies = await this.everyThread((t, i) => t.call<StartReply>({ op: 'start', key, rule, fd: fds[i] }));
+      replies = await this.everyThread(threads, (t, i) => this.startOn(t, key, rule, fds[i]));
     }
     const bad = replies.find((r) => r.state !== 'running');
     if (bad) {
@@ -288,17 +318,39 @@ export class WebThreads implements WebRuleEngine {
     this.setState(key, 'error', [part], 'off');
   }
 
-  /** Runs a call on every live thread; a thread that fails is reported as an error reply. */
-  private async everyThread(fn: (t: ServingThread, i: number) => Promise<StartReply>): Promise<StartReply[]> {
+  /** Starts (or re-applies) the rule on one thread, which owns `fd` from here on. */
+  private async startOn(t: ServingThread, key: string, rule: WebRule, fd: number | undefined): Promise<StartReply> {
+    let reply: StartReply;
+    try {
+      reply = await t.call<StartReply>({ op: 'start', key, rule, fd });
+    } catch (err) {
+      if (fd !== undefined && t.exited) this.reclaim(fd);
+      throw err;
+    }
+    if (fd !== undefined) this.opened.delete(fd);
+    if (reply.state === 'running') t.keys.add(key);
+    else t.keys.delete(key);
+    return reply;
+  }
+
+  /** Runs a start on each of `threads`; one that fails is reported as an error reply. */
+  private async everyThread(threads: ServingThread[], fn: (t: ServingThread, i: number) => Promise<StartReply>): Promise<StartReply[]> {
     return Promise.all(
-      this.threads.map((t, i) =>
-        fn(t, i).catch((err: Error): StartReply => ({ state: 'error', parts: [{ key: 'statusApplyFailed', vars: { detail: err.message } }], warnings: [] })),
+      threads.map((t, i) =>
+        Promise.resolve()
+          .then(() => fn(t, i))
+          .catch((err: Error): StartReply => ({ state: 'error', parts: [{ key: 'statusApplyFailed', vars: { detail: err.message } }], warnings: [] })),
       ),
     );
   }
 
   private async stopThreads(key: string): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.call({ op: 'stop', key }).catch(() => undefined)));
+    await Promise.all(
+      this.threads.map((t) => {
+        t.keys.delete(key);
+        return t.call({ op: 'stop', key }).catch(() => undefined);
+      }),
+    );
   }
 
   stop(key: string): Promise<void> {
@@ -365,13 +417,5 @@ export class WebThreads implements WebRuleEngine {
       }),
     );
     this.closing = false;
-  }
-}
-
-function closeFd(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    /* already closed */
   }
 }
