@@ -386,13 +386,38 @@ describe('console e2e (chromium + built daemon)', () => {
 
   it('the 3rd transport failure in a row sends the console to /login', async () => {
     await page.goto(`${daemon.url}#/login`);
-    await login(page); // on the overview, which polls /api/status every 2 s
+    await login(page);
+    // The overview polls /api/status every 2 s. Stop the daemon only once that screen (and the menu)
+    // is really there: a chunk still loading would fail instead, and a failed chunk is not an API
+    // call, so nothing would count toward the logout.
+    await page.getByTestId('status-proc-cpu').waitFor();
+    await page.getByTestId('left-menu').waitFor();
+    await page.evaluate(() => ((window as { e2eSameDocument?: boolean }).e2eSameDocument = true));
+    let failed = 0;
+    let failedBeforeLogin = -1;
+    const onFailed = (r: { url(): string }) => {
+      if (r.url().startsWith(daemon.url) && !r.url().includes('/assets/')) failed++;
+    };
+    const onNavigated = (f: { url(): string }) => {
+      if (f === page.mainFrame() && /#\/login$/.test(f.url()) && failedBeforeLogin < 0) failedBeforeLogin = failed;
+    };
+    page.on('requestfailed', onFailed);
+    page.on('framenavigated', onNavigated);
     await daemon.kill();
     try {
-      await page.waitForURL(/#\/login$/, { timeout: 30_000 });
+      // Polled, not page.waitForURL: with the daemon down any document load makes waitForURL throw
+      // net::ERR_CONNECTION_REFUSED; whether the page was reloaded is checked below instead.
+      await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/#\/login$/);
     } finally {
+      page.off('requestfailed', onFailed);
+      page.off('framenavigated', onNavigated);
       await daemon.start();
     }
+    // The console moved itself to its /login route (no reload of the page), after at least three
+    // failed requests, and forgot the session.
+    expect(await page.evaluate(() => (window as { e2eSameDocument?: boolean }).e2eSameDocument)).toBe(true);
+    expect(failedBeforeLogin).toBeGreaterThanOrEqual(3);
+    expect(await storedToken(page)).toBe('');
   });
 
   it('settings: validated before sending; a new admin port tells the user the new address', async () => {

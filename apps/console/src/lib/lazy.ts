@@ -1,7 +1,9 @@
 /**
  * React.lazy remembers a failed import forever, so a chunk requested while the daemon restarts
  * would break the screen until a reload. This one tries again for a while, then reloads the page
- * once (a new build may have replaced the chunk), and only then gives up.
+ * once (a new build may have replaced the chunk), and only then gives up. It reloads only while the
+ * page itself answers: a reload while the daemon is down would swap the console for the browser's
+ * error page, so until the daemon is back it keeps trying the chunk.
  */
 import { lazy, type ComponentType } from 'react';
 
@@ -11,7 +13,22 @@ const RELOAD_FLAG = 'lucky-chunk-reload';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function importWithRetry<T>(load: () => Promise<T>, retries = CHUNK_RETRIES, delayMs = CHUNK_RETRY_MS): Promise<T> {
+/** Whether the console's own page loads now; not through `call`, which would count a failure. */
+export async function pageAnswers(): Promise<boolean> {
+  try {
+    const res = await fetch(document.baseURI, { cache: 'no-store', signal: AbortSignal.timeout(CHUNK_RETRY_MS * 3) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+export interface RetryEnv {
+  pageAnswers?: () => Promise<boolean>;
+  reload?: () => void;
+}
+
+export async function importWithRetry<T>(load: () => Promise<T>, retries = CHUNK_RETRIES, delayMs = CHUNK_RETRY_MS, env: RetryEnv = {}): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       const m = await load();
@@ -19,9 +36,14 @@ export async function importWithRetry<T>(load: () => Promise<T>, retries = CHUNK
       return m;
     } catch (err) {
       if (i >= retries) {
+        if (!(await (env.pageAnswers ?? pageAnswers)())) {
+          // The daemon is down: neither a reload nor giving up would help. Try again once it is back.
+          await sleep(delayMs);
+          continue;
+        }
         if (!sessionStorage.getItem(RELOAD_FLAG)) {
           sessionStorage.setItem(RELOAD_FLAG, '1');
-          window.location.reload();
+          (env.reload ?? (() => window.location.reload()))();
           await new Promise(() => undefined); // the page is going away
         }
         throw err;
