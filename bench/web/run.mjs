@@ -9,14 +9,16 @@
  *   req/s >= 1.2x Caddy and >= 0.4x nginx, p99 <= 2x nginx,
  * then holds 1 000 concurrent connections on Lucky for 30 s (goal: 0 errors, no fd growth).
  *
- * Installs wrk, nginx and caddy with apt-get when missing (service start-up suppressed).
  * Each proxy is measured `rounds` times, interleaved; the medians of req/s and of p99 are printed and
  * the ratios are medians of per-round ratios, so that a burst of other work on a shared machine does
  * not decide them.
- * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 9] [--soak 30]
+ * Then p50/p99 at one fixed offered load (h2load --rps) for each proxy.
+ * Installs wrk, nginx, caddy and nghttp2-client (h2load) with apt-get when missing (service start-up
+ * suppressed).
+ * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 9] [--soak 30] [--rate 10000]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -34,6 +36,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '9' },
     soak: { type: 'string', default: '30' },
     'soak-connections': { type: 'string', default: '1000' },
+    // The fixed load for the latency comparison: below Caddy's ceiling here (about 13-16k req/s).
+    rate: { type: 'string', default: '10000' },
   },
 });
 const DURATION = Number(values.duration);
@@ -60,7 +64,10 @@ function has(cmd) {
 }
 
 function ensureTools() {
-  const missing = ['wrk', 'nginx', 'caddy'].filter((c) => !has(c));
+  const tools = { wrk: 'wrk', nginx: 'nginx', caddy: 'caddy', h2load: 'nghttp2-client' };
+  const missing = Object.keys(tools)
+    .filter((c) => !has(c))
+    .map((c) => tools[c]);
   if (missing.length === 0) return;
   log(`installing ${missing.join(', ')} with apt-get ...`);
   // Debian starts services from postinst; nothing may listen beyond loopback, so suppress that.
@@ -77,7 +84,7 @@ function ensureTools() {
   } finally {
     if (ownPolicy) rmSync(policy, { force: true });
   }
-  for (const c of missing) if (!has(c)) throw new Error(`${c} is still missing after apt-get`);
+  for (const c of Object.keys(tools)) if (!has(c)) throw new Error(`${c} is still missing after apt-get`);
 }
 
 function freePort() {
@@ -141,6 +148,30 @@ function wrk(url, { conns = CONNS, threads = THREADS, duration = DURATION, timeo
   return { rps, p99, errors, non2xx, total, sockErrors: sock ? sock[0] : 'Socket errors: none', raw: out };
 }
 
+/**
+ * Latency at a fixed offered load (h2load --rps over HTTP/1.1, the same connections as wrk): wrk
+ * drives each server to saturation, where latency is mostly queueing (connections / throughput);
+ * this shows what a client waits at a rate every proxy here sustains. Returns p50/p99 in ms.
+ */
+function fixedRate(url, totalRps, { conns = CONNS, duration = DURATION } = {}) {
+  const file = join(tmp, `h2load-${Date.now()}.log`);
+  execFileSync(
+    'sh',
+    ['-c', `ulimit -n 65536 2>/dev/null; exec h2load --h1 -c${conns} -m1 --rps ${Math.ceil(totalRps / conns)} -D ${duration} --log-file ${file} ${url}`],
+    { encoding: 'utf8', timeout: (duration + 60) * 1000 },
+  );
+  const us = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'))
+    .filter((f) => f[1] === '200')
+    .map((f) => Number(f[2]))
+    .sort((a, b) => a - b);
+  rmSync(file, { force: true });
+  const at = (q) => (us.length ? us[Math.min(us.length - 1, Math.floor(q * us.length))] / 1000 : NaN);
+  return { p50: at(0.5), p99: at(0.99), n: us.length };
+}
+
 function fdCount(pid) {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
@@ -152,7 +183,7 @@ function fdCount(pid) {
 async function api(port, method, path, body, token) {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
-    headers: { 'content-type': 'application/json', ...(token ? { 'lucky-admin-token': token } : {}) },
+    headers: { 'content-type': 'application/json', 'lucky-lang': 'en_US', ...(token ? { 'lucky-admin-token': token } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
@@ -328,6 +359,26 @@ http://127.0.0.1:${pCaddy} {
   log(`ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
   log(`ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
   log(`ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+
+  // The same question at a fixed load, below every proxy's ceiling here.
+  const RATE = Number(values.rate);
+  log('');
+  log(`latency at a fixed ${RATE} req/s (h2load --h1 --rps, ${CONNS} connections, ${DURATION} s; medians of ${ROUNDS} rounds):`);
+  const fixed = {};
+  for (const [name] of targets) fixed[name] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, port] of targets) {
+      if (name.startsWith('backend') || name.includes('(ref)')) continue;
+      fixed[name].push(fixedRate(`http://127.0.0.1:${port}/`, RATE));
+    }
+  }
+  for (const [name] of targets) {
+    const rs = fixed[name];
+    if (!rs.length) continue;
+    log(`${name.padEnd(22)} p50 ${fmt(median(rs.map((x) => x.p50)), 2).padStart(6)} ms   p99 ${fmt(median(rs.map((x) => x.p99)), 2).padStart(6)} ms   (${rs.reduce((a, x) => a + x.n, 0)} answers)`);
+  }
+  const fixedRatio = median(fixed['lucky web proxy'].map((x, i) => x.p99 / fixed['nginx proxy_pass'][i].p99));
+  log(`ratio p99 at ${RATE} req/s lucky/nginx  ${fmt(fixedRatio, 2)}  (for reading beside the saturated ratio above)`);
 
   // Soak: 1 000 concurrent connections.
   await new Promise((r) => setTimeout(r, 1000));

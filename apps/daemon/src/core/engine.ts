@@ -39,6 +39,20 @@ export function presentStatus(s: EngineStatus, lang: Lang): RuleStatus {
   return { state: s.state, since: s.since, message: s.parts ? statusText(s.parts, lang) : s.message };
 }
 
+/** Runs the jobs of one key one after another (a rule's starts and stops never overlap). */
+export class KeyedQueue {
+  private tails = new Map<string, Promise<void>>();
+
+  run(key: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    this.tails.set(key, next);
+    void next.finally(() => {
+      if (this.tails.get(key) === next) this.tails.delete(key);
+    });
+    return next;
+  }
+}
+
 export interface RuleEngine<R> {
   /** Starts (or restarts) the rule; resolves once it runs or has failed into an `error` status. */
   start(key: string, rule: R): Promise<void>;

@@ -12,7 +12,7 @@ import { createSecureContext, type SecureContext, type SecureVersion } from 'nod
 import { X509Certificate } from 'node:crypto';
 import type { z } from 'zod';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
-import { listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
+import { KeyedQueue, listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import { formatTime, type Logger } from '../../core/logs.js';
 import type { Cidr } from '../../core/cidr.js';
 import {
@@ -98,11 +98,12 @@ const SERVER_OPTIONS: ServerOptions = {
   noDelay: true,
 };
 
-function listenIdOf(r: WebRule): string {
+/** What identifies a listener: a rule saved with the same one keeps its socket. */
+export function listenIdOf(r: WebRule): string {
   return `${r.network}|${r.address}|${r.port}|${r.protocol}`;
 }
 
-function fmtAddr(host: string, port: number): string {
+export function fmtAddr(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
@@ -204,7 +205,7 @@ export class WebEngine implements RuleEngine<WebRule> {
   private runtimes = new Map<string, Runtime>();
   private states = new Map<string, { status: EngineStatus; firewall: string; warnings: StatusPart[] }>();
   /** Starts and stops of one rule run one after another. */
-  private queues = new Map<string, Promise<void>>();
+  private queue = new KeyedQueue();
   private retiring = new Set<Promise<void>>();
 
   constructor(private opts: WebEngineOptions) {}
@@ -221,14 +222,9 @@ export class WebEngine implements RuleEngine<WebRule> {
   }
 
   private serial(key: string, fn: () => Promise<void>): Promise<void> {
-    const prev = this.queues.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    this.queues.set(key, next);
-    void next.finally(() => {
-      if (this.queues.get(key) === next) this.queues.delete(key);
-    });
-    return next;
+    return this.queue.run(key, fn);
   }
+
 
   // ---------------------------------------------------------------- compile
 

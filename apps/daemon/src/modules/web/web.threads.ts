@@ -15,10 +15,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule } from '@lucky/contracts';
-import { listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type StatusPart } from '../../core/engine.js';
+import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type StatusPart } from '../../core/engine.js';
 import { formatTime } from '../../core/logs.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
-import { runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
+import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /** The length of formatTime's stamp that starts every rule log line. */
@@ -102,20 +102,12 @@ interface Placed {
   address: string;
 }
 
-function listenIdOf(r: WebRule): string {
-  return `${r.network}|${r.address}|${r.port}|${r.protocol}`;
-}
-
-function fmtAddr(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
 export class WebThreads implements WebRuleEngine {
   private threads: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();
   private states = new Map<string, { status: EngineStatus; firewall: string }>();
-  private queues = new Map<string, Promise<void>>();
+  private queue = new KeyedQueue();
   /** The last line each rule logged, so that N threads reporting one event log it once. */
   private lastNote = new Map<string, { line: string; at: number }>();
   private closing = false;
@@ -182,14 +174,9 @@ export class WebThreads implements WebRuleEngine {
   }
 
   private serial(key: string, fn: () => Promise<void>): Promise<void> {
-    const prev = this.queues.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    this.queues.set(key, next);
-    void next.finally(() => {
-      if (this.queues.get(key) === next) this.queues.delete(key);
-    });
-    return next;
+    return this.queue.run(key, fn);
   }
+
 
   private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: string): void {
     this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall });
