@@ -187,7 +187,8 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     const r = await daemon.api('POST', '/api/web/rules', { name: 'busy', address: '127.0.0.1', port: blockedPort }, apiToken);
     expect(r.ret).toBe(0);
     await expect.poll(() => rowState(page, 'busy'), { timeout: 15_000 }).toBe('error');
-    await expect(row(page, 'busy').getByTestId('web-status-message').textContent()).resolves.toMatch(/in use|EADDRINUSE/i);
+    // In the console's language (Chinese here), from the engine's message keys.
+    await expect(row(page, 'busy').getByTestId('web-status-message').textContent()).resolves.toBe(`端口 ${blockedPort} 已被占用（127.0.0.1:${blockedPort}）`);
     // The other rule keeps serving.
     expect(await bodyOf('other.test')).toBe('default text for 127.0.0.1');
     await shot(page, 'web-08-list-error');
@@ -334,6 +335,10 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Lucky | Web service');
     await row(page, '站点').waitFor();
     await expect.poll(() => row(page, '站点').getByTestId('web-status').textContent()).toBe('Running');
+    // The engine's own status message follows the language too.
+    await expect
+      .poll(() => row(page, 'busy').getByTestId('web-status-message').textContent())
+      .toBe(`port ${blockedPort} in use (127.0.0.1:${blockedPort})`);
     await expect(page.getByTestId('web-add').textContent()).resolves.toBe('Add rule');
     await shot(page, 'web-14-list-english');
     await row(page, '站点').getByTestId('web-edit').click();
