@@ -9,7 +9,7 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
@@ -31,6 +31,16 @@ let blockedPort = 0;
 let rulePort = 0;
 const backendHits: string[] = [];
 const pageErrors: string[] = [];
+
+/**
+ * A Mantine switch's input sits hidden under its track, so it is clicked directly; the state is
+ * awaited so that the next action does not race the form's update (a click right after could be
+ * overwritten by the switch's change, computed from the form before it).
+ */
+async function flip(sw: Locator, on: boolean): Promise<void> {
+  await sw.dispatchEvent('click');
+  await expect.poll(() => sw.isChecked()).toBe(on);
+}
 
 function listen(server: Server | TcpServer): Promise<number> {
   return new Promise((r, rej) => {
@@ -151,9 +161,9 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
 
     await page.getByTestId('web-tab-access').click();
     await page.getByTestId('web-access-cors').click();
-    await page.getByTestId('web-access-cors-enable').dispatchEvent('click');
+    await flip(page.getByTestId('web-access-cors-enable'), true);
     await expect(page.getByTestId('web-access-cors-methods').inputValue()).resolves.toBe('POST, GET, PUT, OPTIONS, DELETE');
-    await page.getByTestId('web-access-cors-enable').dispatchEvent('click');
+    await flip(page.getByTestId('web-access-cors-enable'), false);
     await shot(page, 'web-06-form-access');
 
     await page.getByTestId('web-save').click();
@@ -258,7 +268,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await page.getByTestId('web-tab-subrules').click();
     await page.getByTestId('web-sub-edit').first().click();
     await page.getByTestId('web-sub-access-basicAuth').click();
-    await page.getByTestId('web-sub-access-auth-enable').dispatchEvent('click');
+    await flip(page.getByTestId('web-sub-access-auth-enable'), true);
     await page.getByTestId('web-sub-access-user-add').click();
     await page.getByTestId('web-sub-access-user').fill('alice');
     // A new user without a password is refused before sending.
@@ -300,7 +310,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await page.getByTestId('web-tab-subrules').click();
     await page.getByTestId('web-sub-edit').first().click();
     await page.getByTestId('web-sub-access-basicAuth').click();
-    await page.getByTestId('web-sub-access-auth-enable').dispatchEvent('click');
+    await flip(page.getByTestId('web-sub-access-auth-enable'), false);
     await page.getByTestId('web-sub-done').click();
     await page.getByTestId('web-save').click();
     await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
