@@ -1,5 +1,5 @@
 /** Address ranges: parse an address to bytes and test membership; used by access control and filters. */
-import { isIPv4, isIPv6 } from '@lucky/contracts';
+import { isIPv4, isIPv6 } from '@lucky/contracts/runtime';
 
 /** 4 or 16 bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d) comes back as its IPv4 form. */
 export function ipBytes(ip: string): Uint8Array | null {

@@ -2,8 +2,9 @@
  * The one lifecycle every engine has. An engine never throws for a runtime problem (port in use,
  * unreachable target): it records it as the rule's status and a log line, and the daemon goes on.
  */
-import { message, type Lang, type MessageKey, type RuleStatus } from '@lucky/contracts';
-import { LogBuffer } from './logs.js';
+import type { Lang, MessageKey, RuleStatus } from '@lucky/contracts';
+import { message } from '@lucky/contracts/runtime';
+import { LogBuffer } from './logbuffer.js';
 
 /** One sentence of a status, kept as a message key so that each caller reads it in its language. */
 export type StatusPart = { key: MessageKey; vars?: Record<string, string | number> };

@@ -4,50 +4,17 @@
  */
 import { pino, type Logger } from 'pino';
 import { LOG_LEVELS, type LogEntry } from '@lucky/contracts';
+import { LogBuffer } from './logbuffer.js';
+import { formatTime } from './time.js';
 
 export type { Logger };
 
-/** Bounded, in order, with strictly increasing timestamps so `pre` never skips or repeats a line. */
-export class LogBuffer {
-  private entries: LogEntry[] = [];
-  private last = 0;
-
-  constructor(private capacity: number) {}
-
-  push(log: string, time = Date.now()): void {
-    this.last = Math.max(time, this.last + 1);
-    this.entries.push({ timestamp: this.last, log });
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
-  }
-
-  since(pre: number): LogEntry[] {
-    // Entries are sorted: search from the end, where the console's next lines are.
-    let i = this.entries.length;
-    while (i > 0 && this.entries[i - 1]!.timestamp > pre) i--;
-    return this.entries.slice(i);
-  }
-
-  resize(capacity: number): void {
-    this.capacity = capacity;
-    if (this.entries.length > capacity) this.entries.splice(0, this.entries.length - capacity);
-  }
-
-  get size(): number {
-    return this.entries.length;
-  }
-}
+export { LogBuffer };
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'mod', 'v', 'reqId']);
 
-function pad(n: number, w = 2): string {
-  return String(n).padStart(w, '0');
-}
-
-export function formatTime(t: number): string {
-  const d = new Date(t);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
+export { formatTime };
 
 /** One readable line: `2026-11-22 01:45:28 INFO [wol] woke NAS mac=...`. */
 export function formatLine(o: Record<string, unknown>): string {

@@ -1,6 +1,6 @@
 /** Who is asking and may they: client IP through trusted proxies, IP and user-agent filters, basic auth, CORS. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ZWebBasicAuth, ZWebCors, ZWebIpFilter, ZWebUaFilter } from '@lucky/contracts';
 import { inCidr, ipBytes, parseCidr, type Cidr } from '../../core/cidr.js';
 import { verifyPassword } from '../../core/password.js';

@@ -13,7 +13,8 @@ import { X509Certificate } from 'node:crypto';
 import type { z } from 'zod';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
-import { formatTime, type Logger } from '../../core/logs.js';
+import type { Logger } from '../../core/logs.js';
+import { formatTime } from '../../core/time.js';
 import type { Cidr } from '../../core/cidr.js';
 import {
   BasicAuthGate,

@@ -1,0 +1,7 @@
+/**
+ * The few runtime helpers a web serving thread needs (message texts, address checks), without zod,
+ * the module schemas and the route table that `@lucky/contracts` evaluates on import (about 10 MB of
+ * heap, which each thread would otherwise carry).
+ */
+export { message, MESSAGES, LANGS, type Lang, type MessageKey } from './messages.js';
+export { isIP, isIPv4, isIPv6 } from './ip.js';
