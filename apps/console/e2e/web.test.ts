@@ -328,16 +328,23 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await expect.poll(() => bodyOf('other.test'), { timeout: 10_000 }).toBe('default text for 127.0.0.1');
   });
 
-  it('module settings: access log entries shown (1-256)', async () => {
+  it('module settings: access log entries shown (1-256), serving threads (0-16)', async () => {
     await page.getByTestId('web-settings-open').click();
     await page.getByTestId('web-set-show').fill('300');
     await page.getByTestId('web-settings-save').click();
     await expect.poll(() => page.getByTestId('web-set-show').getAttribute('aria-invalid')).toBe('true');
     await page.getByTestId('web-set-show').fill('20');
+    await page.getByTestId('web-set-threads').fill('17');
+    await page.getByTestId('web-settings-save').click();
+    await expect.poll(() => page.getByTestId('web-set-threads').getAttribute('aria-invalid')).toBe('true');
+    // The main thread only: the rules move over and keep serving.
+    await page.getByTestId('web-set-threads').fill('1');
     await page.getByTestId('web-settings-save').click();
     await expect.poll(() => page.getByTestId('web-set-show').count()).toBe(0);
     const r = await daemon.api('GET', '/api/web/configure', undefined, apiToken);
-    expect(r.configure).toMatchObject({ accessLogShow: 20 });
+    expect(r.configure).toMatchObject({ accessLogShow: 20, servingThreads: 1 });
+    await expect.poll(() => bodyOf('other.test'), { timeout: 10_000 }).toBe('default text for 127.0.0.1');
+    await expect.poll(() => rowState(page, '站点'), { timeout: 10_000 }).toBe('running');
   });
 
   it('in English after a language switch', async () => {

@@ -1,6 +1,6 @@
 /** Batch domain replace (spec section 5: the domain cannot be empty) and the module settings. */
 import { Alert, Button, Group, Modal, MultiSelect, NumberInput, Skeleton, Stack, TextInput } from '@mantine/core';
-import { ZWebConfigure, ZWebDomainReplace, webRoutes } from '@lucky/contracts';
+import { WEB_SERVING_THREADS_MAX, ZWebConfigure, ZWebDomainReplace, webRoutes, type WebConfigure } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { ApiError, call } from '../../api';
@@ -109,7 +109,7 @@ export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
     <Modal opened={props.opened} onClose={props.onClose} title={tw('settingsTitle')} size="md" closeOnClickOutside={false} data-testid="web-settings">
       {props.opened &&
         (configure.data ? (
-          <SettingsBody initial={configure.data.configure.accessLogShow} onClose={props.onClose} />
+          <SettingsBody initial={configure.data.configure} onClose={props.onClose} />
         ) : configure.isError ? (
           <Alert color="red">{configure.error.message}</Alert>
         ) : (
@@ -121,11 +121,12 @@ export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
 
 const toNumber = (v: Num) => (typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v));
 
-function SettingsBody(props: { initial: number; onClose: () => void }) {
-  const [show, setShow] = useState<Num>(props.initial);
+function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
+  const [show, setShow] = useState<Num>(props.initial.accessLogShow);
+  const [threads, setThreads] = useState<Num>(props.initial.servingThreads);
   const [attempt, setAttempt] = useState(0);
   const queryClient = useQueryClient();
-  const body = { accessLogShow: toNumber(show) };
+  const body = { accessLogShow: toNumber(show), servingThreads: toNumber(threads) };
   const problem = attempt > 0 ? firstProblem(ZWebConfigure, body, lang, tw) : null;
   const save = useMutation({
     mutationFn: () => call(webRoutes.putConfigure, { body }),
@@ -154,8 +155,20 @@ function SettingsBody(props: { initial: number; onClose: () => void }) {
           max={256}
           value={show}
           onChange={setShow}
-          error={problem?.message}
+          error={problem?.path === 'accessLogShow' ? problem.message : undefined}
           data-testid="web-set-show"
+        />
+        <NumberInput
+          clampBehavior="none"
+          allowDecimal={false}
+          label={tw('servingThreads')}
+          description={tw('servingThreadsHint')}
+          min={0}
+          max={WEB_SERVING_THREADS_MAX}
+          value={threads}
+          onChange={setThreads}
+          error={problem?.path === 'servingThreads' ? problem.message : undefined}
+          data-testid="web-set-threads"
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>

@@ -399,6 +399,7 @@ const FIELD_LABELS: Record<string, WebTextId> = {
   from: 'field.from',
   to: 'field.to',
   accessLogShow: 'field.accessLogShow',
+  servingThreads: 'field.servingThreads',
 };
 
 type Td = (id: WebTextId, vars?: Record<string, string | number>) => string;

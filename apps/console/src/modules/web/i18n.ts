@@ -203,6 +203,8 @@ export const zh_CN = {
   // settings
   accessLogShow: '访问日志显示条数',
   accessLogShowHint: '打开日志时默认显示最近多少条，1-256',
+  servingThreads: '服务线程数',
+  servingThreadsHint: '0 = 自动（每个 CPU 一个，最多 4 个）；1 = 只用主线程；每多一个线程约占 14 MB 内存。修改后规则会重新启动，已打开的连接会断开',
   settingsSaved: '设置已保存',
   // validation (spec section 5)
   'err.empty': '{field}不能为空',
@@ -253,6 +255,7 @@ export const zh_CN = {
   'field.from': '原域名',
   'field.to': '新域名',
   'field.accessLogShow': '访问日志显示条数',
+  'field.servingThreads': '服务线程数',
 } as const;
 
 export type WebTextId = keyof typeof zh_CN;
@@ -451,6 +454,8 @@ export const en_US: Record<WebTextId, string> = {
   replaceRun: 'Replace',
   accessLogShow: 'Access log entries shown',
   accessLogShowHint: 'How many of the latest entries the log shows first, 1-256',
+  servingThreads: 'Serving threads',
+  servingThreadsHint: '0 = automatic (one per CPU, up to 4); 1 = the main thread only; each extra thread takes about 14 MB. Saving restarts the rules: open connections close',
   settingsSaved: 'Settings saved',
   'err.empty': '{field} cannot be empty',
   'err.row': '{field}, line {n}: {detail}',
@@ -500,6 +505,7 @@ export const en_US: Record<WebTextId, string> = {
   'field.from': 'Domain',
   'field.to': 'New domain',
   'field.accessLogShow': 'Access log entries shown',
+  'field.servingThreads': 'Serving threads',
 };
 
 export const tw = moduleT({ zh_CN, en_US });

@@ -11,7 +11,7 @@ import { hashPassword } from '../../core/password.js';
 import { addRoute } from '../../core/routes.js';
 import { RuleModule } from '../../core/rulemodule.js';
 import { RuleStore, SettingsStore } from '../../core/rulestore.js';
-import { createWebEngine } from './web.threads.js';
+import { WebServing } from './web.serving.js';
 import { NftFirewall, type Firewall } from './web.firewall.js';
 
 const HASH_RE = /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/;
@@ -64,11 +64,13 @@ export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
     data: { rule: ZWebRule, settings: ZWebConfigure },
     create({ db, log }) {
       const logs = new RuleLogs();
-      const engine = createWebEngine({ log, logs, firewall: opts.firewall ?? new NftFirewall() });
+      const settings = new SettingsStore(db, 'web', ZWebConfigure);
+      const engine = new WebServing({ log, logs, firewall: opts.firewall ?? new NftFirewall() }, settings.get().servingThreads);
       const rules = new RuleModule({
         store: new RuleStore(db, 'web', ZWebRule, log),
-        settings: new SettingsStore(db, 'web', ZWebConfigure),
+        settings,
         engine,
+        onSettings: (next) => engine.setThreads(next.servingThreads),
         log,
         logs,
         extra: async (r) => ({ figures: await engine.figures(r.key), firewall: engine.firewallNote(r.key) }),

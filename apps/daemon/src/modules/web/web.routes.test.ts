@@ -174,6 +174,29 @@ describe('web module over the API', () => {
     for (const k of [r.key, files.key]) expect((await d.call('DELETE', `/api/web/rules/${k}`)).ret).toBe(0);
   });
 
+  it('moves running rules between the main thread and serving threads when the setting changes', async () => {
+    const port = await freePort();
+    const created = await d.call<{ key: string }>('POST', '/api/web/rules', { name: 'moving', address: '127.0.0.1', port, defaultService: { type: 'text', body: 'here' } });
+    expect(created.ret).toBe(0);
+    const lines = async () => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`)).logs.map((l) => l.log);
+    for (const [threads, shows] of [
+      [1, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port}`)],
+      [3, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in 3 threads`)],
+      [2, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in 2 threads`)],
+    ] as const) {
+      expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, servingThreads: threads })).ret).toBe(0);
+      // The PUT answers once the rule runs again, on the engine asked for.
+      expect((await lines()).at(-1)).toSatisfy(shows);
+      for (let i = 0; i < 6; i++) expect((await get(port, 'x.test')).body).toBe('here');
+      const view = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${created.key}`);
+      expect(view.rule.status.state).toBe('running');
+      expect(view.rule.figures.requests).toBe(6); // counted afresh on each new engine
+    }
+    expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, servingThreads: 17 })).ret).toBe(1);
+    expect((await d.call<{ configure: { servingThreads: number } }>('GET', '/api/web/configure')).configure.servingThreads).toBe(2);
+    expect((await d.call('DELETE', `/api/web/rules/${created.key}`)).ret).toBe(0);
+  });
+
   it('keeps module settings within bounds', async () => {
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 300 })).ret).toBe(1);
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 100 })).ret).toBe(0);

@@ -35,8 +35,12 @@ export type WebRuleEngine = RuleEngine<WebRule> & {
   connections(): number;
 };
 
-/** LUCKY_WEB_THREADS overrides the count; 0 or 1 serves on the main thread. */
-export function webThreadCount(): number {
+/**
+ * How many threads serve: the module setting when it names a count, else LUCKY_WEB_THREADS when
+ * set, else one per CPU up to 4. 0 or 1 serves on the main thread.
+ */
+export function webThreadCount(setting = 0): number {
+  if (setting > 0) return setting;
   const env = process.env.LUCKY_WEB_THREADS;
   if (env !== undefined && env !== '') return Math.max(0, Math.min(64, Math.floor(Number(env)) || 0));
   return Math.min(availableParallelism(), 4);
