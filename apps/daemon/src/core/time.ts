@@ -7,3 +7,16 @@ export function formatTime(t: number): string {
 function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
+
+/** Wall-clock ms at monotonic time 0: threads given the same anchor stamp events on one clock. */
+export let clockAnchor = Date.now() - Number(process.hrtime.bigint()) / 1e6;
+
+/** A serving thread takes the coordinator's anchor (each thread's own reading of the wall clock differs by up to a millisecond). */
+export function useClockAnchor(anchor: number): void {
+  clockAnchor = anchor;
+}
+
+/** Wall-clock ms with microseconds, from the monotonic clock all threads share. */
+export function preciseNow(): number {
+  return Math.round((clockAnchor + Number(process.hrtime.bigint()) / 1e6) * 1000) / 1000;
+}

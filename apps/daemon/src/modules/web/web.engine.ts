@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import type { Logger } from '../../core/logs.js';
-import { formatTime } from '../../core/time.js';
+import { formatTime, preciseNow } from '../../core/time.js';
 import type { Cidr } from '../../core/cidr.js';
 import {
   BasicAuthGate,
@@ -156,15 +156,17 @@ function responseClosed(this: LoggedResponse): void {
   const sock = req.socket as CountedSocket;
   const sent = sock.bytesWritten ?? 0;
   const e = rt.log.evictee() ?? blankEntry();
-  // Microseconds: the serving threads' logs are merged by time (one thread's clock origin is as good as another's).
-  e.time = Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000;
+  // When the request came, in microseconds on the clock every serving thread shares: their logs
+  // are merged by time, and a client's next request never sorts before its previous one.
+  const ms = hit.t0 ? performance.now() - hit.t0 : 0; // 0: the log was off when it came
+  e.time = Math.round((preciseNow() - ms) * 1000) / 1000;
   e.clientIP = hit.ip;
   e.method = req.method ?? '';
   e.host = req.headers.host ?? '';
   e.path = (req.url ?? '').slice(0, 2048);
   e.status = status;
   e.bytes = sent - (sock[SENT] ?? 0);
-  e.ms = Math.round((performance.now() - hit.t0) * 10) / 10;
+  e.ms = Math.round(ms * 10) / 10;
   e.userAgent = (req.headers['user-agent'] ?? '').slice(0, 512);
   e.sub = hit.site;
   sock[SENT] = sent;

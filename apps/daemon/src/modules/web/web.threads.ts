@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type StatusPart } from '../../core/engine.js';
-import { formatTime } from '../../core/logs.js';
+import { clockAnchor, formatTime } from '../../core/time.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
 import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
@@ -67,7 +67,7 @@ class ServingThread {
   readonly born = Date.now();
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: string) => void) {
-    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads } });
+    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor } });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
         const c = this.calls.get(e.id);
@@ -277,12 +277,7 @@ export class WebThreads implements WebRuleEngine {
     if (bad) {
       await this.stopThreads(key);
       this.placed.delete(key);
-      await this.opts.firewall.close(key);
-      const msg = statusText(bad.parts, 'en_US');
-      this.note(key, `cannot start: ${msg}`);
-      this.opts.log.warn({ key, name: rule.name }, `web rule cannot start: ${msg}`);
-      this.setState(key, 'error', bad.parts, 'off');
-      return;
+      return this.fail(key, rule, bad.parts, 'cannot start');
     }
     const warnings = replies[0]?.warnings ?? [];
     const warn = statusText(warnings, 'en_US');
@@ -299,14 +294,19 @@ export class WebThreads implements WebRuleEngine {
     this.setState(key, 'running', runningParts(address, warnings, fw), fw);
   }
 
-  private async failed(key: string, rule: WebRule, err: unknown, host: string): Promise<void> {
+  private failed(key: string, rule: WebRule, err: unknown, host: string): Promise<void> {
     const detail = String((err as Error)?.message ?? err);
     const part = listenProblem(fmtAddr(host, rule.port), rule.port, err instanceof ListenError ? err.code : undefined, detail);
-    const msg = statusText([part], 'en_US');
-    this.note(key, msg);
-    this.opts.log.warn({ key, name: rule.name }, `web rule cannot listen: ${msg}`);
+    return this.fail(key, rule, [part], 'cannot listen');
+  }
+
+  /** The rule's error: its status, a rule log line, a program log line; the firewall closed. */
+  private async fail(key: string, rule: WebRule, parts: StatusPart[], what: string): Promise<void> {
+    const msg = statusText(parts, 'en_US');
+    this.note(key, what === 'cannot listen' ? msg : `${what}: ${msg}`);
+    this.opts.log.warn({ key, name: rule.name }, `web rule ${what}: ${msg}`);
     await this.opts.firewall.close(key);
-    this.setState(key, 'error', [part], 'off');
+    this.setState(key, 'error', parts, 'off');
   }
 
   /** Starts (or re-applies) the rule on one thread, which owns `fd` from here on. */

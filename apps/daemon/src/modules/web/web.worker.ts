@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { RuleStatus, WebRule } from '@lucky/contracts';
 import { RuleLogs, type StatusPart } from '../../core/engine.js';
 import type { Logger } from '../../core/logs.js';
+import { useClockAnchor } from '../../core/time.js';
 import { WebEngine } from './web.engine.js';
 
 /** Coordinator → thread. */
@@ -54,13 +55,16 @@ function forwardingLogger(): Logger {
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), trace: () => undefined } as unknown as Logger;
 }
 
+const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number };
+if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
+
 const engine = new WebEngine({
   log: forwardingLogger(),
   logs: new ForwardedLogs(),
   firewall: { open: async () => 'off', close: async () => undefined },
   servingThread: true,
   // The threads' caches together stay within the rule's bound.
-  cacheShare: 1 / Math.max(1, (workerData as { threads?: number } | null)?.threads ?? 1),
+  cacheShare: 1 / Math.max(1, data.threads ?? 1),
 });
 
 async function answer(m: ThreadCall): Promise<unknown> {
