@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { inCidr, ipBytes, isLocalAddress, parseCidr } from './cidr.js';
 import { LoginGuard } from './loginguard.js';
-import { createProgramLog, LogBuffer } from './logs.js';
+import { LogBuffer } from './logbuffer.js';
+import { createProgramLog } from './logs.js';
 import { randomPassword } from './password.js';
 import { pickAddresses } from './netinfo.js';
 import { verifyTotp, totpFor } from './totp.js';

@@ -9,12 +9,8 @@ import { formatTime } from './time.js';
 
 export type { Logger };
 
-export { LogBuffer };
-
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'mod', 'v', 'reqId']);
-
-export { formatTime };
 
 /** One readable line: `2026-11-22 01:45:28 INFO [wol] woke NAS mac=...`. */
 export function formatLine(o: Record<string, unknown>): string {

@@ -23,7 +23,7 @@ export function useClockAnchor(anchor: number): void {
   perfAnchor = anchorForPerf();
 }
 
-/** Wall-clock ms with microseconds, from the monotonic clock all threads share (cheap: on the request path). */
-export function preciseNow(): number {
-  return Math.round((perfAnchor + performance.now()) * 1000) / 1000;
+/** A performance.now() reading as wall-clock ms with microseconds, on the clock all threads share. */
+export function wallClockAt(perfNow: number): number {
+  return Math.round((perfAnchor + perfNow) * 1000) / 1000;
 }

@@ -18,7 +18,8 @@ import {
   type RuleStatus,
 } from '@lucky/contracts';
 import type { RuleEngine, RuleLogs } from '../../core/engine.js';
-import { formatTime, type Logger } from '../../core/logs.js';
+import type { Logger } from '../../core/logs.js';
+import { formatTime } from '../../core/time.js';
 import type { DdnsHistory } from './ddns.history.js';
 import { normalizeIp, queryAddresses } from './dnswire.js';
 import { parseDomain, type DomainName } from './domain.js';

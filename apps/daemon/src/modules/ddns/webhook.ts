@@ -3,7 +3,7 @@
  * `#{successDomainsLine}`, `#{failedDomainsLine}`, `#{time}`; presets for common push services.
  */
 import { WEBHOOK_PRESETS, type DdnsWebhook } from '@lucky/contracts';
-import { formatTime } from '../../core/logs.js';
+import { formatTime } from '../../core/time.js';
 import { headerLines, type HttpFn } from './http.js';
 
 export interface WebhookVars {

@@ -17,7 +17,8 @@ import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureConte
 import type { PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { ZPortforwardConfigure } from '@lucky/contracts';
 import { listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
-import { formatTime, type Logger } from '../../core/logs.js';
+import type { Logger } from '../../core/logs.js';
+import { formatTime } from '../../core/time.js';
 import { fmtAddr, IpFilter, planListeners, type ListenSpec } from './portforward.plan.js';
 import { proxyV1Header, proxyV2Header } from './portforward.proxyproto.js';
 import { nativeTcp, nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from './portforward.native.js';

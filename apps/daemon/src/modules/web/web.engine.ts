@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { RuleStatus, WebAccessEntry, WebFigures, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type RuleLogs, type StatusPart } from '../../core/engine.js';
 import type { Logger } from '../../core/logs.js';
-import { formatTime, preciseNow } from '../../core/time.js';
+import { formatTime, wallClockAt } from '../../core/time.js';
 import type { Cidr } from '../../core/cidr.js';
 import {
   BasicAuthGate,
@@ -35,7 +35,7 @@ import {
 } from './web.access.js';
 import { ResponseCache } from './web.cache.js';
 import { FileServer } from './web.files.js';
-import type { Firewall } from './web.firewall.js';
+import { applyFirewall, type Firewall } from './web.firewall.js';
 import { DomainMatcher, parseHost, type HostPort } from './web.match.js';
 import { ReverseProxy, type ProxyContext } from './web.proxy.js';
 import { AccessRing } from './web.ring.js';
@@ -158,15 +158,16 @@ function responseClosed(this: LoggedResponse): void {
   const e = rt.log.evictee() ?? blankEntry();
   // When the request came, in microseconds on the clock every serving thread shares: their logs
   // are merged by time, and a client's next request never sorts before its previous one.
-  const ms = hit.t0 ? performance.now() - hit.t0 : 0; // 0: the log was off when it came
-  e.time = Math.round((preciseNow() - ms) * 1000) / 1000;
+  const now = performance.now();
+  const t0 = hit.t0 || now; // 0: the log was off when the request came
+  e.time = wallClockAt(t0);
   e.clientIP = hit.ip;
   e.method = req.method ?? '';
   e.host = req.headers.host ?? '';
   e.path = (req.url ?? '').slice(0, 2048);
   e.status = status;
   e.bytes = sent - (sock[SENT] ?? 0);
-  e.ms = Math.round(ms * 10) / 10;
+  e.ms = Math.round((now - t0) * 10) / 10;
   e.userAgent = (req.headers['user-agent'] ?? '').slice(0, 512);
   e.sub = hit.site;
   sock[SENT] = sent;
@@ -402,8 +403,7 @@ export class WebEngine implements RuleEngine<WebRule> {
       }
       setTimeout(() => this.dispose(prev), 30_000).unref();
       this.lifecycle(key, `applied new settings on ${old.address}${warn ? ` (${warn})` : ''}`);
-      const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
-      if (!rule.firewallAllow) await this.opts.firewall.close(key);
+      const fw = await applyFirewall(this.opts.firewall, key, rule);
       this.setState(key, 'running', runningParts(old.address, compiled.warnings, fw), fw, compiled.warnings);
       return;
     }
@@ -447,8 +447,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     this.runtimes.set(key, rt);
     if (old && old !== rt && old.server.listening) void this.retire(old, 5000);
     this.lifecycle(key, `listening on ${rule.protocol}://${rt.address}${warn ? ` (${warn})` : ''}`, 'info', { name: rule.name }, `web rule listening on ${rule.protocol}://${rt.address}`);
-    const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
-    if (!rule.firewallAllow) await this.opts.firewall.close(key);
+    const fw = await applyFirewall(this.opts.firewall, key, rule);
     if (rule.firewallAllow) this.lifecycle(key, `firewall: ${fw}`);
     this.setState(key, 'running', runningParts(rt.address, compiled.warnings, fw), fw, compiled.warnings);
   }

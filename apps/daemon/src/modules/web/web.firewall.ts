@@ -11,6 +11,13 @@ export interface Firewall {
   close(key: string): Promise<void>;
 }
 
+/** What the rule's auto-allow switch asks for: the port opened (and what came of it), or closed ('off'). */
+export async function applyFirewall(fw: Firewall, key: string, rule: { firewallAllow: boolean; port: number; network: 'tcp4' | 'tcp6' }): Promise<string> {
+  if (rule.firewallAllow) return fw.open(key, rule.port, rule.network);
+  await fw.close(key);
+  return 'off';
+}
+
 function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout: 5000 }, (err, stdout, stderr) => {

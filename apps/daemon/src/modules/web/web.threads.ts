@@ -19,6 +19,7 @@ import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, typ
 import { clockAnchor, formatTime } from '../../core/time.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
 import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
+import { applyFirewall } from './web.firewall.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /** The length of formatTime's stamp that starts every rule log line. */
@@ -288,8 +289,7 @@ export class WebThreads implements WebRuleEngine {
       this.note(key, `listening on ${rule.protocol}://${address}${warn ? ` (${warn})` : ''} in ${this.threads.length} threads`);
       this.opts.log.info({ key, name: rule.name }, `web rule listening on ${rule.protocol}://${address}`);
     }
-    const fw = rule.firewallAllow ? await this.opts.firewall.open(key, rule.port, rule.network) : 'off';
-    if (!rule.firewallAllow) await this.opts.firewall.close(key);
+    const fw = await applyFirewall(this.opts.firewall, key, rule);
     if (rule.firewallAllow && !same) this.note(key, `firewall: ${fw}`);
     this.setState(key, 'running', runningParts(address, warnings, fw), fw);
   }

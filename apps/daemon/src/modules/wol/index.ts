@@ -5,7 +5,7 @@ import type { ModuleDef } from '../../core/modulehost.js';
 import { RuleModule } from '../../core/rulemodule.js';
 import { RuleStore, SettingsStore } from '../../core/rulestore.js';
 import { addRoute } from '../../core/routes.js';
-import { formatTime } from '../../core/logs.js';
+import { formatTime } from '../../core/time.js';
 import { WolEngine } from './wol.engine.js';
 
 export const wolModule: ModuleDef = {
