@@ -130,10 +130,21 @@ export async function loopbackOnly(context: BrowserContext): Promise<void> {
   );
 }
 
+/** The page's latest console errors and warnings, for the report of a failed test. */
+const consoleErrors = new WeakMap<Page, string[]>();
+
 export async function newPage(browser: Browser, width: number, height = 900): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width, height } });
   await loopbackOnly(context);
   const page = await context.newPage();
+  const said: string[] = [];
+  consoleErrors.set(page, said);
+  page.on('console', (m) => {
+    // The remote-info probe is refused by loopbackOnly on every start: not news.
+    if ((m.type() !== 'error' && m.type() !== 'warning') || m.text().includes('ERR_INTERNET_DISCONNECTED')) return;
+    said.push(`${m.type()}: ${m.text().slice(0, 500)}`);
+    if (said.length > 20) said.shift();
+  });
   page.setDefaultTimeout(15_000);
   page.setDefaultNavigationTimeout(20_000);
   return { context, page };
@@ -180,12 +191,21 @@ export async function closeConsole(c: Partial<OpenConsole>): Promise<void> {
   c.daemon?.cleanup();
 }
 
-/** An afterEach hook that keeps a screenshot of the page when a test failed. */
+/**
+ * An afterEach hook that keeps a screenshot of the page when a test failed, and prints what the page
+ * showed (address, open dialogs, its latest console errors): CI keeps the log, not the screenshot.
+ */
 export function shotOnFailure(prefix: string, page: () => Page | undefined) {
   return async (ctx: { task: { name: string; result?: { state?: string } } }) => {
     const p = page();
     if (ctx.task.result?.state === 'fail' && p) {
       await shot(p, `${prefix}-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
+      const dialogs = await p
+        .locator('[role=dialog]')
+        .evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').slice(0, 400)))
+        .catch((err: Error) => [`(could not read: ${err.message})`]);
+      const lines = [`page ${p.url()}`, ...dialogs.map((d) => `dialog: ${d}`), ...(consoleErrors.get(p) ?? [])];
+      process.stderr.write(`[${prefix}] after the failure of "${ctx.task.name}":\n  ${lines.join('\n  ')}\n`);
     }
   };
 }
