@@ -42,6 +42,16 @@ async function flip(sw: Locator, on: boolean): Promise<void> {
   await expect.poll(() => sw.isChecked()).toBe(on);
 }
 
+/**
+ * Opens an access-control fold and waits for its opening transition to end: the fold's content is
+ * shown at once but is measured and grown over 200 ms, and the next action waits for it to settle.
+ */
+async function openFold(control: Locator): Promise<void> {
+  await control.click();
+  const region = control.page().locator(`[id="${await control.getAttribute('aria-controls')}"]`);
+  await expect.poll(() => region.evaluate((e) => e.getAttribute('aria-hidden') !== 'true' && (e as HTMLElement).style.height === '')).toBe(true);
+}
+
 function listen(server: Server | TcpServer): Promise<number> {
   return new Promise((r, rej) => {
     server.once('error', rej);
@@ -160,7 +170,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await shot(page, 'web-05-form-subrules');
 
     await page.getByTestId('web-tab-access').click();
-    await page.getByTestId('web-access-cors').click();
+    await openFold(page.getByTestId('web-access-cors'));
     await flip(page.getByTestId('web-access-cors-enable'), true);
     await expect(page.getByTestId('web-access-cors-methods').inputValue()).resolves.toBe('POST, GET, PUT, OPTIONS, DELETE');
     await flip(page.getByTestId('web-access-cors-enable'), false);
@@ -267,7 +277,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await row(page, '站点').getByTestId('web-edit').click();
     await page.getByTestId('web-tab-subrules').click();
     await page.getByTestId('web-sub-edit').first().click();
-    await page.getByTestId('web-sub-access-basicAuth').click();
+    await openFold(page.getByTestId('web-sub-access-basicAuth'));
     await flip(page.getByTestId('web-sub-access-auth-enable'), true);
     await page.getByTestId('web-sub-access-user-add').click();
     await page.getByTestId('web-sub-access-user').fill('alice');
@@ -294,7 +304,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await row(page, '站点').getByTestId('web-edit').click();
     await page.getByTestId('web-tab-subrules').click();
     await page.getByTestId('web-sub-edit').first().click();
-    await page.getByTestId('web-sub-access-basicAuth').click();
+    await openFold(page.getByTestId('web-sub-access-basicAuth'));
     await expect(page.getByTestId('web-sub-access-password').inputValue()).resolves.toBe('');
     await expect(page.getByTestId('web-sub-access-password').getAttribute('placeholder')).resolves.toBe('留空不修改');
     await page.getByTestId('web-sub-name').fill('应用 2');
@@ -309,7 +319,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await row(page, '站点').getByTestId('web-edit').click();
     await page.getByTestId('web-tab-subrules').click();
     await page.getByTestId('web-sub-edit').first().click();
-    await page.getByTestId('web-sub-access-basicAuth').click();
+    await openFold(page.getByTestId('web-sub-access-basicAuth'));
     await flip(page.getByTestId('web-sub-access-auth-enable'), false);
     await page.getByTestId('web-sub-done').click();
     await page.getByTestId('web-save').click();
