@@ -10,6 +10,8 @@ export const TEST_PACKAGES = [
   { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
   // Network namespaces for tests that need source addresses other than loopback.
   { pkg: 'iproute2', probe: '/usr/sbin/ip' },
+  // The web rules' firewall auto-allow, tested against real nftables inside such a namespace.
+  { pkg: 'nftables', probe: '/usr/sbin/nft' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

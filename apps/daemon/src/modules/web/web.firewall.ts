@@ -1,7 +1,7 @@
 /**
  * Firewall auto-allow: while a rule runs, an nftables accept rule for its port sits in the host's
- * `inet filter input` chain. Only tried when permitted (root, nft present, that chain exists);
- * otherwise the reason is reported and the web rule runs regardless.
+ * `inet filter input` chain, tagged with the rule's key. Only tried when permitted (root, nft present,
+ * that chain exists); otherwise the reason is reported and the web rule runs regardless.
  */
 import { execFile } from 'node:child_process';
 
@@ -18,50 +18,61 @@ export async function applyFirewall(fw: Firewall, key: string, rule: { firewallA
   return 'off';
 }
 
-function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 5000 }, (err, stdout, stderr) => {
-      resolve({ ok: !err, out: err ? String(stderr || (err as Error).message).trim() : stdout });
-    });
-  });
-}
+const CHAIN = ['inet', 'filter', 'input'];
 
 export class NftFirewall implements Firewall {
-  private opened = new Map<string, number>();
+  /** Rules this process opened, by key. */
+  private opened = new Set<string>();
 
-  private comment(key: string): string {
+  /** `nft`: the command (and arguments before nft's own) that changes the firewall; tests run it in a namespace of their own. */
+  constructor(private nft: string[] = ['nft']) {}
+
+  private run(args: string[]): Promise<{ ok: boolean; out: string }> {
+    const [cmd, ...pre] = this.nft;
+    return new Promise((resolve) => {
+      execFile(cmd!, [...pre, ...args], { timeout: 5000 }, (err, stdout, stderr) => {
+        resolve({ ok: !err, out: err ? String(stderr || (err as Error).message).trim() : stdout });
+      });
+    });
+  }
+
+  private tag(key: string): string {
     return `lucky-web-${key}`;
   }
 
+  /** Deletes every rule tagged for `key`, also ones left by an earlier run of the daemon. */
+  private async sweep(key: string): Promise<void> {
+    const list = await this.run(['-a', 'list', 'chain', ...CHAIN]);
+    if (!list.ok) return;
+    const tag = `comment "${this.tag(key)}"`;
+    for (const line of list.out.split('\n')) {
+      const m = line.includes(tag) ? /# handle (\d+)/.exec(line) : null;
+      if (m) await this.run(['delete', 'rule', ...CHAIN, 'handle', m[1]!]);
+    }
+  }
+
   async open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<string> {
-    await this.close(key);
+    this.opened.delete(key);
     if (process.platform !== 'linux') return 'not opened: nftables exists on Linux only';
     if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'not opened: not permitted (needs root)';
-    const chain = await run('nft', ['list', 'chain', 'inet', 'filter', 'input']);
+    const chain = await this.run(['list', 'chain', ...CHAIN]);
     if (!chain.ok) {
       if (/ENOENT|not found/i.test(chain.out)) return 'not opened: nft is not installed';
       if (/No such file or directory|does not exist/i.test(chain.out)) return 'not needed: no inet filter input chain';
       return `not opened: ${chain.out.split('\n')[0] ?? 'nft failed'}`;
     }
-    const family = network === 'tcp6' ? 'ip6 nexthdr tcp' : 'meta l4proto tcp';
-    const add = await run('nft', [
-      'insert', 'rule', 'inet', 'filter', 'input', ...family.split(' '), 'tcp', 'dport', String(port), 'accept',
-      'comment', `"${this.comment(key)}"`,
-    ]);
+    await this.sweep(key);
+    // The rule's own address family only: a tcp4 rule does not listen on IPv6.
+    const family = network === 'tcp6' ? 'ipv6' : 'ipv4';
+    const add = await this.run(['insert', 'rule', ...CHAIN, 'meta', 'nfproto', family, 'tcp', 'dport', String(port), 'accept', 'comment', `"${this.tag(key)}"`]);
     if (!add.ok) return `not opened: ${add.out.split('\n')[0] ?? 'nft failed'}`;
-    this.opened.set(key, port);
+    this.opened.add(key);
     return `opened tcp/${port}`;
   }
 
   async close(key: string): Promise<void> {
-    if (!this.opened.has(key)) return;
-    this.opened.delete(key);
-    const list = await run('nft', ['-a', 'list', 'chain', 'inet', 'filter', 'input']);
-    if (!list.ok) return;
-    const tag = `comment "${this.comment(key)}"`;
-    for (const line of list.out.split('\n')) {
-      const m = line.includes(tag) ? /# handle (\d+)/.exec(line) : null;
-      if (m) await run('nft', ['delete', 'rule', 'inet', 'filter', 'input', 'handle', m[1]!]);
-    }
+    // Rules never opened cost nothing to stop: no nft call.
+    if (!this.opened.delete(key)) return;
+    await this.sweep(key);
   }
 }
