@@ -7,7 +7,8 @@ import { message } from '@lucky/contracts/runtime';
 import { LogBuffer } from './logbuffer.js';
 
 /** One sentence of a status, kept as a message key so that each caller reads it in its language. */
-export type StatusPart = { key: MessageKey; vars?: Record<string, string | number> };
+/** A message and its values; a value may itself be a part (rendered in the same language). */
+export type StatusPart = { key: MessageKey; vars?: Record<string, string | number | StatusPart> };
 /** `message` is the English text (logs, tests); `parts`, when set, is what it was made of. */
 export type EngineStatus = RuleStatus & { parts?: StatusPart[] };
 
@@ -17,7 +18,14 @@ export function statusOf(state: RuleStatus['state'], since: number, parts: Statu
 }
 
 export function statusText(parts: StatusPart[], lang: Lang): string {
-  return parts.map((p) => message(lang, p.key, p.vars)).join(lang === 'zh_CN' ? '；' : '; ');
+  return parts.map((p) => partText(p, lang)).join(lang === 'zh_CN' ? '；' : '; ');
+}
+
+function partText(p: StatusPart, lang: Lang): string {
+  if (!p.vars) return message(lang, p.key);
+  const vars: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(p.vars)) vars[k] = typeof v === 'object' ? partText(v, lang) : v;
+  return message(lang, p.key, vars);
 }
 
 /** Why a listener could not be opened, from the error code Node (or the native addon) gave. */

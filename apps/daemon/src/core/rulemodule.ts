@@ -17,9 +17,11 @@ export interface RuleModuleOptions<I extends RuleInputShape, C extends z.ZodType
   engine: RuleEngine<z.output<I>>;
   log: Logger;
   logs?: RuleLogs;
-  /** Extra fields of the list view (figures, last results). */
-  /** May be a promise: the web engine's figures come from its serving threads. */
-  extra?: (rule: StoredRule<z.output<I>>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Extra fields of the list view (figures, last results), texts in the caller's language. May be a
+   * promise: the web engine's figures come from its serving threads.
+   */
+  extra?: (rule: StoredRule<z.output<I>>, lang: Lang) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Turns a validated input into what is stored (hash passwords; keep secrets sent back masked). */
   prepare?: (input: z.output<I>, previous: z.output<I> | undefined) => Promise<z.output<I>> | z.output<I>;
   /** What a stored rule shows in answers (hide hashes and secrets). */
@@ -65,7 +67,7 @@ export class RuleModule<I extends RuleInputShape, C extends z.ZodType> {
       status: presentStatus(this.statusOf(rule), lang),
       created: rule.created,
       updated: rule.updated,
-      ...(await this.opts.extra?.(rule)),
+      ...(await this.opts.extra?.(rule, lang)),
     };
   }
 

@@ -4,7 +4,7 @@
  * views never show them, and an empty password on update keeps the stored one.
  */
 import { Ret, ZWebConfigure, ZWebRule, formatIssues, webRoutes, type WebRule } from '@lucky/contracts';
-import { RuleLogs } from '../../core/engine.js';
+import { RuleLogs, statusText } from '../../core/engine.js';
 import { AppError, fail } from '../../core/envelope.js';
 import type { ModuleDef } from '../../core/modulehost.js';
 import { hashPassword } from '../../core/password.js';
@@ -73,7 +73,10 @@ export function createWebModule(opts: { firewall?: Firewall } = {}): ModuleDef {
         onSettings: (next) => engine.setThreads(next.servingThreads),
         log,
         logs,
-        extra: async (r) => ({ figures: await engine.figures(r.key), firewall: engine.firewallNote(r.key) }),
+        extra: async (r, lang) => {
+          const fw = engine.firewallNote(r.key);
+          return { figures: await engine.figures(r.key), firewall: fw ? statusText([fw], lang) : 'off' };
+        },
         prepare: (input, previous) => hashRulePasswords(input, previous),
         present: hidePasswords,
       });

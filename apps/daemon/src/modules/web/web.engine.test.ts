@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
-import { RuleLogs } from '../../core/engine.js';
+import { presentStatus, RuleLogs, statusText } from '../../core/engine.js';
 import { freePort } from '../../test/harness.js';
 import { WebEngine } from './web.engine.js';
 import { createWebEngine, WebThreads, type WebRuleEngine } from './web.threads.js';
@@ -22,7 +22,7 @@ import type { Firewall } from './web.firewall.js';
 import { hashRulePasswords } from './index.js';
 
 const log = pino({ level: 'silent' });
-const fakeFirewall: Firewall = { open: async () => 'not opened: test', close: async () => undefined };
+const fakeFirewall: Firewall = { open: async () => ({ key: 'fwFailed', vars: { detail: 'test' } }), close: async () => undefined };
 
 interface Res {
   status: number;
@@ -685,10 +685,12 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
     await engine.start('fw', rule({ port, firewallAllow: true, defaultService: { type: 'text', body: 'up' } }));
     expect(engine.status('fw').state).toBe('running');
     expect(engine.status('fw').message).toContain('firewall: not opened: test');
-    expect(engine.firewallNote('fw')).toBe('not opened: test');
+    // In the caller's language, the note and the status that holds it.
+    expect(statusText([engine.firewallNote('fw')!], 'zh_CN')).toBe('未放行：test');
+    expect(presentStatus(engine.status('fw'), 'zh_CN').message).toContain('防火墙：未放行：test');
     expect((await get(port, '/')).body).toBe('up');
     await engine.start('fw', rule({ port, firewallAllow: false, defaultService: { type: 'text', body: 'up' } }));
-    expect(engine.firewallNote('fw')).toBe('off');
+    expect(engine.firewallNote('fw')).toBeNull();
     await engine.stop('fw');
   });
 

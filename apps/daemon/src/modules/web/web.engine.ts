@@ -195,7 +195,8 @@ class HostMemo {
 export interface WebEngineOptions {
   log: Logger;
   logs: RuleLogs;
-  firewall: Firewall;
+  /** Absent in a serving thread: the coordinator opens the firewall. */
+  firewall?: Firewall;
   /**
    * This engine serves in one of several threads (web.threads.ts): the coordinator opens the
    * listeners, the firewall and writes the start/stop lines; this one only serves and reports.
@@ -207,7 +208,7 @@ export interface WebEngineOptions {
 
 export class WebEngine implements RuleEngine<WebRule> {
   private runtimes = new Map<string, Runtime>();
-  private states = new Map<string, { status: EngineStatus; firewall: string; warnings: StatusPart[] }>();
+  private states = new Map<string, { status: EngineStatus; firewall: StatusPart | null; warnings: StatusPart[] }>();
   /** Starts and stops of one rule run one after another. */
   private queue = new KeyedQueue();
   private retiring = new Set<Promise<void>>();
@@ -356,7 +357,7 @@ export class WebEngine implements RuleEngine<WebRule> {
       const rt = this.runtimes.get(key);
       this.runtimes.delete(key);
       this.states.delete(key);
-      await this.opts.firewall.close(key);
+      await this.opts.firewall?.close(key);
       if (rt) {
         this.lifecycle(key, `stopped listening on ${rt.address}`);
         await this.retire(rt, 1000);
@@ -364,9 +365,8 @@ export class WebEngine implements RuleEngine<WebRule> {
     });
   }
 
-  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall?: string, warnings: StatusPart[] = []): void {
-    const prev = this.states.get(key);
-    this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall: firewall ?? prev?.firewall ?? 'off', warnings });
+  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: StatusPart | null, warnings: StatusPart[] = []): void {
+    this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall, warnings });
   }
 
   private async doStart(key: string, rule: WebRule, fd?: number): Promise<void> {
@@ -383,8 +383,8 @@ export class WebEngine implements RuleEngine<WebRule> {
         this.runtimes.delete(key);
         await this.retire(old, 2000);
       }
-      await this.opts.firewall.close(key);
-      this.setState(key, 'error', [part], 'off');
+      await this.opts.firewall?.close(key);
+      this.setState(key, 'error', [part], null);
       return;
     }
     const warn = statusText(compiled.warnings, 'en_US');
@@ -403,7 +403,7 @@ export class WebEngine implements RuleEngine<WebRule> {
       }
       setTimeout(() => this.dispose(prev), 30_000).unref();
       this.lifecycle(key, `applied new settings on ${old.address}${warn ? ` (${warn})` : ''}`);
-      const fw = await applyFirewall(this.opts.firewall, key, rule);
+      const fw = this.opts.firewall ? await applyFirewall(this.opts.firewall, key, rule) : null;
       this.setState(key, 'running', runningParts(old.address, compiled.warnings, fw), fw, compiled.warnings);
       return;
     }
@@ -438,8 +438,8 @@ export class WebEngine implements RuleEngine<WebRule> {
         this.runtimes.delete(key);
         void this.retire(old, 5000);
       }
-      await this.opts.firewall.close(key);
-      this.setState(key, 'error', [part], 'off');
+      await this.opts.firewall?.close(key);
+      this.setState(key, 'error', [part], null);
       return;
     }
     const a = rt.server.address();
@@ -447,8 +447,8 @@ export class WebEngine implements RuleEngine<WebRule> {
     this.runtimes.set(key, rt);
     if (old && old !== rt && old.server.listening) void this.retire(old, 5000);
     this.lifecycle(key, `listening on ${rule.protocol}://${rt.address}${warn ? ` (${warn})` : ''}`, 'info', { name: rule.name }, `web rule listening on ${rule.protocol}://${rt.address}`);
-    const fw = await applyFirewall(this.opts.firewall, key, rule);
-    if (rule.firewallAllow) this.lifecycle(key, `firewall: ${fw}`);
+    const fw = this.opts.firewall ? await applyFirewall(this.opts.firewall, key, rule) : null;
+    if (fw) this.lifecycle(key, statusText([{ key: 'statusFirewall', vars: { detail: fw } }], 'en_US'));
     this.setState(key, 'running', runningParts(rt.address, compiled.warnings, fw), fw, compiled.warnings);
   }
 
@@ -505,8 +505,9 @@ export class WebEngine implements RuleEngine<WebRule> {
     return this.states.get(key)?.status ?? { state: 'stopped', message: '', since: Date.now() };
   }
 
-  firewallNote(key: string): string {
-    return this.states.get(key)?.firewall ?? 'off';
+  /** What the firewall switch did (null: off). */
+  firewallNote(key: string): StatusPart | null {
+    return this.states.get(key)?.firewall ?? null;
   }
 
   /** What a running rule warns of (a file root that is missing…). */
@@ -782,9 +783,9 @@ export class WebEngine implements RuleEngine<WebRule> {
 }
 
 /** A running rule's status: where it listens, what it warns of, what the firewall switch did. */
-export function runningParts(address: string, warnings: StatusPart[], fw: string): StatusPart[] {
+export function runningParts(address: string, warnings: StatusPart[], fw: StatusPart | null): StatusPart[] {
   const parts: StatusPart[] = [{ key: 'statusListening', vars: { address } }, ...warnings];
-  if (fw !== 'off') parts.push({ key: 'statusFirewall', vars: { detail: fw } });
+  if (fw) parts.push({ key: 'statusFirewall', vars: { detail: fw } });
   return parts;
 }
 

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHost, type TestHost } from '../../test/netns.js';
+import { statusText } from '../../core/engine.js';
 import { NftFirewall } from './web.firewall.js';
 
 const HOST = '10.79.0.1';
@@ -16,6 +17,9 @@ const PORT = 18080;
 let ns: TestHost;
 let server: ChildProcess | undefined;
 let fw: NftFirewall;
+
+/** What the rule status says of an open (in English). */
+const open = async (f: NftFirewall, key: string, port: number, network: 'tcp4' | 'tcp6' = 'tcp4') => statusText([await f.open(key, port, network)], 'en_US');
 
 /** What a client outside the namespace gets from the port: the server's greeting, or 'dropped'. */
 function reach(): Promise<string> {
@@ -61,7 +65,7 @@ describe('nftables auto-allow (real nft in a network namespace)', () => {
 
   it('drops the port until the rule opens it, and again once the rule closes', async () => {
     expect(await reach()).toBe('dropped');
-    expect(await fw.open('k1', PORT, 'tcp4')).toBe(`opened tcp/${PORT}`);
+    expect(await open(fw, 'k1', PORT)).toBe(`opened tcp/${PORT}`);
     expect(await reach()).toBe('hi');
     const lines = await tagged('k1');
     expect(lines).toHaveLength(1);
@@ -72,9 +76,9 @@ describe('nftables auto-allow (real nft in a network namespace)', () => {
   });
 
   it('replaces a rule left by an earlier run of the daemon instead of adding a second', async () => {
-    await new NftFirewall(['ip', 'netns', 'exec', ns.name, 'nft']).open('k2', PORT, 'tcp4');
+    await open(new NftFirewall(['ip', 'netns', 'exec', ns.name, 'nft']), 'k2', PORT);
     // A new process (a restart) opens the same rule: one accept rule, which it can also close.
-    expect(await fw.open('k2', PORT, 'tcp4')).toBe(`opened tcp/${PORT}`);
+    expect(await open(fw, 'k2', PORT)).toBe(`opened tcp/${PORT}`);
     expect(await tagged('k2')).toHaveLength(1);
     // A port change moves it.
     await fw.open('k2', PORT + 1, 'tcp4');
@@ -94,9 +98,9 @@ describe('nftables auto-allow (real nft in a network namespace)', () => {
   });
 
   it('says why nothing was opened when nft is missing or the chain does not exist', async () => {
-    expect(await new NftFirewall(['/nonexistent/nft']).open('k4', PORT, 'tcp4')).toBe('not opened: nft is not installed');
+    expect(await open(new NftFirewall(['/nonexistent/nft']), 'k4', PORT)).toBe('not opened: nft is not installed');
     await nft('delete', 'table', 'inet', 'filter');
-    expect(await fw.open('k4', PORT, 'tcp4')).toBe('not needed: no inet filter input chain');
+    expect(await open(fw, 'k4', PORT)).toBe('not needed: no inet filter input chain');
     // Without a chain the port is not filtered here at all.
     expect(await reach()).toBe('hi');
     await fw.close('k4');

@@ -4,18 +4,19 @@
  * that chain exists); otherwise the reason is reported and the web rule runs regardless.
  */
 import { execFile } from 'node:child_process';
+import type { StatusPart } from '../../core/engine.js';
 
 export interface Firewall {
-  /** Resolves with a short note for the rule status: `opened tcp/8080` or why not. Never rejects. */
-  open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<string>;
+  /** Resolves with what was done, for the rule status: the port opened, or why not. Never rejects. */
+  open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<StatusPart>;
   close(key: string): Promise<void>;
 }
 
-/** What the rule's auto-allow switch asks for: the port opened (and what came of it), or closed ('off'). */
-export async function applyFirewall(fw: Firewall, key: string, rule: { firewallAllow: boolean; port: number; network: 'tcp4' | 'tcp6' }): Promise<string> {
+/** What the rule's auto-allow switch asks for: the port opened (and what came of it), or closed (null). */
+export async function applyFirewall(fw: Firewall, key: string, rule: { firewallAllow: boolean; port: number; network: 'tcp4' | 'tcp6' }): Promise<StatusPart | null> {
   if (rule.firewallAllow) return fw.open(key, rule.port, rule.network);
   await fw.close(key);
-  return 'off';
+  return null;
 }
 
 const CHAIN = ['inet', 'filter', 'input'];
@@ -51,23 +52,23 @@ export class NftFirewall implements Firewall {
     }
   }
 
-  async open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<string> {
+  async open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<StatusPart> {
     this.opened.delete(key);
-    if (process.platform !== 'linux') return 'not opened: nftables exists on Linux only';
-    if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'not opened: not permitted (needs root)';
+    if (process.platform !== 'linux') return { key: 'fwLinuxOnly' };
+    if (typeof process.getuid === 'function' && process.getuid() !== 0) return { key: 'fwNeedsRoot' };
     const chain = await this.run(['list', 'chain', ...CHAIN]);
     if (!chain.ok) {
-      if (/ENOENT|not found/i.test(chain.out)) return 'not opened: nft is not installed';
-      if (/No such file or directory|does not exist/i.test(chain.out)) return 'not needed: no inet filter input chain';
-      return `not opened: ${chain.out.split('\n')[0] ?? 'nft failed'}`;
+      if (/ENOENT|not found/i.test(chain.out)) return { key: 'fwNoNft' };
+      if (/No such file or directory|does not exist/i.test(chain.out)) return { key: 'fwNoChain' };
+      return { key: 'fwFailed', vars: { detail: chain.out.split('\n')[0] || 'nft failed' } };
     }
     await this.sweep(key);
     // The rule's own address family only: a tcp4 rule does not listen on IPv6.
     const family = network === 'tcp6' ? 'ipv6' : 'ipv4';
     const add = await this.run(['insert', 'rule', ...CHAIN, 'meta', 'nfproto', family, 'tcp', 'dport', String(port), 'accept', 'comment', `"${this.tag(key)}"`]);
-    if (!add.ok) return `not opened: ${add.out.split('\n')[0] ?? 'nft failed'}`;
+    if (!add.ok) return { key: 'fwFailed', vars: { detail: add.out.split('\n')[0] || 'nft failed' } };
     this.opened.add(key);
-    return `opened tcp/${port}`;
+    return { key: 'fwOpened', vars: { port } };
   }
 
   async close(key: string): Promise<void> {

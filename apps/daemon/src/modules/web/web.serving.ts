@@ -5,6 +5,7 @@
  */
 import type { WebRule } from '@lucky/contracts';
 import type { WebEngineOptions } from './web.engine.js';
+import type { Firewall } from './web.firewall.js';
 import { createWebEngine, webThreadCount, WebThreads, type WebRuleEngine } from './web.threads.js';
 
 export class WebServing implements WebRuleEngine {
@@ -16,7 +17,7 @@ export class WebServing implements WebRuleEngine {
   private switching: Promise<void> | null = null;
 
   constructor(
-    private opts: WebEngineOptions,
+    private opts: WebEngineOptions & { firewall: Firewall },
     setting: number,
   ) {
     this.threads = webThreadCount(setting);
@@ -78,7 +79,7 @@ export class WebServing implements WebRuleEngine {
     return this.inner.status(key);
   }
 
-  firewallNote(key: string): string {
+  firewallNote(key: string) {
     return this.inner.firewallNote(key);
   }
 

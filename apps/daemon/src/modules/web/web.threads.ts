@@ -19,7 +19,7 @@ import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, typ
 import { clockAnchor, formatTime } from '../../core/time.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
 import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
-import { applyFirewall } from './web.firewall.js';
+import { applyFirewall, type Firewall } from './web.firewall.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /** The length of formatTime's stamp that starts every rule log line. */
@@ -30,7 +30,7 @@ const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '
 
 /** What both engines offer the module (figures and logs may come from other threads). */
 export type WebRuleEngine = RuleEngine<WebRule> & {
-  firewallNote(key: string): string;
+  firewallNote(key: string): StatusPart | null;
   figures(key: string): WebFigures | Promise<WebFigures>;
   accessLog(key: string, limit: number): { list: WebAccessEntry[]; total: number } | Promise<{ list: WebAccessEntry[]; total: number }>;
   connections(): number;
@@ -47,7 +47,7 @@ export function webThreadCount(setting = 0): number {
   return Math.min(availableParallelism(), 4);
 }
 
-export function createWebEngine(opts: WebEngineOptions & { threads?: number; workerFile?: string }): WebRuleEngine {
+export function createWebEngine(opts: WebEngineOptions & { firewall: Firewall; threads?: number; workerFile?: string }): WebRuleEngine {
   const threads = opts.threads ?? webThreadCount();
   const workerFile = opts.workerFile ?? WORKER;
   if (threads >= 2 && nativeAddon() && existsSync(workerFile)) return new WebThreads({ ...opts, threads, workerFile });
@@ -111,14 +111,14 @@ export class WebThreads implements WebRuleEngine {
   private threads: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();
-  private states = new Map<string, { status: EngineStatus; firewall: string }>();
+  private states = new Map<string, { status: EngineStatus; firewall: StatusPart | null }>();
   private queue = new KeyedQueue();
   /** The last line each rule logged, so that N threads reporting one event log it once. */
   private lastNote = new Map<string, { line: string; at: number }>();
   private closing = false;
   private respawnDelay = 0;
 
-  constructor(private opts: WebEngineOptions & { threads: number; workerFile: string }) {}
+  constructor(private opts: WebEngineOptions & { firewall: Firewall; threads: number; workerFile: string }) {}
 
   private ensureThreads(): void {
     if (this.threads.length) return;
@@ -183,7 +183,7 @@ export class WebThreads implements WebRuleEngine {
   }
 
 
-  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: string): void {
+  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: StatusPart | null): void {
     this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall });
   }
 
@@ -290,7 +290,7 @@ export class WebThreads implements WebRuleEngine {
       this.opts.log.info({ key, name: rule.name }, `web rule listening on ${rule.protocol}://${address}`);
     }
     const fw = await applyFirewall(this.opts.firewall, key, rule);
-    if (rule.firewallAllow && !same) this.note(key, `firewall: ${fw}`);
+    if (fw && !same) this.note(key, statusText([{ key: 'statusFirewall', vars: { detail: fw } }], 'en_US'));
     this.setState(key, 'running', runningParts(address, warnings, fw), fw);
   }
 
@@ -306,7 +306,7 @@ export class WebThreads implements WebRuleEngine {
     this.note(key, what === 'cannot listen' ? msg : `${what}: ${msg}`);
     this.opts.log.warn({ key, name: rule.name }, `web rule ${what}: ${msg}`);
     await this.opts.firewall.close(key);
-    this.setState(key, 'error', parts, 'off');
+    this.setState(key, 'error', parts, null);
   }
 
   /** Starts (or re-applies) the rule on one thread, which owns `fd` from here on. */
@@ -359,8 +359,8 @@ export class WebThreads implements WebRuleEngine {
     return this.states.get(key)?.status ?? { state: 'stopped', message: '', since: Date.now() };
   }
 
-  firewallNote(key: string): string {
-    return this.states.get(key)?.firewall ?? 'off';
+  firewallNote(key: string): StatusPart | null {
+    return this.states.get(key)?.firewall ?? null;
   }
 
   async figures(key: string): Promise<WebFigures> {

@@ -61,7 +61,6 @@ if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
 const engine = new WebEngine({
   log: forwardingLogger(),
   logs: new ForwardedLogs(),
-  firewall: { open: async () => 'off', close: async () => undefined },
   servingThread: true,
   // The threads' caches together stay within the rule's bound.
   cacheShare: 1 / Math.max(1, data.threads ?? 1),
