@@ -35,7 +35,7 @@ import {
 } from './web.access.js';
 import { ResponseCache } from './web.cache.js';
 import { FileServer } from './web.files.js';
-import { applyFirewall, type Firewall } from './web.firewall.js';
+import { applyFirewall, firewallPart, type Firewall } from './web.firewall.js';
 import { DomainMatcher, parseHost, type HostPort } from './web.match.js';
 import { ReverseProxy, type ProxyContext } from './web.proxy.js';
 import { AccessRing } from './web.ring.js';
@@ -448,7 +448,7 @@ export class WebEngine implements RuleEngine<WebRule> {
     if (old && old !== rt && old.server.listening) void this.retire(old, 5000);
     this.lifecycle(key, `listening on ${rule.protocol}://${rt.address}${warn ? ` (${warn})` : ''}`, 'info', { name: rule.name }, `web rule listening on ${rule.protocol}://${rt.address}`);
     const fw = this.opts.firewall ? await applyFirewall(this.opts.firewall, key, rule) : null;
-    if (fw) this.lifecycle(key, statusText([{ key: 'statusFirewall', vars: { detail: fw } }], 'en_US'));
+    if (fw) this.lifecycle(key, statusText([firewallPart(fw)], 'en_US'));
     this.setState(key, 'running', runningParts(rt.address, compiled.warnings, fw), fw, compiled.warnings);
   }
 
@@ -785,7 +785,7 @@ export class WebEngine implements RuleEngine<WebRule> {
 /** A running rule's status: where it listens, what it warns of, what the firewall switch did. */
 export function runningParts(address: string, warnings: StatusPart[], fw: StatusPart | null): StatusPart[] {
   const parts: StatusPart[] = [{ key: 'statusListening', vars: { address } }, ...warnings];
-  if (fw) parts.push({ key: 'statusFirewall', vars: { detail: fw } });
+  if (fw) parts.push(firewallPart(fw));
   return parts;
 }
 

@@ -19,6 +19,11 @@ export async function applyFirewall(fw: Firewall, key: string, rule: { firewallA
   return null;
 }
 
+/** The note as a part of the rule status (and, in English, of its log line). */
+export function firewallPart(note: StatusPart): StatusPart {
+  return { key: 'statusFirewall', vars: { detail: note } };
+}
+
 const CHAIN = ['inet', 'filter', 'input'];
 
 export class NftFirewall implements Firewall {

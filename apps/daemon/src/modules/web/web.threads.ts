@@ -19,7 +19,7 @@ import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, typ
 import { clockAnchor, formatTime } from '../../core/time.js';
 import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
 import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
-import { applyFirewall, type Firewall } from './web.firewall.js';
+import { applyFirewall, firewallPart, type Firewall } from './web.firewall.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /** The length of formatTime's stamp that starts every rule log line. */
@@ -290,7 +290,7 @@ export class WebThreads implements WebRuleEngine {
       this.opts.log.info({ key, name: rule.name }, `web rule listening on ${rule.protocol}://${address}`);
     }
     const fw = await applyFirewall(this.opts.firewall, key, rule);
-    if (fw && !same) this.note(key, statusText([{ key: 'statusFirewall', vars: { detail: fw } }], 'en_US'));
+    if (fw && !same) this.note(key, statusText([firewallPart(fw)], 'en_US'));
     this.setState(key, 'running', runningParts(address, warnings, fw), fw);
   }
 
