@@ -15,6 +15,10 @@ import { AdminListener } from './core/listener.js';
 import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
 import { createProgramLog, type ProgramLog } from './core/logs.js';
 import { ModuleHost } from './core/modulehost.js';
+import { PortConflict, PortRegistry, type PortOwner } from './core/ports.js';
+import { DEFAULT_ENV, type DaemonEnv } from './core/env.js';
+import { fail } from './core/envelope.js';
+import { Ret } from '@lucky/contracts';
 import { Sessions } from './core/sessions.js';
 import { StatusSampler } from './core/status.js';
 import type { AppDeps } from './deps.js';
@@ -40,7 +44,12 @@ export interface RuntimeOptions {
   loginGuard?: Partial<LoginGuardOptions>;
   /** Where updates are applied; defaults to this install (tests use a copy). */
   installRoot?: string;
+  /** What the environment says (cli.ts reads it); defaults for tests. */
+  env?: DaemonEnv;
 }
+
+/** The admin console owns its port in the registry like any rule. */
+const CONSOLE: PortOwner = { module: 'console', key: '', name: 'console' };
 
 export interface Runtime {
   app: FastifyInstance;
@@ -48,6 +57,7 @@ export interface Runtime {
   config: BaseConfigStore;
   db: Db;
   programLog: ProgramLog;
+  ports: PortRegistry;
   /** Set when a random first-start password was generated: show it once. */
   generatedPassword?: string;
   created: boolean;
@@ -92,7 +102,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     apiTokens.revokeAll();
   }
 
-  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config }, log);
+  const ports = new PortRegistry();
+  // Before any rule starts: a rule on the console's own port must be the one refused.
+  ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
+  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log);
   let listener: AdminListener | undefined;
   const status = new StatusSampler(starttime, () => ({
     admin: listener?.connections() ?? 0,
@@ -102,7 +115,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   config.onChange((next, prev) => {
     if (next.LogLevel !== prev.LogLevel) programLog.setLevel(next.LogLevel);
-    if (next.LogMaxSize !== prev.LogMaxSize) programLog.buffer.resize(next.LogMaxSize);
+    if (next.LogMaxSize !== prev.LogMaxSize) programLog.resize(next.LogMaxSize);
     if (next.EnabledModules.join() !== prev.EnabledModules.join()) void modules.sync();
   });
 
@@ -124,7 +137,15 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     ...(o.installRoot ? { installRoot: o.installRoot } : {}),
     async rebind(host, port) {
       if (!listener) return;
+      const next = [{ proto: 'tcp' as const, address: host, port }];
+      try {
+        ports.check(next, CONSOLE);
+      } catch (err) {
+        if (err instanceof PortConflict) throw fail(Ret.failed, 'notSavedPortTaken', { detail: err.msg });
+        throw err;
+      }
       const address = await listener.bind(host, port);
+      ports.claim(next, CONSOLE);
       log.info(`listening on http://${address}`);
     },
     listenAddress: () => listener?.address ?? '',
@@ -147,6 +168,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     config,
     db,
     programLog,
+    ports,
     created: opened.created,
     ...(opened.generatedPassword ? { generatedPassword: opened.generatedPassword } : {}),
     async listen(retryInUseMs = 0) {

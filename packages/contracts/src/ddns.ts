@@ -3,6 +3,7 @@
  * IPv4/IPv6 addresses, through a DNS provider's API, a callback URL or RFC 2136 updates.
  */
 import { z } from 'zod';
+import { SECRET_MASK } from './secrets.js';
 import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { isIP } from './net.js';
@@ -63,7 +64,6 @@ export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
 };
 
 /** What stands in for a stored secret in GET answers; saving it back unchanged keeps the secret. */
-export const SECRET_MASK = '******';
 
 const lines = (v: unknown) =>
   typeof v === 'string'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MESSAGES, formatIssues, message, msgKey, parseLang } from './i18n.js';
+import { MESSAGES, formatIssues, message, msg, msgKey, parseLang, renderMsg, renderMsgs } from './i18n.js';
 
 describe('messages', () => {
   it('has every key in both languages, none empty', () => {
@@ -8,6 +8,17 @@ describe('messages', () => {
     const en = Object.keys(MESSAGES.en_US).sort();
     expect(en).toEqual(zh);
     for (const lang of ['zh_CN', 'en_US'] as const) for (const v of Object.values(MESSAGES[lang])) expect(v.trim()).not.toBe('');
+  });
+  it('names the same placeholders in both languages', () => {
+    const names = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const key of Object.keys(MESSAGES.zh_CN) as Array<keyof typeof MESSAGES.zh_CN>) {
+      expect(names(MESSAGES.en_US[key]), key).toEqual(names(MESSAGES.zh_CN[key]));
+    }
+  });
+  it('renders a message whose value is another message, in the same language', () => {
+    const part = msg('statusPortInUse', { port: 80, address: 'tcp 0.0.0.0:80' });
+    expect(renderMsg('en_US', msg('statusFirewall', { detail: part }))).toBe('firewall: port 80 in use (tcp 0.0.0.0:80)');
+    expect(renderMsgs('zh_CN', [part, msg('statusMoreProblems', { n: 2 })])).toBe('端口 80 已被占用（tcp 0.0.0.0:80）；另有 2 项问题');
   });
   it('fills variables', () => {
     expect(message('en_US', 'portInUse', { port: 80 })).toBe('Port 80 is already in use');

@@ -5,6 +5,7 @@ export * from './net.js';
 export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
+export * from './secrets.js';
 export * from './wol.js';
 export * from './portforward.js';
 export * from './ddns.js';
@@ -13,8 +14,10 @@ export * from './safe.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';
+import type { ModuleKey } from './modules.js';
+import type { ModuleContract } from './rules.js';
 import { safeRoutes } from './safe.js';
-import { wolRoutes } from './wol.js';
+import { wolContract, wolRoutes } from './wol.js';
 import { portforwardRoutes } from './portforward.js';
 import { ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
@@ -28,3 +31,8 @@ export const API = {
   ddns: ddnsRoutes,
   web: webRoutes,
 } as const;
+
+/** The contracts of the modules built on the module kit, by module key. */
+export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
+  wol: wolContract,
+};

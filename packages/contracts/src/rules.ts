@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ok, ZOk } from './envelope.js';
 import { ZLogEntry } from './core.js';
-import { route } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 export const ZRuleKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 export const ZRuleParams = z.object({ key: ZRuleKey });
@@ -111,3 +111,37 @@ export function ruleRoutes<M extends string, I extends RuleInputShape, V extends
     }),
   };
 }
+
+export type RuleRoutes<M extends string, I extends RuleInputShape, V extends z.ZodType, C extends z.ZodType> = ReturnType<typeof ruleRoutes<M, I, V, C>>;
+
+/**
+ * Everything a rule module's two sides share: its key, the schemas of a rule, of its list item and
+ * of its settings, and its routes — the uniform rule routes plus the module's own (`extra`).
+ */
+export function moduleContract<
+  const M extends string,
+  I extends RuleInputShape,
+  V extends z.ZodType,
+  C extends z.ZodType,
+  X extends Record<string, RouteDef> = {},
+>(key: M, schemas: { input: I; view: V; configure: C }, extra?: X) {
+  return {
+    key,
+    rule: schemas.input,
+    view: schemas.view,
+    configure: schemas.configure,
+    routes: { ...ruleRoutes(key, schemas), ...(extra ?? ({} as X)) },
+  };
+}
+
+export interface ModuleContract<I extends RuleInputShape = RuleInputShape, C extends z.ZodType = z.ZodType> {
+  key: string;
+  rule: I;
+  view: z.ZodType;
+  configure: C;
+  routes: RuleRoutes<string, I, z.ZodType, C> & Record<string, RouteDef>;
+}
+
+/** The names of the uniform rule routes; a module's own routes are the others. */
+export const RULE_ROUTE_NAMES = ['list', 'create', 'get', 'update', 'remove', 'enable', 'logs', 'getConfigure', 'putConfigure'] as const;
+export type RuleRouteName = (typeof RULE_ROUTE_NAMES)[number];

@@ -3,5 +3,5 @@
  * the module schemas and the route table that `@lucky/contracts` evaluates on import (about 10 MB of
  * heap, which each thread would otherwise carry).
  */
-export { message, MESSAGES, LANGS, type Lang, type MessageKey } from './messages.js';
+export { message, msg, renderMsg, renderMsgs, MESSAGES, LANGS, type Lang, type MessageKey, type Msg, type MsgValue } from './messages.js';
 export { isIP, isIPv4, isIPv6 } from './ip.js';

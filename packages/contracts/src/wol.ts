@@ -4,7 +4,8 @@ import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { ZIpv4, ZMac, ZNonEmpty } from './net.js';
 import { route } from './route.js';
-import { ruleRoutes, ruleView, ZRuleParams } from './rules.js';
+import { moduleContract, ruleView, ZRuleParams } from './rules.js';
+import { secret } from './secrets.js';
 
 export const ZWolDevice = z.object({
   name: ZNonEmpty.max(64),
@@ -14,11 +15,12 @@ export const ZWolDevice = z.object({
   broadcast: ZIpv4.default('255.255.255.255'),
   port: z.number().int().min(1).max(65535).default(9),
   /** SecureOn password: 6 bytes as hex or MAC notation, empty for none. */
-  secureOn: z
-    .string()
-    .trim()
-    .regex(/^$|^([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2}$/, { error: msgKey('invalidMac') })
-    .default(''),
+  secureOn: secret(
+    z
+      .string()
+      .trim()
+      .regex(/^$|^([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2}$/, { error: msgKey('invalidMac') }),
+  ).default(''),
   /** Packets sent per wake; some NICs miss the first one while the switch learns. */
   repeat: z.number().int().min(1).max(10).default(3),
   note: z.string().max(512).default(''),
@@ -36,14 +38,18 @@ export const ZWolConfigure = z.object({
 });
 export type WolConfigure = z.infer<typeof ZWolConfigure>;
 
-export const wolRoutes = {
-  ...ruleRoutes('wol', { input: ZWolDevice, view: ZWolDeviceView, configure: ZWolConfigure }),
-  wake: route({
-    method: 'POST',
-    path: '/api/wol/rules/:key/wake',
-    summary: 'Send the magic packet to a device now',
-    module: 'wol',
-    params: ZRuleParams,
-    response: ok({ msg: z.string(), sent: z.number() }),
-  }),
-};
+export const wolContract = moduleContract(
+  'wol',
+  { input: ZWolDevice, view: ZWolDeviceView, configure: ZWolConfigure },
+  {
+    wake: route({
+      method: 'POST',
+      path: '/api/wol/rules/:key/wake',
+      summary: 'Send the magic packet to a device now',
+      module: 'wol',
+      params: ZRuleParams,
+      response: ok({ msg: z.string(), sent: z.number() }),
+    }),
+  },
+);
+export const wolRoutes = wolContract.routes;

@@ -71,11 +71,11 @@ describe('program log', () => {
     b.push('b', 100);
     b.push('c', 50);
     expect(b.since(0).map((e) => e.timestamp)).toEqual([100, 101, 102]);
-    expect(b.since(101).map((e) => e.log)).toEqual(['c']);
+    expect(b.since(101).map((e) => e.item)).toEqual(['c']);
     b.push('d', 200);
-    expect(b.since(0).map((e) => e.log)).toEqual(['b', 'c', 'd']);
+    expect(b.since(0).map((e) => e.item)).toEqual(['b', 'c', 'd']);
     b.resize(1);
-    expect(b.since(0).map((e) => e.log)).toEqual(['d']);
+    expect(b.since(0).map((e) => e.item)).toEqual(['d']);
   });
   it('blanks secrets and formats readable lines', () => {
     const lines: string[] = [];
@@ -88,7 +88,7 @@ describe('program log', () => {
     expect(lines[0]).toContain('ip=1.2.3.4');
     p.setLevel(5);
     p.logger.debug('shown at debug');
-    expect(p.buffer.since(0).map((e) => e.log).join('\n')).toContain('shown at debug');
+    expect(p.read(0, 'en_US').map((e) => e.log).join('\n')).toContain('shown at debug');
   });
 });
 

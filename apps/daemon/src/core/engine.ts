@@ -1,31 +1,31 @@
 /**
- * The one lifecycle every engine has. An engine never throws for a runtime problem (port in use,
- * unreachable target): it records it as the rule's status and a log line, and the daemon goes on.
+ * What an engine is. An engine only starts one rule and returns a handle that stops it; the rule
+ * runtime (ruleruntime.ts) owns everything around that: order of starts and stops, status, retry,
+ * the rule's log, port claims. An engine never throws for a runtime problem it can live with
+ * (one target down): it says so with `report`. What keeps the rule from running at all (port in
+ * use, bad certificate) it throws as a RuleProblem, and the runtime shows it and retries.
+ *
+ * Imports only message helpers at run time: web serving threads load this file without zod.
  */
-import type { Lang, MessageKey, RuleStatus } from '@lucky/contracts';
-import { message } from '@lucky/contracts/runtime';
+import type { Lang, Msg, RuleStatus } from '@lucky/contracts';
+import { renderMsgs } from '@lucky/contracts/runtime';
 import { LogBuffer } from './logbuffer.js';
+import type { Say } from './logs.js';
+import type { Endpoint } from './ports.js';
 
-/** One sentence of a status, kept as a message key so that each caller reads it in its language. */
-/** A message and its values; a value may itself be a part (rendered in the same language). */
-export type StatusPart = { key: MessageKey; vars?: Record<string, string | number | StatusPart> };
+/** One sentence of a status or a log line: a message key and its values, rendered when read. */
+export type StatusPart = Msg;
+
 /** `message` is the English text (logs, tests); `parts`, when set, is what it was made of. */
 export type EngineStatus = RuleStatus & { parts?: StatusPart[] };
 
 /** A status made of message parts; `message` holds them in English. */
 export function statusOf(state: RuleStatus['state'], since: number, parts: StatusPart[]): EngineStatus {
-  return { state, since, message: statusText(parts, 'en_US'), parts };
+  return { state, since, message: renderMsgs('en_US', parts), parts };
 }
 
 export function statusText(parts: StatusPart[], lang: Lang): string {
-  return parts.map((p) => partText(p, lang)).join(lang === 'zh_CN' ? '；' : '; ');
-}
-
-function partText(p: StatusPart, lang: Lang): string {
-  if (!p.vars) return message(lang, p.key);
-  const vars: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(p.vars)) vars[k] = typeof v === 'object' ? partText(v, lang) : v;
-  return message(lang, p.key, vars);
+  return renderMsgs(lang, parts);
 }
 
 /** Why a listener could not be opened, from the error code Node (or the native addon) gave. */
@@ -36,16 +36,20 @@ export function listenProblem(address: string, port: number, code: string | unde
   return { key: 'statusListenFailed', vars: { address, detail } };
 }
 
-/** An error that already says, as a status part, why a rule cannot run. */
+/** An error that already says, as a message, why a rule cannot run. */
 export class RuleProblem extends Error {
-  constructor(readonly part: StatusPart) {
-    super(statusText([part], 'en_US'));
+  constructor(
+    readonly part: StatusPart,
+    /** False for what waiting cannot mend (a bad certificate): no retry until the rule is saved again. */
+    readonly retry = true,
+  ) {
+    super(renderMsgs('en_US', [part]));
   }
 }
 
 /** The status as the API sends it: the message in the caller's language. */
 export function presentStatus(s: EngineStatus, lang: Lang): RuleStatus {
-  return { state: s.state, since: s.since, message: s.parts ? statusText(s.parts, lang) : s.message };
+  return { state: s.state, since: s.since, message: s.parts ? renderMsgs(lang, s.parts) : s.message };
 }
 
 /** Runs the jobs of one key one after another (a rule's starts and stops never overlap). */
@@ -62,6 +66,44 @@ export class KeyedQueue {
   }
 }
 
+// ------------------------------------------------------------------ the engine contract of the kit
+
+/** What an engine is given for one running rule. */
+export interface RuleContext<S> {
+  readonly key: string;
+  readonly name: string;
+  /** A line in the rule's log. */
+  note(line: Msg): void;
+  /** A problem the rule runs with (some listeners down...), shown as its status; null when it is gone. */
+  report(parts: Msg[] | null): void;
+  /** Claims a port known only once bound (the system chose it); throws PortConflict. */
+  claim(endpoint: Endpoint): void;
+  /** The module's settings as they are now. */
+  settings(): S;
+  /** The program log, for lines about this rule. */
+  readonly log: Say;
+}
+
+export interface RuleHandle<R, F> {
+  stop(): Promise<void>;
+  /** Applies an edited rule in place (connections stay); false when it has to be restarted instead. */
+  update?(rule: R): Promise<boolean> | boolean;
+  /** Live figures for the rule list (counters, last results). */
+  figures?(): F | Promise<F>;
+}
+
+export interface Engine<R, S = unknown, F = unknown> {
+  start(rule: R, ctx: RuleContext<S>): Promise<RuleHandle<R, F>>;
+  /** Module settings changed: apply them to what runs. */
+  configure?(settings: S): void | Promise<void>;
+  /** Live connections or sessions across the module's rules, for /api/status. */
+  connections?(): number;
+  /** Every rule has stopped (module switched off, daemon closing): free what the engine shares. */
+  close?(): Promise<void>;
+}
+
+// ------------------------------------------------------------------ the interface modules had before the kit
+
 export interface RuleEngine<R> {
   /** Starts (or restarts) the rule; resolves once it runs or has failed into an `error` status. */
   start(key: string, rule: R): Promise<void>;
@@ -73,7 +115,7 @@ export interface RuleEngine<R> {
   close(): Promise<void>;
 }
 
-/** Per-rule logs kept in memory, bounded, read incrementally like the program log. */
+/** Per-rule logs of rendered text lines (modules not yet on the kit; the kit uses RuleLog). */
 export class RuleLogs {
   private buffers = new Map<string, LogBuffer>();
 
@@ -86,7 +128,7 @@ export class RuleLogs {
   }
 
   since(key: string, pre = 0) {
-    return this.buffers.get(key)?.since(pre) ?? [];
+    return (this.buffers.get(key)?.since(pre) ?? []).map((e) => ({ timestamp: e.timestamp, log: e.item }));
   }
 
   drop(key: string): void {

@@ -3,14 +3,14 @@
  * caller's language. Only static files get real HTTP status codes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type RetCode } from '@lucky/contracts';
+import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type MsgValue, type RetCode } from '@lucky/contracts';
 
 /** An expected failure: a code and a message key with its variables, translated when sent. */
 export class AppError extends Error {
   constructor(
     readonly ret: RetCode,
     readonly key: MessageKey | null,
-    readonly vars: Record<string, string | number> = {},
+    readonly vars: Record<string, MsgValue> = {},
     /** Already-translated text (validation messages are built in the caller's language). */
     readonly text?: string,
   ) {
@@ -22,7 +22,7 @@ export class AppError extends Error {
   }
 }
 
-export const fail = (ret: RetCode, key: MessageKey, vars?: Record<string, string | number>) => new AppError(ret, key, vars);
+export const fail = (ret: RetCode, key: MessageKey, vars?: Record<string, MsgValue>) => new AppError(ret, key, vars);
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,20 +1,43 @@
 /**
- * Runs the modules of the table in modules/index.ts: migrates their tables, mounts their routes
- * behind the module switch, and starts or stops their engines when the switch changes.
+ * Runs the modules of the table in modules/index.ts. A module is imported only when it is switched
+ * on or when a service it provides is asked for; its routes are registered from its contract at
+ * start-up (they answer "module disabled" while it is off) and dispatch to it once loaded. The host
+ * wires services in dependency order and refuses a cycle, starts and stops modules when their
+ * switch changes, and offers every module's rules to the `actions` service.
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { Ret, type ModuleKey } from '@lucky/contracts';
+import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type Lang, type ModuleContract, type ModuleKey, type RouteDef } from '@lucky/contracts';
 import type { BaseConfigStore } from './baseconfig.js';
 import { migrate, type Db, type Migration } from './db.js';
-import { fail } from './envelope.js';
-import type { Logger } from './logs.js';
+import { presentStatus } from './engine.js';
+import { DEFAULT_ENV, type DaemonEnv } from './env.js';
+import { AppError, fail } from './envelope.js';
+import { sayer, type Logger, type Say } from './logs.js';
+import type { AnyModule, ModuleContext } from './module.js';
+import { moduleName, PortRegistry } from './ports.js';
+import { addRoute, type Handler } from './routes.js';
+import { RuleLog } from './rulelog.js';
+import { RuleOps } from './ruleops.js';
+import { RuleRuntime, type RuleData } from './ruleruntime.js';
+import { RuleStore, SettingsStore } from './rulestore.js';
+import type { ActionsService, ServiceMap, ServiceName } from './services/index.js';
 
-export interface ModuleContext {
+/** A module in the table: its key, the services it provides (known before it is loaded) and its loader. */
+export interface ModuleEntry {
+  key: ModuleKey;
+  provides?: readonly ServiceName[];
+  load(): Promise<{ default: AnyModule }>;
+}
+
+// ------------------------------------------------------------------ modules not yet on the kit
+
+export interface LegacyContext {
   db: Db;
   log: Logger;
   dataDir: string;
   config: BaseConfigStore;
+  env: Readonly<DaemonEnv>;
 }
 
 export interface ModuleInstance {
@@ -26,44 +49,177 @@ export interface ModuleInstance {
   connections(): number;
 }
 
+/** A module assembled by hand (before the kit); it keeps working until it moves onto defineModule. */
 export interface ModuleDef {
   key: ModuleKey;
   migrations?: Migration[];
   /** The schemas of its stored rules and settings: backups are checked with them before a restore. */
   data?: { rule: z.ZodType; settings: z.ZodType };
-  create(ctx: ModuleContext): ModuleInstance;
+  create(ctx: LegacyContext): ModuleInstance;
 }
 
+/** What backups need to know of a module. */
+export interface ModuleData {
+  key: string;
+  data?: { rule: z.ZodType; settings: z.ZodType };
+}
+
+// ------------------------------------------------------------------
+
+export interface HostContext {
+  db: Db;
+  dataDir: string;
+  config: BaseConfigStore;
+  env?: Readonly<DaemonEnv>;
+  ports: PortRegistry;
+}
+
+/** Services the daemon itself provides (not a module). */
+export type HostServices = { [K in ServiceName]?: () => ServiceMap[K] | Promise<ServiceMap[K]> };
+
+type Ops = RuleOps<ModuleContract, RuleData, unknown, unknown>;
+
+interface Loaded {
+  spec: AnyModule;
+  ctx: ModuleContext<ModuleContract, ServiceName>;
+  ops: Ops;
+  runtime: RuleRuntime<RuleData, unknown, unknown>;
+  handlers: Record<string, Handler<RouteDef>>;
+}
+
+const isEntry = (e: ModuleEntry | ModuleDef): e is ModuleEntry => 'load' in e;
+
 export class ModuleHost {
-  private instances = new Map<ModuleKey, ModuleInstance>();
+  private loads = new Map<ModuleKey, Promise<Loaded>>();
+  private loaded = new Map<ModuleKey, Loaded>();
+  private legacy = new Map<ModuleKey, ModuleInstance>();
   private running = new Set<ModuleKey>();
+  private services = new Map<ServiceName, Promise<unknown>>();
   /** Switches are applied one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
+  private say: Say;
+  private env: Readonly<DaemonEnv>;
 
   constructor(
-    private defs: readonly ModuleDef[],
-    private ctx: Omit<ModuleContext, 'log'>,
+    private table: readonly (ModuleEntry | ModuleDef)[],
+    private ctx: HostContext,
     private log: Logger,
+    private hostServices: HostServices = {},
   ) {
-    for (const def of defs) {
+    this.say = sayer(log);
+    this.env = ctx.env ?? DEFAULT_ENV;
+    this.hostServices = { actions: () => this.actions(), ...hostServices };
+    for (const def of table) {
+      if (isEntry(def)) continue;
       if (def.migrations) migrate(ctx.db, def.key, def.migrations);
-      this.instances.set(def.key, def.create({ ...ctx, log: log.child({ mod: def.key }) }));
+      this.legacy.set(def.key, def.create({ ...ctx, env: this.env, log: log.child({ mod: def.key }) }));
     }
   }
 
-  get(key: ModuleKey): ModuleInstance | undefined {
-    return this.instances.get(key);
+  private entry(key: ModuleKey): ModuleEntry | undefined {
+    const e = this.table.find((m) => m.key === key);
+    return e && isEntry(e) ? e : undefined;
+  }
+
+  /** Imports and sets up a module (once); `chain` is the modules waiting for it, to find a cycle. */
+  load(key: ModuleKey, chain: readonly ModuleKey[] = []): Promise<Loaded> {
+    if (chain.includes(key)) return Promise.reject(new Error(`modules need each other's services in a cycle: ${[...chain, key].join(' → ')}`));
+    let p = this.loads.get(key);
+    if (!p) {
+      p = this.setUp(key, chain);
+      this.loads.set(key, p);
+      // A module that failed to load may be tried again (after an update, a fixed table...).
+      p.catch(() => this.loads.delete(key));
+    }
+    return p;
+  }
+
+  private async setUp(key: ModuleKey, chain: readonly ModuleKey[]): Promise<Loaded> {
+    const entry = this.entry(key);
+    if (!entry) throw new Error(`no module ${key} in the table`);
+    const spec = (await entry.load()).default;
+    if (spec.key !== key) throw new Error(`module table entry ${key} loads module ${spec.key}`);
+    const declared = Object.keys(spec.services?.provides ?? {}).sort().join();
+    if (declared !== [...(entry.provides ?? [])].sort().join()) throw new Error(`module ${key}: the table says it provides [${entry.provides?.join() ?? ''}], it provides [${declared}]`);
+    migrate(this.ctx.db, key, spec.migrations ?? []);
+    const services: Partial<ServiceMap> = {};
+    for (const need of spec.services?.needs ?? []) (services as Record<string, unknown>)[need] = await this.service(need, [...chain, key]);
+
+    const logger = this.log.child({ mod: key });
+    const say = sayer(logger);
+    const contract = spec.contract;
+    const store = new RuleStore(this.ctx.db, key, contract.rule, logger);
+    const settings = new SettingsStore(this.ctx.db, key, contract.configure);
+    const logs = new RuleLog();
+    // ctx is completed below: the engine and hooks receive it and must see `rules`.
+    const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, say, log: logger, services } as unknown as ModuleContext<ModuleContract, ServiceName>;
+    const runtime = new RuleRuntime<RuleData, unknown, unknown>({
+      module: key,
+      store: store as never,
+      settings: () => settings.get(),
+      engine: () => spec.engine(ctx) as never,
+      ...(spec.listens ? { listens: (r: RuleData) => spec.listens!(r as never) } : {}),
+      ports: this.ctx.ports,
+      say,
+      logs,
+    });
+    const ops: Ops = new RuleOps({
+      module: key,
+      contract,
+      store,
+      settings,
+      runtime,
+      logs,
+      say,
+      hooks: {
+        ...(spec.prepare ? { prepare: (r: RuleData, prev: RuleData | undefined) => spec.prepare!(r as never, prev as never, ctx) as never } : {}),
+        ...(spec.view ? { view: (r, figures, lang) => spec.view!(r as never, figures, lang, ctx) } : {}),
+        ...(spec.removed ? { removed: (k: string) => spec.removed!(k, ctx) } : {}),
+      },
+    }) as Ops;
+    Object.assign(ctx, { rules: ops, engine: () => runtime.loadEngine() });
+    const handlers = (spec.routes?.(ctx) ?? {}) as Record<string, Handler<RouteDef>>;
+    for (const name of Object.keys(contract.routes)) {
+      if (!(RULE_ROUTE_NAMES as readonly string[]).includes(name) && !handlers[name]) throw new Error(`module ${key} has no handler for its route ${name}`);
+    }
+    const loaded: Loaded = { spec, ctx, ops, runtime, handlers };
+    this.loaded.set(key, loaded);
+    return loaded;
+  }
+
+  /** A service by name: the daemon's own, or the module that provides it (loaded if need be). */
+  service<K extends ServiceName>(name: K, chain: readonly ModuleKey[] = []): Promise<ServiceMap[K]> {
+    let p = this.services.get(name);
+    if (!p) {
+      p = this.makeService(name, chain);
+      this.services.set(name, p);
+      p.catch(() => this.services.delete(name));
+    }
+    return p as Promise<ServiceMap[K]>;
+  }
+
+  private async makeService<K extends ServiceName>(name: K, chain: readonly ModuleKey[]): Promise<ServiceMap[K]> {
+    const own = this.hostServices[name];
+    if (own) return own();
+    const provider = this.table.find((m): m is ModuleEntry => isEntry(m) && (m.provides ?? []).includes(name));
+    if (!provider) throw new Error(`no module provides the service ${name}`);
+    const m = await this.load(provider.key, chain);
+    const make = (m.spec.services?.provides as Record<string, (ctx: unknown) => unknown> | undefined)?.[name];
+    if (!make) throw new Error(`module ${provider.key} does not provide ${name}`);
+    return (await make(m.ctx)) as ServiceMap[K];
   }
 
   /** Every module's routes, each in its own scope that answers "module disabled" while it is off. */
   routes(app: FastifyInstance, allKeys: readonly ModuleKey[]): void {
     for (const key of allKeys) {
-      const instance = this.instances.get(key);
+      const legacy = this.legacy.get(key);
+      const contract = this.entry(key) ? MODULE_CONTRACTS[key] : undefined;
       void app.register(async (scope) => {
         scope.addHook('onRequest', async () => {
           if (!this.ctx.config.isModuleEnabled(key)) throw fail(Ret.moduleDisabled, 'moduleDisabled', { module: key });
         });
-        if (instance) instance.routes(scope);
+        if (legacy) legacy.routes(scope);
+        else if (contract) this.kitRoutes(scope, key, contract);
         else {
           // A module of the spec that this build does not have yet: say so plainly.
           scope.all(`/api/${key}/*`, async () => {
@@ -74,23 +230,82 @@ export class ModuleHost {
     }
   }
 
+  private kitRoutes(app: FastifyInstance, key: ModuleKey, contract: ModuleContract): void {
+    const R = contract.routes;
+    const ops = async () => (await this.load(key)).ops;
+    addRoute(app, R.list, async ({ req }) => {
+      const o = await ops();
+      return { list: await Promise.all(o.list().map((r) => o.view(r, req.lang))) } as never;
+    });
+    addRoute(app, R.create, async ({ body, req }) => ({ key: await (await ops()).create(body, req.lang) }), { rawBody: true });
+    addRoute(app, R.get, async ({ params, req }) => {
+      const o = await ops();
+      return { rule: await o.view(o.require(params.key), req.lang) } as never;
+    });
+    addRoute(app, R.update, async ({ params, body, req }) => {
+      await (await ops()).update(params.key, body, req.lang);
+      return {};
+    }, { rawBody: true });
+    addRoute(app, R.remove, async ({ params }) => {
+      await (await ops()).remove(params.key);
+      return {};
+    });
+    addRoute(app, R.enable, async ({ params, body }) => {
+      await (await ops()).enable(params.key, body.enable);
+      return {};
+    });
+    addRoute(app, R.logs, async ({ params, query, req }) => {
+      const o = await ops();
+      o.require(params.key);
+      return { logs: o.logs.since(params.key, query.pre, req.lang) };
+    });
+    addRoute(app, R.getConfigure, async () => ({ configure: (await ops()).settingsView() }) as never);
+    addRoute(app, R.putConfigure, async ({ body, req }) => {
+      await (await ops()).putSettings(body, req.lang);
+      return {};
+    }, { rawBody: true });
+    for (const [name, def] of Object.entries(R)) {
+      if ((RULE_ROUTE_NAMES as readonly string[]).includes(name)) continue;
+      addRoute(app, def, async (c) => (await this.load(key)).handlers[name]!(c));
+    }
+  }
+
   /** Brings running modules in line with the enabled list. */
   sync(): Promise<void> {
     this.queue = this.queue.then(async () => {
-      for (const [key, inst] of this.instances) {
+      for (const def of this.table) {
+        const key = def.key;
         const want = this.ctx.config.isModuleEnabled(key);
-        if (want && !this.running.has(key)) {
-          this.running.add(key);
-          await inst.start().catch((err: unknown) => this.log.error({ err, module: key }, 'module failed to start'));
-          this.log.info({ module: key }, 'module started');
-        } else if (!want && this.running.has(key)) {
-          this.running.delete(key);
-          await inst.stop().catch((err: unknown) => this.log.error({ err, module: key }, 'module failed to stop'));
-          this.log.info({ module: key }, 'module stopped');
-        }
+        if (want && !this.running.has(key)) await this.startModule(key);
+        else if (!want && this.running.has(key)) await this.stopModule(key);
       }
     });
     return this.queue;
+  }
+
+  private async startModule(key: ModuleKey): Promise<void> {
+    this.running.add(key);
+    try {
+      const legacy = this.legacy.get(key);
+      let rules = 0;
+      if (legacy) await legacy.start();
+      else rules = await (await this.load(key)).runtime.startAll();
+      this.say.info({ key: 'moduleStarted', vars: { module: moduleName(key), rules } });
+    } catch (err) {
+      this.say.error({ key: 'moduleFailed', vars: { module: moduleName(key), detail: (err as Error).message } }, { err });
+    }
+  }
+
+  private async stopModule(key: ModuleKey): Promise<void> {
+    this.running.delete(key);
+    try {
+      const legacy = this.legacy.get(key);
+      if (legacy) await legacy.stop();
+      else await this.loaded.get(key)?.runtime.stopAll();
+      this.say.info({ key: 'moduleStopped', vars: { module: moduleName(key) } });
+    } catch (err) {
+      this.say.error({ key: 'moduleFailed', vars: { module: moduleName(key), detail: (err as Error).message } }, { err });
+    }
   }
 
   /** Stops every engine and starts the enabled ones again from what is stored (after a restore). */
@@ -99,21 +314,52 @@ export class ModuleHost {
     await this.sync();
   }
 
-  definitions(): readonly ModuleDef[] {
-    return this.defs;
+  /** The modules whose data backups carry: the schemas of their rules and settings. */
+  definitions(): ModuleData[] {
+    return this.table.map((m) => {
+      if (!isEntry(m)) return m;
+      const c = MODULE_CONTRACTS[m.key];
+      return c ? { key: m.key, data: { rule: c.rule, settings: c.configure } } : { key: m.key };
+    });
   }
 
   connections(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const key of this.running) out[key] = this.instances.get(key)!.connections();
+    for (const key of this.running) out[key] = this.legacy.get(key)?.connections() ?? this.loaded.get(key)?.runtime.connections() ?? 0;
     return out;
   }
 
   async stopAll(): Promise<void> {
     await this.queue;
-    for (const key of [...this.running]) {
-      this.running.delete(key);
-      await this.instances.get(key)!.stop().catch(() => undefined);
-    }
+    for (const key of [...this.running]) await this.stopModule(key);
+  }
+
+  /** A running module on the kit, or the "module disabled" error. */
+  private async runningModule(key: string): Promise<Loaded> {
+    if (!this.running.has(key as ModuleKey)) throw fail(Ret.moduleDisabled, 'moduleDisabled', { module: key });
+    if (!this.entry(key as ModuleKey)) throw fail(Ret.notAvailable, 'notAvailable');
+    return this.load(key as ModuleKey);
+  }
+
+  private actions(): ActionsService {
+    return {
+      modules: () => [...this.running].filter((k) => this.entry(k)),
+      rules: async (module, lang: Lang = 'en_US') => {
+        const m = await this.runningModule(module);
+        return m.ops.list().map((r) => ({
+          key: r.key,
+          name: r.data.name,
+          enable: r.data.enable,
+          status: presentStatus(m.ops.status(r), lang),
+          canRun: m.spec.run !== undefined,
+        }));
+      },
+      setEnabled: async (module, key, enable) => (await this.runningModule(module)).ops.enable(key, enable),
+      run: async (module, key) => {
+        const m = await this.runningModule(module);
+        if (!m.spec.run) throw new AppError(Ret.notAvailable, 'notAvailable');
+        return m.spec.run(m.ops.require(key) as never, m.ctx);
+      },
+    };
   }
 }

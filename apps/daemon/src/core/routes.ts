@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { Ret, formatIssues, type RouteDef } from '@lucky/contracts';
+import { Ret, formatIssues, type Lang, type RouteDef } from '@lucky/contracts';
 import { AppError } from './envelope.js';
 
 type In<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -34,14 +34,23 @@ export function setResponseChecking(on: boolean): void {
   checkResponses = on;
 }
 
-function parsePart(schema: z.ZodType | undefined, value: unknown, req: FastifyRequest): unknown {
-  if (!schema) return undefined;
+/** The value as the schema makes it, or a ret 1 that names the first bad field in `lang`. */
+export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, lang: Lang): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  throw new AppError(Ret.badRequest, null, {}, formatIssues(schema, value, req.lang));
+  throw new AppError(Ret.badRequest, null, {}, formatIssues(schema, value, lang));
 }
 
-export function addRoute<D extends RouteDef>(app: FastifyInstance, def: D, handler: Handler<D>): void {
+function parsePart(schema: z.ZodType | undefined, value: unknown, req: FastifyRequest): unknown {
+  return schema ? parseOrFail(schema, value, req.lang) : undefined;
+}
+
+export interface RouteOptions {
+  /** The handler gets the body as sent and validates it itself (masks of secrets are replaced first). */
+  rawBody?: boolean;
+}
+
+export function addRoute<D extends RouteDef>(app: FastifyInstance, def: D, handler: Handler<D>, opts: RouteOptions = {}): void {
   app.route({
     method: def.method,
     url: def.path,
@@ -50,7 +59,7 @@ export function addRoute<D extends RouteDef>(app: FastifyInstance, def: D, handl
       const ctx = {
         params: parsePart(def.params, req.params, req),
         query: parsePart(def.query, req.query, req),
-        body: def.raw === 'upload' ? undefined : parsePart(def.body, req.body, req),
+        body: def.raw === 'upload' ? undefined : opts.rawBody ? req.body : parsePart(def.body, req.body, req),
         req,
         reply,
       } as Ctx<D>;

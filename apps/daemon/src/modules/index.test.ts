@@ -1,4 +1,4 @@
-import { MODULES } from '@lucky/contracts';
+import { MODULE_CONTRACTS, MODULES } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import { MODULE_TABLE } from './index.js';
 
@@ -9,6 +9,15 @@ describe('the module table', () => {
     for (const k of keys) expect(MODULES.map((m) => m.key)).toContain(k);
   });
   it('every module declares the schemas of what it stores, so backups can carry and check it', () => {
-    for (const m of MODULE_TABLE) expect(m.data, m.key).toBeDefined();
+    for (const m of MODULE_TABLE) expect('load' in m ? MODULE_CONTRACTS[m.key] : m.data, m.key).toBeDefined();
+  });
+  it('every module on the kit loads as the module its entry names, with the services its entry says it provides', async () => {
+    for (const m of MODULE_TABLE) {
+      if (!('load' in m)) continue;
+      const spec = (await m.load()).default;
+      expect(spec.key).toBe(m.key);
+      expect(spec.contract).toBe(MODULE_CONTRACTS[m.key]);
+      expect(Object.keys(spec.services?.provides ?? {}).sort()).toEqual([...(m.provides ?? [])].sort());
+    }
   });
 });

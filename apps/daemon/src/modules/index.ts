@@ -1,11 +1,16 @@
 /**
- * The one table of modules. A module of the spec that is not here yet still has its switch, and its
+ * The one table of modules: each is imported only when it is switched on or one of the services it
+ * provides is asked for. A module of the spec that is not here yet still has its switch, and its
  * routes answer "not available yet".
  */
-import type { ModuleDef } from '../core/modulehost.js';
-import { wolModule } from './wol/index.js';
+import type { ModuleDef, ModuleEntry } from '../core/modulehost.js';
 import { webModule } from './web/index.js';
 import { portforwardModule } from './portforward/index.js';
 import { ddnsModule } from './ddns/index.js';
 
-export const MODULE_TABLE: readonly ModuleDef[] = [wolModule, webModule, ddnsModule, portforwardModule];
+export const MODULE_TABLE: readonly (ModuleEntry | ModuleDef)[] = [
+  { key: 'wol', load: () => import('./wol/index.js') },
+  webModule,
+  ddnsModule,
+  portforwardModule,
+];

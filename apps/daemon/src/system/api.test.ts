@@ -146,7 +146,7 @@ describe('core API', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).LogLevel).toBe(5);
     // Applied at once: debug lines now reach the program log.
     d.runtime.programLog.logger.debug('debug line visible now');
-    expect(d.runtime.programLog.buffer.since(0).some((e) => e.log.includes('debug line visible now'))).toBe(true);
+    expect(d.runtime.programLog.read(0, 'en_US').some((e) => e.log.includes('debug line visible now'))).toBe(true);
     expect((await d.call('PUT', '/api/baseconfigure', { LogLevel: 4 })).ret).toBe(0);
   });
 
@@ -276,7 +276,7 @@ describe('login lockout', () => {
     expect((await d.call('POST', '/api/login', { Account: 'admin', Password: TEST_PASSWORD }, from)).ret).toBe(2);
     // Another address is not affected.
     expect((await d.call('POST', '/api/login', { Account: 'admin', Password: TEST_PASSWORD }, { token: null, remoteAddress: '192.168.9.10' })).ret).toBe(0);
-    const log = d.runtime.programLog.buffer.since(0).map((e) => e.log).join('\n');
+    const log = d.runtime.programLog.read(0, 'en_US').map((e) => e.log).join('\n');
     expect(log).toContain('login failed');
     expect(log).not.toContain('bad-guess');
   });

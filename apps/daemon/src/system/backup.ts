@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
 import type { BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
-import type { ModuleDef } from '../core/modulehost.js';
+import type { ModuleData } from '../core/modulehost.js';
 
 export const BACKUP_FORMAT = 'lucky-backup';
 export const MASK = '******';
@@ -65,7 +65,7 @@ interface RuleRow {
   updated_at: number;
 }
 
-export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleDef[]; version: string; secrets: boolean }): BackupFile {
+export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleData[]; version: string; secrets: boolean }): BackupFile {
   const { db, config, secrets } = opts;
   const base: Record<string, unknown> = { ...config.get() };
   if (!secrets) for (const k of BASE_SECRETS) delete base[k];
@@ -90,7 +90,7 @@ export interface PreparedRestore {
 }
 
 /** Checks everything a restore would write; throws BackupError naming the first problem. */
-export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleDef[] }): PreparedRestore {
+export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleData[] }): PreparedRestore {
   const file = ZBackupFile.safeParse(raw);
   if (!file.success) {
     const i = file.error.issues[0];

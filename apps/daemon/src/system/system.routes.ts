@@ -33,9 +33,9 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
     return { msg: message(req.lang, 'gcDone'), before, after };
   });
 
-  addRoute(app, coreRoutes.logs, ({ query }) => ({
+  addRoute(app, coreRoutes.logs, ({ query, req }) => ({
     starttime: deps.programLog.starttime,
-    logs: deps.programLog.buffer.since(query.pre),
+    logs: deps.programLog.read(query.pre, req.lang),
   }));
 
   addRoute(app, coreRoutes.netInterfaces, () => ({ interfaces: listInterfaces() }));

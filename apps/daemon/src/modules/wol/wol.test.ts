@@ -53,12 +53,18 @@ describe('wol module over the API', () => {
     for (let i = 0; i < 50 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     expect(received).toHaveLength(2);
     expect(received[0]!.equals(magicPacket('aa:bb:cc:dd:ee:ff'))).toBe(true);
-    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/wol/rules/${created.key}/logs`);
-    expect(logs.logs[0]?.log).toContain('sent 2 magic packet');
+    const en = { headers: { 'lucky-lang': 'en_US' } };
+    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/wol/rules/${created.key}/logs`, undefined, en);
+    expect(logs.logs.map((l) => l.log)).toEqual([expect.stringMatching(/ started$/), expect.stringContaining(`sent 2 magic packet(s) to 127.0.0.1:${port}`)]);
+    // The same lines in Chinese for a Chinese reader: the log keeps messages, not text.
+    const zh = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/wol/rules/${created.key}/logs`);
+    expect(zh.logs.map((l) => l.log)).toEqual([expect.stringMatching(/ 已启动$/), expect.stringContaining(`已发送 2 个唤醒包到 127.0.0.1:${port}`)]);
 
     expect((await d.call('PUT', `/api/wol/rules/${created.key}/enable`, { enable: false })).ret).toBe(0);
     const after = await d.call<{ rule: { status: { state: string } } }>('GET', `/api/wol/rules/${created.key}`);
     expect(after.rule.status.state).toBe('disabled');
+    // A device that is switched off is not woken (scheduled tasks included).
+    expect(await d.call('POST', `/api/wol/rules/${created.key}/wake`, undefined, en)).toMatchObject({ ret: 6, msg: 'The rule is switched off' });
 
     expect((await d.call('DELETE', `/api/wol/rules/${created.key}`)).ret).toBe(0);
     expect((await d.call('GET', `/api/wol/rules/${created.key}`)).ret).toBe(3);

@@ -1,0 +1,14 @@
+/**
+ * Settings that come from the environment rather than from the user's saved settings. cli.ts is
+ * the one place that reads process.env and fills this; modules get it in their context.
+ */
+export interface DaemonEnv {
+  /** LUCKY_WEB_THREADS: web serving threads while the module setting is 0 (automatic). */
+  webThreads?: number;
+  /** LUCKY_NATIVE_RELAY=0 turns the native relay thread of port forwarding off. */
+  nativeRelay: boolean;
+  /** LUCKY_DDNS_TEST_ENDPOINTS: DNS provider API addresses of tests and benchmarks (never in production). */
+  ddnsTestEndpoints?: Record<string, string>;
+}
+
+export const DEFAULT_ENV: DaemonEnv = { nativeRelay: true };

@@ -1,0 +1,14 @@
+/**
+ * The typed services between modules: one interface per service, in this folder, so that a module
+ * asks for what it needs by name instead of importing another module's files. A module declares
+ * the services it needs and provides (defineModule); the host builds them in dependency order.
+ */
+import type { ActionsService } from './actions.js';
+
+export interface ServiceMap {
+  actions: ActionsService;
+}
+
+export type ServiceName = keyof ServiceMap;
+
+export type { ActionRule, ActionsService } from './actions.js';

@@ -1,0 +1,43 @@
+/** Web services. */
+import { defineMessages } from './define.js';
+
+export const webMessages = defineMessages(
+  {
+    invalidDomain: '不是有效的域名',
+    invalidCidr: '不是有效的 IP 或网段',
+    invalidHeader: '不是有效的头部名称或值',
+    invalidBackend: '不是有效的后端地址（http:// 或 https://）',
+    invalidUser: '用户名不能包含冒号',
+    passwordRequired: '用户 {user} 的密码不能为空',
+    statusFirewall: '防火墙：{detail}',
+    fwOpened: '已放行 TCP {port}',
+    fwLinuxOnly: '未放行：nftables 仅在 Linux 上可用',
+    fwNeedsRoot: '未放行：需要 root 权限',
+    fwNoNft: '未放行：未安装 nft',
+    fwNoChain: '无需放行：没有 inet filter input 链',
+    fwFailed: '未放行：{detail}',
+    statusCertNeeded: 'HTTPS 至少需要一个证书',
+    statusCertUnreadable: '无法读取证书 {n}：{detail}',
+    statusRootMissing: '{site}：目录 {path} 不存在',
+    statusRootNotDir: '{site}：{path} 不是目录',
+  },
+  {
+    invalidDomain: 'is not a valid domain',
+    invalidCidr: 'is not a valid IP address or range',
+    invalidHeader: 'is not a valid header name or value',
+    invalidBackend: 'is not a valid backend address (http:// or https://)',
+    invalidUser: 'a user name cannot contain a colon',
+    passwordRequired: 'the password of user {user} cannot be empty',
+    statusFirewall: 'firewall: {detail}',
+    fwOpened: 'opened tcp/{port}',
+    fwLinuxOnly: 'not opened: nftables exists on Linux only',
+    fwNeedsRoot: 'not opened: not permitted (needs root)',
+    fwNoNft: 'not opened: nft is not installed',
+    fwNoChain: 'not needed: no inet filter input chain',
+    fwFailed: 'not opened: {detail}',
+    statusCertNeeded: 'https needs at least one certificate',
+    statusCertUnreadable: 'certificate {n} cannot be read: {detail}',
+    statusRootMissing: '{site}: {path} does not exist',
+    statusRootNotDir: '{site}: {path} is not a directory',
+  },
+);

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { maskSecrets, restoreSecrets, secret, secretPaths, SECRET_MASK } from './secrets.js';
+
+const ZUser = z.object({ user: z.string(), password: secret(z.string(), { hash: true }) });
+const ZThing = z.object({
+  name: z.string(),
+  token: secret(z.string().min(1)),
+  proxy: z.object({ url: z.string(), password: secret(z.string()).default('') }).prefault({}),
+  users: z.array(ZUser).default([]),
+  auth: z.discriminatedUnion('kind', [z.object({ kind: z.literal('none') }), z.object({ kind: z.literal('key'), key: secret(z.string()) })]),
+});
+
+const stored = {
+  name: 'x',
+  token: 'tok-1',
+  proxy: { url: 'http://p', password: 'pp' },
+  users: [
+    { user: 'alice', password: 'hash-a' },
+    { user: 'bob', password: 'hash-b' },
+  ],
+  auth: { kind: 'key', key: 'k-1' },
+};
+
+describe('secrets declared in the schema', () => {
+  it('are found through objects, defaults, arrays and unions', () => {
+    expect(secretPaths(ZThing).map((p) => JSON.stringify(p.path))).toEqual(['["token"]', '["proxy","password"]', '["users",[],"password"]', '["auth","key"]']);
+    expect(secretPaths(ZThing).find((p) => p.path[0] === 'users')?.info).toEqual({ hash: true });
+  });
+
+  it('are masked in answers, empty ones left empty, the input untouched', () => {
+    const masked = maskSecrets(ZThing, { ...stored, proxy: { url: 'http://p', password: '' } });
+    expect(masked).toMatchObject({ token: SECRET_MASK, proxy: { password: '' }, users: [{ user: 'alice', password: SECRET_MASK }, { password: SECRET_MASK }], auth: { key: SECRET_MASK } });
+    expect(JSON.stringify(masked)).not.toMatch(/tok-1|hash-a|k-1/);
+    expect(stored.token).toBe('tok-1');
+  });
+
+  it('keep the stored value when the mask comes back, matching list items by name before position', () => {
+    const sent = { ...maskSecrets(ZThing, stored), users: [{ user: 'bob', password: SECRET_MASK }, { user: 'carol', password: 'new' }] };
+    const back = restoreSecrets(ZThing, sent, stored) as typeof stored;
+    expect(back.token).toBe('tok-1');
+    expect(back.proxy.password).toBe('pp');
+    expect(back.users).toEqual([{ user: 'bob', password: 'hash-b' }, { user: 'carol', password: 'new' }]);
+    expect(back.auth).toEqual({ kind: 'key', key: 'k-1' });
+    expect(ZThing.parse(back).token).toBe('tok-1');
+  });
+
+  it('turn a mask with nothing stored behind it into an empty value the schema judges', () => {
+    const sent = { ...stored, token: SECRET_MASK };
+    const back = restoreSecrets(ZThing, sent, undefined);
+    expect(ZThing.safeParse(back).success).toBe(false);
+  });
+
+  it('take an empty hashed secret as "unchanged" but an empty plain one as empty', () => {
+    const sent = { ...stored, proxy: { url: 'http://p', password: '' }, users: [{ user: 'alice', password: '' }] };
+    const back = restoreSecrets(ZThing, sent, stored) as typeof stored;
+    expect(back.users[0]!.password).toBe('hash-a');
+    expect(back.proxy.password).toBe('');
+  });
+
+  it('accept the mask itself, so a form that shows one passes its own check', () => {
+    expect(ZThing.safeParse({ ...maskSecrets(ZThing, stored) }).success).toBe(true);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Secrets are declared once, in the schema: `secret(z.string())` marks a field. From that mark alone
+ * every answer masks it, a mask sent back keeps the stored value, backups leave it out unless asked,
+ * and the daemon hashes the ones declared `{ hash: true }` (passwords it only ever has to check).
+ */
+import { z } from 'zod';
+
+/** What answers show instead of a stored secret. */
+export const SECRET_MASK = '******';
+
+export interface SecretInfo {
+  /** Stored as a one-way hash (scrypt): shown masked, never recoverable. */
+  hash?: boolean;
+}
+
+const secrets = z.registry<SecretInfo>();
+
+/**
+ * Marks a string schema as a secret: `secret(z.string().max(64)).default('')`. The mask itself is
+ * valid too, so a form that shows a stored secret as the mask passes its own check unchanged.
+ */
+export function secret<T extends z.ZodType<string>>(schema: T, info: SecretInfo = {}) {
+  const s = z.union([z.literal(SECRET_MASK), schema]);
+  secrets.add(s, info);
+  return s;
+}
+
+/** A step into a value: an object key, or `[]` for every element of an array. */
+export type SecretStep = string | [];
+export interface SecretPath {
+  path: SecretStep[];
+  info: SecretInfo;
+}
+
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+  left?: z.ZodType;
+  right?: z.ZodType;
+  getter?: () => z.ZodType;
+};
+const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+const cache = new WeakMap<z.ZodType, SecretPath[]>();
+
+/** Where a schema holds secrets. Unions contribute the paths of every option. */
+export function secretPaths(schema: z.ZodType): SecretPath[] {
+  let hit = cache.get(schema);
+  if (!hit) {
+    hit = [];
+    collect(schema, [], hit, new Set());
+    cache.set(schema, hit);
+  }
+  return hit;
+}
+
+function collect(s: z.ZodType, path: SecretStep[], out: SecretPath[], seen: Set<z.ZodType>): void {
+  const info = secrets.get(s);
+  if (info) {
+    out.push({ path, info });
+    return;
+  }
+  if (seen.has(s)) return;
+  seen.add(s);
+  const d = defOf(s);
+  switch (d.type) {
+    case 'object':
+      for (const [k, v] of Object.entries(d.shape ?? {})) collect(v, [...path, k], out, seen);
+      break;
+    case 'array':
+      if (d.element) collect(d.element, [...path, []], out, seen);
+      break;
+    case 'pipe':
+      if (d.in) collect(d.in, path, out, seen);
+      if (d.out) collect(d.out, path, out, seen);
+      break;
+    case 'union':
+      for (const o of d.options ?? []) collect(o, path, out, seen);
+      break;
+    case 'intersection':
+      if (d.left) collect(d.left, path, out, seen);
+      if (d.right) collect(d.right, path, out, seen);
+      break;
+    case 'lazy':
+      if (d.getter) collect(d.getter(), path, out, seen);
+      break;
+    default:
+      if (d.innerType) collect(d.innerType, path, out, seen);
+  }
+  seen.delete(s);
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Calls `fn` at every secret of `value` (a copy is changed, never the input) and returns the copy. */
+export function mapSecrets(schema: z.ZodType, value: unknown, fn: (v: unknown, info: SecretInfo, at: Array<string | number>) => unknown): unknown {
+  let out = value;
+  for (const p of secretPaths(schema)) out = visit(out, p.path, 0, [], (v, at) => fn(v, p.info, at));
+  return out;
+}
+
+function visit(v: unknown, path: SecretStep[], i: number, at: Array<string | number>, fn: (v: unknown, at: Array<string | number>) => unknown): unknown {
+  if (i === path.length) return fn(v, at);
+  const step = path[i]!;
+  if (Array.isArray(step)) {
+    if (!Array.isArray(v)) return v;
+    return v.map((e, n) => visit(e, path, i + 1, [...at, n], fn));
+  }
+  if (!isObj(v) || !(step in v)) return v;
+  return { ...v, [step]: visit(v[step], path, i + 1, [...at, step], fn) };
+}
+
+/** The value answers show: every non-empty secret replaced by the mask. */
+export function maskSecrets<T>(schema: z.ZodType, value: T): T {
+  return mapSecrets(schema, value, (v) => (typeof v === 'string' && v !== '' ? SECRET_MASK : v)) as T;
+}
+
+/** Fields that say which stored element an array element is, in this order; else its position. */
+const IDENTITY = ['key', 'name', 'user', 'account', 'id'] as const;
+
+function storedElement(stored: unknown[], incoming: unknown, index: number): unknown {
+  if (isObj(incoming)) {
+    for (const f of IDENTITY) {
+      const id = incoming[f];
+      if (typeof id !== 'string' || id === '') continue;
+      const same = stored.find((s) => isObj(s) && s[f] === id);
+      if (same !== undefined) return same;
+    }
+  }
+  return stored[index];
+}
+
+function restoreAt(incoming: unknown, stored: unknown, path: SecretStep[], i: number, info: SecretInfo): unknown {
+  if (i === path.length) {
+    const kept = typeof stored === 'string' ? stored : '';
+    if (incoming === SECRET_MASK) return kept;
+    // A hashed secret cannot be shown, so an empty field means "unchanged" where one is stored.
+    if (info.hash && incoming === '' && kept !== '') return kept;
+    return incoming;
+  }
+  const step = path[i]!;
+  if (Array.isArray(step)) {
+    if (!Array.isArray(incoming)) return incoming;
+    const prev = Array.isArray(stored) ? stored : [];
+    return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n), path, i + 1, info));
+  }
+  if (!isObj(incoming) || !(step in incoming)) return incoming;
+  const prev = isObj(stored) ? stored[step] : undefined;
+  return { ...incoming, [step]: restoreAt(incoming[step], prev, path, i + 1, info) };
+}
+
+/**
+ * An incoming value (not yet validated) with every mask replaced by the stored secret it stands
+ * for; a mask with nothing stored behind it becomes empty, so the schema judges it like an empty field.
+ */
+export function restoreSecrets(schema: z.ZodType, incoming: unknown, stored: unknown): unknown {
+  let out = incoming;
+  for (const p of secretPaths(schema)) out = restoreAt(out, stored, p.path, 0, p.info);
+  return out;
+}
