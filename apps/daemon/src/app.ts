@@ -12,6 +12,7 @@ import { maintenanceRoutes } from './system/maintenance.routes.js';
 import { installUploads } from './system/upload.js';
 import { installAudit } from './security/audit.js';
 import { safeRoutes } from './security/safe.routes.js';
+import { decideAccess } from './security/access.js';
 import { safeUrlRewriter, safeUrlRoutes } from './security/safeurl.js';
 
 export interface BuildOptions {
@@ -31,7 +32,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   });
   installEnvelope(app);
   await installUploads(app);
-  installAuth(app, deps);
+  installAuth(app, { ...deps, decideAccess });
   installAudit(app, deps.audit);
   safeUrlRoutes(app, deps.config);
   authRoutes(app, deps);

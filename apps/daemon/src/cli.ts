@@ -1,8 +1,12 @@
-/** Command line and environment: flags win over LUCKY_* variables; anything invalid exits with code 2. */
+/**
+ * The config loader: command line and environment, the one place that reads process.env. Flags win
+ * over LUCKY_* variables; anything invalid exits with code 2.
+ */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ZListenHost, formatIssues } from '@lucky/contracts';
+import type { DaemonEnv } from './core/env.js';
 
 export const USAGE = `Usage: node apps/daemon/dist/main.js [--port 16601] [--host ::] [--data-dir ./data]
 
@@ -24,11 +28,23 @@ const ZCli = z.object({
   adminUser: z.string().trim().min(1).max(64).optional(),
   adminPassword: z.string().min(1).max(256).optional(),
 });
-export type CliOptions = z.infer<typeof ZCli> & { help: boolean; version: boolean; disable2fa: boolean; resetSafeUrl: boolean };
+export type CliOptions = z.infer<typeof ZCli> & {
+  help: boolean;
+  version: boolean;
+  disable2fa: boolean;
+  resetSafeUrl: boolean;
+  /** Started by a self-restart: wait for the old process to free the console port. */
+  restarted: boolean;
+  /** Who restarts Lucky when it exits with 75: npm, docker, systemd, or 'self'. */
+  supervisor: string;
+  jsonLogs: boolean;
+  consoleDir?: string;
+  env: DaemonEnv;
+};
 
 export class CliError extends Error {}
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -43,6 +59,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
         version: { type: 'boolean', short: 'v' },
         'disable-2fa': { type: 'boolean' },
         'reset-safe-url': { type: 'boolean' },
+        // Internal: set by a self-restart on its replacement.
+        restarted: { type: 'boolean' },
       },
     }));
   } catch (err) {
@@ -74,5 +92,25 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     version: values.version === true,
     disable2fa: values['disable-2fa'] === true,
     resetSafeUrl: values['reset-safe-url'] === true,
+    restarted: values.restarted === true,
+    supervisor: env.LUCKY_SUPERVISOR || (env.INVOCATION_ID ? 'systemd' : 'self'),
+    jsonLogs: env.LUCKY_LOG_FORMAT === 'json',
+    ...(env.LUCKY_CONSOLE_DIR ? { consoleDir: env.LUCKY_CONSOLE_DIR } : {}),
+    env: daemonEnv(env),
   };
+}
+
+function daemonEnv(env: NodeJS.ProcessEnv): DaemonEnv {
+  const out: DaemonEnv = { nativeRelay: env.LUCKY_NATIVE_RELAY !== '0' };
+  const threads = env.LUCKY_WEB_THREADS;
+  if (threads !== undefined && threads !== '') out.webThreads = Math.max(0, Math.min(64, Math.floor(Number(threads)) || 0));
+  // Fake provider APIs for tests and benchmarks only: a production daemon must never be pointed elsewhere.
+  if (env.LUCKY_DDNS_TEST_ENDPOINTS && (env.VITEST || env.NODE_ENV === 'test')) {
+    try {
+      out.ddnsTestEndpoints = z.record(z.string(), z.string()).parse(JSON.parse(env.LUCKY_DDNS_TEST_ENDPOINTS));
+    } catch {
+      throw new CliError('invalid LUCKY_DDNS_TEST_ENDPOINTS: not a JSON object of strings');
+    }
+  }
+  return out;
 }

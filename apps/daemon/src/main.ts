@@ -3,7 +3,7 @@ import { CliError, USAGE, parseCli } from './cli.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE_CONFIG_FILE, BaseConfigError, BaseConfigStore, readBaseConfigFile } from './core/baseconfig.js';
-import { detectSupervisor, restartProcess } from './restart.js';
+import { restartProcess } from './restart.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { VERSION } from './version.js';
 
@@ -22,7 +22,7 @@ function banner(account: string, password: string): string {
 async function main(): Promise<void> {
   let cli;
   try {
-    cli = parseCli(process.argv.slice(2), process.env);
+    cli = parseCli(process.argv.slice(2));
   } catch (err) {
     if (err instanceof CliError) {
       process.stderr.write(`lucky: ${err.message} (see --help)\n`);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const supervisor = detectSupervisor(process.env);
+  const supervisor = cli.supervisor;
   let runtime: Runtime;
   let restarting = false;
   try {
@@ -70,8 +70,9 @@ async function main(): Promise<void> {
       ...(cli.adminUser ? { initialAccount: cli.adminUser } : {}),
       ...(cli.adminPassword ? { initialPassword: cli.adminPassword } : {}),
       out: (line) => process.stdout.write(line + '\n'),
-      jsonLogs: process.env.LUCKY_LOG_FORMAT === 'json',
-      ...(process.env.LUCKY_CONSOLE_DIR ? { consoleDir: process.env.LUCKY_CONSOLE_DIR } : {}),
+      jsonLogs: cli.jsonLogs,
+      ...(cli.consoleDir ? { consoleDir: cli.consoleDir } : {}),
+      env: cli.env,
       supervisor,
       restart: () => {
         if (restarting) return;
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   }
 
   try {
-    await runtime.listen(process.env.LUCKY_RESTARTED ? 15_000 : 0);
+    await runtime.listen(cli.restarted ? 15_000 : 0);
   } catch (err) {
     log.fatal({ err }, 'cannot open the admin console listener');
     process.stderr.write(`lucky: ${(err as Error).message}\n`);

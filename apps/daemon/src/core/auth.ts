@@ -1,11 +1,10 @@
 /**
- * Who may talk to the admin listener: first the address (security/access.ts), then, for /api routes
- * that are not public, a live session or an API token.
+ * Who may talk to the admin listener: first the address (the access policy it is given, from
+ * security/), then, for /api routes that are not public, a live session or an API token.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Ret, TOKEN_HEADER, message, type MessageKey } from '@lucky/contracts';
-import { decideAccess } from '../security/access.js';
-import type { ApiTokens } from '../security/apitokens.js';
+import type { ApiToken, BaseConfigFile } from '@lucky/contracts';
 import type { BaseConfigStore } from './baseconfig.js';
 import { sendError } from './envelope.js';
 import type { LoginGuard } from './loginguard.js';
@@ -43,7 +42,14 @@ const VERDICT_MESSAGE: Record<string, MessageKey> = {
 
 export function installAuth(
   app: FastifyInstance,
-  deps: { config: BaseConfigStore; sessions: Sessions; apiTokens: ApiTokens; guard: LoginGuard },
+  deps: {
+    config: BaseConfigStore;
+    sessions: Sessions;
+    apiTokens: { check(token: string, account: string): ApiToken | undefined };
+    guard: LoginGuard;
+    /** The address policy: 'allow', or why not. */
+    decideAccess(ip: string, cfg: Readonly<BaseConfigFile>): 'allow' | 'blacklisted' | 'notWhitelisted' | 'notLocal';
+  },
 ): void {
   app.decorateRequest('session', undefined);
   app.decorateRequest('token', undefined);
@@ -52,7 +58,7 @@ export function installAuth(
     if (req.routeOptions.config?.bypassAuth) return;
     const cfg = deps.config.get();
     const isApi = req.url.startsWith('/api/');
-    const verdict = decideAccess(req.ip, cfg);
+    const verdict = deps.decideAccess(req.ip, cfg);
     if (verdict !== 'allow') {
       req.log.warn({ ip: req.ip, url: req.url.split('?')[0], verdict }, 'refused: address not allowed');
       const msg = message(req.lang, VERDICT_MESSAGE[verdict]!, { ip: req.ip });

@@ -1,9 +1,9 @@
 /** Waking a device: the module's own route, and its "run now" for scheduled tasks. */
-import { Ret, message, type Msg } from '@lucky/contracts';
+import { Ret, message, type Msg, type wolContract, type WolDevice } from '@lucky/contracts';
 import { AppError, fail } from '../../core/envelope.js';
+import type { OwnHandlers } from '../../core/module.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import type { WolContext } from './index.js';
-import type { WolDevice } from '@lucky/contracts';
 
 /** Wakes the device and says so in its log; a failure is logged and thrown as a ret 6. */
 export async function wakeDevice(device: StoredRule<WolDevice>, mod: WolContext): Promise<{ sent: number; line: Msg }> {
@@ -21,9 +21,9 @@ export async function wakeDevice(device: StoredRule<WolDevice>, mod: WolContext)
   }
 }
 
-export function wolRoutes(mod: WolContext) {
+export function wolRoutes(mod: WolContext): OwnHandlers<typeof wolContract> {
   return {
-    wake: async ({ params, req }: { params: { key: string }; req: { lang: 'zh_CN' | 'en_US' } }) => {
+    wake: async ({ params, req }) => {
       const { sent } = await wakeDevice(mod.rules.require(params.key), mod);
       return { msg: message(req.lang, 'wolSentShort', { sent }), sent };
     },
