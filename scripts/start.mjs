@@ -8,13 +8,14 @@ import { build, log, root } from './lib/bootstrap.mjs';
 
 const RESTART_EXIT_CODE = 75;
 build();
+const { daemonNodeOptions } = await import('./lib/daemon.mjs');
 
 let child;
 function startDaemon() {
   child = spawn(process.execPath, [join(root, 'apps/daemon/dist/main.js'), ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, LUCKY_SUPERVISOR: 'npm' },
+    env: { ...process.env, LUCKY_SUPERVISOR: 'npm', NODE_OPTIONS: daemonNodeOptions(process.env.NODE_OPTIONS) },
   });
   child.on('exit', (code, signal) => {
     if (code === RESTART_EXIT_CODE) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * Web services benchmark (issue 5), loopback only, bounded in time.
+ * Web services benchmark, loopback only, bounded in time.
  *
- * One small-response backend (nginx `return 200`, 1 worker) behind three reverse proxies:
- *   nginx proxy_pass with upstream keepalive (1 worker), Caddy reverse_proxy, and Lucky's web rule
- *   (the real daemon, built from this tree, the rule created through its API).
+ * One small-response backend (nginx `return 200`) behind three reverse proxies at **equal cores**:
+ * nginx proxy_pass with upstream keepalive and N workers, Caddy reverse_proxy with GOMAXPROCS=N,
+ * and Lucky's web rule (the real daemon, built from this tree, the rule created through its API)
+ * with N serving threads — for N = 1 and N = every core, each printed.
  * wrk measures each; the script prints req/s, p99 and the ratios against the goals:
  *   req/s >= 1.2x Caddy and >= 0.4x nginx, p99 <= 2x nginx,
- * then holds 1 000 concurrent connections on Lucky for 30 s (goal: 0 errors, no fd growth).
+ * then holds 1 000 concurrent connections on Lucky (N = every core) for 30 s (goal: 0 errors, no fd growth).
  *
  * Each proxy is measured `rounds` times, interleaved; the medians of req/s and of p99 are printed and
  * the ratios are medians of per-round ratios, so that a burst of other work on a shared machine does
@@ -15,7 +16,7 @@
  * Then p50/p99 at one fixed offered load (h2load --rps) for each proxy.
  * Installs wrk, nginx, caddy and nghttp2-client (h2load) with apt-get when missing (service start-up
  * suppressed).
- * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 9] [--soak 30] [--rate 10000]
+ * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 5] [--soak 30] [--rate 10000]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DAEMON_NODE_OPTIONS } from '../../scripts/lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, '..', '..');
@@ -33,7 +35,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '64' },
     // One wrk thread drives nginx past 50k req/s here; a second would take CPU from the servers measured.
     threads: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '9' },
+    rounds: { type: 'string', default: '5' },
     soak: { type: 'string', default: '30' },
     'soak-connections': { type: 'string', default: '1000' },
     // The fixed load for the latency comparison: below Caddy's ceiling here (about 13-16k req/s).
@@ -190,9 +192,9 @@ async function api(port, method, path, body, token) {
   return res.json();
 }
 
-function nginxConf(dir, body) {
+function nginxConf(dir, body, workers = 1) {
   mkdirSync(dir, { recursive: true });
-  const conf = `worker_processes 1;
+  const conf = `worker_processes ${workers};
 daemon off;
 master_process on;
 pid ${dir}/nginx.pid;
@@ -231,17 +233,23 @@ async function main() {
   const daemonMain = join(ROOT, 'apps', 'daemon', 'dist', 'main.js');
   if (!existsSync(daemonMain)) throw new Error('daemon build failed');
 
-  const [pBackend, pNginx, pCaddy] = await Promise.all([freePort(), freePort(), freePort()]);
+  const CPUS = Number(execFileSync('nproc', { encoding: 'utf8' }).trim());
+  // Equal cores: each proxy gets N workers / threads / Go procs, for one core and for all of them.
+  const LEVELS = [...new Set([1, CPUS])];
+  const pBackend = await freePort();
 
-  // The backend: a tiny fixed answer.
-  const backendConf = nginxConf(join(tmp, 'backend'), `  server { listen 127.0.0.1:${pBackend}; location / { default_type text/plain; return 200 "hello world\\n"; } }`);
+  // The backend: a tiny fixed answer, with every core so that it is never what is measured.
+  const backendConf = nginxConf(join(tmp, 'backend'), `  server { listen 127.0.0.1:${pBackend}; location / { default_type text/plain; return 200 "hello world\\n"; } }`, CPUS);
   start('backend', 'nginx', ['-c', backendConf, '-p', join(tmp, 'backend'), '-e', join(tmp, 'backend', 'error.log')]);
 
-  const proxyConf = nginxConf(
-    join(tmp, 'nginx'),
-    `  upstream backend { server 127.0.0.1:${pBackend}; keepalive 128; }
+  async function startNginx(n) {
+    const port = await freePort();
+    const dir = join(tmp, `nginx-${n}`);
+    const conf = nginxConf(
+      dir,
+      `  upstream backend { server 127.0.0.1:${pBackend}; keepalive 128; }
   server {
-    listen 127.0.0.1:${pNginx};
+    listen 127.0.0.1:${port};
     location / {
       proxy_pass http://backend;
       proxy_http_version 1.1;
@@ -251,26 +259,33 @@ async function main() {
       proxy_set_header X-Real-IP $remote_addr;
     }
   }`,
-  );
-  start('nginx', 'nginx', ['-c', proxyConf, '-p', join(tmp, 'nginx'), '-e', join(tmp, 'nginx', 'error.log')]);
+      n,
+    );
+    start(`nginx-${n}`, 'nginx', ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
+    return port;
+  }
 
-  const caddyDir = join(tmp, 'caddy');
-  mkdirSync(caddyDir, { recursive: true });
-  writeFileSync(
-    join(caddyDir, 'Caddyfile'),
-    `{
+  async function startCaddy(n) {
+    const port = await freePort();
+    const dir = join(tmp, `caddy-${n}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'Caddyfile'),
+      `{
   admin off
   auto_https off
 }
-http://127.0.0.1:${pCaddy} {
+http://127.0.0.1:${port} {
   bind 127.0.0.1
   reverse_proxy 127.0.0.1:${pBackend}
 }
 `,
-  );
-  start('caddy', 'caddy', ['run', '--config', join(caddyDir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-    env: { ...process.env, HOME: caddyDir, XDG_DATA_HOME: caddyDir, XDG_CONFIG_HOME: caddyDir },
-  });
+    );
+    start(`caddy-${n}`, 'caddy', ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+      env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, GOMAXPROCS: String(n) },
+    });
+    return port;
+  }
 
   // Reference only (no ratio): the ceiling of one Node thread here, a node:http server answering
   // the same body itself. A proxy does this work plus a backend round trip.
@@ -280,12 +295,11 @@ http://127.0.0.1:${pCaddy} {
     `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' }); s.end('hello world\\n'); }).listen(${pHello}, '127.0.0.1')`,
   ]);
 
-  // Lucky as shipped (serving threads, one per CPU up to 4), and the same daemon held to one
-  // thread (LUCKY_WEB_THREADS=0) as a reference for what the threads bring.
-  async function startLucky(name, threads) {
+  // Lucky as npm start runs it, with N serving threads (1 = the main thread serves).
+  async function startLucky(n) {
+    const name = `lucky-${n}`;
     const [admin, port] = await Promise.all([freePort(), freePort()]);
-    const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production' };
-    if (threads !== undefined) env.LUCKY_WEB_THREADS = String(threads);
+    const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS, LUCKY_WEB_THREADS: String(n) };
     const child = start(name, process.execPath, [daemonMain, '--port', String(admin), '--host', '127.0.0.1', '--data-dir', join(tmp, name)], { env });
     await waitPort(admin, 60_000);
     const login = await api(admin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
@@ -294,25 +308,27 @@ http://127.0.0.1:${pCaddy} {
     const created = await api(admin, 'POST', '/api/web/rules', rule, login.token);
     if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
     await waitPort(port);
+    const status = await api(admin, 'GET', '/api/web/rules', undefined, login.token);
+    log(`${name} rule: ${status.list?.[0]?.status?.state ?? '?'} ${status.list?.[0]?.status?.message ?? ''}`);
     // The daemon's child is `sh` exec'ing node: same pid.
     return { pid: child.pid, admin, port, token: login.token };
   }
-  await Promise.all([waitPort(pBackend), waitPort(pNginx), waitPort(pCaddy), waitPort(pHello)]);
-  const lucky = await startLucky('lucky');
-  const luckyOne = await startLucky('lucky-one-thread', 0);
-  const pLucky = lucky.port;
-  const luckyPid = lucky.pid;
-  const status = await api(lucky.admin, 'GET', '/api/web/rules', undefined, lucky.token);
-  log(`lucky rule: ${status.list?.[0]?.status?.message ?? '?'}; serving threads: ${process.env.LUCKY_WEB_THREADS ?? `default (${Math.min(4, Number(execFileSync('nproc', { encoding: 'utf8' })))})`}`);
 
   const targets = [
     ['backend (direct)', pBackend],
     ['node:http hello (ref)', pHello],
-    ['nginx proxy_pass', pNginx],
-    ['caddy reverse_proxy', pCaddy],
-    ['lucky web proxy', pLucky],
-    ['lucky, one thread (ref)', luckyOne.port],
   ];
+  const lucky = {};
+  for (const n of LEVELS) {
+    const [pNginx, pCaddy] = [await startNginx(n), await startCaddy(n)];
+    lucky[n] = await startLucky(n);
+    await Promise.all([waitPort(pNginx), waitPort(pCaddy)]);
+    targets.push([`nginx x${n}`, pNginx], [`caddy x${n}`, pCaddy], [`lucky x${n}`, lucky[n].port]);
+  }
+  await Promise.all([waitPort(pBackend), waitPort(pHello)]);
+  const pLucky = lucky[CPUS].port;
+  const luckyPid = lucky[CPUS].pid;
+
   const results = {};
   const rounds = {};
   for (const [name, port] of targets) {
@@ -346,19 +362,20 @@ http://127.0.0.1:${pCaddy} {
   }
   // Ratios per round (the runs of one round are back to back, so they saw much the same machine),
   // then the median of those: steadier than a ratio of medians when others share the CPUs.
-  const L = rounds['lucky web proxy'];
-  const N = rounds['nginx proxy_pass'];
-  const C = rounds['caddy reverse_proxy'];
-  const vsCaddy = median(L.map((x, i) => x.rps / C[i].rps));
-  const vsNginx = median(L.map((x, i) => x.rps / N[i].rps));
-  const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
-  log('');
-  log('per-round ratios (lucky/caddy req/s, lucky/nginx req/s, lucky/nginx p99):');
-  L.forEach((x, i) => log(`  round ${i + 1}: ${fmt(x.rps / C[i].rps, 2)}  ${fmt(x.rps / N[i].rps, 2)}  ${fmt(x.p99 / N[i].p99, 2)}`));
-  log('medians:');
-  log(`ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
-  log(`ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
-  log(`ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+  for (const n of LEVELS) {
+    const L = rounds[`lucky x${n}`];
+    const N = rounds[`nginx x${n}`];
+    const C = rounds[`caddy x${n}`];
+    const vsCaddy = median(L.map((x, i) => x.rps / C[i].rps));
+    const vsNginx = median(L.map((x, i) => x.rps / N[i].rps));
+    const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
+    log('');
+    log(`N = ${n} (lucky ${n} serving thread${n > 1 ? 's' : ''}, nginx ${n} worker${n > 1 ? 's' : ''}, caddy GOMAXPROCS=${n}); per-round ratios (lucky/caddy req/s, lucky/nginx req/s, lucky/nginx p99):`);
+    L.forEach((x, i) => log(`  round ${i + 1}: ${fmt(x.rps / C[i].rps, 2)}  ${fmt(x.rps / N[i].rps, 2)}  ${fmt(x.p99 / N[i].p99, 2)}`));
+    log(`  ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
+    log(`  ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
+    log(`  ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+  }
 
   // The same question at a fixed load, below every proxy's ceiling here.
   const RATE = Number(values.rate);
@@ -377,14 +394,16 @@ http://127.0.0.1:${pCaddy} {
     if (!rs.length) continue;
     log(`${name.padEnd(22)} p50 ${fmt(median(rs.map((x) => x.p50)), 2).padStart(6)} ms   p99 ${fmt(median(rs.map((x) => x.p99)), 2).padStart(6)} ms   (${rs.reduce((a, x) => a + x.n, 0)} answers)`);
   }
-  const fixedRatio = median(fixed['lucky web proxy'].map((x, i) => x.p99 / fixed['nginx proxy_pass'][i].p99));
-  log(`ratio p99 at ${RATE} req/s lucky/nginx  ${fmt(fixedRatio, 2)}  (for reading beside the saturated ratio above)`);
+  for (const n of LEVELS) {
+    const fixedRatio = median(fixed[`lucky x${n}`].map((x, i) => x.p99 / fixed[`nginx x${n}`][i].p99));
+    log(`ratio p99 at ${RATE} req/s lucky/nginx, N = ${n}: ${fmt(fixedRatio, 2)}  (for reading beside the saturated ratio above)`);
+  }
 
   // Soak: 1 000 concurrent connections.
   await new Promise((r) => setTimeout(r, 1000));
   const fdBefore = fdCount(luckyPid);
   log('');
-  log(`soak: ${SOAK_CONNS} connections for ${SOAK} s on lucky ...`);
+  log(`soak: ${SOAK_CONNS} connections for ${SOAK} s on lucky x${CPUS} ...`);
   const soak = wrk(`http://127.0.0.1:${pLucky}/`, { conns: SOAK_CONNS, duration: SOAK, timeout: 10 });
   const fdRightAfter = fdCount(luckyPid);
   // Client connections close with wrk; backend keep-alive connections idle out (bounded wait).
@@ -394,7 +413,7 @@ http://127.0.0.1:${pCaddy} {
     await new Promise((r) => setTimeout(r, 1000));
     fdSettled = fdCount(luckyPid);
   }
-  const figures = (await api(lucky.admin, 'GET', '/api/web/rules', undefined, lucky.token)).list?.[0]?.figures;
+  const figures = (await api(lucky[CPUS].admin, 'GET', '/api/web/rules', undefined, lucky[CPUS].token)).list?.[0]?.figures;
   log(`soak: ${fmt(soak.rps)} req/s, p99 ${fmt(soak.p99, 2)} ms, ${soak.total} requests, ${soak.sockErrors}, non-2xx ${soak.non2xx}`);
   log(`soak errors: ${soak.errors + soak.non2xx}  (goal 0)  ${soak.errors + soak.non2xx === 0 ? 'met' : 'NOT met'}`);
   log(`lucky fds: before ${fdBefore}, right after ${fdRightAfter}, settled ${fdSettled}  (goal: no growth)  ${fdSettled <= fdBefore ? 'met' : 'NOT met'}`);
@@ -427,7 +446,7 @@ const guard = setTimeout(() => {
   log('benchmark took too long: stopping');
   cleanup();
   process.exitCode = 1;
-}, 15 * 60_000);
+}, 25 * 60_000);
 guard.unref();
 
 main()

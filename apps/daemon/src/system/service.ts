@@ -1,6 +1,7 @@
 /** The systemd service: install (enabled for the next boot), uninstall, status. Only where systemd runs. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { DAEMON_NODE_OPTIONS } from '../nodeoptions.js';
 
 export const UNIT_NAME = 'lucky.service';
 const UNIT_PATH = `/etc/systemd/system/${UNIT_NAME}`;
@@ -20,6 +21,7 @@ Type=simple
 WorkingDirectory=${o.workDir}
 ExecStart=${o.execPath} ${o.main} --data-dir ${o.dataDir}
 Environment=LUCKY_SUPERVISOR=systemd
+Environment=NODE_OPTIONS=${DAEMON_NODE_OPTIONS}
 # The console's restart button exits with 75; systemd starts Lucky again.
 Restart=always
 RestartSec=2
