@@ -13,7 +13,7 @@ import { openBaseConfig, type BaseConfigStore } from './core/baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
 import { AdminListener } from './core/listener.js';
 import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
-import { createProgramLog, type ProgramLog } from './core/logs.js';
+import { createProgramLog, sayer, type ProgramLog } from './core/logs.js';
 import { ModuleHost } from './core/modulehost.js';
 import { PortConflict, PortRegistry, type PortOwner } from './core/ports.js';
 import { DEFAULT_ENV, type DaemonEnv } from './core/env.js';
@@ -90,6 +90,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     ...(o.jsonLogs ? { json: true } : {}),
   });
   const log = programLog.logger;
+  const say = sayer(log);
 
   const db = openDb(o.dataDir);
   migrate(db, 'core', coreMigrations);
@@ -146,10 +147,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       }
       const address = await listener.bind(host, port);
       ports.claim(next, CONSOLE);
-      log.info(`listening on http://${address}`);
+      say.info({ key: 'logListening', vars: { address } });
     },
     listenAddress: () => listener?.address ?? '',
-    restart: o.restart ?? (() => log.warn('restart is not available in this runtime')),
+    restart: o.restart ?? (() => say.warn({ key: 'logRestartUnavailable' })),
   };
 
   const app = await buildApp(deps, {
@@ -174,7 +175,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     async listen(retryInUseMs = 0) {
       const cfg = config.get();
       const address = await listener!.bind(cfg.AdminWebListenHost, cfg.AdminWebListenPort, retryInUseMs);
-      log.info(`listening on http://${address}`);
+      say.info({ key: 'logListening', vars: { address } });
       return address;
     },
     port: () => listener?.port() ?? 0,

@@ -8,6 +8,7 @@ import type { ApiToken, BaseConfigFile } from '@lucky/contracts';
 import type { BaseConfigStore } from './baseconfig.js';
 import { sendError } from './envelope.js';
 import type { LoginGuard } from './loginguard.js';
+import { sayer } from './logs.js';
 import type { Session, Sessions } from './sessions.js';
 
 declare module 'fastify' {
@@ -60,7 +61,7 @@ export function installAuth(
     const isApi = req.url.startsWith('/api/');
     const verdict = deps.decideAccess(req.ip, cfg);
     if (verdict !== 'allow') {
-      req.log.warn({ ip: req.ip, url: req.url.split('?')[0], verdict }, 'refused: address not allowed');
+      sayer(req.log).warn({ key: 'logAddressRefused', vars: { ip: req.ip } }, { url: req.url.split('?')[0], verdict });
       const msg = message(req.lang, VERDICT_MESSAGE[verdict]!, { ip: req.ip });
       if (isApi || req.routeOptions.config?.route) return sendError(req, reply, Ret.denied, msg);
       return reply.code(403).type('text/plain; charset=utf-8').send(msg);
@@ -85,7 +86,7 @@ export function installAuth(
       const info = deps.apiTokens.check(bearer, cfg.AdminAccount);
       if (!info) {
         const lock = deps.guard.fail(req.ip);
-        req.log.warn({ ip: req.ip, lockSeconds: lock }, 'API token refused');
+        sayer(req.log).warn({ key: 'logTokenRefused', vars: { ip: req.ip } }, { lockSeconds: lock });
         return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
       }
       const path = req.url.split('?')[0]!;

@@ -3,6 +3,7 @@
  * caller's language. Only static files get real HTTP status codes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sayer } from './logs.js';
 import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type MsgValue, type RetCode } from '@lucky/contracts';
 
 /** An expected failure: a code and a message key with its variables, translated when sent. */
@@ -73,7 +74,7 @@ export function installEnvelope(app: FastifyInstance): void {
     if (!isApi(req) && (err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500) {
       return reply.code((err as FastifyError).statusCode!).send(err.message);
     }
-    req.log.error({ err, url: req.url.split('?')[0] }, 'request failed');
+    sayer(req.log).error({ key: 'logRequestFailed', vars: { url: req.url.split('?')[0] ?? '', detail: err.message } }, { err });
     if (!isApi(req)) return reply.code(500).type('text/plain').send('internal error');
     return sendError(req, reply, Ret.failed, message(lang, 'internal'));
   });

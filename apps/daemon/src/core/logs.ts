@@ -15,7 +15,10 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
 /** Program log lines a user reads: messages, so each reader gets them in their language. */
 export type Say = Record<Level, (line: Msg, extra?: Record<string, unknown>) => void>;
 
-export function sayer(logger: Logger): Say {
+/** Any pino-like logger: the program log, a module's child, a request's. */
+type LevelLogger = { [L in Level]: (obj: object, msg: string) => void };
+
+export function sayer(logger: LevelLogger): Say {
   const at = (level: Level) => (line: Msg, extra?: Record<string, unknown>) =>
     logger[level]({ ...extra, mk: line.key, ...(line.vars ? { mv: line.vars } : {}) }, renderMsg('en_US', line));
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from './db.js';
-import type { Logger } from './logs.js';
+import { sayer, type Logger } from './logs.js';
 
 export interface StoredRule<T> {
   key: string;
@@ -47,7 +47,7 @@ export class RuleStore<S extends z.ZodType> {
     const r = this.schema.safeParse(raw);
     if (!r.success) {
       // A row that no longer validates is left in place (nothing is lost) and skipped.
-      this.log.error({ module: this.module, key: row.key, issue: r.error.issues[0]?.message }, 'stored rule is invalid, skipped');
+      sayer(this.log).error({ key: 'logStoredRuleInvalid', vars: { module: this.module, key: row.key, issue: r.error.issues[0]?.message ?? '' } });
       return undefined;
     }
     return { key: row.key, data: r.data, created: row.created_at, updated: row.updated_at };

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ret, coreRoutes, message, safeRoutes as routes } from '@lucky/contracts';
 import { fail } from '../core/envelope.js';
 import { verifyPassword } from '../core/password.js';
+import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import { sessionId } from '../core/sessions.js';
 import type { AppDeps } from '../deps.js';
@@ -37,7 +38,7 @@ export function safeRoutes(app: FastifyInstance, deps: AppDeps): void {
     const r = twofa.confirm(req.session!.tokenHash, body.code);
     if (r === 'noPending') throw fail(Ret.failed, 'twoFANotPending');
     if (r === 'wrongCode') throw fail(Ret.denied, 'twoFACodeWrong');
-    req.log.warn({ ip: req.ip }, '2FA switched on');
+    sayer(req.log).warn({ key: 'log2faOn' }, { ip: req.ip });
     return { recoveryCodes: r };
   });
 
@@ -45,7 +46,7 @@ export function safeRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!config.twoFAEnabled()) throw fail(Ret.failed, 'twoFANotOn');
     await requirePassword(body.password);
     twofa.disable();
-    req.log.warn({ ip: req.ip }, '2FA switched off');
+    sayer(req.log).warn({ key: 'log2faOff' }, { ip: req.ip });
     return {};
   });
 
@@ -72,21 +73,21 @@ export function safeRoutes(app: FastifyInstance, deps: AppDeps): void {
   addRoute(app, routes.lockouts, () => ({ list: guard.list() }));
   addRoute(app, routes.clearLockouts, ({ req }) => {
     guard.clear();
-    req.log.info({ ip: req.ip }, 'login locks cleared');
+    sayer(req.log).info({ key: 'logLocksCleared' }, { ip: req.ip });
     return {};
   });
 
   addRoute(app, routes.getSafeUrl, () => ({ safeURL: config.get().SafeURL }));
   addRoute(app, routes.putSafeUrl, ({ body, req }) => {
     config.update({ SafeURL: body.safeURL });
-    req.log.warn({ ip: req.ip, set: body.safeURL !== '' }, 'safe entry path changed');
+    sayer(req.log).warn({ key: 'logSafeUrlChanged' }, { ip: req.ip, set: body.safeURL !== '' });
     return { safeURL: body.safeURL };
   });
 
   addRoute(app, routes.tokens, () => ({ list: apiTokens.list() }));
   addRoute(app, routes.createToken, ({ body, req }) => {
     const created = apiTokens.create(body.name, body.scope, config.get().AdminAccount);
-    req.log.info({ name: body.name, scope: body.scope }, 'API token created');
+    sayer(req.log).info({ key: 'logTokenCreated', vars: { name: body.name, scope: body.scope } });
     return created;
   });
   addRoute(app, routes.revokeToken, ({ params }) => {

@@ -102,6 +102,16 @@ describe('core API', () => {
     expect((await d.call('GET', '/api/logs?pre=-5')).ret).toBe(1);
   });
 
+  it('logs: lines the daemon keeps as messages read in the reader\'s language', async () => {
+    const read = async (lang: string) =>
+      (await d.call<{ logs: { log: string }[] }>('GET', '/api/logs?pre=0', undefined, { headers: { 'lucky-lang': lang } })).logs.map((l) => l.log).join('\n');
+    // The test's own login and the modules that started with the daemon.
+    expect(await read('zh_CN')).toMatch(/INFO \[http\] admin 已登录 ip=127\.0\.0\.1/);
+    expect(await read('zh_CN')).toMatch(/INFO 模块 网络唤醒 已启动（0 条规则）/);
+    expect(await read('en_US')).toMatch(/INFO \[http\] admin logged in ip=127\.0\.0\.1/);
+    expect(await read('en_US')).toMatch(/module wake-on-LAN started \(0 rules\)/);
+  });
+
   it('base settings: no secrets out, validated in, nothing changed on rejection', async () => {
     const got = await d.call<{ baseconfigure: Record<string, unknown> }>('GET', '/api/baseconfigure');
     expect(got.baseconfigure).not.toHaveProperty('AdminPasswordHash');

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { MODULES, Ret, coreRoutes, message } from '@lucky/contracts';
 import { fail } from '../core/envelope.js';
 import { verifyPassword } from '../core/password.js';
+import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
 
@@ -22,22 +23,22 @@ export function authRoutes(app: FastifyInstance, deps: AppDeps): void {
     const twoFAOk = passwordOk && accountOk && deps.twofa.verifyLogin(body.TwoFA);
     if (!(passwordOk && accountOk && twoFAOk)) {
       const lock = guard.fail(ip);
-      req.log.warn(
-        { ip, account: body.Account.slice(0, 64), reason: passwordOk && accountOk ? '2FA code wrong' : 'wrong account or password', lockSeconds: lock },
-        'login failed',
+      sayer(req.log).warn(
+        { key: 'logLoginFailed', vars: { reason: { key: passwordOk && accountOk ? 'logWrong2fa' : 'logWrongPassword' } } },
+        { ip, account: body.Account.slice(0, 64), lockSeconds: lock },
       );
       if (lock > 0) throw fail(Ret.denied, 'loginLocked', { seconds: lock });
       throw fail(Ret.denied, 'loginFailed');
     }
     guard.succeed(ip);
     const token = sessions.create(cfg.AdminAccount, ip, String(req.headers['user-agent'] ?? ''));
-    req.log.info({ ip, account: cfg.AdminAccount }, 'login');
+    sayer(req.log).info({ key: 'logLogin', vars: { account: cfg.AdminAccount } }, { ip });
     return { token, msg: message(req.lang, 'loginSuccess') };
   });
 
   addRoute(app, coreRoutes.logout, ({ req }) => {
     if (req.token) sessions.revoke(req.token);
-    req.log.info({ ip: req.ip }, 'logout');
+    sayer(req.log).info({ key: 'logLogout' }, { ip: req.ip });
     return { msg: message(req.lang, 'logoutSuccess') };
   });
 

@@ -4,6 +4,7 @@ import { Ret, ZBaseSettings, coreRoutes, formatIssues, message, type BaseConfigF
 import { AppError, fail } from '../core/envelope.js';
 import { ListenError } from '../core/listener.js';
 import { hashPassword } from '../core/password.js';
+import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
 import { decideAccess } from '../security/access.js';
@@ -52,10 +53,8 @@ export function settingsRoutes(app: FastifyInstance, deps: AppDeps): void {
       sessions.revokeOthers(req.token);
       if (req.token) sessions.reassign(req.token, next.AdminAccount);
     }
-    req.log.info(
-      { changed: Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(cur[k as keyof typeof cur])), passwordChanged: passwordHash ? true : undefined },
-      'settings saved',
-    );
+    const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(cur[k as keyof typeof cur]));
+    sayer(req.log).info({ key: 'logSettingsSaved', vars: { changed: [...changed, ...(passwordHash ? ['AdminPassword'] : [])].join(', ') || '-' } });
     return { msg: message(req.lang, 'saved'), baseconfigure: baseConfigView(config.get()) };
   });
 }

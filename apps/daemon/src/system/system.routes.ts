@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { API, Ret, buildOpenApi, coreRoutes, message } from '@lucky/contracts';
 import { AppError, fail } from '../core/envelope.js';
 import { listInterfaces, pickAddresses } from '../core/netinfo.js';
+import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
 
@@ -29,7 +30,7 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
     const before = memory();
     gc();
     const after = memory();
-    req.log.info({ freedBytes: before.heapUsed - after.heapUsed }, 'garbage collection');
+    sayer(req.log).info({ key: 'logGc', vars: { freed: before.heapUsed - after.heapUsed } });
     return { msg: message(req.lang, 'gcDone'), before, after };
   });
 
@@ -69,7 +70,7 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
   }));
 
   addRoute(app, coreRoutes.rebootProgram, ({ req, reply }) => {
-    req.log.warn({ ip: req.ip }, 'restart requested from the console');
+    sayer(req.log).warn({ key: 'logRestartRequested' }, { ip: req.ip });
     reply.raw.once('finish', () => deps.restart());
     return { msg: message(req.lang, 'restarting') };
   });
