@@ -5,13 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import { maskSecrets as maskDeclared, SECRET_MASK, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
 import type { BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import type { ModuleData } from '../core/modulehost.js';
 
 export const BACKUP_FORMAT = 'lucky-backup';
-export const MASK = '******';
+export const MASK = SECRET_MASK;
 /** Field names whose values are secrets wherever they appear in module data. */
 const SECRET_NAME = /(password|passwd|secret|token|apikey|api_key|privatekey|private_key|accesskey|credential)s?$/i;
 const BASE_SECRETS = ['AdminPasswordHash', 'TwoFASecret', 'TwoFARecoveryHashes'] as const;
@@ -76,7 +76,10 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
     const settingsRow = db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(def.key);
     const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
     const settings = settingsRow ? (JSON.parse(settingsRow.data) as unknown) : null;
-    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: maskSecrets(r.data) })), settings: maskSecrets(settings) };
+    const { rule, settings: settingsSchema } = def.data!;
+    // What the contract declares secret, and what looks like one (modules not yet declaring theirs).
+    const hide = (schema: z.ZodType, v: unknown) => maskSecrets(maskDeclared(schema, v));
+    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: hide(rule, r.data) })), settings: hide(settingsSchema, settings) };
   }
   return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
 }
