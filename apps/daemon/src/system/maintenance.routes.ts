@@ -52,6 +52,12 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   addRoute(app, coreRoutes.restoreConfirm, async ({ query, req }) => {
     const restore = pending.take(query.key);
     if (!restore) throw fail(Ret.notFound, 'restoreKeyUnknown');
+    try {
+      await deps.snapshots.take('before restoring a configuration backup');
+    } catch (err) {
+      // No way back, no restore: it replaces every module's rules.
+      throw new AppError(Ret.failed, 'snapshotFailed', { detail: (err as Error).message });
+    }
     applyRestore(restore, { db, config });
     await deps.modules.reload();
     req.log.warn({ ip: req.ip, modules: Object.keys(restore.modules) }, 'configuration restored');

@@ -119,6 +119,24 @@ describe('configuration backup and restore', () => {
     }
   });
 
+  it('restores nothing when the snapshot before it cannot be taken', async () => {
+    const c = await startTestDaemon();
+    try {
+      expect((await c.call('POST', '/api/wol/rules', { name: 'Kept', macs: ['00:11:22:33:44:55'] })).ret).toBe(0);
+      const staged = await upload(c, '/api/configure', 'backup.json', JSON.stringify(await download(a, true)));
+      expect(staged.ret).toBe(0);
+      // A file where the snapshot folder should be: the copy fails, whoever runs the test.
+      rmSync(join(c.dataDir, 'snapshots'), { recursive: true, force: true });
+      writeFileSync(join(c.dataDir, 'snapshots'), 'in the way');
+      const r = await c.call('GET', `/api/restoreconfigureconfirm?key=${staged.key as string}`, undefined, { headers: EN });
+      expect(r.ret).toBe(6);
+      expect(r.msg).toMatch(/^Could not take a database snapshot, nothing restored: /);
+      expect((await c.call<{ list: { name: string }[] }>('GET', '/api/wol/rules')).list.map((x) => x.name)).toEqual(['Kept']);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses bad or foreign files and changes nothing', async () => {
     const good = await download(a, true);
     const before = await download(b, true);
