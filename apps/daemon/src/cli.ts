@@ -15,11 +15,15 @@ export const USAGE = `Usage: node apps/daemon/dist/main.js [--port 16601] [--hos
   --data-dir, -d  where lucky_base.lkcf and lucky.db live (env LUCKY_DATA_DIR, default ./data)
   --disable-2fa   switch two-factor login off (for a locked-out owner), then exit
   --reset-safe-url  remove the safe entry path, then exit
+  --restore-snapshot <file|latest>
+                  put a snapshot of lucky.db back (latest, or a file in <data-dir>/snapshots), then exit;
+                  the lucky.db it replaces is kept as lucky.db.damaged-<time> (or .replaced-<time>)
   --version, -v   print the version
   --help, -h      this text
 
 First start: the account is LUCKY_ADMIN_USER / LUCKY_ADMIN_PASSWORD when set, otherwise "admin"
-with a random password printed once. Delete lucky_base.lkcf to reset the login and the settings.`;
+with a random password printed once. Delete lucky_base.lkcf to reset the login and the settings.
+lucky.db is copied to <data-dir>/snapshots daily, before upgrades and before restores (the last 7 kept).`;
 
 const ZCli = z.object({
   port: z.coerce.number().int().min(1).max(65535).optional(),
@@ -27,6 +31,7 @@ const ZCli = z.object({
   dataDir: z.string().min(1),
   adminUser: z.string().trim().min(1).max(64).optional(),
   adminPassword: z.string().min(1).max(256).optional(),
+  restoreSnapshot: z.string().min(1).optional(),
 });
 export type CliOptions = z.infer<typeof ZCli> & {
   help: boolean;
@@ -59,6 +64,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         version: { type: 'boolean', short: 'v' },
         'disable-2fa': { type: 'boolean' },
         'reset-safe-url': { type: 'boolean' },
+        'restore-snapshot': { type: 'string' },
         // Internal: set by a self-restart on its replacement.
         restarted: { type: 'boolean' },
       },
@@ -72,6 +78,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     dataDir: resolve(String(values['data-dir'] ?? (env.LUCKY_DATA_DIR || './data'))),
     adminUser: env.LUCKY_ADMIN_USER || undefined,
     adminPassword: env.LUCKY_ADMIN_PASSWORD || undefined,
+    restoreSnapshot: values['restore-snapshot'],
   };
   const parsed = ZCli.safeParse(raw);
   if (!parsed.success) {
@@ -81,6 +88,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       dataDir: '--data-dir / LUCKY_DATA_DIR',
       adminUser: 'LUCKY_ADMIN_USER',
       adminPassword: 'LUCKY_ADMIN_PASSWORD',
+      restoreSnapshot: '--restore-snapshot',
     };
     const field = String(parsed.error.issues[0]?.path[0] ?? '');
     const detail = formatIssues(ZCli, raw, 'en_US').replace(/^Invalid \S+: /, '');

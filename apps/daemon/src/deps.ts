@@ -5,6 +5,7 @@ import type { LoginGuard } from './core/loginguard.js';
 import type { ProgramLog } from './core/logs.js';
 import type { ModuleHost } from './core/modulehost.js';
 import type { Sessions } from './core/sessions.js';
+import type { Snapshots } from './core/snapshots.js';
 import type { StatusSampler } from './core/status.js';
 import type { ApiTokens } from './security/apitokens.js';
 import type { Audit } from './security/audit.js';
@@ -15,6 +16,8 @@ export interface AppDeps {
   dataDir: string;
   config: BaseConfigStore;
   db: Db;
+  /** Copies of lucky.db to go back to: taken before anything rewrites much of it. */
+  snapshots: Snapshots;
   sessions: Sessions;
   programLog: ProgramLog;
   modules: ModuleHost;

@@ -3,6 +3,8 @@ import { CliError, USAGE, parseCli } from './cli.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE_CONFIG_FILE, BaseConfigError, BaseConfigStore, readBaseConfigFile } from './core/baseconfig.js';
+import { DB_FILE, DamagedDbError } from './core/db.js';
+import { RestoreError, damagedDbAdvice, restoreSnapshot } from './core/snapshotrestore.js';
 import { restartProcess } from './restart.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { VERSION } from './version.js';
@@ -17,6 +19,11 @@ function banner(account: string, password: string): string {
   const width = Math.max(...lines.map((l) => l.length)) + 4;
   const bar = '*'.repeat(width);
   return ['', bar, ...lines.map((l) => `* ${l.padEnd(width - 4)} *`), bar, ''].join('\n');
+}
+
+/** Quoted for a POSIX shell when needed, so that the printed command can be pasted as it is. */
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
 async function main(): Promise<void> {
@@ -59,6 +66,22 @@ async function main(): Promise<void> {
     return;
   }
 
+  if (cli.restoreSnapshot) {
+    // Then exit like the other recovery switches: left in a service's command line, it must not
+    // roll the database back at every start.
+    try {
+      const r = restoreSnapshot(cli.dataDir, cli.restoreSnapshot);
+      process.stdout.write(`lucky: ${join(cli.dataDir, DB_FILE)} restored from ${r.snapshot}\n`);
+      if (r.aside.length) process.stdout.write(`lucky: the ${r.damaged ? 'damaged' : 'replaced'} database is kept as ${r.aside.join(', ')}\n`);
+      process.stdout.write('lucky: start Lucky again without --restore-snapshot\n');
+    } catch (err) {
+      if (!(err instanceof RestoreError)) throw err;
+      process.stderr.write(`lucky: cannot restore: ${err.message}\n`);
+      process.exit(1);
+    }
+    return;
+  }
+
   const supervisor = cli.supervisor;
   let runtime: Runtime;
   let restarting = false;
@@ -83,6 +106,11 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof BaseConfigError) {
       process.stderr.write(`lucky: refusing to start: ${err.message}\n`);
+      process.exit(1);
+    }
+    if (err instanceof DamagedDbError) {
+      const command = ['node', process.argv[1] ?? 'main.js', '--data-dir', cli.dataDir].map(shellWord).join(' ');
+      process.stderr.write(damagedDbAdvice(err, cli.dataDir, command));
       process.exit(1);
     }
     process.stderr.write(`lucky: cannot start: ${(err as Error).message}\n`);

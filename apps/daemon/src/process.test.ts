@@ -2,81 +2,13 @@
  * The built daemon as a real process: first start, kill -9 and restart, deleting lucky_base.lkcf,
  * bad flags and files, self-restart. Needs `npm run build` first (npm test does it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './test/harness.js';
+import { MAIN, adoptPid, api, cleanUp, login, run, tempDir, waitFor } from './test/proc.js';
 
-const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-
-interface Daemon {
-  proc: ChildProcess;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-const started: ChildProcess[] = [];
-const strayPids: number[] = [];
-const dirs: string[] = [];
-
-function run(args: string[], env: Record<string, string> = {}): Daemon {
-  const proc = spawn(process.execPath, [MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.push(proc);
-  let text = '';
-  proc.stdout!.on('data', (c) => (text += c));
-  proc.stderr!.on('data', (c) => (text += c));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return { proc, out: () => text, exited };
-}
-
-async function waitFor(d: Daemon, re: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const m = d.out().match(re);
-    if (m) return m;
-    if (d.proc.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${re}; output so far:\n${d.out()}`);
-}
-
-async function api<T = Record<string, unknown>>(port: number, method: string, path: string, body?: unknown, token?: string) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { ...(token ? { 'lucky-admin-token': token } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(5000),
-  });
-  return (await res.json()) as T & { ret: number; msg?: string };
-}
-
-async function login(port: number, password: string, account = 'admin') {
-  return api<{ token: string }>(port, 'POST', '/api/login', { Account: account, Password: password });
-}
-
-function tempDir() {
-  const d = mkdtempSync(join(tmpdir(), 'lucky-proc-'));
-  dirs.push(d);
-  return d;
-}
-
-afterAll(() => {
-  for (const p of started) if (p.exitCode === null) p.kill('SIGKILL');
-  for (const pid of strayPids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+afterAll(cleanUp);
 
 describe('daemon process', () => {
   it('is built', () => {
@@ -213,7 +145,7 @@ describe('daemon process', () => {
       if (r?.ret === 0) pid = r.info.pid;
     }
     expect(pid).toBeGreaterThan(0);
-    strayPids.push(pid);
+    adoptPid(pid);
     expect(pid).not.toBe(before.info.pid);
     process.kill(pid, 'SIGTERM');
 

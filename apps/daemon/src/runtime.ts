@@ -11,6 +11,7 @@ import type { BaseSettings } from '@lucky/contracts';
 import { buildApp } from './app.js';
 import { openBaseConfig, type BaseConfigStore } from './core/baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
+import { refuseEmptiedDb, snapshotBeforeMigrations, Snapshots } from './core/snapshots.js';
 import { AdminListener } from './core/listener.js';
 import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
 import { createProgramLog, sayer, type ProgramLog } from './core/logs.js';
@@ -92,7 +93,12 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = programLog.logger;
   const say = sayer(log);
 
+  refuseEmptiedDb(o.dataDir);
   const db = openDb(o.dataDir);
+  const snapshots = new Snapshots(db, o.dataDir, { log: log.child({ mod: 'snapshots' }) });
+  // The modules' migrations run as the ModuleHost is built below: one snapshot before all of them.
+  const plan = MODULE_TABLE.flatMap((d) => ('migrations' in d && d.migrations ? [{ namespace: d.key, migrations: d.migrations }] : []));
+  await snapshotBeforeMigrations(db, snapshots, [{ namespace: 'core', migrations: coreMigrations }, ...plan]);
   migrate(db, 'core', coreMigrations);
   const sessions = new Sessions(db, () => config.get().SessionIdleHours * 3_600_000);
   sessions.purgeExpired();
@@ -106,7 +112,21 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
-  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log);
+  const modules = new ModuleHost(
+    MODULE_TABLE,
+    {
+      db,
+      dataDir: o.dataDir,
+      config,
+      env: o.env ?? DEFAULT_ENV,
+      ports,
+      // A module's tables are migrated when it is first loaded, which may be long after start-up.
+      beforeMigrations: async (plan) => void (await snapshotBeforeMigrations(db, snapshots, plan)),
+    },
+    log,
+  );
+  await snapshots.takeIfDue().catch((err: unknown) => log.error({ err }, 'database snapshot at start failed'));
+  snapshots.startDaily();
   let listener: AdminListener | undefined;
   const status = new StatusSampler(starttime, () => ({
     admin: listener?.connections() ?? 0,
@@ -125,6 +145,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     dataDir: o.dataDir,
     config,
     db,
+    snapshots,
     sessions,
     programLog,
     modules,
@@ -186,6 +207,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       await modules.stopAll();
       await app.close();
       status.close();
+      await snapshots.close();
       db.close();
     },
   };

@@ -15,9 +15,13 @@ export function writeFileAtomic(file: string, content: string, mode = 0o600): vo
   }
   closeSync(fd);
   renameSync(tmp, file);
-  // The rename itself lives in the directory: sync it so the new name survives a power cut.
+  syncDir(dirname(file));
+}
+
+/** A rename lives in its directory: sync the directory so the new name survives a power cut. */
+export function syncDir(dir: string): void {
   try {
-    const dfd = openSync(dirname(file), 'r');
+    const dfd = openSync(dir, 'r');
     try {
       fsyncSync(dfd);
     } finally {

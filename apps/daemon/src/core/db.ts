@@ -12,21 +12,79 @@ export interface Migration {
   up: string | ((db: Db) => void);
 }
 
+/** lucky.db cannot be used as it is: SQLite reads it as corrupt, or it fails the quick check. */
+export class DamagedDbError extends Error {
+  constructor(
+    readonly file: string,
+    readonly detail: string,
+  ) {
+    super(`${file} is damaged (${detail})`);
+  }
+}
+
+/** SQLite's own word that a file's content is broken (not a missing file, a lock or permissions). */
+export function isDamage(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
+/** PRAGMA quick_check: the b-trees and their pages, without the slower index cross-checks. */
+export function quickCheck(db: Db): string | undefined {
+  return problems(db.pragma('quick_check(3)') as { quick_check: string }[]);
+}
+
+/** The first problems an integrity or quick check reports, on one line; undefined when it says ok. */
+export function problems(rows: Record<string, string>[]): string | undefined {
+  const lines = rows.flatMap((r) => Object.values(r)[0]?.split('\n') ?? []).filter((l) => l && !l.startsWith('***'));
+  return lines.length === 1 && lines[0] === 'ok' ? undefined : lines.slice(0, 3).join('; ') || 'no answer';
+}
+
+/** Opens lucky.db; a damaged file throws DamagedDbError and is left exactly as it is. */
 export function openDb(dataDir: string, file = DB_FILE): Db {
-  const db = new Database(join(dataDir, file));
-  db.pragma('journal_mode = WAL');
-  // NORMAL under WAL: a power cut can lose the last commits but never corrupts the file.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    namespace TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    applied_at INTEGER NOT NULL,
-    PRIMARY KEY (namespace, version)
-  )`);
-  return db;
+  const path = join(dataDir, file);
+  let db: Db | undefined;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    // NORMAL under WAL: a power cut can lose the last commits but never corrupts the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const problem = quickCheck(db);
+    if (problem) throw new DamagedDbError(path, problem);
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      namespace TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      applied_at INTEGER NOT NULL,
+      PRIMARY KEY (namespace, version)
+    )`);
+    return db;
+  } catch (err) {
+    db?.close();
+    if (isDamage(err)) throw new DamagedDbError(path, (err as Error).message);
+    throw err;
+  }
+}
+
+function appliedVersions(db: Db, namespace: string): Set<number> {
+  return new Set(
+    db
+      .prepare<[string], { version: number }>('SELECT version FROM schema_migrations WHERE namespace = ?')
+      .all(namespace)
+      .map((r) => r.version),
+  );
+}
+
+/** The migrations of `namespace` that `migrate` would apply now. */
+export function pendingMigrations(db: Db, namespace: string, migrations: readonly Migration[]): Migration[] {
+  const applied = appliedVersions(db, namespace);
+  return migrations.filter((m) => !applied.has(m.version));
+}
+
+/** Whether any migration was ever applied here: a new, empty database has nothing to lose. */
+export function hasHistory(db: Db): boolean {
+  return db.prepare('SELECT 1 FROM schema_migrations LIMIT 1').get() !== undefined;
 }
 
 /** Applies, in order and each in its own transaction, the migrations of `namespace` not yet applied. */
@@ -35,12 +93,7 @@ export function migrate(db: Db, namespace: string, migrations: readonly Migratio
   sorted.forEach((m, i) => {
     if (m.version !== i + 1) throw new Error(`${namespace} migrations must be numbered 1..n without gaps (found ${m.version})`);
   });
-  const applied = new Set(
-    db
-      .prepare<[string], { version: number }>('SELECT version FROM schema_migrations WHERE namespace = ?')
-      .all(namespace)
-      .map((r) => r.version),
-  );
+  const applied = appliedVersions(db, namespace);
   const newest = Math.max(0, ...applied);
   if (newest > sorted.length) {
     throw new Error(

@@ -72,6 +72,8 @@ export interface HostContext {
   config: BaseConfigStore;
   env?: Readonly<DaemonEnv>;
   ports: PortRegistry;
+  /** Called before a module's pending migrations run (a snapshot of lucky.db is taken). */
+  beforeMigrations?(plan: Array<{ namespace: string; migrations: readonly Migration[] }>): Promise<void>;
 }
 
 /** Services the daemon itself provides (not a module). */
@@ -141,6 +143,7 @@ export class ModuleHost {
     if (spec.key !== key) throw new Error(`module table entry ${key} loads module ${spec.key}`);
     const declared = Object.keys(spec.services?.provides ?? {}).sort().join();
     if (declared !== [...(entry.provides ?? [])].sort().join()) throw new Error(`module ${key}: the table says it provides [${entry.provides?.join() ?? ''}], it provides [${declared}]`);
+    await this.ctx.beforeMigrations?.([{ namespace: key, migrations: spec.migrations ?? [] }]);
     migrate(this.ctx.db, key, spec.migrations ?? []);
     const services: Partial<ServiceMap> = {};
     for (const need of spec.services?.needs ?? []) (services as Record<string, unknown>)[need] = await this.service(need, [...chain, key]);

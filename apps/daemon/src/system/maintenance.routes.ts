@@ -1,5 +1,7 @@
 /** Backup and restore, updates, the system service, and file uploads read back as base64. */
 import type { FastifyInstance } from 'fastify';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ret, coreRoutes, message } from '@lucky/contracts';
@@ -8,8 +10,8 @@ import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
 import { applyRestore, BackupError, createBackup, PendingRestores, prepareRestore } from './backup.js';
 import { installService, serviceStatus, systemdAvailable, uninstallService, UNIT_NAME } from './service.js';
-import { readUpload } from './upload.js';
-import { UpdateError, Updater } from './update.js';
+import { human, MAX_UPLOAD, readUpload, saveUpload } from './upload.js';
+import { UpdateError, Updater, UpdateTooLarge } from './update.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Where the built directories of this install live (the repository root in a checkout). */
@@ -50,6 +52,12 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   addRoute(app, coreRoutes.restoreConfirm, async ({ query, req }) => {
     const restore = pending.take(query.key);
     if (!restore) throw fail(Ret.notFound, 'restoreKeyUnknown');
+    try {
+      await deps.snapshots.take('before restoring a configuration backup');
+    } catch (err) {
+      // No way back, no restore: it replaces every module's rules.
+      throw new AppError(Ret.failed, 'snapshotFailed', { detail: (err as Error).message });
+    }
     applyRestore(restore, { db, config });
     await deps.modules.reload();
     req.log.warn({ ip: req.ip, modules: Object.keys(restore.modules) }, 'configuration restored');
@@ -81,14 +89,18 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   addRoute(app, coreRoutes.updateUpload, async ({ req }) => {
-    const file = await readUpload(req, 128 * 1024 * 1024);
+    // To a file first, then unpacked from it as a stream: neither the upload nor what it unpacks to is held in memory.
+    const upload = await saveUpload(req, MAX_UPLOAD, updater.workDir);
     try {
-      const info = updater.stage(file.data);
+      const info = await updater.stage(createReadStream(upload.path));
       req.log.warn({ ip: req.ip, version: info.version }, 'update staged');
       return { info };
     } catch (err) {
+      if (err instanceof UpdateTooLarge) throw fail(Ret.badRequest, 'updateTooLarge', { max: human(err.max) });
       if (err instanceof UpdateError) throw fail(Ret.badRequest, 'updateInvalid', { detail: err.message });
       throw err;
+    } finally {
+      await rm(upload.path, { force: true });
     }
   });
 

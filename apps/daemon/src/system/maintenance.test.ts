@@ -3,13 +3,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../test/harness.js';
 import { maskSecrets } from './backup.js';
 import { systemdAvailable } from './service.js';
-import { readTar, writeTar } from './tar.js';
-import { RELEASE_DIRS, RELEASE_MANIFEST } from './update.js';
+import { readTar, TarReader, writeTar, type TarEntry } from './tar.js';
+import { MAX_UNPACKED, RELEASE_DIRS, RELEASE_MANIFEST } from './update.js';
 
 const EN = { 'lucky-lang': 'en_US' };
 
@@ -117,6 +119,24 @@ describe('configuration backup and restore', () => {
     }
   });
 
+  it('restores nothing when the snapshot before it cannot be taken', async () => {
+    const c = await startTestDaemon();
+    try {
+      expect((await c.call('POST', '/api/wol/rules', { name: 'Kept', macs: ['00:11:22:33:44:55'] })).ret).toBe(0);
+      const staged = await upload(c, '/api/configure', 'backup.json', JSON.stringify(await download(a, true)));
+      expect(staged.ret).toBe(0);
+      // A file where the snapshot folder should be: the copy fails, whoever runs the test.
+      rmSync(join(c.dataDir, 'snapshots'), { recursive: true, force: true });
+      writeFileSync(join(c.dataDir, 'snapshots'), 'in the way');
+      const r = await c.call('GET', `/api/restoreconfigureconfirm?key=${staged.key as string}`, undefined, { headers: EN });
+      expect(r.ret).toBe(6);
+      expect(r.msg).toMatch(/^Could not take a database snapshot, nothing restored: /);
+      expect((await c.call<{ list: { name: string }[] }>('GET', '/api/wol/rules')).list.map((x) => x.name)).toEqual(['Kept']);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses bad or foreign files and changes nothing', async () => {
     const good = await download(a, true);
     const before = await download(b, true);
@@ -189,6 +209,20 @@ describe('uploads read back as base64', () => {
     const big = await upload(d, '/api/getfilebase64', 'big.bin', Buffer.alloc(5 * 1024 * 1024));
     expect(big.ret).toBe(1);
     expect(big.msg).toMatch(/too large/);
+    const bigRaw = await d.runtime.app.inject({
+      method: 'POST',
+      url: '/api/getfilebase64?name=big.bin',
+      payload: Buffer.alloc(5 * 1024 * 1024),
+      headers: { 'content-type': 'application/octet-stream', 'lucky-admin-token': d.token, ...EN },
+    });
+    expect(bigRaw.json()).toEqual({ ret: 1, msg: 'The uploaded file is too large (at most 4 MB)' });
+    const emptyRaw = await d.runtime.app.inject({
+      method: 'POST',
+      url: '/api/getfilebase64',
+      payload: Buffer.alloc(0),
+      headers: { 'content-type': 'application/octet-stream', 'lucky-admin-token': d.token },
+    });
+    expect(emptyRaw.json().ret).toBe(1);
     const none = await d.runtime.app.inject({ method: 'POST', url: '/api/getfilebase64', headers: { 'lucky-admin-token': d.token } });
     expect(none.json().ret).toBe(1);
   });
@@ -299,6 +333,59 @@ describe('updates from a release archive', () => {
     expect(dirname(root)).toBeTruthy();
   });
 
+  it('refuses a zip bomb as too large when unpacked, keeps what was staged, leaves nothing behind', async () => {
+    expect((await upload(d, '/api/update', 'lucky-3.0.0.tar.gz', release('3.0.0'))).ret).toBe(0);
+    // Gzip members of 64 MB of zeros back to back: just past the bound, in well under 1 MB.
+    const member = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    const bomb = Buffer.concat(Array.from({ length: MAX_UNPACKED / (64 * 1024 * 1024) + 1 }, () => member));
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const en = await upload(d, '/api/update', 'bomb.tar.gz', bomb);
+    expect(en).toEqual({ ret: 1, msg: 'The update archive is too large when unpacked (more than 268 MB)' });
+    const m = multipart('bomb.tar.gz', bomb);
+    const zh = await d.runtime.app.inject({ method: 'POST', url: '/api/update', payload: m.payload, headers: { ...m.headers, 'lucky-admin-token': d.token } });
+    expect(zh.json()).toEqual({ ret: 1, msg: '更新包解压后过大（超过 268 MB）' });
+    // A bomb that is a valid tar: one listed file of zeros, written to disk until the bound stops it.
+    const big = writeTar([{ path: 'apps/daemon/dist/big.js', data: Buffer.alloc(0) }]);
+    big.write((MAX_UNPACKED + 1024).toString(8).padStart(11, '0') + '\0', 124, 'ascii');
+    let sum = 0;
+    big.fill(' ', 148, 156);
+    for (const b of big.subarray(0, 512)) sum += b;
+    big.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii');
+    const tarBomb = Buffer.concat([gzipSync(big.subarray(0, 512)), bomb]);
+    expect((await upload(d, '/api/update', 'tarbomb.tar.gz', tarBomb)).msg).toMatch(/too large when unpacked/);
+
+    expect(readdirSync(join(d.dataDir, 'update'))).toEqual(['staged']);
+    expect((await d.call<{ msg: string }>('GET', '/api/update/cancel', undefined, { headers: EN })).msg).toBe('Update discarded');
+    expect(readdirSync(join(d.dataDir, 'update'))).toEqual([]);
+  });
+
+  it('stages from a raw body as well, and answers when the archive is cut short', async () => {
+    const good = release('2.1.0');
+    const raw = await d.runtime.app.inject({
+      method: 'POST',
+      url: '/api/update',
+      payload: good,
+      headers: { 'content-type': 'application/octet-stream', 'lucky-admin-token': d.token },
+    });
+    expect(raw.json()).toMatchObject({ ret: 0, info: { version: '2.1.0', files: 6 } });
+    // The staged files are the archive's, byte for byte.
+    for (const dir of RELEASE_DIRS) {
+      expect(readFileSync(join(d.dataDir, 'update', 'staged', dir, 'index.js'), 'utf8')).toBe(`// ${dir} 2.1.0\n`);
+    }
+    // One file of 10 bytes: header 0-512, content and padding 512-1024, end marker from 1024.
+    const small = writeTar([{ path: 'apps/daemon/dist/a.js', data: Buffer.alloc(10, 1) }]);
+    const cutAt = async (n: number) => (await upload(d, '/api/update', 'cut.tar.gz', gzipSync(small.subarray(0, n)))).msg;
+    expect(await cutAt(300)).toBe('Invalid update archive: not a valid tar archive (truncated archive at byte 300)');
+    expect(await cutAt(700)).toBe('Invalid update archive: not a valid tar archive (truncated archive at apps/daemon/dist/a.js)');
+    expect(await cutAt(1024)).toBe('Invalid update archive: not a valid tar archive (archive ends without its end marker)');
+    expect(await cutAt(1100)).toBe('Invalid update archive: not a valid tar archive (truncated archive at byte 1100)');
+    const twice = await upload(d, '/api/update', 'twice.tar.gz', gzipSync(writeTar([{ path: 'apps/daemon/dist/a.js', data: Buffer.alloc(1) }, { path: 'apps/daemon/dist/a.js', data: Buffer.alloc(1) }])));
+    expect(twice.msg).toMatch(/a file appears twice/);
+    // What was staged before is still there.
+    expect(readdirSync(join(d.dataDir, 'update'))).toEqual(['staged']);
+    expect((await d.call('GET', '/api/update/cancel')).ret).toBe(0);
+  });
+
   it('tar round trip keeps long paths and binary data', () => {
     const long = `${'a'.repeat(90)}/${'b'.repeat(60)}/file-with-a-long-name.js`;
     const entries = [
@@ -306,5 +393,29 @@ describe('updates from a release archive', () => {
       { path: 'x.txt', data: Buffer.alloc(1024, 7) },
     ];
     expect(readTar(writeTar(entries))).toEqual(entries);
+  });
+
+  it('the streaming tar reader reads what readTar reads, whatever the chunk boundaries', async () => {
+    const entries: TarEntry[] = [
+      { path: 'empty.txt', data: Buffer.alloc(0) },
+      { path: 'one-block.bin', data: Buffer.alloc(512, 3) },
+      { path: `${'d'.repeat(120)}/odd.bin`, data: Buffer.from(Array.from({ length: 1500 }, (_, i) => i % 251)) },
+    ];
+    const tar = writeTar(entries);
+    for (const size of [1, 7, 511, 512, 513, 4096, tar.length]) {
+      const got: TarEntry[] = [];
+      const reader = new TarReader({
+        maxBytes: tar.length,
+        file: (path) => {
+          const chunks: Buffer[] = [];
+          return { write: (c) => void chunks.push(Buffer.from(c)), end: () => void got.push({ path, data: Buffer.concat(chunks) }) };
+        },
+      });
+      const pieces = Array.from({ length: Math.ceil(tar.length / size) }, (_, i) => tar.subarray(i * size, (i + 1) * size));
+      await pipeline(Readable.from(pieces), reader);
+      expect(got, `chunks of ${size}`).toEqual(readTar(tar));
+    }
+    const tooSmall = new TarReader({ maxBytes: tar.length - 1, file: () => ({ write() {}, end() {} }) });
+    await expect(pipeline(Readable.from([tar]), tooSmall)).rejects.toThrow(/more than/);
   });
 });

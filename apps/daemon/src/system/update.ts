@@ -1,19 +1,26 @@
 /**
  * Updates from an uploaded release archive (see scripts/release.mjs): a gzipped tar with
- * lucky-release.json listing every file and its SHA-256. It is verified whole and staged in the
- * data dir; applying swaps each built directory in with renames, putting everything back on failure.
+ * lucky-release.json listing every file and its SHA-256. It is unpacked as it streams in, into a
+ * folder of its own in the data dir, verified whole, and only then becomes the staged update;
+ * applying swaps each built directory in with renames, putting everything back on failure.
  */
-import { createHash } from 'node:crypto';
-import { accessSync, constants, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { z } from 'zod';
-import { readTar } from './tar.js';
+import { TarFormatError, TarReader, TarTooLarge, type TarSink } from './tar.js';
 
 export const RELEASE_MANIFEST = 'lucky-release.json';
 /** What a release replaces, relative to the install root. Dependencies are not shipped: see `lockfile`. */
 export const RELEASE_DIRS = ['apps/daemon/dist', 'apps/console/dist', 'packages/contracts/dist'] as const;
-const MAX_UNPACKED = 512 * 1024 * 1024;
+/** Bound on an archive's unpacked bytes (a release is a few MB): past it, it is a zip bomb or not ours. */
+export const MAX_UNPACKED = 256 * 1024 * 1024;
+/** The manifest is the one entry read into memory. */
+const MAX_MANIFEST = 16 * 1024 * 1024;
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -28,6 +35,13 @@ export const ZReleaseManifest = z.object({
 export type ReleaseManifest = z.infer<typeof ZReleaseManifest>;
 
 export class UpdateError extends Error {}
+
+/** The archive unpacks to more than `max` bytes. */
+export class UpdateTooLarge extends UpdateError {
+  constructor(readonly max: number) {
+    super(`more than ${max} bytes when unpacked`);
+  }
+}
 
 export function lockfileHash(root: string): string {
   const f = join(root, 'pnpm-lock.yaml');
@@ -47,7 +61,112 @@ export interface StagedUpdate {
   size: number;
 }
 
+interface Unpacked {
+  manifest?: ReleaseManifest;
+  /** Every file written, with its SHA-256 and size, computed on its way to disk. */
+  files: Map<string, { sha256: string; size: number }>;
+}
+
+function parseManifest(data: Buffer): ReleaseManifest {
+  try {
+    return ZReleaseManifest.parse(JSON.parse(data.toString('utf8')));
+  } catch {
+    throw new UpdateError(`${RELEASE_MANIFEST} is not a Lucky release manifest`);
+  }
+}
+
+function memorySink(done: (data: Buffer) => void): TarSink {
+  const chunks: Buffer[] = [];
+  return {
+    write: (chunk) => void chunks.push(Buffer.from(chunk)),
+    end: () => done(Buffer.concat(chunks)),
+  };
+}
+
+/** Writes one file while hashing it; `done` gets its SHA-256 and size once it is closed. */
+async function fileSink(target: string, done: (sha: string, size: number) => void): Promise<TarSink> {
+  await mkdir(dirname(target), { recursive: true });
+  const handle = await open(target, 'wx');
+  const hash = createHash('sha256');
+  let size = 0;
+  return {
+    async write(chunk) {
+      hash.update(chunk);
+      size += chunk.length;
+      for (let off = 0; off < chunk.length; ) off += (await handle.write(chunk, off)).bytesWritten;
+    },
+    async end() {
+      await handle.close();
+      done(hash.digest('hex'), size);
+    },
+    abort: () => handle.close(),
+  };
+}
+
+/** What a failure while unpacking means to the user; anything else (a full disk) is not their archive's fault. */
+function explainUnpackError(err: unknown): unknown {
+  if (err instanceof UpdateError) return err;
+  if (err instanceof TarTooLarge) return new UpdateTooLarge(err.max);
+  if (err instanceof TarFormatError) return new UpdateError(`not a valid tar archive (${err.message})`);
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('Z_')) return new UpdateError(`not a gzip file (${(err as Error).message})`);
+  return err;
+}
+
+/**
+ * Unpacks an archive into `dir` as it streams in. Each entry is refused before anything is
+ * written when its path is unsafe, repeated, or (once the manifest has been read) not listed.
+ */
+async function unpack(archive: Readable, dir: string): Promise<Unpacked> {
+  const out: Unpacked = { files: new Map() };
+  const seen = new Set<string>();
+  const reader = new TarReader({
+    maxBytes: MAX_UNPACKED,
+    file: (path, size) => {
+      if (seen.has(path)) throw new UpdateError('a file appears twice');
+      seen.add(path);
+      if (path === RELEASE_MANIFEST) {
+        if (size > MAX_MANIFEST) throw new UpdateError(`${RELEASE_MANIFEST} is not a Lucky release manifest`);
+        return memorySink((data) => (out.manifest = parseManifest(data)));
+      }
+      if (!safePath(path)) throw new UpdateError(`unsafe or unexpected path: ${path}`);
+      if (out.manifest && !(path in out.manifest.files)) throw new UpdateError(`file not in the manifest: ${path}`);
+      return fileSink(join(dir, path), (sha, n) => out.files.set(path, { sha256: sha, size: n }));
+    },
+  });
+  try {
+    await pipeline(archive, createGunzip(), reader);
+  } catch (err) {
+    throw explainUnpackError(err);
+  }
+  return out;
+}
+
+/** The checks that need the whole archive: every listed file there with its checksum, nothing else. */
+function verify(unpacked: Unpacked, ourLockfile: string): ReleaseManifest {
+  const { manifest, files } = unpacked;
+  if (!manifest) throw new UpdateError(`${RELEASE_MANIFEST} is missing: not a Lucky release`);
+  const listed = Object.keys(manifest.files);
+  if (listed.length === 0) throw new UpdateError('the release lists no files');
+  for (const p of listed) if (!safePath(p)) throw new UpdateError(`unsafe or unexpected path: ${p}`);
+  for (const p of files.keys()) if (!(p in manifest.files)) throw new UpdateError(`file not in the manifest: ${p}`);
+  for (const p of listed) {
+    const f = files.get(p);
+    if (!f) throw new UpdateError(`file missing: ${p}`);
+    if (f.sha256 !== manifest.files[p]) throw new UpdateError(`checksum mismatch: ${p}`);
+  }
+  for (const d of RELEASE_DIRS) {
+    if (!listed.some((p) => p.startsWith(d + '/'))) throw new UpdateError(`incomplete release: nothing under ${d}`);
+  }
+  if (ourLockfile && manifest.lockfile && ourLockfile !== manifest.lockfile) {
+    throw new UpdateError('it was built with other dependencies; update with a full install instead');
+  }
+  return manifest;
+}
+
 export class Updater {
+  /** Uploads and archives being unpacked live here until they are verified or refused. */
+  readonly workDir: string;
   private stagingDir: string;
 
   constructor(
@@ -55,65 +174,39 @@ export class Updater {
     dataDir: string,
     private currentVersion: string,
   ) {
-    this.stagingDir = join(dataDir, 'update', 'staged');
+    this.workDir = join(dataDir, 'update');
+    this.stagingDir = join(this.workDir, 'staged');
+    this.removeLeftovers();
   }
 
-  /** Verifies an archive completely and stages it; nothing outside the staging dir is touched. */
-  stage(archive: Buffer): StagedUpdate {
-    let tar: Buffer;
+  /** Unpacks and verifies an archive completely, then stages it; nothing outside the data dir's update folder is touched. */
+  async stage(archive: Readable): Promise<StagedUpdate> {
+    const incoming = join(this.workDir, `incoming-${randomBytes(8).toString('hex')}`);
     try {
-      tar = gunzipSync(archive, { maxOutputLength: MAX_UNPACKED });
-    } catch {
-      throw new UpdateError('not a gzip file');
+      await mkdir(incoming, { recursive: true, mode: 0o700 });
+      const unpacked = await unpack(archive, incoming);
+      const manifest = verify(unpacked, lockfileHash(this.installRoot));
+      const info: StagedUpdate = {
+        version: manifest.version,
+        current: this.currentVersion,
+        files: unpacked.files.size,
+        size: [...unpacked.files.values()].reduce((n, f) => n + f.size, 0),
+      };
+      writeFileSync(join(incoming, RELEASE_MANIFEST), JSON.stringify({ ...manifest, staged: info }));
+      this.cancel();
+      renameSync(incoming, this.stagingDir);
+      return info;
+    } finally {
+      await rm(incoming, { recursive: true, force: true });
     }
-    let entries;
-    try {
-      entries = readTar(tar);
-    } catch (err) {
-      throw new UpdateError(`not a valid tar archive (${(err as Error).message})`);
-    }
-    const manifestEntry = entries.find((e) => e.path === RELEASE_MANIFEST);
-    if (!manifestEntry) throw new UpdateError(`${RELEASE_MANIFEST} is missing: not a Lucky release`);
-    let manifest: ReleaseManifest;
-    try {
-      manifest = ZReleaseManifest.parse(JSON.parse(manifestEntry.data.toString('utf8')));
-    } catch {
-      throw new UpdateError(`${RELEASE_MANIFEST} is not a Lucky release manifest`);
-    }
-    const files = entries.filter((e) => e.path !== RELEASE_MANIFEST);
-    const listed = Object.keys(manifest.files);
-    if (listed.length === 0) throw new UpdateError('the release lists no files');
-    for (const p of listed) if (!safePath(p)) throw new UpdateError(`unsafe or unexpected path: ${p}`);
-    const byPath = new Map(files.map((f) => [f.path, f]));
-    if (byPath.size !== files.length) throw new UpdateError('a file appears twice');
-    for (const f of files) if (!(f.path in manifest.files)) throw new UpdateError(`file not in the manifest: ${f.path}`);
-    for (const p of listed) {
-      const f = byPath.get(p);
-      if (!f) throw new UpdateError(`file missing: ${p}`);
-      if (sha256(f.data) !== manifest.files[p]) throw new UpdateError(`checksum mismatch: ${p}`);
-    }
-    for (const d of RELEASE_DIRS) {
-      if (!listed.some((p) => p.startsWith(d + '/'))) throw new UpdateError(`incomplete release: nothing under ${d}`);
-    }
-    const ours = lockfileHash(this.installRoot);
-    if (ours && manifest.lockfile && ours !== manifest.lockfile) {
-      throw new UpdateError('it was built with other dependencies; update with a full install instead');
-    }
+  }
 
-    this.cancel();
-    for (const f of files) {
-      const target = join(this.stagingDir, f.path);
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, f.data);
+  /** What a crash in the middle of an upload or an unpack left behind. */
+  private removeLeftovers(): void {
+    if (!existsSync(this.workDir)) return;
+    for (const name of readdirSync(this.workDir)) {
+      if (/^(incoming|upload)-/.test(name)) rmSync(join(this.workDir, name), { recursive: true, force: true });
     }
-    const info: StagedUpdate = {
-      version: manifest.version,
-      current: this.currentVersion,
-      files: files.length,
-      size: files.reduce((n, f) => n + f.data.length, 0),
-    };
-    writeFileSync(join(this.stagingDir, RELEASE_MANIFEST), JSON.stringify({ ...manifest, staged: info }));
-    return info;
   }
 
   staged(): StagedUpdate | undefined {
