@@ -6,6 +6,7 @@ import { BASE_CONFIG_FILE, BaseConfigError, BaseConfigStore, readBaseConfigFile 
 import { DB_FILE, DamagedDbError } from './core/db.js';
 import { RestoreError, damagedDbAdvice, restoreSnapshot } from './core/snapshotrestore.js';
 import { restartProcess } from './restart.js';
+import { sayer } from './core/logs.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { VERSION } from './version.js';
 
@@ -117,26 +118,27 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = runtime.programLog.logger;
-  log.info({ version: VERSION, node: process.versions.node, dataDir: cli.dataDir, supervisor }, 'Lucky starting');
+  const say = sayer(log);
+  say.info({ key: 'logStarting', vars: { version: VERSION, node: process.versions.node, dataDir: cli.dataDir } }, { supervisor });
   if (runtime.generatedPassword) {
     // Straight to stdout, not through the logger: the program log in the console must not hold it.
     process.stdout.write(banner(runtime.config.get().AdminAccount, runtime.generatedPassword) + '\n');
-    log.warn('first start: the admin password was printed on standard output');
+    say.warn({ key: 'logPasswordPrinted' });
   } else if (runtime.created) {
-    log.info({ account: runtime.config.get().AdminAccount }, 'first start: admin account from LUCKY_ADMIN_USER/LUCKY_ADMIN_PASSWORD');
+    say.info({ key: 'logAccountFromEnv', vars: { account: runtime.config.get().AdminAccount } });
   }
 
   try {
     await runtime.listen(cli.restarted ? 15_000 : 0);
   } catch (err) {
-    log.fatal({ err }, 'cannot open the admin console listener');
+    say.error({ key: 'logListenFailed', vars: { detail: (err as Error).message } }, { err });
     process.stderr.write(`lucky: ${(err as Error).message}\n`);
     await runtime.close();
     process.exit(1);
   }
 
   const shutdown = (signal: string) => {
-    log.info({ signal }, 'shutting down');
+    say.info({ key: 'logShuttingDown', vars: { signal } });
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     void runtime.close().then(() => process.exit(0));
@@ -144,8 +146,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   // One faulty engine callback must not take every other rule down with it.
-  process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
-  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+  const uncaught = (err: unknown) => say.error({ key: 'logUncaught', vars: { detail: (err as Error)?.message ?? String(err) } }, { err });
+  process.on('uncaughtException', uncaught);
+  process.on('unhandledRejection', uncaught);
 }
 
 void main();

@@ -125,7 +125,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     },
     log,
   );
-  await snapshots.takeIfDue().catch((err: unknown) => log.error({ err }, 'database snapshot at start failed'));
+  await snapshots.takeIfDue().catch((err: unknown) => say.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));
   snapshots.startDaily();
   let listener: AdminListener | undefined;
   const status = new StatusSampler(starttime, () => ({

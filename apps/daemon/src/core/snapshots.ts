@@ -9,7 +9,8 @@ import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readd
 import { join } from 'node:path';
 import { syncDir } from './atomicfile.js';
 import { DB_FILE, DamagedDbError, hasHistory, pendingMigrations, quickCheck, type Db, type Migration } from './db.js';
-import type { Logger } from './logs.js';
+import type { MsgValue } from '@lucky/contracts';
+import { sayer, type Logger, type Say } from './logs.js';
 
 export const SNAPSHOT_DIR = 'snapshots';
 export const SNAPSHOT_KEEP = 7;
@@ -97,7 +98,7 @@ export class Snapshots {
   private readonly dir: string;
   private readonly keep: number;
   private readonly now: () => number;
-  private readonly log: Logger | undefined;
+  private readonly say: Say | undefined;
   /** One copy at a time, in the order asked. */
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -110,13 +111,13 @@ export class Snapshots {
     this.dir = snapshotDir(dataDir);
     this.keep = opts.keep ?? SNAPSHOT_KEEP;
     this.now = opts.now ?? Date.now;
-    this.log = opts.log;
+    this.say = opts.log && sayer(opts.log);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.removeUnfinished();
   }
 
   /** Takes one (after any still being taken), then prunes to the newest `keep`. */
-  take(reason: string): Promise<Snapshot> {
+  take(reason: MsgValue): Promise<Snapshot> {
     const next = this.queue.then(() => this.write(reason));
     this.queue = next.catch(() => undefined);
     return next;
@@ -126,14 +127,14 @@ export class Snapshots {
   async takeIfDue(): Promise<Snapshot | undefined> {
     const newest = newestSnapshot(this.dataDir);
     if (newest && this.now() - newest.takenAt < DAY_MS) return undefined;
-    return this.take('daily');
+    return this.take({ key: 'snapDaily' });
   }
 
   /** Checks every hour rather than sleeping a day: a suspended machine or a clock change skips no day. */
   startDaily(everyMs = 3_600_000): void {
     clearInterval(this.timer);
     this.timer = setInterval(() => {
-      this.takeIfDue().catch((err: unknown) => this.log?.error({ err }, 'daily database snapshot failed'));
+      this.takeIfDue().catch((err: unknown) => this.say?.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));
     }, everyMs);
     this.timer.unref();
   }
@@ -144,7 +145,7 @@ export class Snapshots {
     await this.queue;
   }
 
-  private async write(reason: string): Promise<Snapshot> {
+  private async write(reason: MsgValue): Promise<Snapshot> {
     const name = this.freeName();
     const file = join(this.dir, name);
     const tmp = join(this.dir, `.${name}.tmp`);
@@ -156,7 +157,7 @@ export class Snapshots {
     } finally {
       removeDbFiles(tmp);
     }
-    this.log?.info({ snapshot: file, reason }, 'database snapshot taken');
+    this.say?.info({ key: 'logSnapshotTaken', vars: { file, reason } });
     this.prune();
     return parseName(name, this.dir)!;
   }
@@ -173,7 +174,7 @@ export class Snapshots {
     const all = listSnapshots(this.dataDir);
     for (const old of all.slice(0, Math.max(0, all.length - this.keep))) {
       rmSync(old.file, { force: true });
-      this.log?.info({ snapshot: old.file }, 'old database snapshot removed');
+      this.say?.info({ key: 'logSnapshotRemoved', vars: { file: old.file } });
     }
   }
 
@@ -191,5 +192,5 @@ export interface MigrationPlan {
 export async function snapshotBeforeMigrations(db: Db, snapshots: Snapshots, plan: readonly MigrationPlan[]): Promise<Snapshot | undefined> {
   const pending = plan.flatMap((p) => pendingMigrations(db, p.namespace, p.migrations).map((m) => `${p.namespace} ${m.version}`));
   if (pending.length === 0 || !hasHistory(db)) return undefined;
-  return snapshots.take(`before migrating (${pending.join(', ')})`);
+  return snapshots.take({ key: 'snapBeforeMigrations', vars: { list: pending.join(', ') } });
 }

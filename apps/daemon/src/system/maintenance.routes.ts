@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ret, coreRoutes, message } from '@lucky/contracts';
 import { AppError, fail } from '../core/envelope.js';
+import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
 import { applyRestore, BackupError, createBackup, PendingRestores, prepareRestore } from './backup.js';
@@ -24,7 +25,7 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   addRoute(app, coreRoutes.configureDownload, ({ query, reply, req }) => {
     const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets: query.secrets === '1' });
-    req.log.info({ ip: req.ip, secrets: backup.secrets }, 'configuration backup downloaded');
+    sayer(req.log).info({ key: 'logBackupDownloaded', vars: { secrets: { key: backup.secrets ? 'logWithSecrets' : 'logWithoutSecrets' } } }, { ip: req.ip });
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '');
     return reply
       .header('content-disposition', `attachment; filename="lucky-backup-${stamp}.json"`)
@@ -53,14 +54,14 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
     const restore = pending.take(query.key);
     if (!restore) throw fail(Ret.notFound, 'restoreKeyUnknown');
     try {
-      await deps.snapshots.take('before restoring a configuration backup');
+      await deps.snapshots.take({ key: 'snapBeforeRestore' });
     } catch (err) {
       // No way back, no restore: it replaces every module's rules.
       throw new AppError(Ret.failed, 'snapshotFailed', { detail: (err as Error).message });
     }
     applyRestore(restore, { db, config });
     await deps.modules.reload();
-    req.log.warn({ ip: req.ip, modules: Object.keys(restore.modules) }, 'configuration restored');
+    sayer(req.log).warn({ key: 'logRestored', vars: { modules: Object.keys(restore.modules).join(', ') || '-' } }, { ip: req.ip });
     return { msg: message(req.lang, 'restoreDone') };
   });
 
@@ -93,7 +94,7 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
     const upload = await saveUpload(req, MAX_UPLOAD, updater.workDir);
     try {
       const info = await updater.stage(createReadStream(upload.path));
-      req.log.warn({ ip: req.ip, version: info.version }, 'update staged');
+      sayer(req.log).warn({ key: 'logUpdateStaged', vars: { version: info.version } }, { ip: req.ip });
       return { info };
     } catch (err) {
       if (err instanceof UpdateTooLarge) throw fail(Ret.badRequest, 'updateTooLarge', { max: human(err.max) });
@@ -108,7 +109,7 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!updater.staged()) throw fail(Ret.notFound, 'updateNone');
     try {
       const info = updater.apply();
-      req.log.warn({ ip: req.ip, version: info.version }, 'update applied, restarting');
+      sayer(req.log).warn({ key: 'logUpdateApplied', vars: { version: info.version } }, { ip: req.ip });
     } catch (err) {
       if (err instanceof UpdateError) throw new AppError(Ret.failed, 'updateInvalid', { detail: err.message });
       throw err;
