@@ -66,7 +66,7 @@ describe('database snapshots', () => {
     expect(Date.now() - today.takenAt).toBeLessThan(60_000);
     expect(kept[0]!.name).toBe(`lucky-${fileStamp(now - 6 * DAY_MS)}.db`);
     expect(rulesIn(today.file)).toEqual(['NAS']);
-    expect(s.d.out()).toMatch(/database snapshot taken/);
+    expect(s.d.out()).toMatch(/database snapshot \S+lucky-\d{8}-\d{6}\.db taken \(daily\)/);
     await s.addRule('Desktop');
     await s.stop();
 
@@ -111,7 +111,7 @@ describe('database snapshots', () => {
     const before = listSnapshots(dir).length;
 
     s = await start(dir);
-    expect(s.d.out()).toMatch(/before migrating \(core 4\)/);
+    expect(s.d.out()).toMatch(/taken \(before migrating core 4\)/);
     const snaps = listSnapshots(dir);
     expect(snaps).toHaveLength(before + 1);
     const snap = new Database(snaps.at(-1)!.file, { readonly: true });
