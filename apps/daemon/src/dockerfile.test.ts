@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './test/harness.js';
+import { DAEMON_NODE_OPTIONS } from './nodeoptions.js';
 import { api, cleanUp, login, run, tempDir, waitFor } from './test/proc.js';
 
 const DOCKERFILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docker', 'Dockerfile');
@@ -70,6 +71,11 @@ function probe(env: Record<string, string>): Promise<{ code: number | null; ms: 
 }
 
 describe('docker/Dockerfile', () => {
+  it('runs Node with the options every other start of Lucky uses', () => {
+    const env = stage.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ');
+    expect(/NODE_OPTIONS="([^"]*)"/.exec(env)?.[1]).toBe(DAEMON_NODE_OPTIONS);
+  });
+
   it('installs nft in the final stage, as root, without recommends, and drops the apt lists', () => {
     const runs = stage.filter((i) => i.op === 'RUN');
     const nft = runs.find((r) => /\bnftables\b/.test(r.args));
