@@ -26,6 +26,7 @@ import { ApiTokens } from './security/apitokens.js';
 import { Audit } from './security/audit.js';
 import { TwoFA } from './security/twofa.js';
 import { MODULE_TABLE } from './modules/index.js';
+import type { Webhooks } from './services/webhooks.js';
 import { VERSION } from './version.js';
 
 export interface RuntimeOptions {
@@ -105,7 +106,11 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
-  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log);
+  // The daemon's own services, imported when a module first asks for one.
+  let webhooks: Promise<Webhooks> | undefined;
+  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log, {
+    webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())),
+  });
   let listener: AdminListener | undefined;
   const status = new StatusSampler(starttime, () => ({
     admin: listener?.connections() ?? 0,
@@ -183,6 +188,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       closed = true;
       await listener?.close();
       await modules.stopAll();
+      await (await webhooks)?.close();
       await app.close();
       status.close();
       db.close();

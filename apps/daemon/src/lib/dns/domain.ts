@@ -1,8 +1,9 @@
 /**
- * One line of a task's domain list: `www.example.com`, `www:example.com` (forced split between
+ * One line of a domain list (a DDNS task's, a certificate's): `www.example.com`, `www:example.com` (forced split between
  * subdomain and zone), `例子.中国` (IDN → punycode) and `example.com?proxied=true&Line=x` (provider parameters).
  */
 import { domainToASCII } from 'node:url';
+import { MsgError } from '../msgerror.js';
 
 export interface DomainName {
   /** As written, for logs and the list. */
@@ -28,7 +29,7 @@ const SECOND_LEVEL = new Set([
 
 function ascii(name: string): string {
   const a = domainToASCII(name.trim().replace(/\.$/, '').toLowerCase());
-  if (!a) throw new Error(`invalid domain: ${name}`);
+  if (!a) throw new MsgError({ key: 'dnsInvalidDomain', vars: { domain: name } });
   return a;
 }
 
@@ -57,7 +58,7 @@ export function parseDomain(line: string): DomainName {
       sub = labels.slice(0, -rootLabels).join('.');
     }
   }
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(root)) throw new Error(`invalid domain: ${line}`);
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(root)) throw new MsgError({ key: 'dnsInvalidDomain', vars: { domain: line } });
   const full = sub === '@' ? root : `${sub}.${root}`;
   return { line, full, sub, root, params };
 }

@@ -1,11 +1,12 @@
 /**
- * Just enough of the DNS wire format (RFC 1035) for DDNS: queries (the resolver check, reading a
- * record from an RFC 2136 server) and UPDATE messages (RFC 2136) signed with TSIG (RFC 8945).
+ * Just enough of the DNS wire format (RFC 1035) for DDNS and ACME: queries (the resolver check,
+ * reading a record from an RFC 2136 server) and UPDATE messages (RFC 2136) signed with TSIG (RFC 8945).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { isIPv4, isIPv6 } from '@lucky/contracts';
-import { ipBytes } from '../../core/cidr.js';
+import { ipBytes } from '../ip.js';
+import { MsgError } from '../msgerror.js';
 
 export const TYPE = { A: 1, SOA: 6, AAAA: 28, TSIG: 250, ANY: 255 } as const;
 const CLASS_IN = 1;
@@ -29,13 +30,13 @@ export function encodeName(name: string): Buffer {
   if (n !== '') {
     for (const label of n.split('.')) {
       const b = Buffer.from(label, 'ascii');
-      if (b.length === 0 || b.length > 63) throw new Error(`bad DNS name: ${name}`);
+      if (b.length === 0 || b.length > 63) throw new MsgError({ key: 'dnsBadName', vars: { name } });
       parts.push(Buffer.from([b.length]), b);
     }
   }
   parts.push(Buffer.from([0]));
   const out = Buffer.concat(parts);
-  if (out.length > 255) throw new Error(`DNS name too long: ${name}`);
+  if (out.length > 255) throw new MsgError({ key: 'dnsBadName', vars: { name } });
   return out;
 }
 
@@ -61,7 +62,7 @@ function rr(name: string, type: number, cls: number, ttl: number, rdata: Buffer)
 
 export function ipRdata(ip: string): Buffer {
   const b = ipBytes(ip);
-  if (!b || (b.length !== 4 && b.length !== 16)) throw new Error(`not an IP address: ${ip}`);
+  if (!b || (b.length !== 4 && b.length !== 16)) throw new MsgError({ key: 'dnsNotAnAddress', vars: { value: ip } });
   return Buffer.from(b);
 }
 
@@ -143,7 +144,7 @@ function readName(buf: Buffer, offset: number): { name: string; next: number } {
   let next = -1;
   for (let jumps = 0; jumps < 64; jumps++) {
     const len = buf[pos];
-    if (len === undefined) throw new Error('truncated DNS name');
+    if (len === undefined) throw new MsgError({ key: 'dnsMalformed' });
     if ((len & 0xc0) === 0xc0) {
       if (next === -1) next = pos + 2;
       pos = ((len & 0x3f) << 8) | buf[pos + 1]!;
@@ -153,7 +154,7 @@ function readName(buf: Buffer, offset: number): { name: string; next: number } {
     labels.push(buf.toString('ascii', pos + 1, pos + 1 + len));
     pos += 1 + len;
   }
-  throw new Error('DNS name loop');
+  throw new MsgError({ key: 'dnsMalformed' });
 }
 
 function ipText(data: Buffer): string | undefined {
@@ -196,7 +197,7 @@ export function normalizeIp(ip: string): string {
 }
 
 export function parseMessage(buf: Buffer): ParsedMessage {
-  if (buf.length < 12) throw new Error('short DNS message');
+  if (buf.length < 12) throw new MsgError({ key: 'dnsMalformed' });
   const id = buf.readUInt16BE(0);
   const flags = buf.readUInt16BE(2);
   const [qd, an, ns, ar] = [4, 6, 8, 10].map((o) => buf.readUInt16BE(o)) as [number, number, number, number];
@@ -212,7 +213,7 @@ export function parseMessage(buf: Buffer): ParsedMessage {
       const ttl = buf.readUInt32BE(next + 4);
       const len = buf.readUInt16BE(next + 8);
       const data = buf.subarray(next + 10, next + 10 + len);
-      if (data.length !== len) throw new Error('truncated DNS record');
+      if (data.length !== len) throw new MsgError({ key: 'dnsMalformed' });
       pos = next + 10 + len;
       const r: ParsedRR = { name, type, cls, ttl, data, start };
       if (type === TYPE.A || type === TYPE.AAAA) {
@@ -232,7 +233,7 @@ export function parseMessage(buf: Buffer): ParsedMessage {
 /** Checks the TSIG of an answer to a signed request (RFC 8945 4.3.3). */
 export function verifyTsigAnswer(buf: Buffer, msg: ParsedMessage, key: TsigKey, requestMac: Buffer): void {
   const tsig = msg.additional[msg.additional.length - 1];
-  if (!tsig || tsig.type !== TYPE.TSIG) throw new Error('the server did not sign its answer (no TSIG)');
+  if (!tsig || tsig.type !== TYPE.TSIG) throw new MsgError({ key: 'dnsTsigUnsigned' });
   const d = tsig.data;
   const alg = readName(d, 0);
   const time = d.readUIntBE(alg.next, 6);
@@ -244,7 +245,7 @@ export function verifyTsigAnswer(buf: Buffer, msg: ParsedMessage, key: TsigKey, 
   const error = d.readUInt16BE(p + 2);
   const otherLen = d.readUInt16BE(p + 4);
   const other = d.subarray(p + 6, p + 6 + otherLen);
-  if (error) throw new Error(`TSIG error ${TSIG_ERRORS[error] ?? error}`);
+  if (error) throw new MsgError({ key: 'dnsTsigError', vars: { code: TSIG_ERRORS[error] ?? error } });
   const unsigned = Buffer.from(buf.subarray(0, tsig.start));
   unsigned.writeUInt16BE(origId, 0);
   unsigned.writeUInt16BE(unsigned.readUInt16BE(10) - 1, 10);
@@ -254,7 +255,7 @@ export function verifyTsigAnswer(buf: Buffer, msg: ParsedMessage, key: TsigKey, 
     .update(unsigned)
     .update(tsigVariables(key, time, fudge, error, other))
     .digest();
-  if (!expect.equals(mac)) throw new Error("the answer's TSIG signature does not verify");
+  if (!expect.equals(mac)) throw new MsgError({ key: 'dnsTsigMismatch' });
 }
 
 /** Sends one message over UDP and waits for the answer with the same id; retries once. */
@@ -277,7 +278,7 @@ export function exchange(server: { host: string; port: number }, msg: Buffer, ti
       if (done) return;
       tries++;
       sock.send(msg, server.port, server.host, (err) => err && finish(err));
-      timer = setTimeout(() => (tries < 2 ? send() : finish(new Error(`DNS server ${server.host}:${server.port} did not answer`))), timeoutMs / 2);
+      timer = setTimeout(() => (tries < 2 ? send() : finish(new MsgError({ key: 'dnsServerSilent', vars: { server: `${server.host}:${server.port}` } }))), timeoutMs / 2);
     };
     sock.on('error', (err) => finish(err));
     sock.on('message', (buf) => {
@@ -291,6 +292,6 @@ export function exchange(server: { host: string; port: number }, msg: Buffer, ti
 export async function queryAddresses(server: { host: string; port: number }, name: string, type: 'A' | 'AAAA', timeoutMs: number): Promise<string[]> {
   const t = TYPE[type];
   const answer = parseMessage(await exchange(server, buildQuery(name, t), timeoutMs));
-  if (answer.rcode !== 0 && answer.rcode !== 3) throw new Error(`DNS ${RCODES[answer.rcode] ?? answer.rcode} from ${server.host}`);
+  if (answer.rcode !== 0 && answer.rcode !== 3) throw new MsgError({ key: 'dnsRcode', vars: { rcode: RCODES[answer.rcode] ?? answer.rcode, server: server.host } });
   return answer.answers.filter((r) => r.type === t && r.ip).map((r) => r.ip!);
 }

@@ -1,31 +1,12 @@
 /**
- * The HTTP client DDNS uses for IP sources, providers, callbacks and webhooks: undici with a
- * per-call timeout, optional proxy (http, https, socks5) and optional skipping of certificate checks.
- * Dispatchers are shared per (proxy, skipVerify) so that many tasks reuse connections.
+ * The HTTP client of the calls the daemon makes for the user (IP sources, DNS providers, callbacks,
+ * webhooks): undici with a per-call timeout, optional proxy (http, https, socks5) and optional
+ * skipping of certificate checks. Dispatchers are shared per (proxy, skipVerify) so that many tasks
+ * reuse connections. The one file here that imports undici: import it only where requests are sent.
  */
 import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
-import type { DdnsProxy } from '@lucky/contracts';
-
-export interface HttpRequest {
-  method?: string;
-  url: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  text: string;
-}
-
-export interface HttpOptions {
-  timeoutMs: number;
-  proxy?: DdnsProxy;
-  skipVerify?: boolean;
-}
-
-export type HttpFn = (req: HttpRequest) => Promise<HttpResponse>;
+import { MsgError } from '../msgerror.js';
+import type { HttpFn, HttpOptions } from './request.js';
 
 /** Answers larger than this are cut: IP pages, provider answers and webhooks are all small. */
 const MAX_BODY = 1 << 20;
@@ -83,7 +64,12 @@ export class HttpClients {
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         }).catch((err: unknown) => {
-          throw new Error(signal.aborted ? `timeout after ${o.timeoutMs / 1000}s: ${req.url.split('?')[0]}` : describe(err));
+          // The query is left out: tokens travel there.
+          throw new MsgError(
+            signal.aborted
+              ? { key: 'httpTimeout', vars: { seconds: o.timeoutMs / 1000, url: req.url.split('?')[0]! } }
+              : { key: 'httpRequestFailed', vars: { detail: describe(err) } },
+          );
         });
         const chunks: Buffer[] = [];
         let size = 0;
@@ -115,23 +101,4 @@ function describe(err: unknown): string {
   const e = err as Error & { code?: string; cause?: Error & { code?: string } };
   const cause = e.cause?.message ? `: ${e.cause.code ?? ''} ${e.cause.message}`.trim() : '';
   return `${e.code ? `${e.code} ` : ''}${e.message}${cause}`;
-}
-
-/** `Name: value` lines into a header object. */
-export function headerLines(lines: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const l of lines) {
-    const i = l.indexOf(':');
-    if (i > 0) out[l.slice(0, i).trim()] = l.slice(i + 1).trim();
-  }
-  return out;
-}
-
-/** JSON body of an answer, or an error that quotes the start of what came back. */
-export function jsonOf<T>(res: HttpResponse): T {
-  try {
-    return JSON.parse(res.text) as T;
-  } catch {
-    throw new Error(`HTTP ${res.status}: not JSON: ${res.text.slice(0, 200)}`);
-  }
 }

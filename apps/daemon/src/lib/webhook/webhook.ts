@@ -1,113 +1,115 @@
 /**
- * Webhooks after a sync: variables `#{ipAddr}`, `#{successDomains}`, `#{failedDomains}`,
- * `#{successDomainsLine}`, `#{failedDomainsLine}`, `#{time}`; presets for common push services.
+ * Webhooks: a request built from the user's template, `#{name}` filled with the caller's values
+ * (percent-encoded in the URL, JSON-escaped in a JSON body), judged by its status and, when asked,
+ * by a text the answer must contain. Presets for common push services wrap the caller's own message.
  */
-import { WEBHOOK_PRESETS, type DdnsWebhook } from '@lucky/contracts';
-import { formatTime } from '../../core/time.js';
-import { headerLines, type HttpFn } from './http.js';
+import type { Msg, Webhook, WebhookPreset } from '@lucky/contracts';
+import { headerLines, type HttpFn } from '../http/request.js';
+import { msgOf } from '../msgerror.js';
 
-export interface WebhookVars {
-  ipAddr: string;
-  successDomains: string[];
-  failedDomains: string[];
-  time?: number;
+/** The caller's values. A list gives `#{name}` comma-separated and `#{nameLine}` one per line. */
+export type WebhookValues = Readonly<Record<string, string | number | readonly string[]>>;
+
+export function expandValues(values: WebhookValues): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (Array.isArray(v)) {
+      out[k] = v.join(',');
+      out[`${k}Line`] = v.join('\n');
+    } else out[k] = String(v);
+  }
+  return out;
 }
 
-const TEXT = 'Lucky DDNS #{time}\\nIP: #{ipAddr}\\nOK: #{successDomainsLine}\\nFailed: #{failedDomainsLine}';
-
-export const WEBHOOK_PRESET_VALUES: Record<(typeof WEBHOOK_PRESETS)[number], Partial<DdnsWebhook>> = {
-  custom: {},
-  bark: {
-    url: 'https://api.day.app/YOUR_KEY/Lucky%20DDNS/#{ipAddr}%20#{successDomains}',
-    method: 'GET',
-    body: '',
-    successCheck: { enable: true, text: '"code":200' },
-  },
-  serverchan: {
-    url: 'https://sctapi.ftqq.com/YOUR_SENDKEY.send',
-    method: 'POST',
-    headers: ['Content-Type: application/json'],
-    body: `{"title":"Lucky DDNS #{ipAddr}","desp":"${TEXT}"}`,
-    successCheck: { enable: true, text: '"code":0' },
-  },
-  dingtalk: {
-    url: 'https://oapi.dingtalk.com/robot/send?access_token=YOUR_TOKEN',
-    method: 'POST',
-    headers: ['Content-Type: application/json'],
-    body: `{"msgtype":"text","text":{"content":"${TEXT}"}}`,
-    successCheck: { enable: true, text: '"errcode":0' },
-  },
-  feishu: {
-    url: 'https://open.feishu.cn/open-apis/bot/v2/hook/YOUR_TOKEN',
-    method: 'POST',
-    headers: ['Content-Type: application/json'],
-    body: `{"msg_type":"text","content":{"text":"${TEXT}"}}`,
-    successCheck: { enable: true, text: '"code":0' },
-  },
-  wecom: {
-    url: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=YOUR_KEY',
-    method: 'POST',
-    headers: ['Content-Type: application/json'],
-    body: `{"msgtype":"text","text":{"content":"${TEXT}"}}`,
-    successCheck: { enable: true, text: '"errcode":0' },
-  },
-  telegram: {
-    url: 'https://api.telegram.org/botYOUR_TOKEN/sendMessage',
-    method: 'POST',
-    headers: ['Content-Type: application/json'],
-    body: `{"chat_id":"YOUR_CHAT_ID","text":"${TEXT}"}`,
-    successCheck: { enable: true, text: '"ok":true' },
-  },
-};
-
-function values(v: WebhookVars): Record<string, string> {
-  return {
-    ipAddr: v.ipAddr,
-    successDomains: v.successDomains.join(','),
-    failedDomains: v.failedDomains.join(','),
-    successDomainsLine: v.successDomains.join('\n'),
-    failedDomainsLine: v.failedDomains.join('\n'),
-    time: formatTime(v.time ?? Date.now()),
-  };
-}
-
-/** Fills a template; in a JSON body values are JSON-escaped, in a URL percent-encoded. */
-export function fillWebhook(template: string, v: WebhookVars, how: 'url' | 'json' | 'text'): string {
-  const vals = values(v);
+/** Fills a template; in a JSON body values are JSON-escaped, in a URL percent-encoded. Unknown names stay. */
+export function fillWebhook(template: string, values: Record<string, string>, how: 'url' | 'json' | 'text'): string {
   return template.replace(/#\{(\w+)\}/g, (m, k: string) => {
-    if (!(k in vals)) return m;
-    const s = vals[k]!;
+    if (!(k in values)) return m;
+    const s = values[k]!;
     if (how === 'url') return encodeURIComponent(s);
     if (how === 'json') return JSON.stringify(s).slice(1, -1);
     return s;
   });
 }
 
-export interface WebhookResult {
-  success: boolean;
-  status: number;
-  body: string;
-  message: string;
+/** What a push preset carries: a title and a text, both templates of the caller's values. */
+export interface WebhookMessage {
+  title: string;
+  text: string;
 }
 
-export async function callWebhook(w: DdnsWebhook, v: WebhookVars, http: HttpFn): Promise<WebhookResult> {
-  const headers = headerLines(w.headers);
+/** Inside a JSON string of a body: the template escaped, its `#{names}` kept. */
+const inJson = (t: string) => JSON.stringify(t).slice(1, -1);
+/** As a URL path segment: the literal parts encoded, the `#{names}` kept (filled encoded later). */
+const inPath = (t: string) =>
+  t
+    .split(/(#\{\w+\})/)
+    .map((part, i) => (i % 2 ? part : encodeURIComponent(part)))
+    .join('');
+
+/** Common push services, ready but for the user's key or token (the `YOUR_...` parts). */
+export function webhookPresets(m: WebhookMessage): Record<WebhookPreset, Partial<Webhook>> {
+  const json = (body: string, ok: string): Partial<Webhook> => ({
+    method: 'POST',
+    headers: ['Content-Type: application/json'],
+    body,
+    successCheck: { enable: true, text: ok },
+  });
+  return {
+    custom: {},
+    bark: {
+      url: `https://api.day.app/YOUR_KEY/${inPath(m.title)}/${inPath(m.text)}`,
+      method: 'GET',
+      body: '',
+      successCheck: { enable: true, text: '"code":200' },
+    },
+    serverchan: { url: 'https://sctapi.ftqq.com/YOUR_SENDKEY.send', ...json(`{"title":"${inJson(m.title)}","desp":"${inJson(m.text)}"}`, '"code":0') },
+    dingtalk: {
+      url: 'https://oapi.dingtalk.com/robot/send?access_token=YOUR_TOKEN',
+      ...json(`{"msgtype":"text","text":{"content":"${inJson(m.text)}"}}`, '"errcode":0'),
+    },
+    feishu: {
+      url: 'https://open.feishu.cn/open-apis/bot/v2/hook/YOUR_TOKEN',
+      ...json(`{"msg_type":"text","content":{"text":"${inJson(m.text)}"}}`, '"code":0'),
+    },
+    wecom: {
+      url: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=YOUR_KEY',
+      ...json(`{"msgtype":"text","text":{"content":"${inJson(m.text)}"}}`, '"errcode":0'),
+    },
+    telegram: {
+      url: 'https://api.telegram.org/botYOUR_TOKEN/sendMessage',
+      ...json(`{"chat_id":"YOUR_CHAT_ID","text":"${inJson(m.text)}"}`, '"ok":true'),
+    },
+  };
+}
+
+export interface WebhookResult {
+  success: boolean;
+  /** The answer's HTTP status; 0 when none came. */
+  status: number;
+  /** The start of the answer. */
+  body: string;
+  /** What happened, for logs and the test action. */
+  reason: Msg;
+}
+
+export async function callWebhook(w: Webhook, values: WebhookValues, http: HttpFn): Promise<WebhookResult> {
+  const vals = expandValues(values);
+  const headers = Object.fromEntries(Object.entries(headerLines(w.headers)).map(([k, v]) => [k, fillWebhook(v, vals, 'text')]));
   const json = /^\s*[[{]/.test(w.body);
-  const body = w.method === 'GET' || w.body === '' ? undefined : fillWebhook(w.body, v, json ? 'json' : 'text');
+  const body = w.method === 'GET' || w.body === '' ? undefined : fillWebhook(w.body, vals, json ? 'json' : 'text');
   if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = json ? 'application/json' : 'application/x-www-form-urlencoded';
   }
   try {
-    const res = await http({ method: w.method, url: fillWebhook(w.url, v, 'url'), headers, ...(body !== undefined ? { body } : {}) });
+    const res = await http({ method: w.method, url: fillWebhook(w.url, vals, 'url'), headers, ...(body !== undefined ? { body } : {}) });
     const text = res.text.slice(0, 2000);
-    let success = res.status >= 200 && res.status <= 299;
-    let message = success ? 'ok' : `HTTP ${res.status}`;
-    if (success && w.successCheck.enable && !res.text.includes(w.successCheck.text)) {
-      success = false;
-      message = `the answer does not contain "${w.successCheck.text}"`;
+    if (res.status < 200 || res.status > 299) return { success: false, status: res.status, body: text, reason: { key: 'httpStatus', vars: { status: res.status } } };
+    if (w.successCheck.enable && !res.text.includes(w.successCheck.text)) {
+      return { success: false, status: res.status, body: text, reason: { key: 'webhookNoText', vars: { text: w.successCheck.text } } };
     }
-    return { success, status: res.status, body: text, message };
+    return { success: true, status: res.status, body: text, reason: { key: 'webhookOk', vars: { status: res.status } } };
   } catch (err) {
-    return { success: false, status: 0, body: '', message: (err as Error).message };
+    return { success: false, status: 0, body: '', reason: msgOf(err) };
   }
 }

@@ -4,11 +4,14 @@
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { isIPv4, isIPv6, type DdnsIpSource } from '@lucky/contracts';
+import { isIPv4, isIPv6, type DdnsIpSource, type Msg } from '@lucky/contracts';
 import { listInterfaces, pickAddresses } from '../../core/netinfo.js';
-import type { HttpFn } from './http.js';
+import type { HttpFn } from '../../lib/http/request.js';
+import { joinMsgs, MsgError, msgOf } from '../../lib/msgerror.js';
 
 export type Family = 'ipv4' | 'ipv6';
+/** How logs and messages name a family. */
+export const FAMILY_NAME: Record<Family, string> = { ipv4: 'IPv4', ipv6: 'IPv6' };
 
 /** Used when a task's URL list is empty. Tests always give their own. */
 export const DEFAULT_IP_URLS: Record<Family, string[]> = {
@@ -46,7 +49,7 @@ export function extractIp(family: Family, text: string, regex = ''): string | nu
 export interface IpResult {
   ip: string;
   /** Where it came from, for logs and the "test" action. */
-  detail: string;
+  detail: Msg;
 }
 
 export interface IpSourceDeps {
@@ -69,28 +72,28 @@ export async function getIp(family: Family, src: DdnsIpSource, deps: IpSourceDep
 
 async function fromUrls(family: Family, src: DdnsIpSource, http: HttpFn): Promise<IpResult> {
   const urls = src.urls.length ? src.urls : DEFAULT_IP_URLS[family];
-  const errors: string[] = [];
+  const errors: Msg[] = [];
   for (const url of urls) {
     try {
       const res = await http({ url, headers: { 'user-agent': 'Lucky-DDNS', accept: 'text/plain, */*' } });
-      if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
+      if (res.status < 200 || res.status > 299) throw new MsgError({ key: 'httpStatus', vars: { status: res.status } });
       const ip = extractIp(family, res.text, src.regex);
-      if (ip) return { ip, detail: url };
-      throw new Error('no address in the answer');
+      if (ip) return { ip, detail: { key: 'rawText', vars: { text: url } } };
+      throw new MsgError({ key: 'ddnsNoAddressInAnswer' });
     } catch (err) {
-      errors.push(`${url}: ${(err as Error).message}`);
+      errors.push({ key: 'ddnsUrlFailed', vars: { url, reason: msgOf(err) } });
     }
   }
-  throw new Error(`no ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address from any URL (${errors.join('; ')})`);
+  throw new MsgError({ key: 'ddnsNoAddressFromUrls', vars: { family: FAMILY_NAME[family], errors: joinMsgs(errors) } });
 }
 
 function fromInterface(family: Family, src: DdnsIpSource, interfaces: typeof listInterfaces): IpResult {
   const iface = interfaces().find((i) => i.name === src.interface);
-  if (!iface) throw new Error(`no network interface named ${src.interface}`);
+  if (!iface) throw new MsgError({ key: 'interfaceNotFound', vars: { name: src.interface } });
   const { matches } = pickAddresses(iface, family === 'ipv4' ? 'IPv4' : 'IPv6', src.rule);
   const ip = matches[0];
-  if (!ip) throw new Error(`interface ${src.interface} has no ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address matching "${src.rule}"`);
-  return { ip, detail: `interface ${src.interface}` };
+  if (!ip) throw new MsgError({ key: 'ddnsInterfaceNoMatch', vars: { name: src.interface, family: FAMILY_NAME[family], rule: src.rule } });
+  return { ip, detail: { key: 'ddnsFromInterface', vars: { name: src.interface } } };
 }
 
 function fromCommand(family: Family, src: DdnsIpSource): Promise<IpResult> {
@@ -102,11 +105,17 @@ function fromCommand(family: Family, src: DdnsIpSource): Promise<IpResult> {
       (err, stdout) => {
         if (err) {
           const e = err as Error & { killed?: boolean; code?: number | string };
-          return reject(new Error(e.killed ? `command timed out after ${src.commandTimeout}s` : `command failed: ${e.message.split('\n')[0]}`));
+          return reject(
+            new MsgError(
+              e.killed
+                ? { key: 'ddnsCommandTimeout', vars: { seconds: src.commandTimeout } }
+                : { key: 'ddnsCommandFailed', vars: { detail: e.message.split('\n')[0] ?? '' } },
+            ),
+          );
         }
         const ip = extractIp(family, String(stdout), src.regex);
-        if (!ip) return reject(new Error(`no ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address in the command output`));
-        resolve({ ip, detail: 'command' });
+        if (!ip) return reject(new MsgError({ key: 'ddnsCommandNoAddress', vars: { family: FAMILY_NAME[family] } }));
+        resolve({ ip, detail: { key: 'ddnsFromCommand' } });
       },
     );
   });
@@ -118,7 +127,7 @@ function fromCommand(family: Family, src: DdnsIpSource): Promise<IpResult> {
  */
 export async function fromOdhcpd(src: DdnsIpSource): Promise<IpResult> {
   const text = await readFile(src.odhcpdFile, 'utf8').catch((err: Error) => {
-    throw new Error(`cannot read ${src.odhcpdFile}: ${err.message}`);
+    throw new MsgError({ key: 'ddnsFileUnreadable', vars: { file: src.odhcpdFile, detail: err.message } });
   });
   const want = src.odhcpdHost.toLowerCase();
   const found: string[] = [];
@@ -138,6 +147,6 @@ export async function fromOdhcpd(src: DdnsIpSource): Promise<IpResult> {
     }
   }
   const global = found.find((ip) => /^[23]/.test(ip)) ?? found.find((ip) => !/^fe80/i.test(ip));
-  if (!global) throw new Error(`no IPv6 lease for ${src.odhcpdHost} in ${src.odhcpdFile}`);
-  return { ip: global, detail: `odhcpd ${src.odhcpdHost}` };
+  if (!global) throw new MsgError({ key: 'ddnsNoLease', vars: { host: src.odhcpdHost, file: src.odhcpdFile } });
+  return { ip: global, detail: { key: 'ddnsFromOdhcpd', vars: { host: src.odhcpdHost } } };
 }

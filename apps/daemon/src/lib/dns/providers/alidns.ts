@@ -1,7 +1,7 @@
 /** Alibaba Cloud DNS (RPC API 2015-01-09), signed with HMAC-SHA1 (signature version 1.0). `?Line=` per domain. */
 import { createHmac, randomUUID } from 'node:crypto';
-import { jsonOf } from '../http.js';
-import { ProviderError, rfc3986, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { providerError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 export function aliSign(params: Record<string, string>, secret: string, method = 'GET'): string {
   const canon = Object.keys(params)
@@ -30,7 +30,7 @@ async function call<T>(ctx: ProviderContext, action: string, extra: Record<strin
     .join('&');
   const res = await ctx.http({ url: `${ctx.base}/?${qs}` });
   const a = jsonOf<T & { Code?: string; Message?: string }>(res);
-  if (res.status !== 200 || a.Code) throw new ProviderError(`AliDNS ${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
+  if (res.status !== 200 || a.Code) throw providerError('AliDNS', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
   return a;
 }
 
@@ -47,7 +47,7 @@ export const alidns: DnsProvider = {
   name: 'alidns',
   base: 'https://alidns.aliyuncs.com',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const d = want.domain;
     const found = await call<{ DomainRecords: { Record: AliRecord[] } }>(ctx, 'DescribeSubDomainRecords', {
       SubDomain: d.full,
@@ -56,12 +56,12 @@ export const alidns: DnsProvider = {
     });
     const line = d.params.Line ?? 'default';
     const rec = found.DomainRecords.Record.find((r) => (r.Line ?? 'default') === line) ?? found.DomainRecords.Record[0];
-    const fields = { RR: d.sub, Type: want.type, Value: want.ip, TTL: String(want.ttl), Line: line };
+    const fields = { RR: d.sub, Type: want.type, Value: want.value, TTL: String(want.ttl), Line: line };
     if (!rec) {
       await call(ctx, 'AddDomainRecord', { DomainName: d.root, ...fields });
       return 'created';
     }
-    if (sameIp(rec.Value, want.ip)) return 'same';
+    if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'UpdateDomainRecord', { RecordId: rec.RecordId, ...fields });
     return 'updated';
   },

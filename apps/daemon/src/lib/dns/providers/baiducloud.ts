@@ -1,7 +1,7 @@
 /** Baidu Cloud DNS (bcd API), signed with BCE auth v1 (HMAC-SHA256). */
 import { createHmac } from 'node:crypto';
-import { jsonOf } from '../http.js';
-import { ProviderError, rfc3986, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { httpError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 export function bceAuthorization(o: { ak: string; sk: string; method: string; path: string; headers: Record<string, string>; timestamp: string }): string {
   const prefix = `bce-auth-v1/${o.ak}/${o.timestamp}/1800`;
@@ -27,7 +27,7 @@ async function call<T>(ctx: ProviderContext, path: string, body: unknown): Promi
     },
     body: JSON.stringify(body),
   });
-  if (res.status < 200 || res.status > 299) throw new ProviderError(`Baidu Cloud ${path}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status < 200 || res.status > 299) throw httpError(res, `Baidu Cloud ${path}`);
   return res.text.trim() === '' ? ({} as T) : jsonOf<T>(res);
 }
 
@@ -43,16 +43,16 @@ export const baiducloud: DnsProvider = {
   name: 'baiducloud',
   base: 'https://bcd.baidubce.com',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const d = want.domain;
     const list = await call<{ result?: BdRecord[] }>(ctx, '/v1/domain/resolve/list', { domain: d.root, pageNo: 1, pageSize: 1000 });
     const rec = (list.result ?? []).find((r) => r.domain === d.sub && r.rdtype === want.type);
-    const fields = { domain: d.sub, rdType: want.type, ttl: want.ttl, rdata: want.ip, zoneName: d.root };
+    const fields = { domain: d.sub, rdType: want.type, ttl: want.ttl, rdata: want.value, zoneName: d.root };
     if (!rec) {
       await call(ctx, '/v1/domain/resolve/add', fields);
       return 'created';
     }
-    if (sameIp(rec.rdata, want.ip)) return 'same';
+    if (sameValue(rec.rdata, want)) return 'same';
     await call(ctx, '/v1/domain/resolve/edit', { recordId: rec.recordId, view: 'DEFAULT', ...fields });
     return 'updated';
   },

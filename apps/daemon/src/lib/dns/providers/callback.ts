@@ -3,8 +3,9 @@
  * URL (encoded), headers and body; success when the answer is 2xx (and holds the success text if checked).
  */
 import { CALLBACK_PRESETS, type DdnsCallback } from '@lucky/contracts';
-import { headerLines } from '../http.js';
-import { ProviderError, type DnsProvider } from './types.js';
+import { MsgError } from '../../msgerror.js';
+import { excerpt, headerLines } from '../../http/request.js';
+import { httpError, type DnsProvider } from './types.js';
 
 export function fill(template: string, vars: Record<string, string>, encode = false): string {
   return template.replace(/#\{(\w+)\}/g, (m, k: string) => (k in vars ? (encode ? encodeURIComponent(vars[k]!) : vars[k]!) : m));
@@ -24,18 +25,19 @@ export const callback: DnsProvider = {
   name: 'callback',
   base: '',
   canRead: false,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const cb = ctx.callback;
-    const vars = { ip: want.ip, domain: want.domain.full, recordType: want.type, ttl: String(want.ttl) };
+    if (!cb) throw new MsgError({ key: 'dnsCallbackMissing' });
+    const vars = { ip: want.value, domain: want.domain.full, recordType: want.type, ttl: String(want.ttl) };
     const headers = Object.fromEntries(Object.entries(headerLines(cb.headers)).map(([k, v]) => [k, fill(v, vars)]));
     const body = cb.method === 'GET' || cb.body === '' ? undefined : fill(cb.body, vars);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = /^\s*[[{]/.test(body) ? 'application/json' : 'application/x-www-form-urlencoded';
     }
     const res = await ctx.http({ method: cb.method, url: fill(cb.url, vars, true), headers, ...(body !== undefined ? { body } : {}) });
-    if (res.status < 200 || res.status > 299) throw new ProviderError(`callback: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    if (res.status < 200 || res.status > 299) throw httpError(res, 'callback', excerpt(res, 200));
     if (cb.successCheck.enable && !res.text.includes(cb.successCheck.text)) {
-      throw new ProviderError(`callback: the answer does not contain "${cb.successCheck.text}": ${res.text.slice(0, 200)}`);
+      throw new MsgError({ key: 'dnsCallbackNoText', vars: { text: cb.successCheck.text, detail: excerpt(res, 200) } });
     }
     return 'updated';
   },

@@ -1,6 +1,7 @@
 /** Cloudflare API v4 with an API token (Zone.DNS edit). `?proxied=true` and `?comment=` per domain. */
-import { jsonOf } from '../http.js';
-import { ProviderError, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { MsgError } from '../../msgerror.js';
+import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 interface CfAnswer<T> {
   success: boolean;
@@ -24,7 +25,7 @@ async function cf<T>(ctx: ProviderContext, method: string, path: string, body?: 
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const a = jsonOf<CfAnswer<T>>(res);
-  if (!a.success) throw new ProviderError(`Cloudflare: ${a.errors?.map((e) => `${e.code} ${e.message}`).join('; ') || `HTTP ${res.status}`}`);
+  if (!a.success) throw providerError('Cloudflare', a.errors?.map((e) => `${e.code} ${e.message}`).join('; ') || `HTTP ${res.status}`);
   return a.result;
 }
 
@@ -32,10 +33,10 @@ export const cloudflare: DnsProvider = {
   name: 'cloudflare',
   base: 'https://api.cloudflare.com/client/v4',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const zones = await cf<Array<{ id: string }>>(ctx, 'GET', `/zones?name=${encodeURIComponent(want.domain.root)}&status=active&per_page=50`);
     const zone = zones[0];
-    if (!zone) throw new ProviderError(`Cloudflare: zone ${want.domain.root} not found in this account`);
+    if (!zone) throw new MsgError({ key: 'dnsZoneNotFound', vars: { provider: 'Cloudflare', zone: want.domain.root } });
     const records = await cf<CfRecord[]>(
       ctx,
       'GET',
@@ -45,7 +46,7 @@ export const cloudflare: DnsProvider = {
     const body = {
       type: want.type,
       name: want.domain.full,
-      content: want.ip,
+      content: want.value,
       ttl: proxied ? 1 : want.ttl,
       proxied,
       ...(want.domain.params.comment ? { comment: want.domain.params.comment } : {}),
@@ -55,7 +56,7 @@ export const cloudflare: DnsProvider = {
       await cf(ctx, 'POST', `/zones/${zone.id}/dns_records`, body);
       return 'created';
     }
-    if (sameIp(rec.content, want.ip) && (rec.proxied ?? false) === proxied) return 'same';
+    if (sameValue(rec.content, want) && (rec.proxied ?? false) === proxied) return 'same';
     await cf(ctx, 'PUT', `/zones/${zone.id}/dns_records/${rec.id}`, body);
     return 'updated';
   },

@@ -1,7 +1,7 @@
 /** DNSPod through Tencent Cloud API 3.0 (version 2021-03-23), signed with TC3-HMAC-SHA256. `?RecordLine=` per domain. */
 import { createHash, createHmac } from 'node:crypto';
-import { jsonOf } from '../http.js';
-import { ProviderError, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 const hmac = (key: Buffer | string, s: string) => createHmac('sha256', key).update(s).digest();
@@ -47,8 +47,8 @@ async function call<T>(ctx: ProviderContext, action: string, body: Record<string
   });
   const a = jsonOf<{ Response: T & { Error?: { Code: string; Message: string } } }>(res);
   if (a.Response?.Error) {
-    const e = new ProviderError(`DNSPod ${action}: ${a.Response.Error.Code} ${a.Response.Error.Message}`);
-    (e as ProviderError & { code?: string }).code = a.Response.Error.Code;
+    const e = providerError('DNSPod', `${action}: ${a.Response.Error.Code} ${a.Response.Error.Message}`);
+    (e as Error & { code?: string }).code = a.Response.Error.Code;
     throw e;
   }
   return a.Response;
@@ -67,7 +67,7 @@ export const dnspod: DnsProvider = {
   name: 'dnspod',
   base: 'https://dnspod.tencentcloudapi.com',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const d = want.domain;
     const line = d.params.RecordLine ?? '默认';
     let list: PodRecord[] = [];
@@ -77,12 +77,12 @@ export const dnspod: DnsProvider = {
       if ((err as { code?: string }).code !== 'ResourceNotFound.NoDataOfRecord') throw err;
     }
     const rec = list.find((r) => r.Line === line) ?? list[0];
-    const fields = { Domain: d.root, SubDomain: d.sub, RecordType: want.type, RecordLine: line, Value: want.ip, TTL: want.ttl };
+    const fields = { Domain: d.root, SubDomain: d.sub, RecordType: want.type, RecordLine: line, Value: want.value, TTL: want.ttl };
     if (!rec) {
       await call(ctx, 'CreateRecord', fields);
       return 'created';
     }
-    if (sameIp(rec.Value, want.ip)) return 'same';
+    if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'ModifyRecord', { ...fields, RecordId: rec.RecordId });
     return 'updated';
   },

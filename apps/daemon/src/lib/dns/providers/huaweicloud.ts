@@ -1,7 +1,8 @@
 /** Huawei Cloud DNS (v2 API), signed with the APIG SDK-HMAC-SHA256 scheme. */
 import { createHash, createHmac } from 'node:crypto';
-import { jsonOf } from '../http.js';
-import { ProviderError, expectOk, rfc3986, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { MsgError } from '../../msgerror.js';
+import { expectOk, httpError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -45,7 +46,7 @@ async function call<T>(ctx: ProviderContext, method: string, path: string, body?
     } catch {
       /* keep the text */
     }
-    throw new ProviderError(`Huawei Cloud ${method} ${url.pathname}: HTTP ${res.status} ${detail}`);
+    throw httpError(res, `Huawei Cloud ${method} ${url.pathname}`, detail);
   }
   return jsonOf<T>(expectOk(res, 'Huawei Cloud'));
 }
@@ -62,11 +63,11 @@ export const huaweicloud: DnsProvider = {
   name: 'huaweicloud',
   base: 'https://dns.myhuaweicloud.com',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const d = want.domain;
     const zones = await call<{ zones: Array<{ id: string; name: string }> }>(ctx, 'GET', `/v2/zones?name=${encodeURIComponent(`${d.root}.`)}&zone_type=public`);
     const zone = zones.zones.find((z) => z.name.replace(/\.$/, '') === d.root);
-    if (!zone) throw new ProviderError(`Huawei Cloud: zone ${d.root} not found`);
+    if (!zone) throw new MsgError({ key: 'dnsZoneNotFound', vars: { provider: 'Huawei Cloud', zone: d.root } });
     const fqdn = `${d.full}.`;
     const sets = await call<{ recordsets: HwRecordset[] }>(
       ctx,
@@ -74,12 +75,12 @@ export const huaweicloud: DnsProvider = {
       `/v2/zones/${zone.id}/recordsets?name=${encodeURIComponent(fqdn)}&type=${want.type}`,
     );
     const rec = sets.recordsets.find((r) => r.name === fqdn && r.type === want.type);
-    const body = { name: fqdn, type: want.type, records: [want.ip], ttl: want.ttl };
+    const body = { name: fqdn, type: want.type, records: [want.value], ttl: want.ttl };
     if (!rec) {
       await call(ctx, 'POST', `/v2/zones/${zone.id}/recordsets`, body);
       return 'created';
     }
-    if (rec.records.length === 1 && sameIp(rec.records[0], want.ip)) return 'same';
+    if (rec.records.length === 1 && sameValue(rec.records[0], want)) return 'same';
     await call(ctx, 'PUT', `/v2/zones/${zone.id}/recordsets/${rec.id}`, body);
     return 'updated';
   },

@@ -1,5 +1,6 @@
-/** The registry: one entry per provider file. */
+/** The registry: one entry per provider file, and the one way to set a record through one. */
 import type { DdnsProviderName } from '@lucky/contracts';
+import { MsgError } from '../../msgerror.js';
 import { alidns } from './alidns.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
@@ -14,7 +15,7 @@ import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { porkbun } from './porkbun.js';
 import { rfc2136 } from './rfc2136.js';
-import type { DnsProvider } from './types.js';
+import { recordTypes, type DnsProvider, type ProviderContext, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
 
 export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
@@ -34,4 +35,11 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   callback,
   rfc2136,
 };
-export type { DnsProvider } from './types.js';
+
+/** Sets one record; a type the provider cannot set is refused before any call. */
+export function setRecord(name: DdnsProviderName, ctx: ProviderContext, want: RecordWant): Promise<SetOutcome> {
+  if (!recordTypes(name).includes(want.type)) return Promise.reject(new MsgError({ key: 'dnsTypeUnsupported', vars: { provider: name, type: want.type } }));
+  return PROVIDERS[name].set(ctx, want);
+}
+
+export type { DnsProvider, ProviderContext, RecordType, RecordWant, SetOutcome } from './types.js';

@@ -1,6 +1,6 @@
 /** Porkbun API v3: key and secret key in the JSON body. */
-import { jsonOf } from '../http.js';
-import { ProviderError, sameIp, type DnsProvider, type ProviderContext } from './types.js';
+import { jsonOf } from '../../http/request.js';
+import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
 
 async function call<T>(ctx: ProviderContext, path: string, body: Record<string, unknown> = {}): Promise<T> {
   const res = await ctx.http({
@@ -10,7 +10,7 @@ async function call<T>(ctx: ProviderContext, path: string, body: Record<string, 
     body: JSON.stringify({ apikey: ctx.creds.id, secretapikey: ctx.creds.secret, ...body }),
   });
   const a = jsonOf<T & { status: string; message?: string }>(res);
-  if (a.status !== 'SUCCESS') throw new ProviderError(`Porkbun ${path.split('/').slice(0, 3).join('/')}: ${a.message ?? `HTTP ${res.status}`}`);
+  if (a.status !== 'SUCCESS') throw providerError('Porkbun', `${path.split('/').slice(0, 3).join('/')}: ${a.message ?? `HTTP ${res.status}`}`);
   return a;
 }
 
@@ -18,7 +18,7 @@ export const porkbun: DnsProvider = {
   name: 'porkbun',
   base: 'https://api.porkbun.com/api/json/v3',
   canRead: true,
-  async sync(ctx, want) {
+  async set(ctx, want) {
     const d = want.domain;
     const sub = d.sub === '@' ? '' : d.sub;
     const found = await call<{ records: Array<{ id: string; content: string }> }>(
@@ -26,12 +26,12 @@ export const porkbun: DnsProvider = {
       `/dns/retrieveByNameType/${d.root}/${want.type}${sub ? `/${sub}` : ''}`,
     );
     const rec = found.records[0];
-    const fields = { name: sub, type: want.type, content: want.ip, ttl: String(want.ttl) };
+    const fields = { name: sub, type: want.type, content: want.value, ttl: String(want.ttl) };
     if (!rec) {
       await call(ctx, `/dns/create/${d.root}`, fields);
       return 'created';
     }
-    if (sameIp(rec.content, want.ip)) return 'same';
+    if (sameValue(rec.content, want)) return 'same';
     await call(ctx, `/dns/edit/${d.root}/${rec.id}`, fields);
     return 'updated';
   },

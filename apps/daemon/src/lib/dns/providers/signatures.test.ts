@@ -1,7 +1,7 @@
 /** The signers against the worked examples in the providers' own documentation. */
 import { describe, expect, it } from 'vitest';
-import { aliSign } from './providers/alidns.js';
-import { tc3Authorization } from './providers/dnspod.js';
+import { aliSign } from './alidns.js';
+import { tc3Authorization } from './dnspod.js';
 
 describe('provider signatures match the documented examples', () => {
   it('Tencent Cloud TC3-HMAC-SHA256 (API 3.0 signing guide, DescribeInstances example)', () => {

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildQuery, exchange, parseMessage, TYPE } from '../dnswire.js';
+import { buildQuery, exchange, parseMessage, TYPE } from '../wire.js';
 
 export const NAMED = '/usr/sbin/named';
 
