@@ -121,6 +121,9 @@ describe('ddns over the API', () => {
     const fb = JSON.parse(hook.calls[hook.calls.length - 1]!.body) as Record<string, string>;
     expect(fb.failed!.split(',')).toContain('a.example.net');
     expect((await d.call('DELETE', `/api/ddns/rules/${created.key}`)).ret).toBe(0);
+    // Its history goes with it.
+    const left = d.runtime.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM ddns_history WHERE task = ?').get(created.key)!;
+    expect(left.n).toBe(0);
   });
 
   it('test webhook action fills sample values and checks the success string', async () => {
@@ -315,6 +318,12 @@ describe('ddns over the API', () => {
       callback: { url: `${cb.url}/sw?ip=#{ip}` },
     });
     await waitFor('first run', () => cb.calls.some((c) => c.url.startsWith('/sw?')));
+    // "Run now" of the actions service (scheduled tasks) is a forced sync: the provider is called again.
+    const actions = await d.runtime.deps.modules.service('actions');
+    const runs = cb.calls.filter((c) => c.url.startsWith('/sw?')).length;
+    expect((await actions.rules('ddns')).find((r) => r.key === key)).toMatchObject({ canRun: true });
+    expect(await actions.run('ddns', key)).toEqual({ key: 'ddnsSyncDone' });
+    expect(cb.calls.filter((c) => c.url.startsWith('/sw?')).length).toBe(runs + 1);
     const cfg = await d.call<{ baseconfigure: { EnabledModules: string[] } }>('GET', '/api/baseconfigure');
     const others = cfg.baseconfigure.EnabledModules.filter((m) => m !== 'ddns');
     expect((await d.call('PUT', '/api/baseconfigure', { EnabledModules: others })).ret).toBe(0);

@@ -234,7 +234,21 @@ describe('sync engine', () => {
       await hook.close();
     }
   });
-  it('history: migration 1 applies once; entries newest first; pruned to the newest N per task', () => {
+  it('history: lines stored as text before migration 2 are shown as they were, in every language', () => {
+    const old = openDb(mkdtempSync(join(dir, 'old-')));
+    try {
+      migrate(old, 'ddns', ddnsMigrations.slice(0, 1));
+      old.prepare("INSERT INTO ddns_history (task, at, kind, status, message) VALUES ('t', 1, 'sync', 'updateFailed', 'Cloudflare: 9109 Invalid access token')").run();
+      old.prepare("INSERT INTO ddns_history (task, at, kind, status, message) VALUES ('t', 2, 'ip', '', '')").run();
+      expect(migrate(old, 'ddns', ddnsMigrations).length).toBe(1);
+      const h = new DdnsHistory(old);
+      for (const lang of ['zh_CN', 'en_US'] as const) expect(h.list('t', 10, lang).map((e) => e.message)).toEqual(['', 'Cloudflare: 9109 Invalid access token']);
+    } finally {
+      old.close();
+    }
+  });
+
+  it('history: migrations apply once; entries newest first; pruned to the newest N per task', () => {
     expect(migrate(db, 'ddns', ddnsMigrations)).toEqual([]);
     const h = new DdnsHistory(db, 5);
     for (let i = 0; i < 60; i++) h.add('hx', { kind: 'sync', recordType: 'A', domain: 'a.example.com', ip: `192.0.2.${i}`, status: 'updateSucceeded', message: { key: 'ddnsUpdated' } });
