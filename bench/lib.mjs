@@ -53,3 +53,24 @@ export function printTable(title, rows) {
 }
 
 export const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
+/**
+ * Imports a test helper written in TypeScript (test helpers are not compiled into the build): the
+ * file is transpiled on its own, so it may import only Node's modules.
+ */
+export async function importTestHelper(file) {
+  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const ts = (await import('typescript')).default;
+  const out = ts.transpileModule(readFileSync(file, 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    fileName: file,
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'lucky-bench-helper-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const js = join(dir, 'helper.mjs');
+  writeFileSync(js, out.outputText);
+  return import(pathToFileURL(js).href);
+}

@@ -6,12 +6,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort, mb, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { fileURLToPath } from 'node:url';
+import { freePort, importTestHelper, mb, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(root, 'apps/daemon/dist/main.js');
-const fakes = await import(pathToFileURL(join(root, 'apps/daemon/dist/modules/ddns/testing/fakes.js')).href);
+const fakes = await importTestHelper(join(root, 'apps/daemon/src/lib/dns/testing/fakes.ts'));
 const TASKS = Number(process.env.TASKS ?? 200);
 const CYCLES = Number(process.env.CYCLES ?? 50);
 /** Cycles run before the measured ones, e.g. to fill the per-task log buffers (256 lines each). */

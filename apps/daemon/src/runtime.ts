@@ -27,6 +27,7 @@ import { ApiTokens } from './security/apitokens.js';
 import { Audit } from './security/audit.js';
 import { TwoFA } from './security/twofa.js';
 import { MODULE_TABLE } from './modules/index.js';
+import type { Webhooks } from './services/webhooks.js';
 import { VERSION } from './version.js';
 
 export interface RuntimeOptions {
@@ -112,6 +113,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
+  // The daemon's own services, imported when a module first asks for one.
+  let webhooks: Promise<Webhooks> | undefined;
   const modules = new ModuleHost(
     MODULE_TABLE,
     {
@@ -124,6 +127,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       beforeMigrations: async (plan) => void (await snapshotBeforeMigrations(db, snapshots, plan)),
     },
     log,
+    { webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())) },
   );
   await snapshots.takeIfDue().catch((err: unknown) => say.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));
   snapshots.startDaily();
@@ -205,6 +209,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       closed = true;
       await listener?.close();
       await modules.stopAll();
+      await (await webhooks)?.close();
       await app.close();
       status.close();
       await snapshots.close();

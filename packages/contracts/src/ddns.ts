@@ -3,12 +3,13 @@
  * IPv4/IPv6 addresses, through a DNS provider's API, a callback URL or RFC 2136 updates.
  */
 import { z } from 'zod';
-import { SECRET_MASK } from './secrets.js';
 import { ok } from './envelope.js';
+import { checkHeaders, checkProxy, checkWebhook, NO_PROXY, ZHttpMethod, ZHttpProxy, ZLines, ZSuccessCheck, ZWebhook, type HttpProxy } from './http.js';
 import { msgKey } from './i18n.js';
-import { isIP } from './net.js';
+import { isIP, parseHostPort } from './net.js';
 import { route } from './route.js';
-import { ruleRoutes, ruleView, ZRuleKey, ZRuleParams } from './rules.js';
+import { moduleContract, ruleView, ZRuleKey, ZRuleParams } from './rules.js';
+import { SECRET_MASK, secret } from './secrets.js';
 
 /** Providers, each with its own file in the daemon. */
 export const DDNS_PROVIDERS = [
@@ -44,6 +45,8 @@ export interface DdnsProviderInfo {
   minTtl: number;
   defaultTtl: number;
   ipv6: boolean;
+  /** Sets TXT records (ACME DNS-01); none does yet. */
+  txt?: boolean;
 }
 export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
   cloudflare: { id: null, secret: 'API token', minTtl: 1, defaultTtl: 1, ipv6: true },
@@ -62,19 +65,6 @@ export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
   callback: { id: null, secret: null, minTtl: 1, defaultTtl: 600, ipv6: true },
   rfc2136: { id: 'TSIG key name', secret: 'TSIG secret (base64)', server: 'Server (host:port)', minTtl: 1, defaultTtl: 300, ipv6: true },
 };
-
-/** What stands in for a stored secret in GET answers; saving it back unchanged keeps the secret. */
-
-const lines = (v: unknown) =>
-  typeof v === 'string'
-    ? v
-        .replace(/<[^>]*>/g, '')
-        .split(/\r?\n/)
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-    : v;
-/** A list that may come as one-per-line text (the console's textarea) or as an array. */
-const ZLines = z.preprocess(lines, z.array(z.string().trim().max(512)).max(200));
 
 function validRegex(s: string): boolean {
   if (s === '' || /^@\d+$/.test(s)) return true;
@@ -105,35 +95,14 @@ export const ZDdnsIpSource = z.object({
 });
 export type DdnsIpSource = z.infer<typeof ZDdnsIpSource>;
 
-export const ZDdnsProxy = z.object({
-  type: z.enum(['none', 'http', 'https', 'socks5']).default('none'),
-  /** host:port */
-  address: z.string().trim().max(256).default(''),
-  user: z.string().max(256).default(''),
-  password: z.string().max(256).default(''),
-});
-export type DdnsProxy = z.infer<typeof ZDdnsProxy>;
+/** The proxy of a task's calls (the shared HTTP proxy; the password is a secret). */
+export const ZDdnsProxy = ZHttpProxy;
+export type DdnsProxy = HttpProxy;
 
-const ZHttpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH']);
-const ZSuccessCheck = z.object({
-  enable: z.boolean().default(false),
-  /** The answer body must contain it. */
-  text: z.string().max(1024).default(''),
-});
-
-export const WEBHOOK_PRESETS = ['custom', 'bark', 'serverchan', 'dingtalk', 'feishu', 'wecom', 'telegram'] as const;
-export const ZDdnsWebhook = z.object({
-  enable: z.boolean().default(false),
-  preset: z.enum(WEBHOOK_PRESETS).default('custom'),
-  url: z.string().trim().max(2048).default(''),
-  method: ZHttpMethod.default('POST'),
-  /** One `Name: value` a line. */
-  headers: ZLines.default([]),
-  body: z.string().max(16384).default(''),
+/** A task's webhook: the shared webhook, also called on failures when asked. */
+export const ZDdnsWebhook = ZWebhook.extend({
   /** Also call it when an update failed. */
   onFailure: z.boolean().default(false),
-  successCheck: ZSuccessCheck.default({ enable: false, text: '' }),
-  proxy: ZDdnsProxy.default({ type: 'none', address: '', user: '', password: '' }),
 });
 export type DdnsWebhook = z.infer<typeof ZDdnsWebhook>;
 
@@ -151,32 +120,13 @@ export type DdnsCallback = z.infer<typeof ZDdnsCallback>;
 
 export const ZDdnsCredentials = z.object({
   id: z.string().trim().max(512).default(''),
-  secret: z.string().max(4096).default(''),
+  secret: secret(z.string().max(4096)).default(''),
   /** RFC 2136: the server to update, host:port. */
   server: z.string().trim().max(256).default(''),
   /** RFC 2136: TSIG algorithm. */
   algorithm: z.enum(['hmac-sha256', 'hmac-sha512', 'hmac-sha1']).default('hmac-sha256'),
 });
 export type DdnsCredentials = z.infer<typeof ZDdnsCredentials>;
-
-/** `host`, `host:port`, `[v6]:port`. */
-export function parseHostPort(s: string, defPort: number): { host: string; port: number } | null {
-  const t = s.trim();
-  let host = t;
-  let port = defPort;
-  const br = /^\[([^\]]+)\](?::(\d+))?$/.exec(t);
-  if (br) {
-    host = br[1]!;
-    if (br[2]) port = Number(br[2]);
-  } else if ((t.match(/:/g) ?? []).length === 1) {
-    const [h, p] = t.split(':');
-    host = h!;
-    port = Number(p);
-  }
-  if (!Number.isInteger(port) || port < 1 || port > 65535 || host === '') return null;
-  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) return null;
-  return { host, port };
-}
 
 /** The task's fields; `ZDdnsTask` adds the checks between fields. */
 export const ZDdnsTaskBase = z.object({
@@ -203,7 +153,7 @@ export const ZDdnsTaskBase = z.object({
       error: msgKey('ddnsForceSyncRange'),
     }).default(3600),
     webhook: ZDdnsWebhook.default(ZDdnsWebhook.parse({})),
-    proxy: ZDdnsProxy.default({ type: 'none', address: '', user: '', password: '' }),
+    proxy: ZDdnsProxy.default(NO_PROXY),
     httpTimeout: z.number({ error: msgKey('ddnsHttpTimeoutRange') }).int().min(3, { error: msgKey('ddnsHttpTimeoutRange') }).max(60, {
       error: msgKey('ddnsHttpTimeoutRange'),
     }).default(20),
@@ -227,6 +177,8 @@ export const ZDdnsTask = ZDdnsTaskBase.superRefine((t, ctx) => {
         ctx.addIssue({ code: 'custom', path: ['credentials', 'server'], message: msgKey('invalidIp') });
       }
     }
+    // The console checks a form that shows a stored secret as the mask with this same schema; the
+    // daemon never sees the mask here (restoreSecrets puts the stored value back first).
     if (t.provider === 'rfc2136' && t.credentials.secret !== '' && t.credentials.secret !== SECRET_MASK) {
       if (!/^[A-Za-z0-9+/]+={0,2}$/.test(t.credentials.secret)) {
         ctx.addIssue({ code: 'custom', path: ['credentials', 'secret'], message: msgKey('ddnsInvalidBase64') });
@@ -246,7 +198,7 @@ export const ZDdnsTask = ZDdnsTaskBase.superRefine((t, ctx) => {
         if (s.odhcpdHost === '') empty([f, 'odhcpdHost']);
       }
       s.urls.forEach((u, i) => {
-        if (!/^https?:\/\/[^\s]+$/i.test(u)) ctx.addIssue({ code: 'custom', path: [f, 'urls', i], message: msgKey('ddnsInvalidUrl') });
+        if (!/^https?:\/\/[^\s]+$/i.test(u)) ctx.addIssue({ code: 'custom', path: [f, 'urls', i], message: msgKey('invalidUrl') });
       });
     }
     if (t.resolverCheck.enable) {
@@ -261,7 +213,7 @@ export const ZDdnsTask = ZDdnsTaskBase.superRefine((t, ctx) => {
     if (t.provider === 'callback') {
       if (t.callback.url === '') empty(['callback', 'url']);
       else if (!/^https?:\/\/\S+$/i.test(t.callback.url)) {
-        ctx.addIssue({ code: 'custom', path: ['callback', 'url'], message: msgKey('ddnsInvalidUrl') });
+        ctx.addIssue({ code: 'custom', path: ['callback', 'url'], message: msgKey('invalidUrl') });
       }
       if (t.callback.successCheck.enable && t.callback.successCheck.text === '') empty(['callback', 'successCheck', 'text']);
       checkHeaders(t.callback.headers, ['callback', 'headers'], ctx);
@@ -269,40 +221,6 @@ export const ZDdnsTask = ZDdnsTaskBase.superRefine((t, ctx) => {
   });
 export type DdnsTask = z.infer<typeof ZDdnsTask>;
 export type DdnsTaskInput = z.input<typeof ZDdnsTask>;
-
-function checkProxy(p: DdnsProxy, path: string[], ctx: z.RefinementCtx): void {
-  if (p.type === 'none') return;
-  if (p.address === '') ctx.addIssue({ code: 'custom', path: [...path, 'address'], message: msgKey('cannotBeEmpty') });
-  else if (!parseHostPort(p.address, 0)) ctx.addIssue({ code: 'custom', path: [...path, 'address'], message: msgKey('ddnsInvalidHostPort') });
-}
-
-function checkHeaders(h: string[], path: string[], ctx: z.RefinementCtx): void {
-  h.forEach((line, i) => {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*:/.test(line)) {
-      ctx.addIssue({ code: 'custom', path: [...path, i], message: msgKey('ddnsInvalidHeader') });
-    }
-  });
-}
-
-function checkWebhook(w: DdnsWebhook, path: string[], ctx: z.RefinementCtx): void {
-  if (!w.enable) return;
-  if (w.url === '') ctx.addIssue({ code: 'custom', path: [...path, 'url'], message: msgKey('cannotBeEmpty') });
-  else if (!/^https?:\/\/\S+$/i.test(w.url)) ctx.addIssue({ code: 'custom', path: [...path, 'url'], message: msgKey('ddnsInvalidUrl') });
-  if (w.successCheck.enable && w.successCheck.text === '') {
-    ctx.addIssue({ code: 'custom', path: [...path, 'successCheck', 'text'], message: msgKey('cannotBeEmpty') });
-  }
-  if (w.body.trim() !== '' && w.method !== 'GET' && /^\s*[[{]/.test(w.body)) {
-    // A JSON-looking body must be JSON once the variables are filled with harmless values.
-    const probe = w.body.replace(/#\{\w+\}/g, 'x');
-    try {
-      JSON.parse(probe);
-    } catch {
-      ctx.addIssue({ code: 'custom', path: [...path, 'body'], message: msgKey('ddnsInvalidJsonBody') });
-    }
-  }
-  checkHeaders(w.headers, [...path, 'headers'], ctx);
-  checkProxy(w.proxy, [...path, 'proxy'], ctx);
-}
 
 /** A webhook checked on its own (global settings, the "test webhook" action). */
 export const ZDdnsWebhookChecked = ZDdnsWebhook.superRefine((w, ctx) => checkWebhook(w, [], ctx));
@@ -383,7 +301,7 @@ export type DdnsHistoryEntry = z.infer<typeof ZDdnsHistoryEntry>;
 export const ZDdnsIpTestRequest = z.object({
   family: z.enum(['ipv4', 'ipv6']),
   source: ZDdnsIpSource,
-  proxy: ZDdnsProxy.default({ type: 'none', address: '', user: '', password: '' }),
+  proxy: ZDdnsProxy.default(NO_PROXY),
   httpTimeout: z.number().int().min(3).max(60).default(10),
   skipVerify: z.boolean().default(false),
 });
@@ -394,8 +312,7 @@ export const ZDdnsWebhookTestRequest = z.object({
   skipVerify: z.boolean().default(false),
 });
 
-export const ddnsRoutes = {
-  ...ruleRoutes('ddns', { input: ZDdnsTask, view: ZDdnsTaskView, configure: ZDdnsConfigure }),
+export const ddnsContract = moduleContract('ddns', { input: ZDdnsTask, view: ZDdnsTaskView, configure: ZDdnsConfigure }, {
   sync: route({
     method: 'POST',
     path: '/api/ddns/rules/:key/sync',
@@ -454,5 +371,7 @@ export const ddnsRoutes = {
       callbackPresets: z.record(z.string(), ZDdnsCallback.partial()),
     }),
   }),
-};
+});
+/** The console's route table of DDNS: the uniform rule routes and the module's own. */
+export const ddnsRoutes = ddnsContract.routes;
 export { ZRuleKey as ZDdnsTaskKey };

@@ -6,6 +6,7 @@ export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
 export * from './secrets.js';
+export * from './http.js';
 export * from './wol.js';
 export * from './portforward.js';
 export * from './ddns.js';
@@ -19,7 +20,7 @@ import type { ModuleContract } from './rules.js';
 import { safeRoutes } from './safe.js';
 import { wolContract, wolRoutes } from './wol.js';
 import { portforwardRoutes } from './portforward.js';
-import { ddnsRoutes } from './ddns.js';
+import { ddnsContract, ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
@@ -35,4 +36,5 @@ export const API = {
 /** The contracts of the modules built on the module kit, by module key. */
 export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
+  ddns: ddnsContract,
 };

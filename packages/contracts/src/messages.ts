@@ -6,6 +6,8 @@
  */
 import { coreMessages } from './messages/core.js';
 import { ddnsMessages } from './messages/ddns.js';
+import { dnsMessages } from './messages/dns.js';
+import { httpMessages } from './messages/http.js';
 import { portforwardMessages } from './messages/portforward.js';
 import { rulesMessages } from './messages/rules.js';
 import { webMessages } from './messages/web.js';
@@ -26,7 +28,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, webMessages, portforwardMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -31,3 +31,22 @@ export const ZMac = z
 export const ZNonEmpty = z.string().trim().min(1, { error: msgKey('cannotBeEmpty') });
 /** An address or a range: `10.0.0.0/8`, `fd00::/8`, `192.168.1.1`. */
 export const ZCidr = z.string().trim().refine(isCidr, { error: msgKey('invalidCidr') });
+
+/** `host`, `host:port`, `[v6]:port`; null when it is none of them. */
+export function parseHostPort(s: string, defPort: number): { host: string; port: number } | null {
+  const t = s.trim();
+  let host = t;
+  let port = defPort;
+  const br = /^\[([^\]]+)\](?::(\d+))?$/.exec(t);
+  if (br) {
+    host = br[1]!;
+    if (br[2]) port = Number(br[2]);
+  } else if ((t.match(/:/g) ?? []).length === 1) {
+    const [h, p] = t.split(':');
+    host = h!;
+    port = Number(p);
+  }
+  if (!Number.isInteger(port) || port < 1 || port > 65535 || host === '') return null;
+  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) return null;
+  return { host, port };
+}

@@ -1,32 +1,8 @@
 /** Address ranges: parse an address to bytes and test membership; used by access control and filters. */
-import { isIPv4, isIPv6 } from '@lucky/contracts/runtime';
+import { ipBytes } from '../lib/ip.js';
 
-/** 4 or 16 bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d) comes back as its IPv4 form. */
-export function ipBytes(ip: string): Uint8Array | null {
-  const zone = ip.indexOf('%');
-  if (zone !== -1) ip = ip.slice(0, zone);
-  if (isIPv4(ip)) return Uint8Array.from(ip.split('.').map(Number));
-  if (!isIPv6(ip)) return null;
-  let tailV4: number[] = [];
-  let text = ip;
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    tailV4 = text.slice(lastColon + 1).split('.').map(Number);
-    text = text.slice(0, lastColon + 1) + '0:0';
-  }
-  const [head = '', tail] = text.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t].map((g) => parseInt(g, 16));
-  const out = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    out[i * 2] = g >> 8;
-    out[i * 2 + 1] = g & 0xff;
-  });
-  if (tailV4.length === 4) out.set(tailV4, 12);
-  const mapped = out.slice(0, 10).every((b) => b === 0) && out[10] === 0xff && out[11] === 0xff;
-  return mapped ? out.slice(12) : out;
-}
+// Kept importable from here: access control, web and port forwarding read it with the ranges.
+export { ipBytes };
 
 export interface Cidr {
   bytes: Uint8Array;

@@ -335,6 +335,8 @@ export class ModuleHost {
   async stopAll(): Promise<void> {
     await this.queue;
     for (const key of [...this.running]) await this.stopModule(key);
+    // Modules loaded only for a service they provide may hold an engine too (its connections).
+    for (const [key, m] of this.loaded) if (!this.running.has(key)) await m.runtime.stopAll().catch(() => undefined);
   }
 
   /** A running module on the kit, or the "module disabled" error. */

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK, type DdnsSyncState } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from './testing/fakes.js';
+import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from '../../lib/dns/testing/fakes.js';
+
+const en = { headers: { 'lucky-lang': 'en_US' } };
 
 describe('ddns over the API', () => {
   let d: TestDaemon;
@@ -90,7 +92,10 @@ describe('ddns over the API', () => {
     });
     expect(s.records).toHaveLength(4);
     const hist = await d.call<{ history: Array<{ kind: string; status: string }> }>('GET', `/api/ddns/rules/${created.key}/history`);
-    expect(hist.history.find((x) => x.kind === 'webhook')).toMatchObject({ status: 'ok' });
+    expect(hist.history.find((x) => x.kind === 'webhook')).toMatchObject({ status: 'ok', message: '成功（HTTP 200）' });
+    const histEn = await d.call<{ history: Array<{ kind: string; status: string; message: string }> }>('GET', `/api/ddns/rules/${created.key}/history`, undefined, en);
+    expect(histEn.history.find((x) => x.kind === 'sync')).toMatchObject({ status: 'updateSucceeded', message: 'updated' });
+    expect(histEn.history.find((x) => x.kind === 'webhook')).toMatchObject({ message: 'ok (HTTP 200)' });
 
     // The callback's answer lacks the success string: update failed, and the webhook reports failures.
     cb.answer = { status: 200, body: 'denied' };
@@ -98,15 +103,27 @@ describe('ddns over the API', () => {
     const hooks = hook.calls.length;
     expect((await d.call('PUT', `/api/ddns/rules/${created.key}`, callbackTask())).ret).toBe(0);
     const failed = await waitFor('failure', async () => {
-      const r = (await d.call<{ rule: { sync: DdnsSyncState; status: { state: string } } }>('GET', `/api/ddns/rules/${created.key}`)).rule;
-      return r.sync.status === 'updateFailed' ? r : undefined;
+      const r = (await d.call<{ rule: { sync: DdnsSyncState; status: { state: string; message: string } } }>('GET', `/api/ddns/rules/${created.key}`, undefined, en)).rule;
+      return r.sync.status === 'updateFailed' && r.sync.message !== '' ? r : undefined;
     });
     expect(failed.status.state).toBe('error');
-    expect(failed.sync.records[0]!.message).toContain('does not contain "good"');
+    expect(failed.sync.records[0]!.message).toBe('callback: the answer does not contain "good": denied');
+    // The AAAA address did not change and this provider cannot read back: only the A records were sent.
+    expect(failed.sync.records.map((r) => r.status)).toEqual(['updateFailed', 'updateFailed', 'ipSameAsRecord', 'ipSameAsRecord']);
+    expect(failed.status.message).toBe('update of A a.example.net failed: callback: the answer does not contain "good": denied; 1 more problem(s)');
+    expect(failed.sync.message).toBe('2 failed');
+    // The same state in Chinese, the default language.
+    const zh = (await d.call<{ rule: { sync: DdnsSyncState; status: { message: string } } }>('GET', `/api/ddns/rules/${created.key}`)).rule;
+    expect(zh.sync.records[0]!.message).toBe('回调：回答中没有“good”：denied');
+    expect(zh.sync.message).toBe('2 条记录更新失败');
+    expect(zh.status.message).toBe('A a.example.net 更新失败：回调：回答中没有“good”：denied；另有 1 项问题');
     await waitFor('failure webhook', () => hook.calls.length > hooks);
     const fb = JSON.parse(hook.calls[hook.calls.length - 1]!.body) as Record<string, string>;
     expect(fb.failed!.split(',')).toContain('a.example.net');
     expect((await d.call('DELETE', `/api/ddns/rules/${created.key}`)).ret).toBe(0);
+    // Its history goes with it.
+    const left = d.runtime.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM ddns_history WHERE task = ?').get(created.key)!;
+    expect(left.n).toBe(0);
   });
 
   it('test webhook action fills sample values and checks the success string', async () => {
@@ -120,8 +137,7 @@ describe('ddns over the API', () => {
     const bad = await d.call<{ success: boolean; msg: string }>('POST', '/api/ddns/webhooktest', {
       webhook: { enable: true, url: `${hook.url}/t`, method: 'POST', body: 'x=#{ipAddr}', successCheck: { enable: true, text: 'received' } },
     });
-    expect(bad).toMatchObject({ ret: 0, success: false });
-    expect(bad.msg).toContain('received');
+    expect(bad).toMatchObject({ ret: 0, success: false, msg: '回答中没有“received”' });
     expect(hook.calls[hook.calls.length - 1]!.body).toBe('x=192.0.2.1,2001:db8::1');
   });
 
@@ -137,14 +153,16 @@ describe('ddns over the API', () => {
     const cmd = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'command', command: 'echo "wan 198.51.100.23/24"' } });
     expect(cmd.ip).toBe('198.51.100.23');
     const t0 = Date.now();
-    const slow = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'command', command: 'sleep 20', commandTimeout: 1 } });
-    expect(slow.ret).toBe(6);
-    expect(slow.msg).toContain('timed out');
+    const slow = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'command', command: 'sleep 20', commandTimeout: 1 } }, en);
+    expect(slow).toMatchObject({ ret: 6, msg: 'command timed out after 1s' });
     expect(Date.now() - t0).toBeLessThan(10_000);
     const lo = await d.call<{ ip: string }>('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'interface', interface: 'lo', rule: '@1' } });
-    expect(lo.ip).toBe('127.0.0.1');
+    expect(lo).toMatchObject({ ip: '127.0.0.1', detail: '网卡 lo' });
     const none = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'interface', interface: 'no-such-if0' } });
-    expect(none).toMatchObject({ ret: 6 });
+    expect(none).toMatchObject({ ret: 6, msg: '网卡 no-such-if0 不存在' });
+    const unreachable = await d.call('POST', '/api/ddns/iptest', { family: 'ipv4', source: { type: 'url', urls: ['http://127.0.0.1:1/'] }, httpTimeout: 3 });
+    expect(unreachable.ret).toBe(6);
+    expect(unreachable.msg).toMatch(/^所有网址都没有返回 IPv4 地址（http:\/\/127\.0\.0\.1:1\/：请求失败：.*ECONNREFUSED/);
     const file = join(dir, 'odhcpd');
     writeFileSync(
       file,
@@ -300,6 +318,12 @@ describe('ddns over the API', () => {
       callback: { url: `${cb.url}/sw?ip=#{ip}` },
     });
     await waitFor('first run', () => cb.calls.some((c) => c.url.startsWith('/sw?')));
+    // "Run now" of the actions service (scheduled tasks) is a forced sync: the provider is called again.
+    const actions = await d.runtime.deps.modules.service('actions');
+    const runs = cb.calls.filter((c) => c.url.startsWith('/sw?')).length;
+    expect((await actions.rules('ddns')).find((r) => r.key === key)).toMatchObject({ canRun: true });
+    expect(await actions.run('ddns', key)).toEqual({ key: 'ddnsSyncDone' });
+    expect(cb.calls.filter((c) => c.url.startsWith('/sw?')).length).toBe(runs + 1);
     const cfg = await d.call<{ baseconfigure: { EnabledModules: string[] } }>('GET', '/api/baseconfigure');
     const others = cfg.baseconfigure.EnabledModules.filter((m) => m !== 'ddns');
     expect((await d.call('PUT', '/api/baseconfigure', { EnabledModules: others })).ret).toBe(0);

@@ -2,19 +2,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ZDdnsConfigure, ZDdnsTask, type DdnsConfigure, type DdnsTask } from '@lucky/contracts';
-import { RuleLogs } from '../../core/engine.js';
+import { renderMsgs, ZDdnsConfigure, ZDdnsTask, type DdnsConfigure, type DdnsTask, type Msg } from '@lucky/contracts';
+import type { RuleContext, RuleHandle } from '../../core/engine.js';
 import { openDb, migrate, type Db } from '../../core/db.js';
-import { createProgramLog } from '../../core/logs.js';
+import { createProgramLog, sayer } from '../../core/logs.js';
+import { RuleLog } from '../../core/rulelog.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseDomain } from '../../lib/dns/domain.js';
+import { fakeCloudflare, fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from '../../lib/dns/testing/fakes.js';
+import { normalizeIp } from '../../lib/dns/wire.js';
+import { Webhooks } from '../../test/services.js';
 import { DdnsEngine } from './ddns.engine.js';
 import { DdnsHistory, ddnsMigrations } from './ddns.history.js';
-import { normalizeIp } from './dnswire.js';
-import { parseDomain } from './domain.js';
-import { extractIp } from './ipsource.js';
-import { fakeCloudflare, fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from './testing/fakes.js';
+import { extractIp } from './ddns.ipsource.js';
+import { idleFigures, type DdnsFigures } from './ddns.view.js';
 
 describe('domain lines', () => {
   it('splits, converts IDN to punycode and reads parameters', () => {
@@ -50,6 +53,10 @@ describe('sync engine', () => {
   let dir: string;
   let db: Db;
   const engines: DdnsEngine[] = [];
+  const webhooks = new Webhooks();
+  const logs = new RuleLog();
+  const reported = new Map<string, Msg[] | null>();
+  const say = sayer(createProgramLog({ level: 2, capacity: 100 }).logger);
 
   beforeAll(async () => {
     ip = await fakeIpServer('203.0.113.1', '2001:db8::1');
@@ -70,22 +77,36 @@ describe('sync engine', () => {
     await new Promise((r) => hang.close(r));
     await ip.close();
     await cb.close();
+    await webhooks.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function engine(settings: Partial<DdnsConfigure> = {}, minRerunMs?: number, endpoints?: Record<string, string>): DdnsEngine {
+  type Handle = RuleHandle<DdnsTask, DdnsFigures>;
+  /** An engine, and how the rule runtime would start one of its tasks (a context of the task's own). */
+  function engine(settings: Record<string, unknown> = {}, minRerunMs?: number, endpoints?: Record<string, string>) {
+    const configure = ZDdnsConfigure.parse({ interval: 3600, ...settings });
     const e = new DdnsEngine({
       ...(endpoints ? { endpoints } : {}),
-      log: createProgramLog({ level: 2, capacity: 100 }).logger,
-      logs: new RuleLogs(),
       history: new DdnsHistory(db),
+      webhooks,
+      settings: configure,
+      say,
       ...(minRerunMs !== undefined ? { minRerunMs } : {}),
     });
-    e.configure(ZDdnsConfigure.parse({ interval: 3600, ...settings }));
     engines.push(e);
-    return e;
+    const context = (key: string): RuleContext<DdnsConfigure> => ({
+      key,
+      name: key,
+      note: (line) => logs.add(key, line),
+      report: (parts) => reported.set(key, parts),
+      claim: () => undefined,
+      settings: () => configure,
+      log: say,
+    });
+    return Object.assign(e, { run: (key: string, t: DdnsTask): Promise<Handle> => e.start(t, context(key)) });
   }
+  const state = (h: Handle) => h.figures!() as DdnsFigures;
   const task = (name: string, url = `${cb.url}/${name}?ip=#{ip}`, extra: Partial<DdnsTask> = {}): DdnsTask =>
     ZDdnsTask.parse({
       name,
@@ -100,75 +121,83 @@ describe('sync engine', () => {
 
   it('unchanged address: "public IP unchanged" without provider calls; a change syncs again', async () => {
     const e = engine({}, 0);
-    await e.start('t1', task('t1'));
-    e.begin();
-    await waitFor('first sync', () => e.syncState('t1', task('t1')).status === 'updateSucceeded');
+    const h = await e.run('t1', task('t1'));
+    await waitFor('first sync', () => state(h).status === 'updateSucceeded');
     expect(calls('t1')).toBe(1);
     await e.tick();
-    expect(e.syncState('t1', task('t1')).status).toBe('ipUnchanged');
+    expect(state(h).status).toBe('ipUnchanged');
     expect(calls('t1')).toBe(1);
     ip.ipv4 = '203.0.113.2';
     await e.tick();
-    expect(e.syncState('t1', task('t1')).status).toBe('updateSucceeded');
+    expect(state(h).status).toBe('updateSucceeded');
     expect(calls('t1')).toBe(2);
     // Back to an address the callback already had: still written (the address changed since).
     await e.tick();
-    expect(e.syncState('t1', task('t1')).status).toBe('ipUnchanged');
+    expect(state(h).status).toBe('ipUnchanged');
     // Manual sync is forced: written even though nothing changed.
     const s = await e.syncNow('t1');
     expect(s?.done).toBe(true);
-    expect(s?.sync.status).toBe('updateSucceeded');
+    expect(s?.figures.status).toBe('updateSucceeded');
     expect(calls('t1')).toBe(3);
+    // The log keeps keys and values: each reader gets it in their language.
+    const en = logs.since('t1', 0, 'en_US').map((l) => l.log).join('\n');
+    const zh = logs.since('t1', 0, 'zh_CN').map((l) => l.log).join('\n');
+    expect(en).toContain('IPv4 address is 203.0.113.2 (was 203.0.113.1)');
+    expect(en).toContain('updated A t1.example.com → 203.0.113.2');
+    expect(zh).toContain('IPv4 地址为 203.0.113.2（原为 203.0.113.1）');
+    expect(zh).toContain('已更新 A t1.example.com → 203.0.113.2');
+    expect(reported.get('t1')).toBeNull();
     ip.ipv4 = '203.0.113.1';
   });
 
   it('a write-only provider is not called again for the address it already has ("IP same as record")', async () => {
     const e = engine({}, 0);
     const t = task('t5');
-    await e.start('t5', t);
-    e.begin();
-    await waitFor('first sync', () => e.syncState('t5', t).status === 'updateSucceeded');
-    // Edited (e.g. renamed): a new runtime, but what was written is remembered.
-    await e.start('t5', { ...t, name: 'renamed' });
-    await waitFor('second run', () => e.syncState('t5', t).status === 'ipSameAsRecord');
+    const h = await e.run('t5', t);
+    await waitFor('first sync', () => state(h).status === 'updateSucceeded');
+    // Edited (e.g. renamed): applied in place, statuses start again, but what was written is remembered.
+    expect(await h.update!({ ...t, name: 'renamed' })).toBe(true);
+    await waitFor('second run', () => state(h).status === 'ipSameAsRecord');
     expect(calls('t5')).toBe(1);
   });
 
   it('a task that ran in the last 15 s is not run again by the timer', async () => {
     const e = engine();
-    e.begin();
-    await e.start('t2', task('t2'));
-    await waitFor('first sync', () => e.syncState('t2', task('t2')).status === 'updateSucceeded');
+    const h = await e.run('t2', task('t2'));
+    await waitFor('first sync', () => state(h).status === 'updateSucceeded');
     const hits = ip.hits;
     await e.tick();
     await e.tick();
     expect(ip.hits).toBe(hits);
-    expect(e.syncState('t2', task('t2')).status).toBe('updateSucceeded');
+    expect(state(h).status).toBe('updateSucceeded');
   });
 
   it('waits for the first-check delay, then runs; "waiting for sync" until then', async () => {
     const e = engine({ firstDelay: 1 });
-    e.begin();
-    await e.start('t3', task('t3'));
-    expect(e.syncState('t3', task('t3')).status).toBe('waitingForSync');
+    const h = await e.run('t3', task('t3'));
+    expect(state(h).status).toBe('waitingForSync');
     expect(calls('t3')).toBe(0);
-    await waitFor('delayed first sync', () => e.syncState('t3', task('t3')).status === 'updateSucceeded', 10_000);
+    await waitFor('delayed first sync', () => state(h).status === 'updateSucceeded', 10_000);
     expect(calls('t3')).toBe(1);
   });
 
   it('a hanging provider never delays the others; it fails at the task timeout', async () => {
     const e = engine({ concurrency: 2 }, 0);
-    const slow = task('slow', `${hangUrl}/x?ip=#{ip}`, { httpTimeout: 6 } as Partial<DdnsTask>);
-    await e.start('slow', slow);
-    for (let i = 0; i < 6; i++) await e.start(`fast${i}`, task(`fast${i}`));
     const t0 = Date.now();
-    e.begin();
-    await waitFor('fast ones', () => [0, 1, 2, 3, 4, 5].every((i) => e.syncState(`fast${i}`, task(`fast${i}`)).status === 'updateSucceeded'), 10_000);
+    const slow = await e.run('slow', task('slow', `${hangUrl}/x?ip=#{ip}`, { httpTimeout: 6 } as Partial<DdnsTask>));
+    const fast: Handle[] = [];
+    for (let i = 0; i < 6; i++) fast.push(await e.run(`fast${i}`, task(`fast${i}`)));
+    await waitFor('fast ones', () => fast.every((h) => state(h).status === 'updateSucceeded'), 10_000);
     // All done while the slow one still waits for its answer: it held one slot and nobody else.
     expect(Date.now() - t0).toBeLessThan(6000);
-    expect(e.syncState('slow', slow).status).toBe('waitingForSync');
-    await waitFor('slow one fails', () => e.syncState('slow', slow).status === 'updateFailed', 10_000);
-    expect(e.syncState('slow', slow).records[0]!.message).toMatch(/timeout after 6s/);
+    expect(state(slow).status).toBe('waitingForSync');
+    await waitFor('slow one fails', () => state(slow).status === 'updateFailed', 10_000);
+    expect(state(slow).records[0]!.reason).toMatchObject({ key: 'httpTimeout', vars: { seconds: 6 } });
+    // The rule's status names the record and why, in the reader's language.
+    const problem = reported.get('slow')!;
+    expect(problem).toHaveLength(1);
+    expect(renderMsgs('en_US', problem)).toMatch(/^update of A slow\.example\.com failed: timeout after 6s: http:\/\/127\.0\.0\.1:\d+\/x$/);
+    expect(renderMsgs('zh_CN', problem)).toMatch(/^A slow\.example\.com 更新失败：6 秒后超时/);
     // Manual sync of the hanging one answers after its wait with done: false (the console times out at 5 s).
     const t1 = Date.now();
     const r = await e.syncNow('slow', 300);
@@ -179,55 +208,70 @@ describe('sync engine', () => {
   it('stopped: "sync stopped" when disabled, "sync paused" when enabled but the engine is not running it', async () => {
     const e = engine();
     const t = task('t4');
-    expect(e.syncState('t4', { ...t, enable: false }).status).toBe('syncStopped');
-    expect(e.syncState('t4', t).status).toBe('syncPaused');
-    e.begin();
-    await e.start('t4', t);
-    await waitFor('sync', () => e.syncState('t4', t).status === 'updateSucceeded');
-    await e.stop('t4');
-    expect(e.syncState('t4', t).status).toBe('syncPaused');
-    expect(e.status('t4').state).toBe('stopped');
+    expect(idleFigures({ ...t, enable: false }).status).toBe('syncStopped');
+    expect(idleFigures(t).status).toBe('syncPaused');
+    const h = await e.run('t4', t);
+    await waitFor('sync', () => state(h).status === 'updateSucceeded');
+    await h.stop();
+    // The engine no longer runs it: nothing to sync, and the list shows it from the stored task.
+    expect(await e.syncNow('t4')).toBeNull();
+    const hits = ip.hits;
+    await e.tick();
+    expect(ip.hits).toBe(hits);
   });
   it('uses the global webhook when the task has none, and not on "unchanged"', async () => {
     const hook = await receiver();
     try {
       const e = engine({ webhook: { enable: true, url: `${hook.url}/g?ip=#{ipAddr}&ok=#{successDomains}`, method: 'GET' } }, 0);
-      const t = task('g1');
-      await e.start('g1', t);
-      e.begin();
+      const h = await e.run('g1', task('g1'));
       await waitFor('global webhook', () => hook.calls.length === 1);
       expect(hook.calls[0]!.url).toBe(`/g?ip=${encodeURIComponent(ip.ipv4)}&ok=g1.example.com`);
       await e.tick();
-      expect(e.syncState('g1', t).status).toBe('ipUnchanged');
+      expect(state(h).status).toBe('ipUnchanged');
       expect(hook.calls).toHaveLength(1);
+      await waitFor('webhook line', () => logs.since('g1', 0, 'en_US').some((l) => l.log.endsWith('webhook called: ok (HTTP 200)')));
     } finally {
       await hook.close();
     }
   });
-  it('history: migration 1 applies once; entries newest first; pruned to the newest N per task', () => {
+  it('history: lines stored as text before migration 2 are shown as they were, in every language', () => {
+    const old = openDb(mkdtempSync(join(dir, 'old-')));
+    try {
+      migrate(old, 'ddns', ddnsMigrations.slice(0, 1));
+      old.prepare("INSERT INTO ddns_history (task, at, kind, status, message) VALUES ('t', 1, 'sync', 'updateFailed', 'Cloudflare: 9109 Invalid access token')").run();
+      old.prepare("INSERT INTO ddns_history (task, at, kind, status, message) VALUES ('t', 2, 'ip', '', '')").run();
+      expect(migrate(old, 'ddns', ddnsMigrations).length).toBe(1);
+      const h = new DdnsHistory(old);
+      for (const lang of ['zh_CN', 'en_US'] as const) expect(h.list('t', 10, lang).map((e) => e.message)).toEqual(['', 'Cloudflare: 9109 Invalid access token']);
+    } finally {
+      old.close();
+    }
+  });
+
+  it('history: migrations apply once; entries newest first; pruned to the newest N per task', () => {
     expect(migrate(db, 'ddns', ddnsMigrations)).toEqual([]);
     const h = new DdnsHistory(db, 5);
-    for (let i = 0; i < 60; i++) h.add('hx', { kind: 'sync', recordType: 'A', domain: 'a.example.com', ip: `192.0.2.${i}`, status: 'updateSucceeded', message: '' });
-    h.add('hy', { kind: 'ip', recordType: 'A', domain: '', ip: '192.0.2.1', status: '', message: '' });
+    for (let i = 0; i < 60; i++) h.add('hx', { kind: 'sync', recordType: 'A', domain: 'a.example.com', ip: `192.0.2.${i}`, status: 'updateSucceeded', message: { key: 'ddnsUpdated' } });
+    h.add('hy', { kind: 'ip', recordType: 'A', domain: '', ip: '192.0.2.1', status: '', message: null });
     h.prune('hx');
-    const list = h.list('hx', 100);
+    const list = h.list('hx', 100, 'en_US');
     expect(list).toHaveLength(5);
-    expect(list[0]!.ip).toBe('192.0.2.59');
+    expect(list[0]).toMatchObject({ ip: '192.0.2.59', message: 'updated' });
+    expect(h.list('hx', 1, 'zh_CN')[0]!.message).toBe('已更新');
     h.drop('hx');
-    expect(h.list('hx', 10)).toHaveLength(0);
-    expect(h.list('hy', 10)).toHaveLength(1);
+    expect(h.list('hx', 10, 'en_US')).toHaveLength(0);
+    expect(h.list('hy', 10, 'en_US')).toEqual([expect.objectContaining({ message: '' })]);
   });
   it('an edit during a run waits for it: a slow provider never gets the same record created twice', async () => {
     const cf = await fakeCloudflare({ id: '', secret: 'tok-123' });
     try {
       cf.delayMs = 150;
       const e = engine({}, 0, { cloudflare: cf.url });
-      e.begin();
       const t = ZDdnsTask.parse({ name: 'cf', provider: 'cloudflare', credentials: { secret: 'tok-123' }, domains: ['race.example.com'], ipv4: { urls: [`${ip.url}/`] } });
-      await e.start('cf', t);
+      const h = await e.run('cf', t);
       await new Promise((r) => setTimeout(r, 50));
-      await e.start('cf', { ...t, name: 'cf edited' });
-      await waitFor('synced', () => ['updateSucceeded', 'providerRecordSame'].includes(e.syncState('cf', t).status));
+      expect(await h.update!({ ...t, name: 'cf edited' })).toBe(true);
+      await waitFor('synced', () => ['updateSucceeded', 'providerRecordSame'].includes(state(h).status));
       await new Promise((r) => setTimeout(r, 400));
       expect([...cf.records.values()].filter((r) => r.name === 'race.example.com')).toHaveLength(1);
     } finally {

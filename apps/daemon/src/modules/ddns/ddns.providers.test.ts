@@ -24,7 +24,7 @@ import {
   type FakeCreds,
   type FakeIpServer,
   type FakeProvider,
-} from './testing/fakes.js';
+} from '../../lib/dns/testing/fakes.js';
 
 interface Case {
   provider: string;
@@ -65,11 +65,9 @@ describe('HTTP providers against signature-checking local servers', () => {
   beforeAll(async () => {
     ip = await fakeIpServer('203.0.113.10', '2001:db8::10');
     for (const c of CASES) fakes.set(c.provider, await c.start(c.creds));
-    process.env.LUCKY_DDNS_TEST_ENDPOINTS = JSON.stringify(Object.fromEntries([...fakes].map(([k, f]) => [k, f.url])));
-    d = await startTestDaemon();
+    d = await startTestDaemon({ env: { nativeRelay: true, ddnsTestEndpoints: Object.fromEntries([...fakes].map(([k, f]) => [k, f.url])) } });
   });
   afterAll(async () => {
-    delete process.env.LUCKY_DDNS_TEST_ENDPOINTS;
     await d?.close();
     await ip?.close();
     for (const f of fakes.values()) await f.close();
@@ -139,9 +137,13 @@ describe('HTTP providers against signature-checking local servers', () => {
       });
       expect(s.sync.records[0]!.message).toMatch(c.failText);
       expect(fake.rejected).toBeGreaterThan(0);
-      const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/ddns/rules/${key}/logs`);
+      const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/ddns/rules/${key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } });
       const text = logs.logs.map((l) => l.log).join('\n');
       expect(text).toMatch(/created A|updated A/);
+      expect(text).toMatch(new RegExp(`update of A ${name.replace(/\./g, '\\.')} failed: `));
+      const zh = (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/ddns/rules/${key}/logs`)).logs.map((l) => l.log).join('\n');
+      expect(zh).toMatch(/已创建 A|已更新 A/);
+      expect(zh).not.toContain('wrong-secret-value');
       expect(text).not.toContain('wrong-secret-value');
       expect(text).not.toContain(c.creds.secret);
       const hist = await d.call<{ history: Array<{ kind: string; status: string }> }>('GET', `/api/ddns/rules/${key}/history`);

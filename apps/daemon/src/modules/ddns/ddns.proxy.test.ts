@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClients } from './http.js';
-import { getIp } from './ipsource.js';
 import { ZDdnsIpSource } from '@lucky/contracts';
-import { fakeIpServer, type FakeIpServer } from './testing/fakes.js';
-import { httpConnectProxy, socks5Proxy, type TestProxy } from './testing/proxies.js';
+import { fakeIpServer, type FakeIpServer } from '../../lib/dns/testing/fakes.js';
+import { HttpClients } from '../../lib/http/clients.js';
+import { httpConnectProxy, socks5Proxy, type TestProxy } from '../../lib/http/testing/proxies.js';
+import { getIp } from './ddns.ipsource.js';
 
 describe('proxies and TLS', () => {
   let ip: FakeIpServer;

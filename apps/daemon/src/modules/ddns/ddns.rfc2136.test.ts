@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DdnsSyncState } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { buildUpdate, exchange, parseMessage, queryAddresses, signTsig, TYPE } from './dnswire.js';
-import { startBind, type Bind } from './testing/bind.js';
-import { fakeIpServer, waitFor, type FakeIpServer } from './testing/fakes.js';
+import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
+import { fakeIpServer, waitFor, type FakeIpServer } from '../../lib/dns/testing/fakes.js';
+import { buildUpdate, exchange, parseMessage, queryAddresses, signTsig, TYPE } from '../../lib/dns/wire.js';
 
 function dig(b: Bind, name: string, type: 'A' | 'AAAA'): string[] {
   const out = execFileSync('/usr/bin/dig', ['+short', '+time=2', '+tries=2', '-p', String(b.port), '@127.0.0.1', name, type], { encoding: 'utf8', timeout: 10_000 });

@@ -1,0 +1,70 @@
+/**
+ * `dnsProviders`: the DNS providers DDNS speaks to, for other modules. A client sets records with
+ * one account's credentials (ACME writes DNS-01 TXT records once its providers can); `publish` sends
+ * an address through an existing DDNS task (STUN publishes its public address). Provided by the
+ * DDNS module over lib/dns.
+ */
+import type { DdnsCredentials, DdnsProviderInfo, DdnsProviderName, DdnsSyncStatus, DdnsTask, HttpProxy, Msg } from '@lucky/contracts';
+import type { RecordType, SetOutcome } from '../../lib/dns/providers/types.js';
+
+export interface DnsProviderListing extends DdnsProviderInfo {
+  name: DdnsProviderName;
+  /** The record types it can set. */
+  records: RecordType[];
+}
+
+export interface DnsClientOptions {
+  /** Default 20 s. */
+  timeoutMs?: number;
+  proxy?: HttpProxy;
+  skipVerify?: boolean;
+}
+
+export interface DnsRecord {
+  /** A domain line as DDNS takes it: `www.example.com`, `sub:zone.example`, `name?proxied=true`. */
+  domain: string;
+  type: RecordType;
+  /** The address (A/AAAA) or the text (TXT). */
+  value: string;
+  /** Seconds; absent or 0 for the provider's default, raised to its minimum. */
+  ttl?: number;
+}
+
+export interface DnsClient {
+  readonly provider: DdnsProviderName;
+  /** Makes the record hold the value; says whether it had to be written. Throws a MsgError (lib/msgerror). */
+  set(record: DnsRecord): Promise<SetOutcome>;
+}
+
+/** A DDNS task as another module chooses one to publish through. */
+export interface DdnsTaskRef {
+  key: string;
+  name: string;
+  enable: boolean;
+  provider: DdnsProviderName;
+  recordType: DdnsTask['recordType'];
+  domains: string[];
+}
+
+export interface PublishedRecord {
+  domain: string;
+  type: 'A' | 'AAAA';
+  status: DdnsSyncStatus;
+  ip: string;
+  reason: Msg | null;
+}
+
+export interface DnsProvidersService {
+  providers(): DnsProviderListing[];
+  /** A client for one provider account. */
+  client(provider: DdnsProviderName, credentials: Partial<DdnsCredentials>, opts?: DnsClientOptions): DnsClient;
+  /** The DDNS tasks, to choose one to publish through. */
+  tasks(): DdnsTaskRef[];
+  /**
+   * Publishes addresses through a task now (the provider is asked even if nothing changed), and
+   * keeps using them instead of the task's own address source until the task stops. The task must
+   * be switched on and DDNS running (an AppError otherwise). `from` is the publishing module's key,
+   * for the task's log.
+   */
+  publish(task: string, addresses: { ipv4?: string; ipv6?: string }, from: string): Promise<PublishedRecord[]>;
+}

@@ -1,0 +1,68 @@
+/** Alibaba Cloud DNS (RPC API 2015-01-09), signed with HMAC-SHA1 (signature version 1.0). `?Line=` per domain. */
+import { createHmac, randomUUID } from 'node:crypto';
+import { jsonOf } from '../../http/request.js';
+import { providerError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+
+export function aliSign(params: Record<string, string>, secret: string, method = 'GET'): string {
+  const canon = Object.keys(params)
+    .sort()
+    .map((k) => `${rfc3986(k)}=${rfc3986(params[k]!)}`)
+    .join('&');
+  const toSign = `${method}&${rfc3986('/')}&${rfc3986(canon)}`;
+  return createHmac('sha1', `${secret}&`).update(toSign).digest('base64');
+}
+
+async function call<T>(ctx: ProviderContext, action: string, extra: Record<string, string>): Promise<T> {
+  const params: Record<string, string> = {
+    Format: 'JSON',
+    Version: '2015-01-09',
+    AccessKeyId: ctx.creds.id,
+    SignatureMethod: 'HMAC-SHA1',
+    SignatureVersion: '1.0',
+    SignatureNonce: randomUUID(),
+    Timestamp: ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    Action: action,
+    ...extra,
+  };
+  params.Signature = aliSign(params, ctx.creds.secret);
+  const qs = Object.entries(params)
+    .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+    .join('&');
+  const res = await ctx.http({ url: `${ctx.base}/?${qs}` });
+  const a = jsonOf<T & { Code?: string; Message?: string }>(res);
+  if (res.status !== 200 || a.Code) throw providerError('AliDNS', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
+  return a;
+}
+
+interface AliRecord {
+  RecordId: string;
+  RR: string;
+  Type: string;
+  Value: string;
+  TTL: number;
+  Line?: string;
+}
+
+export const alidns: DnsProvider = {
+  name: 'alidns',
+  base: 'https://alidns.aliyuncs.com',
+  canRead: true,
+  async set(ctx, want) {
+    const d = want.domain;
+    const found = await call<{ DomainRecords: { Record: AliRecord[] } }>(ctx, 'DescribeSubDomainRecords', {
+      SubDomain: d.full,
+      DomainName: d.root,
+      Type: want.type,
+    });
+    const line = d.params.Line ?? 'default';
+    const rec = found.DomainRecords.Record.find((r) => (r.Line ?? 'default') === line) ?? found.DomainRecords.Record[0];
+    const fields = { RR: d.sub, Type: want.type, Value: want.value, TTL: String(want.ttl), Line: line };
+    if (!rec) {
+      await call(ctx, 'AddDomainRecord', { DomainName: d.root, ...fields });
+      return 'created';
+    }
+    if (sameValue(rec.Value, want)) return 'same';
+    await call(ctx, 'UpdateDomainRecord', { RecordId: rec.RecordId, ...fields });
+    return 'updated';
+  },
+};

@@ -1,0 +1,104 @@
+/**
+ * The HTTP client of the calls the daemon makes for the user (IP sources, DNS providers, callbacks,
+ * webhooks): undici with a per-call timeout, optional proxy (http, https, socks5) and optional
+ * skipping of certificate checks. Dispatchers are shared per (proxy, skipVerify) so that many tasks
+ * reuse connections. The one file here that imports undici: import it only where requests are sent.
+ */
+import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
+import { MsgError } from '../msgerror.js';
+import type { HttpFn, HttpOptions } from './request.js';
+
+/** Answers larger than this are cut: IP pages, provider answers and webhooks are all small. */
+const MAX_BODY = 1 << 20;
+
+export class HttpClients {
+  private dispatchers = new Map<string, Dispatcher>();
+  /** Requests sent, for the benchmark and the status page. */
+  requests = 0;
+
+  private dispatcher(o: HttpOptions): Dispatcher {
+    const p = o.proxy && o.proxy.type !== 'none' ? o.proxy : undefined;
+    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify]);
+    let d = this.dispatchers.get(key);
+    if (d) return d;
+    const connect = { rejectUnauthorized: !o.skipVerify };
+    const common = { connections: 64, keepAliveTimeout: 10_000 };
+    if (!p) d = new Agent({ ...common, connect });
+    else if (p.type === 'socks5') {
+      // `connect` here would replace the connector to the proxy; TLS to the target is `requestTls`.
+      d = new Socks5ProxyAgent(`socks5://${p.address}`, {
+        ...common,
+        ...(p.user ? { username: p.user, password: p.password } : {}),
+        requestTls: connect,
+      } as unknown as ConstructorParameters<typeof Socks5ProxyAgent>[1]);
+    } else {
+      const auth = p.user ? `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}` : undefined;
+      d = new ProxyAgent({
+        uri: `${p.type}://${p.address}`,
+        ...(auth ? { token: auth } : {}),
+        requestTls: connect,
+        proxyTls: connect,
+      });
+    }
+    this.dispatchers.set(key, d);
+    return d;
+  }
+
+  /** A request function bound to one task's options. */
+  client(o: HttpOptions): HttpFn {
+    const dispatcher = this.dispatcher(o);
+    return async (req) => {
+      this.requests++;
+      // Our own timer, cleared when the answer is in (AbortSignal.timeout would keep every
+      // request's timer alive for the full timeout).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), o.timeoutMs);
+      const signal = abort.signal;
+      try {
+        const res = await request(req.url, {
+          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+          headers: req.headers ?? {},
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          dispatcher,
+          signal,
+          headersTimeout: o.timeoutMs,
+          bodyTimeout: o.timeoutMs,
+        }).catch((err: unknown) => {
+          // The query is left out: tokens travel there.
+          throw new MsgError(
+            signal.aborted
+              ? { key: 'httpTimeout', vars: { seconds: o.timeoutMs / 1000, url: req.url.split('?')[0]! } }
+              : { key: 'httpRequestFailed', vars: { detail: describe(err) } },
+          );
+        });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > MAX_BODY) {
+            res.body.destroy();
+            break;
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.dispatchers.values()];
+    this.dispatchers.clear();
+    await Promise.all(all.map((d) => d.destroy().catch(() => undefined)));
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+  const cause = e.cause?.message ? `: ${e.cause.code ?? ''} ${e.cause.message}`.trim() : '';
+  return `${e.code ? `${e.code} ` : ''}${e.message}${cause}`;
+}

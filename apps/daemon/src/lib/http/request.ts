@@ -1,0 +1,52 @@
+/**
+ * What an outgoing HTTP request and its answer are, and the small helpers that build and read them.
+ * No client here: code that only needs to send requests (providers, webhooks, IP sources) is given
+ * an `HttpFn` and stays free of undici; `clients.ts` makes them.
+ */
+import type { HttpProxy } from '@lucky/contracts';
+import { MsgError } from '../msgerror.js';
+
+export interface HttpRequest {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+export interface HttpOptions {
+  timeoutMs: number;
+  proxy?: HttpProxy;
+  skipVerify?: boolean;
+}
+
+export type HttpFn = (req: HttpRequest) => Promise<HttpResponse>;
+
+/** `Name: value` lines into a header object. */
+export function headerLines(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of lines) {
+    const i = l.indexOf(':');
+    if (i > 0) out[l.slice(0, i).trim()] = l.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** The start of an answer, as quoted in errors. */
+export function excerpt(res: HttpResponse, max = 300): string {
+  return res.text.slice(0, max);
+}
+
+/** JSON body of an answer, or an error that quotes the start of what came back. */
+export function jsonOf<T>(res: HttpResponse): T {
+  try {
+    return JSON.parse(res.text) as T;
+  } catch {
+    throw new MsgError({ key: 'httpNotJson', vars: { status: res.status, detail: excerpt(res, 200) } });
+  }
+}
