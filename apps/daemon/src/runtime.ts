@@ -123,8 +123,12 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       config,
       env: o.env ?? DEFAULT_ENV,
       ports,
-      // A module's tables are migrated when it is first loaded, which may be long after start-up.
-      beforeMigrations: async (plan) => void (await snapshotBeforeMigrations(db, snapshots, plan)),
+      // A module's tables are migrated when it is first loaded, which may be long after start-up;
+      // a module that has stored nothing yet has nothing a migration could lose.
+      beforeMigrations: async (plan) => {
+        const holding = plan.filter((p) => db.prepare('SELECT 1 FROM rules WHERE module = ? UNION ALL SELECT 1 FROM module_settings WHERE module = ? LIMIT 1').get(p.namespace, p.namespace));
+        await snapshotBeforeMigrations(db, snapshots, holding);
+      },
     },
     log,
     { webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())) },
