@@ -18,7 +18,7 @@ import type { ModuleKey } from './modules.js';
 import type { ModuleContract } from './rules.js';
 import { safeRoutes } from './safe.js';
 import { wolContract, wolRoutes } from './wol.js';
-import { portforwardRoutes } from './portforward.js';
+import { portforwardContract, portforwardRoutes } from './portforward.js';
 import { ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
 
@@ -35,4 +35,5 @@ export const API = {
 /** The contracts of the modules built on the module kit, by module key. */
 export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
+  portforward: portforwardContract,
 };

@@ -5,12 +5,11 @@
  */
 import type { ModuleDef, ModuleEntry } from '../core/modulehost.js';
 import { webModule } from './web/index.js';
-import { portforwardModule } from './portforward/index.js';
 import { ddnsModule } from './ddns/index.js';
 
 export const MODULE_TABLE: readonly (ModuleEntry | ModuleDef)[] = [
   { key: 'wol', load: () => import('./wol/index.js') },
   webModule,
   ddnsModule,
-  portforwardModule,
+  { key: 'portforward', load: () => import('./portforward/index.js') },
 ];
