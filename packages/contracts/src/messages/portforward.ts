@@ -21,7 +21,7 @@ export const portforwardMessages = defineMessages(
     pfListenersUp: '{m} 个监听中 {n} 个正在运行',
     pfNoListener: '{reason}；{n} 个监听都无法打开',
     pfListenerDownLog: '端口转发：规则“{name}”有监听无法打开：{reason}',
-    pfAccepted: '接受 {client}（{listener}）',
+    pfAccepted: '接受连接 {client}（{listener}）',
     pfAcceptFailed: '{listener} 接受连接失败：{detail}',
     pfRefusedLimit: '已拒绝 {client}（达到数量限制）',
     pfRefusedFilter: '已拒绝 {client}（IP 过滤）',

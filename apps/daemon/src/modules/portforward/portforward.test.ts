@@ -132,7 +132,7 @@ describe.each([
     expect(r.reply.toString()).toBe('>hello');
     expect(r.ended).toBe(true);
     expect(await waitFor(async () => (await pf.stats(key)).tcpConnections === 0)).toBe(true);
-    expect((await pf.stats(key))).toMatchObject({ totalConnections: 1, bytesIn: 5, bytesOut: 6, refusedByLimit: 0 });
+    expect(await pf.stats(key)).toMatchObject({ totalConnections: 1, bytesIn: 5, bytesOut: 6, refusedByLimit: 0 });
     expect(pf.logs(key).some((l) => l.includes('closed: 127.0.0.1'))).toBe(true);
   });
 
@@ -186,7 +186,7 @@ describe.each([
       expect([xa, xb]).toEqual([`a${i}`, `b${i}`]);
     }
     expect(a.inbox.map(String).filter((m) => m.startsWith('b'))).toEqual([]);
-    expect((await pf.stats(key))).toMatchObject({ udpSessions: 2, totalConnections: 2 });
+    expect(await pf.stats(key)).toMatchObject({ udpSessions: 2, totalConnections: 2 });
     expect((await pf.stats(key)).bytesIn).toBeGreaterThanOrEqual(12 + 20 * 4);
     expect((await pf.stats(key)).bytesOut).toBe((await pf.stats(key)).bytesIn);
     a.close();
@@ -290,6 +290,42 @@ describe.each([
     expect(pf.logs(key).some((l) => l.includes('limit reached'))).toBe(true);
   });
 
+  it('logs refusals at most once a second, saying how many more were not shown, in both languages', async () => {
+    const backend = await tcp('127.0.0.1', 0);
+    const port = await freePort();
+    const key = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), limits: { tcpMaxConnections: 1 } });
+    const held = tcpHold(port);
+    await held.connected;
+    expect(await waitFor(async () => (await pf.stats(key)).tcpConnections === 1)).toBe(true);
+    for (let i = 0; i < 20; i++) await tcpHold(port).closed;
+    await new Promise((r) => setTimeout(r, 1100));
+    await tcpHold(port).closed;
+    expect((await pf.stats(key)).refusedByLimit).toBe(21);
+    const refusals = pf.logs(key).filter((l) => l.startsWith('refused'));
+    expect(refusals).toHaveLength(2);
+    expect(refusals[0]).toMatch(/^refused tcp 127\.0\.0\.1:\d+ \(limit reached\)$/);
+    expect(refusals[1]).toMatch(/^refused tcp 127\.0\.0\.1:\d+ \(limit reached\) \(\+19 more like it not shown\)$/);
+    expect(pf.logs(key, 'zh_CN').filter((l) => l.startsWith('已拒绝'))[1]).toMatch(/^已拒绝 tcp 127\.0\.0\.1:\d+（达到数量限制）（另有 19 条同类记录未显示）$/);
+    held.socket.destroy();
+  });
+
+  it('keeps its connections when an edit moves it onto a port in use, and says why', async () => {
+    const backend = await tcp('127.0.0.1', 0);
+    const port = await freePort();
+    const key = await start({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(port), targetPorts: String(backend.port) });
+    const held = tcpHold(port);
+    await held.connected;
+    held.socket.write('a');
+    expect(await waitFor(() => Buffer.concat(held.received).toString() === 'a')).toBe(true);
+    await pf.start(key, rule({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(backend.port), targetPorts: String(backend.port) }));
+    expect(pf.status(key)).toEqual({ state: 'error', message: `port ${backend.port} in use (tcp 127.0.0.1:${backend.port}); 0 of 1 listener(s) running` });
+    expect(pf.logs(key).slice(-4)).toEqual([`stopped listening on tcp 127.0.0.1:${port}`, `port ${backend.port} in use (tcp 127.0.0.1:${backend.port})`, '0 of 1 listener(s) running', 'changes applied']);
+    held.socket.write('b');
+    expect(await waitFor(() => Buffer.concat(held.received).toString() === 'ab')).toBe(true);
+    expect((await tcpExchange(port, 'gone')).reply.length).toBe(0);
+    held.socket.destroy();
+  });
+
   it('filters clients by IP (whitelist and blacklist)', async () => {
     const backend = await tcp('127.0.0.1', 0, 'ok:');
     const port = await freePort();
@@ -333,8 +369,12 @@ describe.each([
     const key = await start({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: `${busy.port},${lBase}`, targetPorts: String(busy.port) });
     const st = pf.status(key);
     expect(st.state).toBe('error');
-    expect(st.message).toContain(`port ${busy.port} in use`);
-    expect((await pf.stats(key))).toMatchObject({ listeners: 1, listenersWanted: 2 });
+    expect(st.message).toBe(`port ${busy.port} in use (tcp 127.0.0.1:${busy.port}); 1 of 2 listener(s) running`);
+    expect(pf.status(key, 'zh_CN').message).toBe(`端口 ${busy.port} 已被占用（tcp 127.0.0.1:${busy.port}）；2 个监听中 1 个正在运行`);
+    const lines = pf.logs(key);
+    expect(lines.slice(0, 2).sort()).toEqual([`listening on tcp 127.0.0.1:${lBase} → port ${busy.port}`, `port ${busy.port} in use (tcp 127.0.0.1:${busy.port})`]);
+    expect(lines.slice(2)).toEqual(['1 of 2 listener(s) running', 'started']);
+    expect(await pf.stats(key)).toMatchObject({ listeners: 1, listenersWanted: 2 });
     expect((await tcpExchange(lBase, 'z')).reply.toString()).toBe('z');
   });
 
