@@ -21,14 +21,18 @@ export interface PortforwardEngineOptions {
   settings: PortforwardConfigure;
   /** LUCKY_NATIVE_RELAY: plain TCP pairs and UDP sessions go to the native relay where it is built. */
   nativeRelay: boolean;
+  /** How often listeners that could not open are tried again (10 s). */
+  retryListenMs?: number;
 }
 
 export class PortforwardEngine implements Engine<PortforwardRule, PortforwardConfigure, PortforwardStats> {
   private shared: ModuleState;
   private runs = new Set<RuleRun>();
+  private retryListenMs: number;
 
   constructor(o: PortforwardEngineOptions) {
     this.shared = new ModuleState(o.settings, o.nativeRelay);
+    this.retryListenMs = o.retryListenMs ?? RETRY_LISTEN_MS;
   }
 
   async start(rule: PortforwardRule, ctx: RuleContext<PortforwardConfigure>): Promise<RuleHandle<PortforwardRule, PortforwardStats>> {
@@ -143,7 +147,7 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
         this.report(run);
         this.scheduleRetry(run);
       });
-    }, RETRY_LISTEN_MS);
+    }, this.retryListenMs);
     run.retry.unref();
   }
 

@@ -378,6 +378,23 @@ describe.each([
     expect((await tcpExchange(lBase, 'z')).reply.toString()).toBe('z');
   });
 
+  it('tries a listener that could not open again, and runs once its port is free', async () => {
+    const backend = await tcp('127.0.0.1', 0, 'r:');
+    const blocker = await tcpEcho('127.0.0.1', 0);
+    const lBase = await freeRange(1);
+    const key = await start({ types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: `${blocker.port},${lBase}`, targetPorts: String(backend.port) });
+    expect(pf.status(key).state).toBe('error');
+    await blocker.close();
+    expect(await waitFor(() => pf.status(key).state === 'running')).toBe(true);
+    // Said once when it failed, and once when it opened.
+    expect(pf.logs(key).filter((l) => l.includes(`127.0.0.1:${blocker.port}`))).toEqual([
+      `port ${blocker.port} in use (tcp 127.0.0.1:${blocker.port})`,
+      `listening on tcp 127.0.0.1:${blocker.port} → port ${backend.port}`,
+    ]);
+    expect((await tcpExchange(blocker.port, 'x')).reply.toString()).toBe('r:x');
+    expect(await pf.stats(key)).toMatchObject({ listeners: 2, listenersWanted: 2 });
+  });
+
   it('sends a PROXY v2 header the backend can parse', async () => {
     let header: ReturnType<typeof parseProxyV2> = null;
     let payload = '';

@@ -14,7 +14,8 @@ import { listenEndpoints } from '../portforward.plan.js';
 export function engineHarness(nativeRelay: boolean) {
   const rules = new Map<string, PortforwardRule>();
   let settings = ZPortforwardConfigure.parse({});
-  const engine = new PortforwardEngine({ settings, nativeRelay });
+  // Listeners that could not open are tried again soon, so that a test sees it happen.
+  const engine = new PortforwardEngine({ settings, nativeRelay, retryListenMs: 300 });
   const logs = new RuleLog(1024);
   const ports = new PortRegistry();
   const program = createProgramLog({ level: 2, capacity: 256 });
