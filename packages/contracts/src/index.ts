@@ -19,7 +19,7 @@ import type { ModuleKey } from './modules.js';
 import type { ModuleContract } from './rules.js';
 import { safeRoutes } from './safe.js';
 import { wolContract, wolRoutes } from './wol.js';
-import { portforwardRoutes } from './portforward.js';
+import { portforwardContract, portforwardRoutes } from './portforward.js';
 import { ddnsContract, ddnsRoutes } from './ddns.js';
 import { webRoutes } from './web.js';
 
@@ -37,4 +37,5 @@ export const API = {
 export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
   ddns: ddnsContract,
+  portforward: portforwardContract,
 };

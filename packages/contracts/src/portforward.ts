@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { msgKey } from './i18n.js';
 import { isIP, isIPv4, isIPv6, ZCidr, ZListenHost, ZNonEmpty } from './net.js';
-import { ruleRoutes, ruleView } from './rules.js';
+import { moduleContract, ruleView } from './rules.js';
+import { secret, SECRET_MASK } from './secrets.js';
 
 /** The most ports one rule may listen on (each one is a socket per type). */
 export const PORT_LIST_MAX = 4096;
@@ -99,8 +100,8 @@ export const ZPortforwardTls = z.object({
   listen: z.boolean().default(false),
   /** PEM certificate chain. */
   cert: z.string().max(65_536).default(''),
-  /** PEM private key. */
-  key: z.string().max(65_536).default(''),
+  /** PEM private key; masked in answers, kept when the mask comes back. */
+  key: secret(z.string().max(65_536)).default(''),
   /** Connect to the target over TLS. */
   target: z.boolean().default(false),
   /** SNI and name checked on the target's certificate; empty = the target address. */
@@ -164,7 +165,9 @@ export const ZPortforwardRule = ZPortforwardRuleFields.superRefine((r, ctx) => {
     if (!r.types.some((t) => t.startsWith('tcp')))
       ctx.addIssue({ code: 'custom', path: ['tls', 'listen'], message: msgKey('pfTlsNeedsTcp') });
     if (!PEM_CERT.test(r.tls.cert)) ctx.addIssue({ code: 'custom', path: ['tls', 'cert'], message: msgKey('pfInvalidPemCert') });
-    if (!PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
+    // The mask is a kept key: the daemon puts the stored one back before it validates (a mask with
+    // nothing stored behind it arrives here as ''), and a form showing a stored rule passes its own check.
+    if (r.tls.key !== SECRET_MASK && !PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
   }
   if (r.filter.mode === 'whitelist' && r.filter.list.length === 0)
     ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });
@@ -209,6 +212,5 @@ export const ZPortforwardConfigure = z.object({
 });
 export type PortforwardConfigure = z.infer<typeof ZPortforwardConfigure>;
 
-export const portforwardRoutes = {
-  ...ruleRoutes('portforward', { input: ZPortforwardRule, view: ZPortforwardRuleView, configure: ZPortforwardConfigure }),
-};
+export const portforwardContract = moduleContract('portforward', { input: ZPortforwardRule, view: ZPortforwardRuleView, configure: ZPortforwardConfigure });
+export const portforwardRoutes = portforwardContract.routes;

@@ -75,3 +75,16 @@ describe('the port registry', () => {
     }
   });
 });
+
+describe('the port registry at scale', () => {
+  it('re-claims and releases rules of 4096 ports beside each other, each rule its own ports', () => {
+    const r = new PortRegistry();
+    const range = (from: number) => Array.from({ length: 4096 }, (_, i) => tcp('0.0.0.0', from + i));
+    for (let n = 0; n < 10; n++) r.claim(range(1024 + n * 4096), { module: 'portforward', key: `r${n}`, name: `R${n}` });
+    for (let n = 0; n < 10; n++) r.claim(range(1024 + n * 4096), { module: 'portforward', key: `r${n}`, name: `R${n}` });
+    r.release({ module: 'portforward', key: 'r3', name: 'R3' });
+    expect(r.list()).toHaveLength(9 * 4096);
+    expect(() => r.check([tcp('127.0.0.1', 1024 + 3 * 4096)], web1)).not.toThrow();
+    expect(() => r.check([tcp('127.0.0.1', 1024 + 4 * 4096)], web1)).toThrow(PortConflict);
+  });
+});

@@ -89,9 +89,15 @@ export class PortConflict extends Error {
 export class PortRegistry {
   /** By "proto port", so that a check looks only at the claims on that port. */
   private claims = new Map<string, Claim[]>();
+  /** The slots each owner holds, so that releasing a rule of 4096 ports does not scan every slot. */
+  private held = new Map<string, Set<string>>();
 
   private slot(ep: Endpoint): string {
     return `${ep.proto} ${ep.port}`;
+  }
+
+  private id(owner: PortOwner): string {
+    return `${owner.module}/${owner.key}`;
   }
 
   /** The first claim of another owner that `ep` would conflict with. */
@@ -114,30 +120,36 @@ export class PortRegistry {
   claim(endpoints: readonly Endpoint[], owner: PortOwner): void {
     this.check(endpoints, owner);
     this.release(owner);
-    for (const ep of endpoints) {
-      if (ep.port === 0) continue; // the system picks one: the engine claims what it got
-      const slot = this.slot(ep);
-      const list = this.claims.get(slot) ?? [];
-      list.push({ ep, owner });
-      this.claims.set(slot, list);
-    }
+    // The system picks port 0: the engine adds what it got.
+    for (const ep of endpoints) if (ep.port !== 0) this.put(ep, owner);
   }
 
   /** Adds one endpoint to what `owner` holds (a port the system picked, known only once bound). */
   add(ep: Endpoint, owner: PortOwner): void {
     const c = this.conflictOf(ep, owner);
     if (c) throw new PortConflict(ep, c.owner);
-    const list = this.claims.get(this.slot(ep)) ?? [];
-    list.push({ ep, owner });
-    this.claims.set(this.slot(ep), list);
+    this.put(ep, owner);
+  }
+
+  private put(ep: Endpoint, owner: PortOwner): void {
+    const slot = this.slot(ep);
+    const list = this.claims.get(slot);
+    if (list) list.push({ ep, owner });
+    else this.claims.set(slot, [{ ep, owner }]);
+    const id = this.id(owner);
+    const mine = this.held.get(id);
+    if (mine) mine.add(slot);
+    else this.held.set(id, new Set([slot]));
   }
 
   release(owner: PortOwner): void {
-    for (const [slot, list] of this.claims) {
-      const kept = list.filter((c) => !sameOwner(c.owner, owner));
+    const id = this.id(owner);
+    for (const slot of this.held.get(id) ?? []) {
+      const kept = this.claims.get(slot)!.filter((c) => !sameOwner(c.owner, owner));
       if (kept.length === 0) this.claims.delete(slot);
-      else if (kept.length !== list.length) this.claims.set(slot, kept);
+      else this.claims.set(slot, kept);
     }
+    this.held.delete(id);
   }
 
   /** Everything claimed, for the status page and tests. */

@@ -5,11 +5,10 @@
  */
 import type { ModuleDef, ModuleEntry } from '../core/modulehost.js';
 import { webModule } from './web/index.js';
-import { portforwardModule } from './portforward/index.js';
 
 export const MODULE_TABLE: readonly (ModuleEntry | ModuleDef)[] = [
   { key: 'wol', load: () => import('./wol/index.js') },
   webModule,
   { key: 'ddns', provides: ['dnsProviders'], load: () => import('./ddns/index.js') },
-  portforwardModule,
+  { key: 'portforward', load: () => import('./portforward/index.js') },
 ];

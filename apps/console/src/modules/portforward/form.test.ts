@@ -1,4 +1,4 @@
-import { ZPortforwardConfigure, ZPortforwardRule } from '@lucky/contracts';
+import { SECRET_MASK, ZPortforwardConfigure, ZPortforwardRule } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   checkRule,
@@ -106,6 +106,10 @@ describe('validation (spec section 5)', () => {
     expect(lim[1]!.message).toContain('64');
     const tls = checkRule({ ...good(), tls: { ...emptyForm().tls, listen: true } }, 'en_US', te);
     expect(tls.map((x) => x.field)).toEqual(['tls.cert', 'tls.key']);
+    // A stored rule's key comes masked: the form passes its own check and sends the mask back (the daemon keeps the key).
+    const masked = { ...emptyForm().tls, listen: true, cert: '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----', key: SECRET_MASK };
+    expect(checkRule({ ...good(), tls: masked }, 'en_US', te)).toEqual([]);
+    expect(formToRule({ ...good(), tls: masked }).tls.key).toBe(SECRET_MASK);
     expect(checkRule({ ...good(), filterMode: 'whitelist' }, 'en_US', te)[0]).toEqual({ field: 'filter.list', message: 'Address list cannot be empty', inline: 'Address list cannot be empty' });
   });
 

@@ -1,49 +1,32 @@
 /** Port forwarding: TCP/UDP relays with port ranges, limits, an IP filter, TLS and PROXY protocol. */
-import { createSecureContext } from 'node:tls';
-import { portforwardRoutes, Ret, ZPortforwardConfigure, ZPortforwardRule, type PortforwardRule } from '@lucky/contracts';
+import { portforwardContract, Ret, type PortforwardRule, type PortforwardStats } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
-import { RuleLogs } from '../../core/engine.js';
-import type { ModuleDef } from '../../core/modulehost.js';
-import { RuleModule } from '../../core/rulemodule.js';
-import { RuleStore, SettingsStore } from '../../core/rulestore.js';
-import { PortforwardEngine } from './portforward.engine.js';
+import { defineModule } from '../../core/module.js';
+import { listenEndpoints } from './portforward.plan.js';
 
 /** A certificate that does not match its key is refused on save, not found later by the engine. */
-function checkTlsPair(rule: PortforwardRule): PortforwardRule {
-  if (rule.tls.listen) {
-    try {
-      createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
-    } catch (err) {
-      throw fail(Ret.badRequest, 'pfTlsPairInvalid', { detail: (err as Error).message });
-    }
+async function checkTlsPair(rule: PortforwardRule): Promise<PortforwardRule> {
+  if (!rule.tls.listen) return rule;
+  const { createSecureContext } = await import('node:tls');
+  try {
+    createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
+  } catch (err) {
+    throw fail(Ret.badRequest, 'pfTlsPairInvalid', { detail: (err as Error).message });
   }
   return rule;
 }
 
-export const portforwardModule: ModuleDef = {
+/** The figures of a rule that is not running: nothing moves; an enabled one wants its listeners. */
+function idle(rule: PortforwardRule): PortforwardStats {
+  const wanted = rule.enable ? listenEndpoints(rule).length : 0;
+  return { tcpConnections: 0, udpSessions: 0, bytesIn: 0, bytesOut: 0, totalConnections: 0, refusedByLimit: 0, refusedByFilter: 0, listeners: 0, listenersWanted: wanted };
+}
+
+export default defineModule({
   key: 'portforward',
-  data: { rule: ZPortforwardRule, settings: ZPortforwardConfigure },
-  create({ db, log }) {
-    const settings = new SettingsStore(db, 'portforward', ZPortforwardConfigure);
-    const logs = new RuleLogs(256);
-    const engine = new PortforwardEngine({ log, logs, settings: settings.get() });
-    const rules = new RuleModule({
-      store: new RuleStore(db, 'portforward', ZPortforwardRule, log),
-      settings,
-      engine,
-      log,
-      logs,
-      extra: (r) => ({ stats: engine.stats(r.key) }),
-      prepare: checkTlsPair,
-      onSettings: (next) => engine.setSettings(next),
-    });
-    return {
-      routes(app) {
-        rules.register(app, portforwardRoutes);
-      },
-      start: () => rules.startAll(),
-      stop: () => rules.stopAll(),
-      connections: () => engine.connections(),
-    };
-  },
-};
+  contract: portforwardContract,
+  engine: async (mod) => new (await import('./portforward.engine.js')).PortforwardEngine({ settings: mod.rules.settings(), nativeRelay: mod.env.nativeRelay }),
+  listens: listenEndpoints,
+  prepare: checkTlsPair,
+  view: (rule, figures) => ({ stats: figures ?? idle(rule.data) }),
+});

@@ -3,11 +3,13 @@
  * plain TCP pairs (splice(2), bytes never enter JavaScript) and of UDP sessions (batched
  * datagrams) runs on a background thread. The engine keeps every decision and every socket; it
  * hands descriptors over and gets ends, counters and the datagrams of unknown clients back.
- * Where the addon is missing (not Linux, no compiler at build time) or LUCKY_NATIVE_RELAY=0, the
- * functions here return null and the engine relays in JavaScript.
+ * Where the addon is missing (not Linux, no compiler at build time) the functions here return null
+ * and the engine relays in JavaScript; with LUCKY_NATIVE_RELAY=0 (`env.nativeRelay`) the engine
+ * never calls them.
  */
 import type { Socket as UdpSocket } from 'node:dgram';
 import type { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { nativeAddon, type NativeAddon } from '../../core/native.js';
 
 export type NativeEnd = { reason: 'closed' | 'error' | 'idle'; errno: number };
@@ -38,7 +40,7 @@ function load(): Shared | null {
   const g = globalThis as unknown as Record<symbol, Shared | null | undefined>;
   if (g[SHARED] !== undefined) return g[SHARED];
   let shared: Shared | null = null;
-  const addon = process.env.LUCKY_NATIVE_RELAY !== '0' ? nativeAddon() : null;
+  const addon = nativeAddon();
   if (addon) {
     try {
       const ends: Shared['ends'] = new Map();
@@ -61,8 +63,11 @@ function load(): Shared | null {
   return shared;
 }
 
-/** Whether flows can be handed over here (loads the addon and starts its thread on first ask). */
-export const nativeRelayAvailable = (): boolean => load() !== null;
+/** ECONNRESET for 104, so that log lines name the cause of a native end the way Node's own errors do. */
+export function errnoName(errno: number): string {
+  for (const [name, value] of Object.entries(osConstants.errno)) if (value === errno) return name;
+  return `errno ${errno}`;
+}
 
 function tcpFd(s: Socket): number {
   const fd = (s as unknown as { _handle?: { fd?: number } | null })._handle?.fd;

@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PortforwardRuleView } from '@lucky/contracts';
+import { SECRET_MASK, type PortforwardRuleView } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { tcpEcho, tcpExchange, tcpHold, waitFor, type TcpPeer } from './testkit.js';
+import { tcpEcho, tcpExchange, tcpHold, waitFor, type TcpPeer } from './testing/testkit.js';
 
 type List = { list: PortforwardRuleView[] };
 
@@ -66,9 +67,17 @@ describe('portforward module over the API', () => {
     expect((await tcpExchange(port2, 'two')).reply.toString()).toBe('api:two');
     expect((await tcpExchange(port, 'three')).reply.toString()).toBe('api:three');
 
-    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/portforward/rules/${created.key}/logs`);
-    expect(logs.logs.some((l) => /listening on tcp \S+:\d+ → port/.test(l.log))).toBe(true);
-    expect(logs.logs.some((l) => l.log.includes('[object'))).toBe(false);
+    // Every line in the reader's language: the log keeps message keys and values.
+    const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/portforward/rules/${created.key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    const en = logs.logs.map((l) => l.log.slice(20));
+    expect(en).toEqual(expect.arrayContaining([`listening on tcp 127.0.0.1:${port} → port ${backend.port}`, '1 of 1 listener(s) running', 'started', 'changes applied']));
+    expect(en).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^closed: 127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${backend.port}, in 3 B, out 7 B$`))]));
+    expect(en.some((l) => l.includes('[object'))).toBe(false);
+    const zh = (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/portforward/rules/${created.key}/logs`)).logs.map((l) => l.log.slice(20));
+    expect(zh).toEqual(expect.arrayContaining([`正在监听 tcp 127.0.0.1:${port} → 端口 ${backend.port}`, '1 个监听中 1 个正在运行', '已启动', '修改已生效']));
+    expect(zh.length).toBe(en.length);
+    // No English reaches a Chinese reader (protocol names and byte units aside).
+    expect(zh.filter((l) => /[a-z]{3,}/i.test(l.replace(/\b(tcp|udp)\b/g, '')))).toEqual([]);
 
     expect((await d.call('PUT', `/api/portforward/rules/${created.key}/enable`, { enable: false })).ret).toBe(0);
     const one = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${created.key}`);
@@ -136,6 +145,46 @@ describe('portforward module over the API', () => {
     }
   });
 
+  it('keeps the TLS key secret: masked in answers, kept when the mask comes back, refused with nothing stored behind it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pf-secret-'));
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+        '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore', timeout: 20_000 });
+      const cert = readFileSync(join(dir, 'c.pem'), 'utf8');
+      const key = readFileSync(join(dir, 'k.pem'), 'utf8');
+      const port = await freePort();
+      const body = { name: 'tls in', types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(port), targets: ['127.0.0.1'], targetPorts: String(backend.port), tls: { listen: true, cert, key } };
+      const created = await d.call<{ key: string }>('POST', '/api/portforward/rules', body);
+      expect(created.ret).toBe(0);
+      const shown = (await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${created.key}`)).rule;
+      expect(shown.tls).toMatchObject({ listen: true, cert, key: SECRET_MASK });
+      expect(JSON.stringify(await d.call('GET', '/api/portforward/rules'))).not.toContain('PRIVATE KEY');
+
+      // The form sends back what it was shown: the stored key stays, and TLS still answers.
+      const { key: _k, status: _s, created: _c, updated: _u, stats: _f, ...edited } = shown;
+      expect((await d.call('PUT', `/api/portforward/rules/${created.key}`, { ...edited, note: 'edited' })).ret).toBe(0);
+      const reply = await new Promise<string>((resolve, reject) => {
+        const s = tlsConnect({ port, host: '127.0.0.1', ca: cert, servername: 'localhost' }, () => s.end('x'));
+        let text = '';
+        s.on('data', (c: Buffer) => (text += c.toString()));
+        s.on('error', reject);
+        s.on('close', () => resolve(text));
+      });
+      expect(reply).toBe('api:x');
+
+      // A mask with no key stored behind it is no key at all.
+      const before = (await d.call<List>('GET', '/api/portforward/rules')).list.length;
+      const r = await d.call('POST', '/api/portforward/rules', { ...body, listenPorts: String(await freePort()), tls: { listen: true, cert, key: SECRET_MASK } }, { headers: { 'lucky-lang': 'en_US' } });
+      expect(r).toMatchObject({ ret: 1, msg: expect.stringContaining('is not a PEM private key') });
+      expect((await d.call<List>('GET', '/api/portforward/rules')).list).toHaveLength(before);
+      const logs = await d.call<{ logs: Array<{ log: string }> }>('GET', '/api/logs?pre=0');
+      expect(JSON.stringify(logs)).not.toContain('PRIVATE KEY');
+      expect((await d.call('DELETE', `/api/portforward/rules/${created.key}`)).ret).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('shows a port in use as the rule status', async () => {
     const r = await d.call<{ key: string }>('POST', '/api/portforward/rules', {
       name: 'busy',
@@ -149,9 +198,12 @@ describe('portforward module over the API', () => {
     // In the caller's language, like every message of the API.
     const en = await d.call<{ rule: PortforwardRuleView }>('GET', `/api/portforward/rules/${r.key}`, undefined, { headers: { 'lucky-lang': 'en_US' } });
     expect(en.rule.status.state).toBe('error');
-    expect(en.rule.status.message).toBe(`port ${backend.port} in use (tcp 127.0.0.1:${backend.port}); 0 listener(s) running`);
+    expect(en.rule.status.message).toBe(`port ${backend.port} in use (tcp 127.0.0.1:${backend.port})`);
+    expect(en.rule.stats).toMatchObject({ listeners: 0, listenersWanted: 1 });
     const zh = await d.call<{ list: PortforwardRuleView[] }>('GET', '/api/portforward/rules', undefined, { headers: { 'lucky-lang': 'zh_CN' } });
-    expect(zh.list.find((x) => x.key === r.key)?.status.message).toBe(`端口 ${backend.port} 已被占用（tcp 127.0.0.1:${backend.port}）；0 个监听正在运行`);
+    expect(zh.list.find((x) => x.key === r.key)?.status.message).toBe(`端口 ${backend.port} 已被占用（tcp 127.0.0.1:${backend.port}）`);
+    const log = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/portforward/rules/${r.key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(log.logs.map((l) => l.log.slice(20))).toEqual([`could not start: port ${backend.port} in use (tcp 127.0.0.1:${backend.port})`, 'retrying in 5 s']);
     expect((await d.call('DELETE', `/api/portforward/rules/${r.key}`)).ret).toBe(0);
   });
 

@@ -1,18 +1,7 @@
 /** Loopback peers for the port forwarding tests: echo servers, clients, bounded waits. */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { pino } from 'pino';
 import { ZPortforwardRule, type PortforwardRule, type PortforwardRuleInput } from '@lucky/contracts';
-import { RuleLogs } from '../../core/engine.js';
-import { PortforwardEngine } from './portforward.engine.js';
-
-export const silentLog = pino({ level: 'silent' });
-
-export function newEngine(native = true) {
-  const logs = new RuleLogs(512);
-  const engine = new PortforwardEngine({ log: silentLog, logs, native });
-  return { engine, logs };
-}
 
 export function rule(input: Partial<PortforwardRuleInput>): PortforwardRule {
   return ZPortforwardRule.parse({ name: 'test', types: ['tcp'], targets: ['127.0.0.1'], ...input });
