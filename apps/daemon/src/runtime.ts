@@ -13,7 +13,7 @@ import { openBaseConfig, type BaseConfigStore } from './core/baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
 import { AdminListener } from './core/listener.js';
 import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
-import { createProgramLog, type ProgramLog } from './core/logs.js';
+import { createProgramLog, sayer, type ProgramLog } from './core/logs.js';
 import { ModuleHost } from './core/modulehost.js';
 import { PortConflict, PortRegistry, type PortOwner } from './core/ports.js';
 import { DEFAULT_ENV, type DaemonEnv } from './core/env.js';
@@ -105,7 +105,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
-  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log);
+  const modules = new ModuleHost(MODULE_TABLE, { db, dataDir: o.dataDir, config, env: o.env ?? DEFAULT_ENV, ports }, log, {
+    // Imported when a module first asks for it (an https web rule...).
+    certificates: async () => (await import('./services/certificates.js')).openCertificates(db, sayer(log)),
+  });
   let listener: AdminListener | undefined;
   const status = new StatusSampler(starttime, () => ({
     admin: listener?.connections() ?? 0,

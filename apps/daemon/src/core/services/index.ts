@@ -4,11 +4,14 @@
  * the services it needs and provides (defineModule); the host builds them in dependency order.
  */
 import type { ActionsService } from './actions.js';
+import type { CertificatesService } from './certificates.js';
 
 export interface ServiceMap {
   actions: ActionsService;
+  certificates: CertificatesService;
 }
 
 export type ServiceName = keyof ServiceMap;
 
 export type { ActionRule, ActionsService } from './actions.js';
+export type { CertificatesService, StoredCertificate } from './certificates.js';
