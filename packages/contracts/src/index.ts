@@ -20,7 +20,7 @@ import { safeRoutes } from './safe.js';
 import { wolContract, wolRoutes } from './wol.js';
 import { portforwardRoutes } from './portforward.js';
 import { ddnsRoutes } from './ddns.js';
-import { webRoutes } from './web.js';
+import { webContract, webRoutes } from './web.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -35,4 +35,5 @@ export const API = {
 /** The contracts of the modules built on the module kit, by module key. */
 export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
+  web: webContract,
 };

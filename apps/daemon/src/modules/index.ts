@@ -4,13 +4,12 @@
  * routes answer "not available yet".
  */
 import type { ModuleDef, ModuleEntry } from '../core/modulehost.js';
-import { webModule } from './web/index.js';
 import { portforwardModule } from './portforward/index.js';
 import { ddnsModule } from './ddns/index.js';
 
 export const MODULE_TABLE: readonly (ModuleEntry | ModuleDef)[] = [
   { key: 'wol', load: () => import('./wol/index.js') },
-  webModule,
+  { key: 'web', load: () => import('./web/index.js') },
   ddnsModule,
   portforwardModule,
 ];
