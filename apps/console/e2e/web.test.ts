@@ -297,8 +297,9 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await expect.poll(status, { timeout: 10_000 }).toBe(401);
     expect((await getAuth('app2.example.com', 'alice:pw-Alice-1')).body).toBe('backend says hi to app2.example.com/');
     expect((await getAuth('app2.example.com', 'alice:wrong')).status).toBe(401);
+    // The API shows the stored password as the secret mask, never the hash.
     const stored = ((await rules())[0]!.subRules as Array<{ basicAuth: { users: Array<{ password: string }> } }>)[0]!.basicAuth.users[0]!;
-    expect(stored.password).toBe('');
+    expect(stored.password).toBe('******');
 
     // Saved again without touching the password: it stays what it was.
     await row(page, '站点').getByTestId('web-edit').click();
