@@ -1,7 +1,12 @@
 /** The web module over the API: validation, hashed passwords, certificates, live apply, figures, access log, domain replace. */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK, type WebRuleView } from '@lucky/contracts';
+import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 
 function get(port: number, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -203,6 +208,48 @@ describe('web module over the API', () => {
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, servingThreads: 17 })).ret).toBe(1);
     expect((await d.call<{ configure: { servingThreads: number } }>('GET', '/api/web/configure')).configure.servingThreads).toBe(2);
     expect((await d.call('DELETE', `/api/web/rules/${created.key}`)).ret).toBe(0);
+  });
+
+  it('masks certificate keys, keeps them when the mask comes back, and refuses a key of another certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lucky-web-certs-'));
+    try {
+      const a = makeCert(dir, 'a', ['a.test']);
+      const b = makeCert(dir, 'b', ['b.test']);
+      const port = await freePort();
+      const cn = (servername: string) =>
+        new Promise<string>((resolve, reject) => {
+          const s = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+            resolve(String(s.getPeerCertificate().subject?.CN ?? ''));
+            s.destroy();
+          });
+          s.on('error', reject);
+        });
+      const base = { name: 'tls', address: '127.0.0.1', port, protocol: 'https' };
+      const en = { headers: { 'lucky-lang': 'en_US' } };
+      const before = (await list()).length;
+      expect(await d.call('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: b.key }] }, en)).toMatchObject({
+        ret: 1,
+        msg: 'certificate 1: the private key does not belong to the certificate',
+      });
+      expect(await d.call('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: b.key }] })).toMatchObject({ ret: 1, msg: '证书 1：私钥与证书不匹配' });
+      expect((await list()).length).toBe(before);
+
+      const created = await d.call<{ key: string }>('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: a.key }, { cert: b.cert, key: b.key }] });
+      expect(created.ret).toBe(0);
+      expect(await cn('b.test')).toBe('b.test');
+      const view = (await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${created.key}`)).rule;
+      expect(view.certs.map((c) => c.key)).toEqual([SECRET_MASK, SECRET_MASK]);
+      expect(JSON.stringify(view)).not.toContain('PRIVATE KEY');
+      // The first certificate removed, the second sent back with its mask: it keeps its own key.
+      expect((await d.call('PUT', `/api/web/rules/${created.key}`, { ...view, certs: [view.certs[1]] })).ret).toBe(0);
+      expect(await cn('a.test')).toBe('b.test');
+      // A new certificate under a mask has no key behind it.
+      const c = makeCert(dir, 'c', ['c.test']);
+      expect((await d.call('PUT', `/api/web/rules/${created.key}`, { ...view, certs: [{ cert: c.cert, key: SECRET_MASK }] })).ret).toBe(1);
+      expect((await d.call('DELETE', `/api/web/rules/${created.key}`)).ret).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps module settings within bounds', async () => {
