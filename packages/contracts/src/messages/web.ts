@@ -30,6 +30,8 @@ export const webMessages = defineMessages(
     webThreadsMoved: 'Web 规则已从 {from} 个服务线程移到 {to} 个（{rules} 条规则）',
     webThreadStopped: 'Web 服务线程已退出（{why}），{ms} 毫秒后启动新线程',
     webThreadRuleLost: 'Web 规则未能在新的服务线程上恢复：{detail}',
+    webThreadExited: 'Web 服务线程已退出',
+    webThreadExitCode: '退出码 {code}',
   },
   {
     invalidDomain: 'is not a valid domain',
@@ -59,5 +61,7 @@ export const webMessages = defineMessages(
     webThreadsMoved: 'web rules moved from {from} to {to} serving thread(s) ({rules} rules)',
     webThreadStopped: 'a web serving thread stopped ({why}); another starts in {ms} ms',
     webThreadRuleLost: 'a web rule was not restored on a new serving thread: {detail}',
+    webThreadExited: 'the web serving thread exited',
+    webThreadExitCode: 'exit code {code}',
   },
 );

@@ -10,7 +10,7 @@
  */
 import { closeSync, fstatSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { Msg, WebFigures } from '@lucky/contracts';
+import type { Msg, MsgValue, WebFigures } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { ListenError, listenReusePort } from '../../core/native.js';
@@ -29,7 +29,7 @@ class ThreadFailure extends Error {
   }
 }
 
-const EXITED: Msg = { key: 'statusApplyFailed', vars: { detail: 'web serving thread exited' } };
+const EXITED: Msg = { key: 'webThreadExited' };
 
 type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
 
@@ -44,7 +44,7 @@ class ServingThread {
   readonly keys = new Set<string>();
   readonly born = Date.now();
 
-  constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: string) => void) {
+  constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor } });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
@@ -62,7 +62,7 @@ class ServingThread {
       this.connections = 0;
       for (const c of this.calls.values()) c.reject(new ThreadFailure(EXITED));
       this.calls.clear();
-      onExit(why || `exit code ${code}`);
+      onExit(why || { key: 'webThreadExitCode', vars: { code } });
     });
   }
 
@@ -126,7 +126,7 @@ export class WebThreads implements Serving {
   }
 
   /** A thread died (a fault in it, not in a rule's settings): replace it and give it every rule. */
-  private onExit(slot: number, why: string): void {
+  private onExit(slot: number, why: MsgValue): void {
     const dead = this.pool[slot];
     if (this.closing || dead?.exited !== true) return;
     // One that dies young is replaced after a growing pause, so a thread that cannot run does not spin.
