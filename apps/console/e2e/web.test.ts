@@ -267,7 +267,8 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await page.getByTestId('web-log-count').fill('2');
     await expect.poll(() => page.getByTestId('web-access-row').count(), { timeout: 10_000 }).toBe(2);
     await page.getByTestId('web-log-tab-log').click();
-    await expect.poll(() => page.getByTestId('web-log-text').textContent(), { timeout: 10_000 }).toContain(`listening on http://127.0.0.1:${rulePort}`);
+    // The rule's log in the console's language too (it keeps message keys, not text).
+    await expect.poll(() => page.getByTestId('web-log-text').textContent(), { timeout: 10_000 }).toContain(`正在监听 http://127.0.0.1:${rulePort}`);
     await shot(page, 'web-12-service-log');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByTestId('web-log-text').count()).toBe(0);
@@ -297,8 +298,9 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await expect.poll(status, { timeout: 10_000 }).toBe(401);
     expect((await getAuth('app2.example.com', 'alice:pw-Alice-1')).body).toBe('backend says hi to app2.example.com/');
     expect((await getAuth('app2.example.com', 'alice:wrong')).status).toBe(401);
+    // The API shows the stored password as the secret mask, never the hash.
     const stored = ((await rules())[0]!.subRules as Array<{ basicAuth: { users: Array<{ password: string }> } }>)[0]!.basicAuth.users[0]!;
-    expect(stored.password).toBe('');
+    expect(stored.password).toBe('******');
 
     // Saved again without touching the password: it stays what it was.
     await row(page, '站点').getByTestId('web-edit').click();
@@ -394,6 +396,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await row(page, 'busy').getByTestId('web-log-open').click();
     await page.getByTestId('web-log-tab-log').click();
     await page.getByTestId('web-log-text').waitFor();
+    await expect.poll(() => page.getByTestId('web-log-text').textContent()).toContain(`could not start: port ${blockedPort} in use (127.0.0.1:${blockedPort})`);
     await shot(page, 'web-18-log-english');
     await page.keyboard.press('Escape');
   });

@@ -20,6 +20,9 @@ function files(dir: string): string[] {
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/** Imports that load code when run (not `import type`, not `export type`). */
+const RUNTIME_IMPORT = /(?:^|\n)\s*(?:import|export)(?!\s+type\b)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
 /** Every relative import of a file, as a path below src/ ("core/ports.js"). */
 function importsOf(file: string): Array<{ spec: string; target: string }> {
   const text = readFileSync(file, 'utf8');
@@ -63,14 +66,28 @@ describe('import boundaries', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('a web serving thread loads no zod and no schemas (only @lucky/contracts/runtime)', () => {
+    const packages = new Set<string>();
+    const seen = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(RUNTIME_IMPORT)) {
+        const spec = m[1] ?? m[2]!;
+        if (spec.startsWith('.')) walk(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
+        else packages.add(spec);
+      }
+    };
+    walk(join(SRC, 'modules/web/web.worker.ts'));
+    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['@lucky/contracts/runtime']);
+  });
+
   it('process.env is read only by the config loader (cli.ts)', () => {
     const readers = files(SRC)
       .filter(production)
       .filter((f) => /process\.env\b/.test(readFileSync(f, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')))
       .map(rel);
-    expect(readers.filter((f) => !MOVING.has(f))).toEqual(['cli.ts']);
+    expect(readers).toEqual(['cli.ts']);
   });
 });
 
-/** Modules still on their way onto the kit (removed from here as each one moves). */
-const MOVING = new Set(['modules/web/web.threads.ts']);

@@ -97,9 +97,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   refuseEmptiedDb(o.dataDir);
   const db = openDb(o.dataDir);
   const snapshots = new Snapshots(db, o.dataDir, { log: log.child({ mod: 'snapshots' }) });
-  // The modules' migrations run as the ModuleHost is built below: one snapshot before all of them.
-  const plan = MODULE_TABLE.flatMap((d) => ('migrations' in d && d.migrations ? [{ namespace: d.key, migrations: d.migrations }] : []));
-  await snapshotBeforeMigrations(db, snapshots, [{ namespace: 'core', migrations: coreMigrations }, ...plan]);
+  // The core's own; each module's run when it is loaded (beforeMigrations below).
+  await snapshotBeforeMigrations(db, snapshots, [{ namespace: 'core', migrations: coreMigrations }]);
   migrate(db, 'core', coreMigrations);
   const sessions = new Sessions(db, () => config.get().SessionIdleHours * 3_600_000);
   sessions.purgeExpired();
@@ -131,7 +130,11 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       },
     },
     log,
-    { webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())) },
+    {
+      webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())),
+      // Imported when a module first asks for it (an https web rule...).
+      certificates: async () => (await import('./services/certificates.js')).openCertificates(db, sayer(log)),
+    },
   );
   await snapshots.takeIfDue().catch((err: unknown) => say.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));
   snapshots.startDaily();

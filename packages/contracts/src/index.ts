@@ -21,7 +21,7 @@ import { safeRoutes } from './safe.js';
 import { wolContract, wolRoutes } from './wol.js';
 import { portforwardContract, portforwardRoutes } from './portforward.js';
 import { ddnsContract, ddnsRoutes } from './ddns.js';
-import { webRoutes } from './web.js';
+import { webContract, webRoutes } from './web.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -38,4 +38,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
   ddns: ddnsContract,
   portforward: portforwardContract,
+  web: webContract,
 };

@@ -4,6 +4,7 @@
  * values — rendered in the reader's language when it is read. No zod here: a web serving thread
  * renders statuses with these without loading the schemas (i18n.ts re-exports it all).
  */
+import { certificatesMessages } from './messages/certificates.js';
 import { coreMessages } from './messages/core.js';
 import { ddnsMessages } from './messages/ddns.js';
 import { dnsMessages } from './messages/dns.js';
@@ -28,7 +29,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -45,6 +45,22 @@ describe('secrets declared in the schema', () => {
     expect(ZThing.parse(back).token).toBe('tok-1');
   });
 
+  it('never hand a renamed or new list item the secret of the item at its position', () => {
+    const sent = { ...maskSecrets(ZThing, stored), users: [{ user: 'carol', password: SECRET_MASK }, { user: 'dave', password: '' }] };
+    const back = restoreSecrets(ZThing, sent, stored) as typeof stored;
+    expect(back.users).toEqual([{ user: 'carol', password: '' }, { user: 'dave', password: '' }]);
+  });
+
+  it('find a certificate\'s stored key by the certificate when the key comes back masked', () => {
+    const ZCerts = z.object({ certs: z.array(z.object({ cert: z.string(), key: secret(z.string()) })) });
+    const kept = { certs: [{ cert: 'C1', key: 'K1' }, { cert: 'C2', key: 'K2' }] };
+    // The first one removed: the second keeps its own key, not the first one's.
+    const back = restoreSecrets(ZCerts, { certs: [{ cert: 'C2', key: SECRET_MASK }] }, kept) as typeof kept;
+    expect(back.certs).toEqual([{ cert: 'C2', key: 'K2' }]);
+    // A new certificate under the mask has no key behind it.
+    expect(restoreSecrets(ZCerts, { certs: [{ cert: 'C3', key: SECRET_MASK }] }, kept)).toEqual({ certs: [{ cert: 'C3', key: '' }] });
+  });
+
   it('turn a mask with nothing stored behind it into an empty value the schema judges', () => {
     const sent = { ...stored, token: SECRET_MASK };
     const back = restoreSecrets(ZThing, sent, undefined);

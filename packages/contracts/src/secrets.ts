@@ -122,15 +122,21 @@ export function maskSecrets<T>(schema: z.ZodType, value: T): T {
 }
 
 /** Fields that say which stored element an array element is, in this order; else its position. */
-const IDENTITY = ['key', 'name', 'user', 'account', 'id'] as const;
+const IDENTITY = ['key', 'name', 'user', 'account', 'id', 'cert'] as const;
 
-function storedElement(stored: unknown[], incoming: unknown, index: number): unknown {
+/**
+ * The stored element an incoming one stands for: the one with the same identity field (a mask names
+ * nothing), else the one at the same position. Where the secret is a field of the element itself (a
+ * user's password, a certificate's key), an element that names itself and matches none is a new one:
+ * it never takes the secret of whatever element happened to sit at its position.
+ */
+function storedElement(stored: unknown[], incoming: unknown, index: number, leaf: boolean): unknown {
   if (isObj(incoming)) {
     for (const f of IDENTITY) {
       const id = incoming[f];
-      if (typeof id !== 'string' || id === '') continue;
+      if (typeof id !== 'string' || id === '' || id === SECRET_MASK) continue;
       const same = stored.find((s) => isObj(s) && s[f] === id);
-      if (same !== undefined) return same;
+      if (same !== undefined || leaf) return same;
     }
   }
   return stored[index];
@@ -148,7 +154,7 @@ function restoreAt(incoming: unknown, stored: unknown, path: SecretStep[], i: nu
   if (Array.isArray(step)) {
     if (!Array.isArray(incoming)) return incoming;
     const prev = Array.isArray(stored) ? stored : [];
-    return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n), path, i + 1, info));
+    return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
   }
   if (!isObj(incoming) || !(step in incoming)) return incoming;
   const prev = isObj(stored) ? stored[step] : undefined;

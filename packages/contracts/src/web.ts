@@ -7,7 +7,8 @@ import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { isIP, ZCidr, ZListenHost, ZNonEmpty, ZPort } from './net.js';
 import { route } from './route.js';
-import { ruleRoutes, ruleView, ZRuleParams } from './rules.js';
+import { moduleContract, ruleView, ZRuleParams } from './rules.js';
+import { secret } from './secrets.js';
 
 /** Spec section 9: the console's default CORS methods. */
 export const DEFAULT_CORS_METHODS = ['POST', 'GET', 'PUT', 'OPTIONS', 'DELETE'] as const;
@@ -50,11 +51,13 @@ const ZBackendUrl = z
     { error: msgKey('invalidBackend') },
   );
 
-/** Basic auth user. `password` is plain text on input and an scrypt hash once stored; views show ''. */
+/**
+ * Basic auth user. `password` is plain text on input and an scrypt hash once stored; answers show the
+ * mask. The mask or an empty password keeps the stored password of the same user.
+ */
 export const ZWebUser = z.object({
   user: ZNonEmpty.max(128).refine((s) => !s.includes(':'), { error: msgKey('invalidUser') }),
-  /** Empty on update keeps the stored password of the same user. */
-  password: z.string().max(1024).default(''),
+  password: secret(z.string().max(1024), { hash: true }).default(''),
 });
 
 export const ZWebBasicAuth = z.object({
@@ -184,7 +187,8 @@ export const ZWebCert = z.object({
   /** PEM text, or a file path when `source` is `file`. */
   source: z.enum(['pem', 'file']).default('pem'),
   cert: ZNonEmpty.max(256 * 1024),
-  key: ZNonEmpty.max(256 * 1024),
+  /** The private key (PEM, or its file's path): answers show the mask, which keeps the stored key. */
+  key: secret(ZNonEmpty.max(256 * 1024)),
   /** Names this certificate serves; empty = the names inside the certificate. */
   domains: z.array(ZWebDomain).max(256).default([]),
 });
@@ -228,7 +232,7 @@ export type WebFigures = z.infer<typeof ZWebFigures>;
 
 export const ZWebRuleView = ruleView(ZWebRule, {
   figures: ZWebFigures,
-  /** What the firewall switch did: `opened`, `off`, or why nothing was done. */
+  /** What the firewall switch did (opened, off, or why nothing was done), in the caller's language. */
   firewall: z.string(),
 });
 export type WebRuleView = z.infer<typeof ZWebRuleView>;
@@ -268,23 +272,27 @@ export const ZWebDomainReplace = z.object({
   keys: z.array(z.string()).max(1024).default([]),
 });
 
-export const webRoutes = {
-  ...ruleRoutes('web', { input: ZWebRule, view: ZWebRuleView, configure: ZWebConfigure }),
-  accessLog: route({
-    method: 'GET',
-    path: '/api/web/rules/:key/accesslog',
-    summary: "A web rule's latest access log entries, newest last",
-    module: 'web',
-    params: ZRuleParams,
-    query: z.object({ limit: z.coerce.number().int().min(1).max(WEB_ACCESS_LOG_SHOW_MAX).optional() }),
-    response: ok({ list: z.array(ZWebAccessEntry), total: z.number() }),
-  }),
-  replaceDomain: route({
-    method: 'POST',
-    path: '/api/web/domains/replace',
-    summary: 'Replace one frontend domain with another across sub rules',
-    module: 'web',
-    body: ZWebDomainReplace,
-    response: ok({ changed: z.number(), rules: z.number() }),
-  }),
-};
+export const webContract = moduleContract(
+  'web',
+  { input: ZWebRule, view: ZWebRuleView, configure: ZWebConfigure },
+  {
+    accessLog: route({
+      method: 'GET',
+      path: '/api/web/rules/:key/accesslog',
+      summary: "A web rule's latest access log entries, newest last",
+      module: 'web',
+      params: ZRuleParams,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(WEB_ACCESS_LOG_SHOW_MAX).optional() }),
+      response: ok({ list: z.array(ZWebAccessEntry), total: z.number() }),
+    }),
+    replaceDomain: route({
+      method: 'POST',
+      path: '/api/web/domains/replace',
+      summary: 'Replace one frontend domain with another across sub rules',
+      module: 'web',
+      body: ZWebDomainReplace,
+      response: ok({ changed: z.number(), rules: z.number() }),
+    }),
+  },
+);
+export const webRoutes = webContract.routes;

@@ -9,7 +9,6 @@
  */
 import type { Lang, Msg, RuleStatus } from '@lucky/contracts';
 import { renderMsgs } from '@lucky/contracts/runtime';
-import { LogBuffer } from './logbuffer.js';
 import type { Say } from './logs.js';
 import type { Endpoint } from './ports.js';
 
@@ -100,38 +99,4 @@ export interface Engine<R, S = unknown, F = unknown> {
   connections?(): number;
   /** Every rule has stopped (module switched off, daemon closing): free what the engine shares. */
   close?(): Promise<void>;
-}
-
-// ------------------------------------------------------------------ the interface modules had before the kit
-
-export interface RuleEngine<R> {
-  /** Starts (or restarts) the rule; resolves once it runs or has failed into an `error` status. */
-  start(key: string, rule: R): Promise<void>;
-  stop(key: string): Promise<void>;
-  status(key: string): EngineStatus;
-  /** Live connections/sessions across all rules, for /api/status. */
-  connections?(): number;
-  /** Stops everything (module switched off, daemon closing). */
-  close(): Promise<void>;
-}
-
-/** Per-rule logs of rendered text lines (modules not yet on the kit; the kit uses RuleLog). */
-export class RuleLogs {
-  private buffers = new Map<string, LogBuffer>();
-
-  constructor(private capacity = 256) {}
-
-  add(key: string, line: string): void {
-    let b = this.buffers.get(key);
-    if (!b) this.buffers.set(key, (b = new LogBuffer(this.capacity)));
-    b.push(line);
-  }
-
-  since(key: string, pre = 0) {
-    return (this.buffers.get(key)?.since(pre) ?? []).map((e) => ({ timestamp: e.timestamp, log: e.item }));
-  }
-
-  drop(key: string): void {
-    this.buffers.delete(key);
-  }
 }

@@ -30,41 +30,11 @@ export interface ModuleEntry {
   load(): Promise<{ default: AnyModule }>;
 }
 
-// ------------------------------------------------------------------ modules not yet on the kit
-
-export interface LegacyContext {
-  db: Db;
-  log: Logger;
-  dataDir: string;
-  config: BaseConfigStore;
-  env: Readonly<DaemonEnv>;
-}
-
-export interface ModuleInstance {
-  routes(app: FastifyInstance): void;
-  /** Starts the engines of every enabled rule. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** Live connections or sessions, for /api/status. */
-  connections(): number;
-}
-
-/** A module assembled by hand (before the kit); it keeps working until it moves onto defineModule. */
-export interface ModuleDef {
-  key: ModuleKey;
-  migrations?: Migration[];
-  /** The schemas of its stored rules and settings: backups are checked with them before a restore. */
-  data?: { rule: z.ZodType; settings: z.ZodType };
-  create(ctx: LegacyContext): ModuleInstance;
-}
-
 /** What backups need to know of a module. */
 export interface ModuleData {
   key: string;
   data?: { rule: z.ZodType; settings: z.ZodType };
 }
-
-// ------------------------------------------------------------------
 
 export interface HostContext {
   db: Db;
@@ -89,12 +59,9 @@ interface Loaded {
   handlers: Record<string, Handler<RouteDef>>;
 }
 
-const isEntry = (e: ModuleEntry | ModuleDef): e is ModuleEntry => 'load' in e;
-
 export class ModuleHost {
   private loads = new Map<ModuleKey, Promise<Loaded>>();
   private loaded = new Map<ModuleKey, Loaded>();
-  private legacy = new Map<ModuleKey, ModuleInstance>();
   private running = new Set<ModuleKey>();
   private services = new Map<ServiceName, Promise<unknown>>();
   /** Switches are applied one at a time, in order. */
@@ -103,7 +70,7 @@ export class ModuleHost {
   private env: Readonly<DaemonEnv>;
 
   constructor(
-    private table: readonly (ModuleEntry | ModuleDef)[],
+    private table: readonly ModuleEntry[],
     private ctx: HostContext,
     private log: Logger,
     private hostServices: HostServices = {},
@@ -111,16 +78,10 @@ export class ModuleHost {
     this.say = sayer(log);
     this.env = ctx.env ?? DEFAULT_ENV;
     this.hostServices = { actions: () => this.actions(), ...hostServices };
-    for (const def of table) {
-      if (isEntry(def)) continue;
-      if (def.migrations) migrate(ctx.db, def.key, def.migrations);
-      this.legacy.set(def.key, def.create({ ...ctx, env: this.env, log: log.child({ mod: def.key }) }));
-    }
   }
 
   private entry(key: ModuleKey): ModuleEntry | undefined {
-    const e = this.table.find((m) => m.key === key);
-    return e && isEntry(e) ? e : undefined;
+    return this.table.find((m) => m.key === key);
   }
 
   /** Imports and sets up a module (once); `chain` is the modules waiting for it, to find a cycle. */
@@ -204,7 +165,7 @@ export class ModuleHost {
   private async makeService<K extends ServiceName>(name: K, chain: readonly ModuleKey[]): Promise<ServiceMap[K]> {
     const own = this.hostServices[name];
     if (own) return own();
-    const provider = this.table.find((m): m is ModuleEntry => isEntry(m) && (m.provides ?? []).includes(name));
+    const provider = this.table.find((m) => (m.provides ?? []).includes(name));
     if (!provider) throw new Error(`no module provides the service ${name}`);
     const m = await this.load(provider.key, chain);
     const make = (m.spec.services?.provides as Record<string, (ctx: unknown) => unknown> | undefined)?.[name];
@@ -215,14 +176,12 @@ export class ModuleHost {
   /** Every module's routes, each in its own scope that answers "module disabled" while it is off. */
   routes(app: FastifyInstance, allKeys: readonly ModuleKey[]): void {
     for (const key of allKeys) {
-      const legacy = this.legacy.get(key);
       const contract = this.entry(key) ? MODULE_CONTRACTS[key] : undefined;
       void app.register(async (scope) => {
         scope.addHook('onRequest', async () => {
           if (!this.ctx.config.isModuleEnabled(key)) throw fail(Ret.moduleDisabled, 'moduleDisabled', { module: key });
         });
-        if (legacy) legacy.routes(scope);
-        else if (contract) this.kitRoutes(scope, key, contract);
+        if (contract) this.kitRoutes(scope, key, contract);
         else {
           // A module of the spec that this build does not have yet: say so plainly.
           scope.all(`/api/${key}/*`, async () => {
@@ -289,10 +248,7 @@ export class ModuleHost {
   private async startModule(key: ModuleKey): Promise<void> {
     this.running.add(key);
     try {
-      const legacy = this.legacy.get(key);
-      let rules = 0;
-      if (legacy) await legacy.start();
-      else rules = await (await this.load(key)).runtime.startAll();
+      const rules = await (await this.load(key)).runtime.startAll();
       this.say.info({ key: 'moduleStarted', vars: { module: moduleName(key), rules } });
     } catch (err) {
       this.say.error({ key: 'moduleFailed', vars: { module: moduleName(key), detail: (err as Error).message } }, { err });
@@ -302,9 +258,7 @@ export class ModuleHost {
   private async stopModule(key: ModuleKey): Promise<void> {
     this.running.delete(key);
     try {
-      const legacy = this.legacy.get(key);
-      if (legacy) await legacy.stop();
-      else await this.loaded.get(key)?.runtime.stopAll();
+      await this.loaded.get(key)?.runtime.stopAll();
       this.say.info({ key: 'moduleStopped', vars: { module: moduleName(key) } });
     } catch (err) {
       this.say.error({ key: 'moduleFailed', vars: { module: moduleName(key), detail: (err as Error).message } }, { err });
@@ -320,7 +274,6 @@ export class ModuleHost {
   /** The modules whose data backups carry: the schemas of their rules and settings. */
   definitions(): ModuleData[] {
     return this.table.map((m) => {
-      if (!isEntry(m)) return m;
       const c = MODULE_CONTRACTS[m.key];
       return c ? { key: m.key, data: { rule: c.rule, settings: c.configure } } : { key: m.key };
     });
@@ -328,7 +281,7 @@ export class ModuleHost {
 
   connections(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const key of this.running) out[key] = this.legacy.get(key)?.connections() ?? this.loaded.get(key)?.runtime.connections() ?? 0;
+    for (const key of this.running) out[key] = this.loaded.get(key)?.runtime.connections() ?? 0;
     return out;
   }
 
@@ -348,7 +301,7 @@ export class ModuleHost {
 
   private actions(): ActionsService {
     return {
-      modules: () => [...this.running].filter((k) => this.entry(k)),
+      modules: () => [...this.running],
       rules: async (module, lang: Lang = 'en_US') => {
         const m = await this.runningModule(module);
         return m.ops.list().map((r) => ({

@@ -3,12 +3,11 @@
  * provides is asked for. A module of the spec that is not here yet still has its switch, and its
  * routes answer "not available yet".
  */
-import type { ModuleDef, ModuleEntry } from '../core/modulehost.js';
-import { webModule } from './web/index.js';
+import type { ModuleEntry } from '../core/modulehost.js';
 
-export const MODULE_TABLE: readonly (ModuleEntry | ModuleDef)[] = [
+export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'wol', load: () => import('./wol/index.js') },
-  webModule,
+  { key: 'web', load: () => import('./web/index.js') },
   { key: 'ddns', provides: ['dnsProviders'], load: () => import('./ddns/index.js') },
   { key: 'portforward', load: () => import('./portforward/index.js') },
 ];

@@ -1,4 +1,4 @@
-import { DEFAULT_CORS_METHODS, ZWebDomainReplace, ZWebRule, type WebFigures } from '@lucky/contracts';
+import { DEFAULT_CORS_METHODS, SECRET_MASK, ZWebDomainReplace, ZWebRule, type WebFigures } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   accessSectionOf,
@@ -182,8 +182,9 @@ describe('web form helpers', () => {
     expect(missingPassword([{ user: 'b', password: 'x', stored: false, storedName: '' }])).toBeNull();
     // A stored user renamed is a new user: its password cannot stay blank.
     expect(missingPassword([{ user: 'a2', password: '', stored: true, storedName: 'a' }])).toBe('a2');
-    const f = ruleToForm(ZWebRule.parse({ name: 'r', port: 1, basicAuth: { users: [{ user: 'u', password: '' }] } }));
-    expect(f.access.basicAuth.users[0]!.stored).toBe(true);
+    // A stored user's password comes masked and shows as a blank field.
+    const f = ruleToForm(ZWebRule.parse({ name: 'r', port: 1, basicAuth: { users: [{ user: 'u', password: SECRET_MASK }] } }));
+    expect(f.access.basicAuth.users[0]).toMatchObject({ stored: true, password: '' });
     // Sent back with the blank password: the daemon keeps the stored hash.
     expect(formToRule(f).basicAuth.users).toEqual([{ user: 'u', password: '' }]);
     expect(formToSubRule(emptySubRule()).basicAuth.users).toEqual([]);

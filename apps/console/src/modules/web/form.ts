@@ -7,6 +7,7 @@ import {
   DEFAULT_CLIENT_IP_HEADERS,
   DEFAULT_CORS_METHODS,
   MESSAGES,
+  SECRET_MASK,
   ZWebRule,
   ZWebSubRule,
   formatIssues,
@@ -240,8 +241,10 @@ export function formToService(f: ServiceForm): WebService {
 type Access = Pick<WebRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
 
 export function accessToForm(a: Access, stored: boolean): AccessForm {
+  // A stored password comes masked; the field stays blank, which keeps it (the daemon's rule for hashed secrets).
+  const users = a.basicAuth.users.map((u) => ({ user: u.user, password: u.password === SECRET_MASK ? '' : u.password, stored, storedName: u.user }));
   return {
-    basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users: a.basicAuth.users.map((u) => ({ user: u.user, password: u.password, stored, storedName: u.user })) },
+    basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users },
     ipFilter: { mode: a.ipFilter.mode, list: text(a.ipFilter.list) },
     uaFilter: { mode: a.uaFilter.mode, list: text(a.uaFilter.list) },
     cache: { ...a.cache },

@@ -4,11 +4,13 @@
  * the services it needs and provides (defineModule); the host builds them in dependency order.
  */
 import type { ActionsService } from './actions.js';
+import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { WebhooksService } from './webhooks.js';
 
 export interface ServiceMap {
   actions: ActionsService;
+  certificates: CertificatesService;
   webhooks: WebhooksService;
   dnsProviders: DnsProvidersService;
 }
@@ -18,3 +20,4 @@ export type ServiceName = keyof ServiceMap;
 export type { ActionRule, ActionsService } from './actions.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
+export type { CertificatesService, StoredCertificate } from './certificates.js';

@@ -1,28 +1,22 @@
 /**
- * The web engine with real sockets on loopback: every service type, host matching, TLS with SNI,
- * websockets, balancing and failover, filters, auth, CORS, trusted proxies, file-server traversal,
- * malformed requests and hot apply. Every wait is bounded; nothing asserts on timing.
+ * The web engine with real sockets on loopback, driven by the kit's rule runtime: every service
+ * type, host matching, TLS with SNI, websockets, balancing and failover, filters, auth, CORS, trusted
+ * proxies, file-server traversal, malformed requests and hot apply. Every wait is bounded; nothing
+ * asserts on timing.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
-import { presentStatus, RuleLogs, statusText } from '../../core/engine.js';
+import { hashSecrets } from '../../core/secrets.js';
+import { makeCert } from '../../test/certs.js';
 import { freePort } from '../../test/harness.js';
-import { WebEngine } from './web.engine.js';
-import { createWebEngine, WebThreads, type WebRuleEngine } from './web.threads.js';
-import type { Firewall } from './web.firewall.js';
-import { hashRulePasswords } from './index.js';
-
-const log = pino({ level: 'silent' });
-const fakeFirewall: Firewall = { open: async () => ({ key: 'fwFailed', vars: { detail: 'test' } }), close: async () => undefined };
+import { runEngine, type EngineRunner } from './testing/runner.js';
 
 interface Res {
   status: number;
@@ -125,24 +119,23 @@ function rule(input: Partial<WebRuleInput> & { port: number }): WebRule {
 }
 
 /**
- * Every test runs on the single-thread engine and on the threaded one (two serving threads with
- * SO_REUSEPORT sockets; needs `npm run build` for the native addon and the worker).
+ * Every test runs on the main thread and on two serving threads (SO_REUSEPORT sockets; needs
+ * `npm run build` for the native addon and the worker).
  */
-const ENGINES: Array<[string, (logs: RuleLogs) => WebRuleEngine]> = [
-  ['one thread', (logs) => new WebEngine({ log, logs, firewall: fakeFirewall })],
+const ENGINES: Array<[string, () => EngineRunner]> = [
+  ['one thread', () => runEngine(1)],
   [
     'serving threads',
-    (logs) => {
-      const e = createWebEngine({ log, logs, firewall: fakeFirewall, threads: 2 });
-      if (!(e instanceof WebThreads)) throw new Error('the threaded web engine needs `npm run build` (native addon and worker)');
-      return e;
+    () => {
+      const r = runEngine(2);
+      if (r.engine.servingThreads !== 2) throw new Error('serving threads need `npm run build` (native addon and worker)');
+      return r;
     },
   ],
 ];
 
 describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
-  const logs = new RuleLogs();
-  const engine = makeEngine(logs);
+  const engine = makeEngine();
   let dir: string;
   let outside: string;
 
@@ -401,7 +394,7 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
       expect(r.status).toBe(200);
       expect(r.headers['x-backend']).toBe('b2');
     }
-    expect(logs.since('lb').some((l) => l.log.includes('marked down'))).toBe(true);
+    expect(engine.logs('lb').some((l) => l.includes('marked down'))).toBe(true);
     await b2.close();
     expect((await get(port, '/')).status).toBe(502);
     await engine.stop('lb');
@@ -427,14 +420,14 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
         },
       }),
     );
-    await waitFor(() => logs.since('hc').some((l) => l.log.includes('health check: down')));
+    await waitFor(() => engine.logs('hc').some((l) => l.includes('health check: down')));
     // Each serving thread checks on its own (within moments of each other): then only `good` answers.
     await waitFor(async () => {
       for (let i = 0; i < 8; i++) if ((await get(port, '/')).headers['x-backend'] !== 'good') return false;
       return true;
     });
     sick = false;
-    await waitFor(() => logs.since('hc').some((l) => l.log.includes('health check: up')));
+    await waitFor(() => engine.logs('hc').some((l) => l.includes('health check: up')));
     await engine.stop('hc');
     flaky.close();
     flaky.closeAllConnections();
@@ -469,7 +462,8 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
 
   it('checks basic auth against hashed passwords', async () => {
     const port = await freePort();
-    const hashed = await hashRulePasswords(
+    const hashed = await hashSecrets(
+      ZWebRule,
       rule({
         port,
         subRules: [
@@ -653,7 +647,7 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
     const st = engine.status('busy');
     expect(st.state).toBe('error');
     expect(st.message).toContain('in use');
-    expect(logs.since('busy').some((l) => l.log.includes('in use'))).toBe(true);
+    expect(engine.logs('busy').some((l) => l.includes('in use'))).toBe(true);
     expect((await get(okPort, '/')).body).toBe('alive');
     blocker.close();
     await engine.start('busy', rule({ port }));
@@ -684,13 +678,13 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
     const port = await freePort();
     await engine.start('fw', rule({ port, firewallAllow: true, defaultService: { type: 'text', body: 'up' } }));
     expect(engine.status('fw').state).toBe('running');
-    expect(engine.status('fw').message).toContain('firewall: not opened: test');
-    // In the caller's language, the note and the status that holds it.
-    expect(statusText([engine.firewallNote('fw')!], 'zh_CN')).toBe('未放行：test');
-    expect(presentStatus(engine.status('fw'), 'zh_CN').message).toContain('防火墙：未放行：test');
+    // In the reader's language, for the list and the rule's log.
+    expect(await engine.firewall('fw')).toBe('not opened: test');
+    expect(await engine.firewall('fw', 'zh_CN')).toBe('未放行：test');
+    expect(engine.logs('fw', 'zh_CN')).toContainEqual(expect.stringMatching(/ 防火墙：未放行：test$/));
     expect((await get(port, '/')).body).toBe('up');
     await engine.start('fw', rule({ port, firewallAllow: false, defaultService: { type: 'text', body: 'up' } }));
-    expect(engine.firewallNote('fw')).toBeNull();
+    expect(await engine.firewall('fw')).toBeNull();
     await engine.stop('fw');
   });
 
@@ -771,28 +765,21 @@ describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
 });
 
 describe.each(ENGINES)('web engine over TLS (%s)', (_kind, makeEngine) => {
-  const logs = new RuleLogs();
-  const engine = makeEngine(logs);
+  const engine = makeEngine();
   let dir: string;
   const pem: Record<string, { cert: string; key: string }> = {};
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'lucky-web-tls-'));
-    for (const [name, cn, san] of [
-      ['a', 'a.test', 'DNS:a.test'],
-      ['b', '*.b.test', 'DNS:*.b.test'],
+    for (const [name, cn] of [
+      ['a', 'a.test'],
+      ['b', '*.b.test'],
     ] as const) {
-      execFileSync(
-        'openssl',
-        [
-          'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-          '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`,
-          '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`),
-        ],
-        { stdio: 'ignore', timeout: 20_000 },
-      );
-      pem[name] = { cert: readFileSync(join(dir, `${name}.crt`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
+      const c = makeCert(dir, name, [cn]);
+      pem[name] = { cert: c.cert, key: c.key };
     }
+    const old = makeCert(dir, 'old', ['old.test'], { expired: true });
+    pem.old = { cert: old.cert, key: old.key };
   });
   afterAll(async () => {
     await engine.close();
@@ -885,27 +872,39 @@ describe.each(ENGINES)('web engine over TLS (%s)', (_kind, makeEngine) => {
     await expect(tlsGet(port, 'a.test', { maxVersion: 'TLSv1.2' })).rejects.toThrow();
   });
 
-  it('reports a bad certificate as the rule status', async () => {
-    const port = await freePort();
-    await engine.start('badcert', rule({ port, protocol: 'https', certs: [{ source: 'pem', cert: pem.a!.cert, key: pem.b!.key }] }));
-    expect(engine.status('badcert').state).toBe('error');
-    expect(engine.status('badcert').message).toContain('certificate');
-    await engine.start('nocert', rule({ port, protocol: 'https' }));
-    expect(engine.status('nocert').state).toBe('error');
-    await engine.start('missing', rule({ port, protocol: 'https', certs: [{ source: 'file', cert: '/nonexistent.crt', key: '/nonexistent.key' }] }));
+  it('reports a bad certificate as the rule status, in the reader\'s language, and never listens', async () => {
+    const ports = [await freePort(), await freePort(), await freePort()];
+    await engine.start('badcert', rule({ port: ports[0]!, protocol: 'https', certs: [{ source: 'pem', cert: pem.a!.cert, key: pem.b!.key }] }));
+    expect(engine.status('badcert')).toMatchObject({ state: 'error', message: 'certificate 1: the private key does not belong to the certificate' });
+    expect(engine.status('badcert', 'zh_CN').message).toBe('证书 1：私钥与证书不匹配');
+    await engine.start('nocert', rule({ port: ports[1]!, protocol: 'https' }));
+    expect(engine.status('nocert')).toMatchObject({ state: 'error', message: 'https needs at least one certificate' });
+    await engine.start('missing', rule({ port: ports[2]!, protocol: 'https', certs: [{ source: 'file', cert: '/nonexistent.crt', key: '/nonexistent.key' }] }));
     expect(engine.status('missing').state).toBe('error');
+    expect(engine.status('missing').message).toMatch(/^certificate 1 cannot be read: .*ENOENT/);
+    for (const port of ports) await expect(get(port, '/')).rejects.toThrow();
+    for (const key of ['badcert', 'nocert', 'missing']) await engine.stop(key);
+  });
+
+  it('serves with an expired certificate and says so in the status', async () => {
+    const port = await freePort();
+    await engine.start('expired', rule({ port, protocol: 'https', certs: [{ source: 'pem', ...pem.old! }] }));
+    expect(engine.status('expired')).toMatchObject({ state: 'error', message: 'certificate 1 (old.test) expired on 2020-02-01' });
+    expect(engine.status('expired', 'zh_CN').message).toBe('证书 1（old.test）已于 2020-02-01 过期');
+    expect((await tlsGet(port, 'old.test')).cn).toBe('old.test');
+    await engine.stop('expired');
   });
 });
 
 describe('web engine serving threads', () => {
-  const logs = new RuleLogs();
-  const engine = ENGINES[1]![1](logs);
+  const engine = ENGINES[1]![1]();
   afterAll(() => engine.close());
 
   it('carries on when a serving thread dies', async () => {
     const port = await freePort();
     await engine.start('die', rule({ port, defaultService: { type: 'text', body: 'alive' } }));
-    const threads = (engine as unknown as { threads: Array<{ worker: { terminate(): Promise<number> }; exited: boolean }> }).threads;
+    const serving = (engine.engine as unknown as { serving: { pool: Array<{ worker: { terminate(): Promise<number> }; exited: boolean }> } }).serving;
+    const threads = serving.pool;
     const first = threads[0]!;
     await first.worker.terminate();
     // The other thread serves meanwhile; then a new one takes the dead one's place with the rule.

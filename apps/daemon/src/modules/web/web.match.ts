@@ -1,4 +1,4 @@
-/** Host header parsing and domain matching: exact name, then the longest `*.suffix`, then the default. */
+/** Host header parsing; the site for a host is picked by lib/domainmatch.ts (exact name, then the longest `*.suffix`). */
 
 export interface HostPort {
   /** Lower-case name or address, IPv6 without brackets. */
@@ -31,33 +31,4 @@ export function parseHost(value: string | undefined): HostPort | null {
   if (colon >= 0 && !/^\d{1,5}$/.test(port)) return null;
   // A fully qualified name may end with a dot: "example.com." is "example.com".
   return { host: host.endsWith('.') ? host.slice(0, -1) : host, port };
-}
-
-/** Exact names first, then wildcards from the longest suffix down (`*.a.example.com` before `*.example.com`). */
-export class DomainMatcher<T> {
-  private exact = new Map<string, T>();
-  private wild: Array<{ suffix: string; value: T }> = [];
-
-  add(domain: string, value: T): void {
-    const d = domain.toLowerCase();
-    if (d.startsWith('*.')) {
-      const suffix = d.slice(1); // ".example.com"
-      if (!this.wild.some((w) => w.suffix === suffix)) this.wild.push({ suffix, value });
-      this.wild.sort((a, b) => b.suffix.length - a.suffix.length);
-    } else if (!this.exact.has(d)) {
-      this.exact.set(d, value);
-    }
-  }
-
-  /** Like nginx's server_name, `*.example.com` matches any depth below example.com, not example.com itself. */
-  match(host: string): T | undefined {
-    const e = this.exact.get(host);
-    if (e !== undefined) return e;
-    for (const w of this.wild) if (host.length > w.suffix.length && host.endsWith(w.suffix)) return w.value;
-    return undefined;
-  }
-
-  get size(): number {
-    return this.exact.size + this.wild.length;
-  }
 }

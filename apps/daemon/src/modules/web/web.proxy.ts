@@ -12,6 +12,11 @@ import { cacheLifetime, type ResponseCache } from './web.cache.js';
 import { UpstreamPool, type Exchange, type UpstreamHandler } from './web.upstream.js';
 
 type ProxyService = z.output<typeof ZProxyService>;
+
+/** What happened to a backend, for the rule's log (the site names it in the reader's language). */
+export type BackendEvent =
+  | { kind: 'down'; url: string; seconds: number; detail: string }
+  | { kind: 'check'; url: string; up: boolean };
 type ErrorWithCode = Error & { code?: string };
 
 /** Headers that belong to one hop and are never forwarded (RFC 9110 section 7.6.1). */
@@ -238,7 +243,7 @@ export class ReverseProxy {
   constructor(
     readonly cfg: ProxyService,
     readonly cache: ResponseCache | null,
-    private onBackendEvent: (line: string) => void = () => undefined,
+    private onBackendEvent: (e: BackendEvent) => void = () => undefined,
   ) {
     const timeoutMs = cfg.timeoutSeconds * 1000;
     this.backends = cfg.targets.map((t) => {
@@ -309,7 +314,7 @@ export class ReverseProxy {
     b.fails++;
     if (b.fails >= this.cfg.maxFails && b.downUntil <= Date.now()) {
       b.downUntil = Date.now() + this.cfg.failTimeoutSeconds * 1000;
-      this.onBackendEvent(`backend ${b.url} marked down for ${this.cfg.failTimeoutSeconds}s: ${(err as Error).message || String(err)}`);
+      this.onBackendEvent({ kind: 'down', url: b.url, seconds: this.cfg.failTimeoutSeconds, detail: (err as Error).message || String(err) });
     }
   }
 
@@ -323,7 +328,7 @@ export class ReverseProxy {
       this.backends.map(async (b) => {
         const healthy = await this.probe(b);
         if (this.closed) return;
-        if (healthy !== b.healthy) this.onBackendEvent(`backend ${b.url} health check: ${healthy ? 'up' : 'down'}`);
+        if (healthy !== b.healthy) this.onBackendEvent({ kind: 'check', url: b.url, up: healthy });
         b.healthy = healthy;
         if (healthy) this.succeeded(b);
       }),

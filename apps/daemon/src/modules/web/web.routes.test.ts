@@ -1,7 +1,12 @@
-/** The web module over the API: validation, hashed passwords, live apply, figures, access log, domain replace. */
+/** The web module over the API: validation, hashed passwords, certificates, live apply, figures, access log, domain replace. */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebRuleView } from '@lucky/contracts';
+import { SECRET_MASK, type WebRuleView } from '@lucky/contracts';
+import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 
 function get(port: number, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -81,7 +86,7 @@ describe('web module over the API', () => {
     const got = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${created.key}`);
     expect(got.rule.status.state).toBe('running');
     expect(got.rule.subRules[0]!.domains).toEqual(['priv.example.com']);
-    expect(got.rule.subRules[0]!.basicAuth.users).toEqual([{ user: 'u', password: '' }]);
+    expect(got.rule.subRules[0]!.basicAuth.users).toEqual([{ user: 'u', password: SECRET_MASK }]);
     expect(got.rule.figures.requests).toBeGreaterThanOrEqual(3);
     expect(got.rule.figures.codes['200']).toBeGreaterThanOrEqual(2);
     expect(got.rule.figures.codes['401']).toBeGreaterThanOrEqual(1);
@@ -89,7 +94,7 @@ describe('web module over the API', () => {
     expect(row.data).not.toContain('pw-123');
     expect(row.data).toContain('scrypt$');
 
-    // Saving the view back (empty password) keeps the stored hash; the new text applies at once.
+    // Saving the view back (the mask) keeps the stored hash; the new text applies at once.
     const edited = { ...got.rule, defaultService: { type: 'text', body: 'edited' } };
     expect((await d.call('PUT', `/api/web/rules/${created.key}`, edited)).ret).toBe(0);
     expect((await get(port, 'x.test')).body).toBe('edited');
@@ -100,8 +105,12 @@ describe('web module over the API', () => {
     expect(log.list.length).toBe(2);
     expect((await d.call('GET', `/api/web/rules/${created.key}/accesslog?limit=0`)).ret).toBe(1);
     expect((await d.call('GET', `/api/web/rules/${created.key}/accesslog?limit=257`)).ret).toBe(1);
-    const events = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`);
-    expect(events.logs.some((l) => l.log.includes('listening on'))).toBe(true);
+    const events = await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(events.logs.some((l) => l.log.includes(`listening on http://127.0.0.1:${port}`))).toBe(true);
+    // An empty password on a later save keeps it too (the console leaves the field blank).
+    const blank = { ...edited, subRules: [{ ...edited.subRules[0]!, basicAuth: { ...edited.subRules[0]!.basicAuth, users: [{ user: 'u', password: '' }] } }] };
+    expect((await d.call('PUT', `/api/web/rules/${created.key}`, blank)).ret).toBe(0);
+    expect((await get(port, 'priv.example.com', auth)).body).toBe('private');
 
     expect((await d.call('PUT', `/api/web/rules/${created.key}/enable`, { enable: false })).ret).toBe(0);
     await expect(get(port, 'x.test')).rejects.toThrow();
@@ -169,8 +178,12 @@ describe('web module over the API', () => {
       defaultService: { type: 'file', root: missing },
     });
     expect(files.ret).toBe(0);
+    // It runs (a directory made later is served), and its status says what is wrong meanwhile.
     const zhFiles = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${files.key}`, undefined, { headers: { 'lucky-lang': 'zh_CN' } });
-    expect(zhFiles.rule.status).toMatchObject({ state: 'running', message: `正在监听 127.0.0.1:${free}；default：目录 ${missing} 不存在` });
+    expect(zhFiles.rule.status).toMatchObject({ state: 'error', message: `默认服务：目录 ${missing} 不存在` });
+    const enFiles = await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${files.key}`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(enFiles.rule.status.message).toBe(`default: ${missing} does not exist`);
+    expect((await get(free, 'x.test')).status).toBe(503);
     for (const k of [r.key, files.key]) expect((await d.call('DELETE', `/api/web/rules/${k}`)).ret).toBe(0);
   });
 
@@ -178,7 +191,7 @@ describe('web module over the API', () => {
     const port = await freePort();
     const created = await d.call<{ key: string }>('POST', '/api/web/rules', { name: 'moving', address: '127.0.0.1', port, defaultService: { type: 'text', body: 'here' } });
     expect(created.ret).toBe(0);
-    const lines = async () => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`)).logs.map((l) => l.log);
+    const lines = async () => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } })).logs.map((l) => l.log);
     for (const [threads, shows] of [
       [1, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port}`)],
       [3, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in 3 threads`)],
@@ -195,6 +208,48 @@ describe('web module over the API', () => {
     expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, servingThreads: 17 })).ret).toBe(1);
     expect((await d.call<{ configure: { servingThreads: number } }>('GET', '/api/web/configure')).configure.servingThreads).toBe(2);
     expect((await d.call('DELETE', `/api/web/rules/${created.key}`)).ret).toBe(0);
+  });
+
+  it('masks certificate keys, keeps them when the mask comes back, and refuses a key of another certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lucky-web-certs-'));
+    try {
+      const a = makeCert(dir, 'a', ['a.test']);
+      const b = makeCert(dir, 'b', ['b.test']);
+      const port = await freePort();
+      const cn = (servername: string) =>
+        new Promise<string>((resolve, reject) => {
+          const s = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+            resolve(String(s.getPeerCertificate().subject?.CN ?? ''));
+            s.destroy();
+          });
+          s.on('error', reject);
+        });
+      const base = { name: 'tls', address: '127.0.0.1', port, protocol: 'https' };
+      const en = { headers: { 'lucky-lang': 'en_US' } };
+      const before = (await list()).length;
+      expect(await d.call('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: b.key }] }, en)).toMatchObject({
+        ret: 1,
+        msg: 'certificate 1: the private key does not belong to the certificate',
+      });
+      expect(await d.call('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: b.key }] })).toMatchObject({ ret: 1, msg: '证书 1：私钥与证书不匹配' });
+      expect((await list()).length).toBe(before);
+
+      const created = await d.call<{ key: string }>('POST', '/api/web/rules', { ...base, certs: [{ cert: a.cert, key: a.key }, { cert: b.cert, key: b.key }] });
+      expect(created.ret).toBe(0);
+      expect(await cn('b.test')).toBe('b.test');
+      const view = (await d.call<{ rule: WebRuleView }>('GET', `/api/web/rules/${created.key}`)).rule;
+      expect(view.certs.map((c) => c.key)).toEqual([SECRET_MASK, SECRET_MASK]);
+      expect(JSON.stringify(view)).not.toContain('PRIVATE KEY');
+      // The first certificate removed, the second sent back with its mask: it keeps its own key.
+      expect((await d.call('PUT', `/api/web/rules/${created.key}`, { ...view, certs: [view.certs[1]] })).ret).toBe(0);
+      expect(await cn('a.test')).toBe('b.test');
+      // A new certificate under a mask has no key behind it.
+      const c = makeCert(dir, 'c', ['c.test']);
+      expect((await d.call('PUT', `/api/web/rules/${created.key}`, { ...view, certs: [{ cert: c.cert, key: SECRET_MASK }] })).ret).toBe(1);
+      expect((await d.call('DELETE', `/api/web/rules/${created.key}`)).ret).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps module settings within bounds', async () => {

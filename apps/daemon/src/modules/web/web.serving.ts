@@ -1,103 +1,66 @@
 /**
- * The web engine the module uses: served on the main thread or by serving threads, as the module
- * setting says, and switched when the setting changes. A switch stops every rule on the old engine
- * and starts it on the new one (open connections close; nothing saved changes).
+ * Where web rules are served: on the main thread (web.lifecycle.ts) or by serving threads
+ * (web.threads.ts), as the module setting says. Both offer the engine (web.engine.ts) the same
+ * operations, and a rule's figures and access log read the same from either.
  */
-import type { WebRule } from '@lucky/contracts';
-import type { WebEngineOptions } from './web.engine.js';
-import type { Firewall } from './web.firewall.js';
-import { createWebEngine, webThreadCount, WebThreads, type WebRuleEngine } from './web.threads.js';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
+import type { Say } from '../../core/logs.js';
+import { nativeAddon } from '../../core/native.js';
+import type { WebPlan } from './web.compile.js';
+import { WebListeners } from './web.lifecycle.js';
+import { WebThreads } from './web.threads.js';
 
-export class WebServing implements WebRuleEngine {
-  private inner: WebRuleEngine;
-  private threads: number;
-  /** What runs now, to start again on the next engine. */
-  private running = new Map<string, WebRule>();
-  private inFlight = new Set<Promise<void>>();
-  private switching: Promise<void> | null = null;
+/** What a running rule tells beyond its start: lines for its log (a backend marked down...). */
+export interface ServingEvents {
+  note(line: Msg): void;
+}
 
-  constructor(
-    private opts: WebEngineOptions & { firewall: Firewall },
-    setting: number,
-  ) {
-    this.threads = webThreadCount(setting);
-    this.inner = createWebEngine({ ...opts, threads: this.threads });
-  }
+export interface AccessLogPage {
+  list: WebAccessEntry[];
+  total: number;
+}
 
-  /** Serving threads in use (1 = the main thread). */
-  get threadCount(): number {
-    return this.inner instanceof WebThreads ? this.threads : 1;
-  }
+export interface Serving {
+  /** Threads that serve (1: the main thread). */
+  readonly threads: number;
+  /**
+   * Opens the rule's listener and serves it. Resolves with what it runs with but should not (a
+   * missing file root); throws a RuleProblem when it cannot run (port in use, certificate rejected).
+   */
+  open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]>;
+  /** The rule saved with the same listener: served in place, connections carry on. */
+  apply(key: string, plan: WebPlan): Promise<Msg[]>;
+  stop(key: string): Promise<void>;
+  figures(key: string): WebFigures | Promise<WebFigures>;
+  accessLog(key: string, limit: number): AccessLogPage | Promise<AccessLogPage>;
+  connections(): number;
+  /** Stops every rule and lets go of the threads. */
+  close(): Promise<void>;
+}
 
-  private async track(job: () => Promise<void>): Promise<void> {
-    while (this.switching) await this.switching;
-    const p = job();
-    this.inFlight.add(p);
-    try {
-      await p;
-    } finally {
-      this.inFlight.delete(p);
-    }
-  }
+/** The built worker, from src/modules/web or dist/modules/web alike. */
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'modules', 'web', 'web.worker.js');
 
-  start(key: string, rule: WebRule): Promise<void> {
-    return this.track(() => {
-      this.running.set(key, rule);
-      return this.inner.start(key, rule);
-    });
-  }
+/**
+ * How many threads serve: the module setting when it names a count, else LUCKY_WEB_THREADS when
+ * set, else one per CPU up to 4. 0 or 1 serves on the main thread.
+ */
+export function servingThreads(setting: number, env: number | undefined): number {
+  if (setting > 0) return setting;
+  if (env !== undefined) return env;
+  return Math.min(availableParallelism(), 4);
+}
 
-  stop(key: string): Promise<void> {
-    return this.track(() => {
-      this.running.delete(key);
-      return this.inner.stop(key);
-    });
-  }
-
-  /** Applies the module setting; resolves once every rule runs on the engine it asks for. */
-  async setThreads(setting: number): Promise<void> {
-    while (this.switching) await this.switching;
-    const threads = webThreadCount(setting);
-    if (threads === this.threads) return;
-    this.switching = (async () => {
-      await Promise.allSettled([...this.inFlight]);
-      const before = this.threadCount;
-      await this.inner.close();
-      this.threads = threads;
-      this.inner = createWebEngine({ ...this.opts, threads });
-      for (const [key, rule] of this.running) await this.inner.start(key, rule);
-      this.opts.log.info({ from: before, to: this.threadCount, rules: this.running.size }, 'web rules moved to a new number of serving threads');
-    })();
-    try {
-      await this.switching;
-    } finally {
-      this.switching = null;
-    }
-  }
-
-  status(key: string) {
-    return this.inner.status(key);
-  }
-
-  firewallNote(key: string) {
-    return this.inner.firewallNote(key);
-  }
-
-  figures(key: string) {
-    return this.inner.figures(key);
-  }
-
-  accessLog(key: string, limit: number) {
-    return this.inner.accessLog(key, limit);
-  }
-
-  connections(): number {
-    return this.inner.connections();
-  }
-
-  async close(): Promise<void> {
-    while (this.switching) await this.switching;
-    this.running.clear();
-    await this.inner.close();
-  }
+/**
+ * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or for
+ * one thread, the main thread serves.
+ */
+export function createServing(threads: number, o: { say: Say; workerFile?: string }): Serving {
+  const workerFile = o.workerFile ?? WORKER;
+  if (threads >= 2 && nativeAddon() && existsSync(workerFile)) return new WebThreads({ threads, workerFile, say: o.say });
+  return new WebListeners({ say: o.say });
 }

@@ -1,60 +1,37 @@
 /**
- * The web engine over several serving threads. One Node thread tops out well below one core's worth
- * of proxying on a small machine, so each rule's port is opened once per thread with SO_REUSEPORT
- * (the kernel spreads new connections over the sockets) and every thread serves its socket with its
- * own WebEngine (web.worker.ts). This coordinator owns what must exist once: the listeners' opening
- * (so a port in use is this rule's error), the firewall, the rule status and log lines, and sums
- * the threads' figures and access logs. A thread that dies is replaced and given its rules again.
- *
- * Used when the native addon (for SO_REUSEPORT) and the built worker are present and the machine has
- * more than one CPU; otherwise createWebEngine gives the single-thread WebEngine.
+ * Web rules served by several threads. One Node thread tops out well below one core's worth of
+ * proxying on a small machine, so each rule's port is opened once per thread with SO_REUSEPORT (the
+ * kernel spreads new connections over the sockets) and every thread serves its socket with its own
+ * WebListeners (web.worker.ts). SO_REUSEPORT stays inside the rule's one claim in the port
+ * registry: the kit refuses any other rule on that port before this opens anything. This
+ * coordinator owns what must exist once: the opening of the sockets (so a port in use is this
+ * rule's error), and the sum of the threads' figures and access logs. A thread that dies is
+ * replaced and given its rules again. Threads send message keys, never text.
  */
-import { closeSync, existsSync, fstatSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { closeSync, fstatSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { RuleStatus, WebAccessEntry, WebFigures, WebRule } from '@lucky/contracts';
-import { KeyedQueue, listenProblem, statusOf, statusText, type EngineStatus, type RuleEngine, type StatusPart } from '../../core/engine.js';
-import { clockAnchor, formatTime } from '../../core/time.js';
-import { ListenError, listenReusePort, nativeAddon } from '../../core/native.js';
-import { fmtAddr, listenIdOf, runningParts, WebEngine, type WebEngineOptions } from './web.engine.js';
-import { applyFirewall, firewallPart, type Firewall } from './web.firewall.js';
+import type { Msg, MsgValue, WebFigures } from '@lucky/contracts';
+import { KeyedQueue, listenProblem, RuleProblem } from '../../core/engine.js';
+import type { Say } from '../../core/logs.js';
+import { ListenError, listenReusePort } from '../../core/native.js';
+import { clockAnchor } from '../../core/time.js';
+import type { WebPlan } from './web.compile.js';
+import { fmtAddr, listenHost } from './web.listen.js';
+import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
-/** The length of formatTime's stamp that starts every rule log line. */
-const STAMP = formatTime(0).length;
+type Reply = { resolve: (v: unknown) => void; reject: (e: ThreadFailure) => void };
 
-/** The built worker, from src/modules/web or dist/modules/web alike. */
-const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'modules', 'web', 'web.worker.js');
-
-/** What both engines offer the module (figures and logs may come from other threads). */
-export type WebRuleEngine = RuleEngine<WebRule> & {
-  firewallNote(key: string): StatusPart | null;
-  figures(key: string): WebFigures | Promise<WebFigures>;
-  accessLog(key: string, limit: number): { list: WebAccessEntry[]; total: number } | Promise<{ list: WebAccessEntry[]; total: number }>;
-  connections(): number;
-};
-
-/**
- * How many threads serve: the module setting when it names a count, else LUCKY_WEB_THREADS when
- * set, else one per CPU up to 4. 0 or 1 serves on the main thread.
- */
-export function webThreadCount(setting = 0): number {
-  if (setting > 0) return setting;
-  const env = process.env.LUCKY_WEB_THREADS;
-  if (env !== undefined && env !== '') return Math.max(0, Math.min(64, Math.floor(Number(env)) || 0));
-  return Math.min(availableParallelism(), 4);
+/** A call a thread could not answer: why, as a message. */
+class ThreadFailure extends Error {
+  constructor(readonly msg: Msg) {
+    super(msg.key);
+  }
 }
 
-export function createWebEngine(opts: WebEngineOptions & { firewall: Firewall; threads?: number; workerFile?: string }): WebRuleEngine {
-  const threads = opts.threads ?? webThreadCount();
-  const workerFile = opts.workerFile ?? WORKER;
-  if (threads >= 2 && nativeAddon() && existsSync(workerFile)) return new WebThreads({ ...opts, threads, workerFile });
-  return new WebEngine(opts);
-}
+const EXITED: Msg = { key: 'webThreadExited' };
 
-type Reply = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
 
 /** One serving thread and its calls in flight. */
 class ServingThread {
@@ -67,13 +44,13 @@ class ServingThread {
   readonly keys = new Set<string>();
   readonly born = Date.now();
 
-  constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: string) => void) {
+  constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor } });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
         const c = this.calls.get(e.id);
         this.calls.delete(e.id);
-        if (e.error !== undefined) c?.reject(new Error(e.error));
+        if (e.error !== undefined) c?.reject(new ThreadFailure(e.error));
         else c?.resolve(e.value);
       } else if (e.op === 'connections') this.connections = e.n;
       else onEvent(e);
@@ -83,14 +60,14 @@ class ServingThread {
     this.worker.on('exit', (code) => {
       this.exited = true;
       this.connections = 0;
-      for (const c of this.calls.values()) c.reject(new Error('web serving thread exited'));
+      for (const c of this.calls.values()) c.reject(new ThreadFailure(EXITED));
       this.calls.clear();
-      onExit(why || `exit code ${code}`);
+      onExit(why || { key: 'webThreadExitCode', vars: { code } });
     });
   }
 
   call<T>(m: DistributiveOmit<ThreadCall, 'id'>): Promise<T> {
-    if (this.exited) return Promise.reject(new Error('web serving thread exited'));
+    if (this.exited) return Promise.reject(new ThreadFailure(EXITED));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -99,36 +76,37 @@ class ServingThread {
   }
 }
 
-type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
-
 interface Placed {
-  rule: WebRule;
-  listenId: string;
-  address: string;
+  plan: WebPlan;
+  events: ServingEvents;
 }
 
-export class WebThreads implements WebRuleEngine {
-  private threads: ServingThread[] = [];
+export class WebThreads implements Serving {
+  readonly threads: number;
+  private pool: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();
-  private states = new Map<string, { status: EngineStatus; firewall: StatusPart | null }>();
   private queue = new KeyedQueue();
   /** The last line each rule logged, so that N threads reporting one event log it once. */
   private lastNote = new Map<string, { line: string; at: number }>();
   private closing = false;
   private respawnDelay = 0;
+  /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
+  private opened = new Map<number, number>();
 
-  constructor(private opts: WebEngineOptions & { firewall: Firewall; threads: number; workerFile: string }) {}
+  constructor(private o: { threads: number; workerFile: string; say: Say }) {
+    this.threads = o.threads;
+  }
 
   private ensureThreads(): void {
-    if (this.threads.length) return;
-    for (let i = 0; i < this.opts.threads; i++) this.threads.push(this.spawn(i));
+    if (this.pool.length) return;
+    for (let i = 0; i < this.threads; i++) this.pool.push(this.spawn(i));
   }
 
   private spawn(slot: number): ServingThread {
     return new ServingThread(
-      this.opts.workerFile,
-      this.opts.threads,
+      this.o.workerFile,
+      this.threads,
       (e) => this.onEvent(e),
       (why) => this.onExit(slot, why),
     );
@@ -136,36 +114,38 @@ export class WebThreads implements WebRuleEngine {
 
   private onEvent(e: ThreadEvent): void {
     if (e.op === 'note') {
-      const body = e.line.slice(STAMP + 1); // without the time stamp
+      const text = JSON.stringify(e.line);
       const last = this.lastNote.get(e.key);
       const now = Date.now();
-      if (last && last.line === body && now - last.at < 2000) return;
-      this.lastNote.set(e.key, { line: body, at: now });
-      this.opts.logs.add(e.key, e.line);
-    } else if (e.op === 'log') {
-      this.opts.log[e.level](e.fields, e.msg);
+      if (last && last.line === text && now - last.at < 2000) return;
+      this.lastNote.set(e.key, { line: text, at: now });
+      this.placed.get(e.key)?.events.note(e.line);
+    } else if (e.op === 'say') {
+      this.o.say[e.level](e.line, e.extra);
     }
   }
 
   /** A thread died (a fault in it, not in a rule's settings): replace it and give it every rule. */
-  private onExit(slot: number, why: string): void {
-    const dead = this.threads[slot];
+  private onExit(slot: number, why: MsgValue): void {
+    const dead = this.pool[slot];
     if (this.closing || dead?.exited !== true) return;
     // One that dies young is replaced after a growing pause, so a thread that cannot run does not spin.
     const young = Date.now() - dead.born < 5000;
     this.respawnDelay = young ? Math.min(30_000, this.respawnDelay * 2 || 500) : 0;
-    this.opts.log.error({ why, inMs: this.respawnDelay }, 'web serving thread stopped; starting another');
+    this.o.say.error({ key: 'webThreadStopped', vars: { why, ms: this.respawnDelay } });
     const timer = setTimeout(() => {
-      if (this.closing || this.threads[slot] !== dead) return;
+      if (this.closing || this.pool[slot] !== dead) return;
       const fresh = this.spawn(slot);
-      this.threads[slot] = fresh;
+      this.pool[slot] = fresh;
       for (const [key, p] of this.placed) {
-        void this.serial(key, async () => {
-          if (this.placed.get(key) !== p || this.threads[slot] !== fresh) return;
+        void this.queue.run(key, async () => {
+          if (this.placed.get(key) !== p || this.pool[slot] !== fresh) return;
           try {
-            await this.startOn(fresh, key, p.rule, this.open(p.rule));
+            const reply = await this.startOn(fresh, key, p.plan, this.openSocket(p.plan));
+            if (reply.problem) throw new ThreadFailure(reply.problem);
           } catch (err) {
-            this.opts.log.warn({ key, err: String(err) }, 'web rule not restored on a new serving thread');
+            const detail = err instanceof ThreadFailure ? err.msg : String((err as Error)?.message ?? err);
+            this.o.say.warn({ key: 'webThreadRuleLost', vars: { detail } }, { rule: key });
           }
         });
       }
@@ -173,29 +153,9 @@ export class WebThreads implements WebRuleEngine {
     timer.unref();
   }
 
-  private note(key: string, line: string): void {
-    this.lastNote.set(key, { line, at: Date.now() });
-    this.opts.logs.add(key, `${formatTime(Date.now())} ${line}`);
-  }
-
-  private serial(key: string, fn: () => Promise<void>): Promise<void> {
-    return this.queue.run(key, fn);
-  }
-
-
-  private setState(key: string, state: RuleStatus['state'], parts: StatusPart[], firewall: StatusPart | null): void {
-    this.states.set(key, { status: statusOf(state, Date.now(), parts), firewall });
-  }
-
-  private host(rule: WebRule): string {
-    return rule.address || (rule.network === 'tcp6' ? '::' : '0.0.0.0');
-  }
-
-  /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
-  private opened = new Map<number, number>();
-
-  private open(rule: WebRule): number {
-    const fd = listenReusePort(this.host(rule), rule.port, rule.network === 'tcp6');
+  private openSocket(plan: WebPlan): number {
+    const r = plan.rule;
+    const fd = listenReusePort(listenHost(r), r.port, r.network === 'tcp6');
     this.opened.set(fd, fstatSync(fd).ino);
     return fd;
   }
@@ -216,128 +176,114 @@ export class WebThreads implements WebRuleEngine {
   }
 
   private live(): ServingThread[] {
-    return this.threads.filter((t) => !t.exited);
+    return this.pool.filter((t) => !t.exited);
   }
 
-  /** One listening socket per live thread, or the error of the first that could not be opened. */
-  private openAll(rule: WebRule, count: number): number[] {
+  /** One listening socket per live thread; a RuleProblem when the port cannot be opened. */
+  private openAll(plan: WebPlan, count: number): number[] {
     const fds: number[] = [];
     try {
-      for (let i = 0; i < count; i++) fds.push(this.open(rule));
+      for (let i = 0; i < count; i++) fds.push(this.openSocket(plan));
       return fds;
     } catch (err) {
       for (const fd of fds) {
         this.opened.delete(fd);
         closeSync(fd);
       }
-      throw err;
+      const r = plan.rule;
+      const detail = String((err as Error)?.message ?? err);
+      throw new RuleProblem(listenProblem(fmtAddr(listenHost(r), r.port), r.port, err instanceof ListenError ? err.code : undefined, detail));
     }
   }
 
-  start(key: string, rule: WebRule): Promise<void> {
-    return this.serial(key, () => this.doStart(key, rule));
-  }
-
-  private async doStart(key: string, rule: WebRule): Promise<void> {
-    this.ensureThreads();
-    const prev = this.placed.get(key);
-    const listenId = listenIdOf(rule);
-    const host = this.host(rule);
-    const address = fmtAddr(host, rule.port);
-    const threads = this.live();
-    let replies: StartReply[];
-    if (prev && prev.listenId === listenId) {
-      // Same listener: every thread swaps what it serves; connections carry on. A thread that came
-      // in since (replacing one that died) and missed the rule gets a socket of its own.
-      replies = await this.everyThread(threads, (t) => this.startOn(t, key, rule, t.keys.has(key) ? undefined : this.open(rule)));
-    } else {
-      let fds: number[];
-      try {
-        fds = this.openAll(rule, threads.length);
-      } catch (err) {
-        if (err instanceof ListenError && err.code === 'EADDRINUSE' && prev) {
-          // Most likely the rule's own listener on the same port: let it go and try again.
-          await this.stopThreads(key);
-          this.placed.delete(key);
-          try {
-            fds = this.openAll(rule, threads.length);
-          } catch (again) {
-            return this.failed(key, rule, again, host);
-          }
-        } else {
-          if (prev) {
-            await this.stopThreads(key);
-            this.placed.delete(key);
-          }
-          return this.failed(key, rule, err, host);
+  /** Runs `fn` after the rule's earlier calls; its failure reaches the caller, never the queue. */
+  private serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    let out: { ok: true; value: T } | { ok: false; err: unknown } = { ok: false, err: new Error('not run') };
+    return this.queue
+      .run(key, async () => {
+        try {
+          out = { ok: true, value: await fn() };
+        } catch (err) {
+          out = { ok: false, err };
         }
-      }
-      replies = await this.everyThread(threads, (t, i) => this.startOn(t, key, rule, fds[i]));
-    }
-    const bad = replies.find((r) => r.state !== 'running');
-    if (bad) {
-      await this.stopThreads(key);
+      })
+      .then(() => {
+        if (out.ok) return out.value;
+        throw out.err;
+      });
+  }
+
+  open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
+    return this.serial(key, async () => {
+      this.ensureThreads();
+      if (this.placed.has(key)) await this.stopThreads(key);
+      const threads = this.live();
+      const fds = this.openAll(plan, threads.length);
+      // Placed before the threads start, so that their first lines reach the rule's log.
+      this.placed.set(key, { plan, events });
+      const replies = await this.everyThread(threads, (t, i) => this.startOn(t, key, plan, fds[i]!));
+      return this.settle(key, replies);
+    });
+  }
+
+  apply(key: string, plan: WebPlan): Promise<Msg[]> {
+    return this.serial(key, async () => {
+      const p = this.placed.get(key);
+      if (!p) throw new Error(`web rule ${key} is not served`);
+      // Every thread swaps what it serves; connections carry on. A thread that came in since
+      // (replacing one that died) and missed the rule gets a socket of its own.
+      const replies = await this.everyThread(this.live(), (t) =>
+        t.keys.has(key) ? t.call<StartReply>({ op: 'apply', key, plan }) : this.startOn(t, key, plan, this.openSocket(plan)),
+      );
+      p.plan = plan;
+      return this.settle(key, replies);
+    });
+  }
+
+  /** What the threads answered: the first problem is the rule's (and nothing of it keeps serving). */
+  private async settle(key: string, replies: StartReply[]): Promise<Msg[]> {
+    const bad = replies.find((r) => r.problem);
+    if (bad?.problem) {
       this.placed.delete(key);
-      return this.fail(key, rule, bad.parts, 'cannot start');
+      await this.stopThreads(key);
+      throw new RuleProblem(bad.problem, bad.retry);
     }
-    const warnings = replies[0]?.warnings ?? [];
-    const warn = statusText(warnings, 'en_US');
-    const same = prev?.listenId === listenId;
-    this.placed.set(key, { rule, listenId, address });
-    if (same) this.note(key, `applied new settings on ${address}${warn ? ` (${warn})` : ''}`);
-    else {
-      this.note(key, `listening on ${rule.protocol}://${address}${warn ? ` (${warn})` : ''} in ${this.threads.length} threads`);
-      this.opts.log.info({ key, name: rule.name }, `web rule listening on ${rule.protocol}://${address}`);
-    }
-    const fw = await applyFirewall(this.opts.firewall, key, rule);
-    if (fw && !same) this.note(key, statusText([firewallPart(fw)], 'en_US'));
-    this.setState(key, 'running', runningParts(address, warnings, fw), fw);
+    return replies[0]?.warnings ?? [];
   }
 
-  private failed(key: string, rule: WebRule, err: unknown, host: string): Promise<void> {
-    const detail = String((err as Error)?.message ?? err);
-    const part = listenProblem(fmtAddr(host, rule.port), rule.port, err instanceof ListenError ? err.code : undefined, detail);
-    return this.fail(key, rule, [part], 'cannot listen');
-  }
-
-  /** The rule's error: its status, a rule log line, a program log line; the firewall closed. */
-  private async fail(key: string, rule: WebRule, parts: StatusPart[], what: string): Promise<void> {
-    const msg = statusText(parts, 'en_US');
-    this.note(key, what === 'cannot listen' ? msg : `${what}: ${msg}`);
-    this.opts.log.warn({ key, name: rule.name }, `web rule ${what}: ${msg}`);
-    await this.opts.firewall.close(key);
-    this.setState(key, 'error', parts, null);
-  }
-
-  /** Starts (or re-applies) the rule on one thread, which owns `fd` from here on. */
-  private async startOn(t: ServingThread, key: string, rule: WebRule, fd: number | undefined): Promise<StartReply> {
+  /** Starts the rule on one thread, which owns `fd` from here on. */
+  private async startOn(t: ServingThread, key: string, plan: WebPlan, fd: number): Promise<StartReply> {
     let reply: StartReply;
     try {
-      reply = await t.call<StartReply>({ op: 'start', key, rule, fd });
+      reply = await t.call<StartReply>({ op: 'start', key, plan, fd });
     } catch (err) {
-      if (fd !== undefined && t.exited) this.reclaim(fd);
+      if (t.exited) this.reclaim(fd);
       throw err;
     }
-    if (fd !== undefined) this.opened.delete(fd);
-    if (reply.state === 'running') t.keys.add(key);
-    else t.keys.delete(key);
+    this.opened.delete(fd);
+    if (reply.problem) t.keys.delete(key);
+    else t.keys.add(key);
     return reply;
   }
 
-  /** Runs a start on each of `threads`; one that fails is reported as an error reply. */
-  private async everyThread(threads: ServingThread[], fn: (t: ServingThread, i: number) => Promise<StartReply>): Promise<StartReply[]> {
+  /** Runs a call on each of `threads`; one that fails is answered as a problem. */
+  private everyThread(threads: ServingThread[], fn: (t: ServingThread, i: number) => Promise<StartReply>): Promise<StartReply[]> {
     return Promise.all(
       threads.map((t, i) =>
         Promise.resolve()
           .then(() => fn(t, i))
-          .catch((err: Error): StartReply => ({ state: 'error', parts: [{ key: 'statusApplyFailed', vars: { detail: err.message } }], warnings: [] })),
+          .catch((err: unknown): StartReply => {
+            if (err instanceof RuleProblem) return { problem: err.part, retry: err.retry, warnings: [] };
+            const problem = err instanceof ThreadFailure ? err.msg : { key: 'statusApplyFailed' as const, vars: { detail: String((err as Error)?.message ?? err) } };
+            return { problem, retry: true, warnings: [] };
+          }),
       ),
     );
   }
 
   private async stopThreads(key: string): Promise<void> {
     await Promise.all(
-      this.threads.map((t) => {
+      this.pool.map((t) => {
         t.keys.delete(key);
         return t.call({ op: 'stop', key }).catch(() => undefined);
       }),
@@ -346,27 +292,16 @@ export class WebThreads implements WebRuleEngine {
 
   stop(key: string): Promise<void> {
     return this.serial(key, async () => {
-      const p = this.placed.get(key);
       this.placed.delete(key);
-      this.states.delete(key);
-      await this.opts.firewall.close(key);
+      this.lastNote.delete(key);
       await this.stopThreads(key);
-      if (p) this.note(key, `stopped listening on ${p.address}`);
     });
-  }
-
-  status(key: string): EngineStatus {
-    return this.states.get(key)?.status ?? { state: 'stopped', message: '', since: Date.now() };
-  }
-
-  firewallNote(key: string): StatusPart | null {
-    return this.states.get(key)?.firewall ?? null;
   }
 
   async figures(key: string): Promise<WebFigures> {
     const sum: WebFigures = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
     if (!this.placed.has(key)) return sum;
-    const all = await Promise.all(this.threads.map((t) => t.call<WebFigures>({ op: 'figures', key }).catch(() => null)));
+    const all = await Promise.all(this.pool.map((t) => t.call<WebFigures>({ op: 'figures', key }).catch(() => null)));
     for (const f of all) {
       if (!f) continue;
       sum.requests += f.requests;
@@ -379,28 +314,28 @@ export class WebThreads implements WebRuleEngine {
   }
 
   /** The latest entries of all threads together, oldest first, as one thread's log would give. */
-  async accessLog(key: string, limit: number): Promise<{ list: WebAccessEntry[]; total: number }> {
+  async accessLog(key: string, limit: number): Promise<AccessLogPage> {
     const p = this.placed.get(key);
     if (!p) return { list: [], total: 0 };
-    const all = await Promise.all(this.threads.map((t) => t.call<{ list: WebAccessEntry[]; total: number }>({ op: 'accessLog', key, limit }).catch(() => null)));
+    const all = await Promise.all(this.pool.map((t) => t.call<AccessLogPage>({ op: 'accessLog', key, limit }).catch(() => null)));
     const list = all.flatMap((a) => a?.list ?? []).sort((a, b) => a.time - b.time);
     const total = Math.min(
       all.reduce((n, a) => n + (a?.total ?? 0), 0),
-      p.rule.accessLog.capacity,
+      p.plan.rule.accessLog.capacity,
     );
     // Each thread keeps up to the capacity; together they keep no more than one would.
     return { list: list.slice(Math.max(0, list.length - Math.min(limit, total))), total };
   }
 
   connections(): number {
-    return this.threads.reduce((n, t) => n + t.connections, 0);
+    return this.pool.reduce((n, t) => n + t.connections, 0);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.placed.keys()].map((k) => this.stop(k)));
     this.closing = true;
-    const threads = this.threads;
-    this.threads = [];
+    const threads = this.pool;
+    this.pool = [];
     await Promise.all(
       threads.map(async (t) => {
         await t.call({ op: 'close' }).catch(() => undefined);

@@ -4,7 +4,8 @@ import { ZWebRule } from '@lucky/contracts';
 import { compileCidrs, compileUaFilter, inAny, uaAllowed } from './web.access.js';
 import { cacheLifetime, ResponseCache } from './web.cache.js';
 import { parseRange, safeSegments } from './web.files.js';
-import { DomainMatcher, parseHost } from './web.match.js';
+import { DomainMatcher } from '../../lib/domainmatch.js';
+import { parseHost } from './web.match.js';
 import { AccessRing } from './web.ring.js';
 
 describe('host parsing and matching', () => {

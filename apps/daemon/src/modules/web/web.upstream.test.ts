@@ -7,7 +7,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { PassThrough, type Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHead, UpstreamPool, type ResponseHead, type UpstreamOptions, type UpstreamRequest } from './web.upstream.js';
+import { parseHead, type ResponseHead } from './web.response.js';
+import { UpstreamPool, type UpstreamOptions, type UpstreamRequest } from './web.upstream.js';
 
 describe('response head parsing', () => {
   const ok = (text: string) => parseHead(text) as ResponseHead;

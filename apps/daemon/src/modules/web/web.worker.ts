@@ -1,99 +1,96 @@
 /**
- * A web serving thread: a WebEngine that serves the rules the coordinator (web.threads.ts) hands it
- * on listening sockets the coordinator opened. It answers the coordinator's calls and sends back its
- * rule log lines, program log records and connection count; it decides nothing about listeners.
+ * A web serving thread: WebListeners serving the rules the coordinator (web.threads.ts) hands it,
+ * on listening sockets the coordinator opened. It answers the coordinator's calls and sends back the
+ * rules' log lines, program log lines and its connection count, all as message keys with values:
+ * the coordinator's readers render them in their own language. It loads no zod and no schemas
+ * (`@lucky/contracts/runtime` only), so that each thread stays small.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RuleStatus, WebRule } from '@lucky/contracts';
-import { RuleLogs, type StatusPart } from '../../core/engine.js';
-import type { Logger } from '../../core/logs.js';
+import type { Msg } from '@lucky/contracts';
+import { RuleProblem } from '../../core/engine.js';
+import type { Say } from '../../core/logs.js';
 import { useClockAnchor } from '../../core/time.js';
-import { WebEngine } from './web.engine.js';
+import type { WebPlan } from './web.compile.js';
+import { WebListeners } from './web.lifecycle.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
-  | { id: number; op: 'start'; key: string; rule: WebRule; fd?: number }
+  | { id: number; op: 'start'; key: string; plan: WebPlan; fd: number }
+  | { id: number; op: 'apply'; key: string; plan: WebPlan }
   | { id: number; op: 'stop'; key: string }
   | { id: number; op: 'figures'; key: string }
   | { id: number; op: 'accessLog'; key: string; limit: number }
   | { id: number; op: 'close' };
 
-/** Thread → coordinator: an answer, a rule log line, a program log record, the connection count. */
+/** Thread → coordinator: an answer, a rule log line, a program log line, the connection count. */
 export type ThreadEvent =
-  | { op: 'reply'; id: number; value?: unknown; error?: string }
-  | { op: 'note'; key: string; line: string }
-  | { op: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: Record<string, unknown>; msg: string }
+  | { op: 'reply'; id: number; value?: unknown; error?: Msg }
+  | { op: 'note'; key: string; line: Msg }
+  | { op: 'say'; level: keyof Say; line: Msg; extra?: Record<string, unknown> }
   | { op: 'connections'; n: number };
 
+/** How a start or apply went on this thread. */
 export interface StartReply {
-  state: RuleStatus['state'];
-  /** Why it is not running (in parts, for each caller's language). */
-  parts: StatusPart[];
-  warnings: StatusPart[];
+  /** Why the rule cannot run here; null when it runs. */
+  problem: Msg | null;
+  /** Waiting may mend the problem. */
+  retry: boolean;
+  /** What it runs with but should not. */
+  warnings: Msg[];
 }
 
 const port = parentPort;
 if (!port) throw new Error('web.worker runs as a worker thread');
 const send = (e: ThreadEvent) => port.postMessage(e);
 
-class ForwardedLogs extends RuleLogs {
-  override add(key: string, line: string): void {
-    send({ op: 'note', key, line });
-  }
-}
-
-/** Just what the engine calls; records go to the daemon's logger (errors as plain fields). */
-function forwardingLogger(): Logger {
-  const at =
-    (level: 'error' | 'warn' | 'info' | 'debug') =>
-    (fields: Record<string, unknown> | string, msg?: string): void => {
-      if (typeof fields === 'string') return send({ op: 'log', level, fields: {}, msg: fields });
-      const plain: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(fields)) plain[k] = v instanceof Error ? { message: v.message, code: (v as NodeJS.ErrnoException).code } : v;
-      send({ op: 'log', level, fields: plain, msg: msg ?? '' });
-    };
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), trace: () => undefined } as unknown as Logger;
-}
+const at =
+  (level: keyof Say) =>
+  (line: Msg, extra?: Record<string, unknown>): void =>
+    send({ op: 'say', level, line, ...(extra ? { extra } : {}) });
+const say: Say = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
 const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number };
 if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
 
-const engine = new WebEngine({
-  log: forwardingLogger(),
-  logs: new ForwardedLogs(),
-  servingThread: true,
-  // The threads' caches together stay within the rule's bound.
-  cacheShare: 1 / Math.max(1, data.threads ?? 1),
-});
+// The threads' caches together stay within the rule's bound.
+const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1) });
+
+async function started(run: () => Promise<Msg[]>): Promise<StartReply> {
+  try {
+    return { problem: null, retry: false, warnings: await run() };
+  } catch (err) {
+    if (err instanceof RuleProblem) return { problem: err.part, retry: err.retry, warnings: [] };
+    throw err;
+  }
+}
 
 async function answer(m: ThreadCall): Promise<unknown> {
   switch (m.op) {
-    case 'start': {
-      await engine.start(m.key, m.rule, m.fd);
-      const s = engine.status(m.key);
-      return { state: s.state, parts: s.parts ?? [], warnings: engine.warnings(m.key) } satisfies StartReply;
-    }
+    case 'start':
+      return started(() => listeners.open(m.key, m.plan, { note: (line) => send({ op: 'note', key: m.key, line }) }, m.fd));
+    case 'apply':
+      return started(() => listeners.apply(m.key, m.plan));
     case 'stop':
-      return engine.stop(m.key);
+      return listeners.stop(m.key);
     case 'figures':
-      return engine.figures(m.key);
+      return listeners.figures(m.key);
     case 'accessLog':
-      return engine.accessLog(m.key, m.limit);
+      return listeners.accessLog(m.key, m.limit);
     case 'close':
-      return engine.close();
+      return listeners.close();
   }
 }
 
 port.on('message', (m: ThreadCall) => {
   answer(m).then(
     (value) => send({ op: 'reply', id: m.id, value }),
-    (err: unknown) => send({ op: 'reply', id: m.id, error: err instanceof Error ? err.message : String(err) }),
+    (err: unknown) => send({ op: 'reply', id: m.id, error: { key: 'statusApplyFailed', vars: { detail: err instanceof Error ? err.message : String(err) } } }),
   );
 });
 
 // The status page's connection count, sent when it changes (at most once a second).
 let lastConnections = -1;
 setInterval(() => {
-  const n = engine.connections();
+  const n = listeners.connections();
   if (n !== lastConnections) send({ op: 'connections', n: (lastConnections = n) });
 }, 1000).unref();

@@ -1,0 +1,89 @@
+/**
+ * The web engine driven as the kit drives it: a real RuleRuntime (port claims, statuses, the rule's
+ * log, in-place updates) over rules kept in memory, the daemon's certificate store on a lucky.db of
+ * the test's own, and a firewall that only says what it did.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { renderMsg, type Lang, type RuleStatus, type WebConfigure, type WebFigures, type WebRule } from '@lucky/contracts';
+import { presentStatus } from '../../../core/engine.js';
+import { sayer } from '../../../core/logs.js';
+import { PortRegistry } from '../../../core/ports.js';
+import { RuleLog } from '../../../core/rulelog.js';
+import { RuleRuntime } from '../../../core/ruleruntime.js';
+import { testCertificates } from '../../../test/certificates.js';
+import { WebEngine, type WebRunFigures } from '../web.engine.js';
+import type { Firewall } from '../web.firewall.js';
+import { endpointOf } from '../web.listen.js';
+
+/** Says it could not open anything, as a host without nftables would. */
+export const fakeFirewall: Firewall = { open: async () => ({ key: 'fwFailed', vars: { detail: 'test' } }), close: async () => undefined };
+
+export interface EngineRunner {
+  engine: WebEngine;
+  ports: PortRegistry;
+  /** Stores the rule (enabled) and applies it: started, updated in place or restarted. */
+  start(key: string, rule: WebRule): Promise<void>;
+  stop(key: string): Promise<void>;
+  status(key: string, lang?: Lang): RuleStatus;
+  figures(key: string): Promise<WebFigures>;
+  /** What the firewall switch did, rendered; null while it is off. */
+  firewall(key: string, lang?: Lang): Promise<string | null>;
+  accessLog(key: string, limit: number): Promise<{ list: Array<{ path: string; time: number; sub: string; status: number }>; total: number }>;
+  logs(key: string, lang?: Lang): string[];
+  close(): Promise<void>;
+}
+
+export function runEngine(threads: number, o: { firewall?: Firewall } = {}): EngineRunner {
+  const dir = mkdtempSync(join(tmpdir(), 'lucky-web-engine-'));
+  const certs = testCertificates(dir);
+  const say = sayer(pino({ level: 'silent' }));
+  const rules = new Map<string, WebRule>();
+  const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads };
+  const engine = new WebEngine({ env: { nativeRelay: true }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
+  const ports = new PortRegistry();
+  const logs = new RuleLog();
+  const runtime = new RuleRuntime<WebRule, WebConfigure, WebRunFigures>({
+    module: 'web',
+    store: {
+      get: (key) => (rules.has(key) ? { data: rules.get(key)! } : undefined),
+      list: () => [...rules].map(([key, data]) => ({ key, data })),
+    },
+    settings: () => settings,
+    engine: async () => engine,
+    listens: (r) => [endpointOf(r)],
+    ports,
+    say,
+    logs,
+    // A failed start is retried only when the test asks.
+    retry: { firstMs: 600_000, maxMs: 600_000 },
+  });
+  void runtime.startAll();
+  return {
+    engine,
+    ports,
+    start: (key, rule) => {
+      rules.set(key, rule);
+      return runtime.apply(key);
+    },
+    stop: (key) => {
+      rules.delete(key);
+      return runtime.apply(key);
+    },
+    status: (key, lang = 'en_US') => presentStatus(runtime.status(key), lang),
+    figures: async (key) => (await runtime.figures(key))?.traffic ?? { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} },
+    firewall: async (key, lang = 'en_US') => {
+      const note = (await runtime.figures(key))?.firewall;
+      return note ? renderMsg(lang, note) : null;
+    },
+    accessLog: async (key, limit) => engine.accessLog(key, limit),
+    logs: (key, lang = 'en_US') => logs.since(key, 0, lang).map((l) => l.log),
+    close: async () => {
+      await runtime.stopAll();
+      certs.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

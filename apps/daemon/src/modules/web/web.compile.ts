@@ -1,0 +1,171 @@
+/**
+ * A web rule made ready to serve: each site (the default service and every enabled sub rule) with
+ * its filters, auth, CORS, robots.txt and service built once, the host matcher, the trusted proxies
+ * and the TLS contexts. A saved rule is compiled anew and swapped in whole, so a request always sees
+ * one version of the rule.
+ */
+import { statSync } from 'node:fs';
+import type { z } from 'zod';
+import type { Msg, MsgValue, WebRule, WebService, WebSubRule, ZWebBasicAuth } from '@lucky/contracts';
+import { RuleProblem } from '../../core/engine.js';
+import type { Cidr } from '../../core/cidr.js';
+import { DomainMatcher } from '../../lib/domainmatch.js';
+import { serverTls, type ServerTls } from '../../lib/tls/contexts.js';
+import { TlsError, type TlsCert } from '../../lib/tls/pem.js';
+import {
+  BasicAuthGate,
+  compileCidrs,
+  compileCors,
+  compileIpFilter,
+  compileUaFilter,
+  type CompiledCors,
+  type CompiledIpFilter,
+  type CompiledUaFilter,
+} from './web.access.js';
+import { ResponseCache } from './web.cache.js';
+import { FileServer } from './web.files.js';
+import { ReverseProxy, type BackendEvent } from './web.proxy.js';
+
+/**
+ * A rule as the serving side gets it, the same on the main thread and in a serving thread: the rule,
+ * and its certificates already read and checked by the certificates service.
+ */
+export interface WebPlan {
+  rule: WebRule;
+  certs: TlsCert[];
+}
+
+type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
+
+export interface Site {
+  /** The sub rule's name (or `#n`), '' for the default service. */
+  name: string;
+  service: WebService;
+  proxy: ReverseProxy | null;
+  files: FileServer | null;
+  ipFilters: CompiledIpFilter[];
+  uaFilters: CompiledUaFilter[];
+  auth: BasicAuthGate | null;
+  cors: CompiledCors | null;
+  robots: string | null;
+}
+
+export interface Compiled {
+  rule: WebRule;
+  sites: DomainMatcher<Site>;
+  fallback: Site;
+  all: Site[];
+  trusted: Cidr[];
+  ipHeaders: string[];
+  /** Null for plain HTTP. */
+  tls: ServerTls | null;
+  /** What the rule runs with but should not (a file root that is missing...). */
+  warnings: Msg[];
+}
+
+export interface CompileOptions {
+  /** The part of each response cache's byte bound this thread may fill (1 / serving threads). */
+  cacheShare: number;
+  /** A line for the rule's log (a backend marked down...). */
+  note(line: Msg): void;
+}
+
+function merge(rule: Access, sub: Access | null): Access {
+  if (!sub) return rule;
+  return {
+    basicAuth: sub.basicAuth.enable ? sub.basicAuth : rule.basicAuth,
+    ipFilter: sub.ipFilter,
+    uaFilter: sub.uaFilter,
+    cache: sub.cache.enable ? sub.cache : rule.cache,
+    cors: sub.cors.enable ? sub.cors : rule.cors,
+    robots: sub.robots.enable ? sub.robots : rule.robots,
+  };
+}
+
+/** A site as messages name it: the sub rule's name, or "default" in the reader's language. */
+function siteName(name: string): MsgValue {
+  return name || { key: 'webSiteDefault' };
+}
+
+function backendLine(site: MsgValue, e: BackendEvent): Msg {
+  if (e.kind === 'down') return { key: 'webBackendDown', vars: { site, url: e.url, seconds: e.seconds, detail: e.detail } };
+  return { key: e.up ? 'webBackendCheckUp' : 'webBackendCheckDown', vars: { site, url: e.url } };
+}
+
+function compileSite(name: string, service: WebService, rule: WebRule, sub: WebSubRule | null, warnings: Msg[], o: CompileOptions): Site {
+  const access = merge(rule, sub);
+  const ipFilters: CompiledIpFilter[] = [];
+  const uaFilters: CompiledUaFilter[] = [];
+  for (const f of sub ? [rule.ipFilter, sub.ipFilter] : [rule.ipFilter]) {
+    const c = compileIpFilter(f);
+    if (c) ipFilters.push(c);
+  }
+  for (const f of sub ? [rule.uaFilter, sub.uaFilter] : [rule.uaFilter]) {
+    const c = compileUaFilter(f);
+    if (c) uaFilters.push(c);
+  }
+  let proxy: ReverseProxy | null = null;
+  let files: FileServer | null = null;
+  const site = siteName(name);
+  if (service.type === 'proxy') {
+    const cache = access.cache.enable ? new ResponseCache(Math.floor(access.cache.maxBytes * o.cacheShare), access.cache.maxEntryBytes, access.cache.ttlSeconds * 1000) : null;
+    proxy = new ReverseProxy(service, cache, (e) => o.note(backendLine(site, e)));
+  } else if (service.type === 'file') {
+    try {
+      if (!statSync(service.root).isDirectory()) warnings.push({ key: 'statusRootNotDir', vars: { site, path: service.root } });
+    } catch {
+      warnings.push({ key: 'statusRootMissing', vars: { site, path: service.root } });
+    }
+    files = new FileServer(service);
+  }
+  return {
+    name,
+    service,
+    proxy,
+    files,
+    ipFilters,
+    uaFilters,
+    auth: access.basicAuth.enable ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>) : null,
+    cors: compileCors(access.cors),
+    robots: access.robots.enable ? access.robots.text : null,
+  };
+}
+
+/** Throws a RuleProblem for what keeps the rule from running (its certificates cannot be used). */
+export function compile(plan: WebPlan, o: CompileOptions): Compiled {
+  const { rule } = plan;
+  let tls: ServerTls | null = null;
+  if (rule.protocol === 'https') {
+    try {
+      tls = serverTls(plan.certs, rule.minTls);
+    } catch (err) {
+      if (err instanceof TlsError) throw new RuleProblem(err.msg, err.retry);
+      throw err;
+    }
+  }
+  const warnings: Msg[] = [];
+  const sites = new DomainMatcher<Site>();
+  const fallback = compileSite('', rule.defaultService, rule, null, warnings, o);
+  const all: Site[] = [fallback];
+  rule.subRules.forEach((sub, i) => {
+    if (!sub.enable) return;
+    const site = compileSite(sub.name || `#${i + 1}`, sub.service, rule, sub, warnings, o);
+    all.push(site);
+    for (const d of sub.domains) sites.add(d, site);
+  });
+  return {
+    rule,
+    sites,
+    fallback,
+    all,
+    trusted: compileCidrs(rule.trustedProxies),
+    ipHeaders: rule.clientIpHeaders.map((h) => h.toLowerCase()),
+    tls,
+    warnings,
+  };
+}
+
+/** Lets go of what a compiled rule holds open (backend pools, health checks). */
+export function dispose(c: Compiled): void {
+  for (const s of c.all) s.proxy?.close();
+}

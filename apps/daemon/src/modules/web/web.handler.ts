@@ -1,0 +1,342 @@
+/**
+ * What a web rule's listener does with each request: the host picks a site (a sub rule, or the
+ * default service); its IP and user-agent filters, robots.txt, CORS preflight and basic auth run;
+ * then its service answers (proxy, redirect, URL jump, files, text, close). Figures and the access
+ * log are kept per listener. A fault in one request never reaches the process: it gets a 500.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { WebAccessEntry } from '@lucky/contracts';
+import { wallClockAt } from '../../core/time.js';
+import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, plainIp, uaAllowed } from './web.access.js';
+import type { Compiled, Site } from './web.compile.js';
+import { parseHost, type HostPort } from './web.match.js';
+import type { ProxyContext } from './web.proxy.js';
+import type { AccessRing } from './web.ring.js';
+
+export interface Stats {
+  requests: number;
+  /** Bytes of connections already closed (open ones are read from their sockets). */
+  closedIn: number;
+  closedOut: number;
+  codes: Record<string, number>;
+}
+
+/** One rule's listener on this thread: what it serves now, its connections, figures and access log. */
+export interface Listener {
+  key: string;
+  compiled: Compiled;
+  sockets: Set<Duplex>;
+  stats: Stats;
+  log: AccessRing<WebAccessEntry>;
+  hosts: HostMemo;
+}
+
+const SERVER_OPTIONS: ServerOptions = {
+  // Bounded heads: a huge header block gets 431 and a slow one is cut by headersTimeout.
+  maxHeaderSize: 16 * 1024,
+  headersTimeout: 20_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 2_000,
+  requireHostHeader: true,
+  noDelay: true,
+};
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What the figures and the access log need of a request once its response is over. */
+interface Hit {
+  rt: Listener;
+  t0: number;
+  ip: string;
+  site: string;
+}
+const HIT = Symbol('hit');
+/** Bytes written on a connection up to the end of its previous response. */
+const SENT = Symbol('sent');
+type LoggedResponse = ServerResponse & { [HIT]?: Hit };
+type CountedSocket = Duplex & { bytesWritten?: number; [SENT]?: number };
+
+function responseClosed(this: LoggedResponse): void {
+  const hit = this[HIT];
+  if (!hit) return;
+  this[HIT] = undefined;
+  const { rt } = hit;
+  const status = this.headersSent ? this.statusCode : 0;
+  const code = String(status);
+  rt.stats.codes[code] = (rt.stats.codes[code] ?? 0) + 1;
+  if (rt.log.capacity <= 0) return;
+  const req = this.req;
+  // Responses on a connection follow one another: what it wrote since the last one is this one.
+  const sock = req.socket as CountedSocket;
+  const sent = sock.bytesWritten ?? 0;
+  const e = rt.log.evictee() ?? blankEntry();
+  // When the request came, in microseconds on the clock every serving thread shares: their logs
+  // are merged by time, and a client's next request never sorts before its previous one.
+  const now = performance.now();
+  const t0 = hit.t0 || now; // 0: the log was off when the request came
+  e.time = wallClockAt(t0);
+  e.clientIP = hit.ip;
+  e.method = req.method ?? '';
+  e.host = req.headers.host ?? '';
+  e.path = (req.url ?? '').slice(0, 2048);
+  e.status = status;
+  e.bytes = sent - (sock[SENT] ?? 0);
+  e.ms = Math.round((now - t0) * 10) / 10;
+  e.userAgent = (req.headers['user-agent'] ?? '').slice(0, 512);
+  e.sub = hit.site;
+  sock[SENT] = sent;
+  rt.log.push(e);
+}
+
+function blankEntry(): WebAccessEntry {
+  return { time: 0, clientIP: '', method: '', host: '', path: '', status: 0, bytes: 0, ms: 0, userAgent: '', sub: '' };
+}
+
+/** parseHost for the Host header of the previous request again costs a comparison. */
+export class HostMemo {
+  private raw: string | undefined = undefined;
+  private parsed: HostPort | null = null;
+
+  parse(value: string | undefined): HostPort | null {
+    if (value !== this.raw || value === undefined) {
+      this.raw = value;
+      this.parsed = parseHost(value) ?? (value === undefined ? { host: '', port: '' } : null);
+    }
+    return this.parsed;
+  }
+}
+
+/** The HTTP or HTTPS server of a listener; `fault` hears of a request that failed unexpectedly. */
+export function createListenerServer(rt: Listener, fault: (err: unknown) => void): Server {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      onRequest(rt, req, res);
+    } catch (err) {
+      fault(err);
+      if (!res.headersSent) plain(res, 500, 'internal error\n');
+      else res.destroy();
+    }
+  };
+  let server: Server;
+  const tls = rt.compiled.tls;
+  if (tls) {
+    server = createHttpsServer(
+      {
+        ...SERVER_OPTIONS,
+        ...tls.options,
+        // The rule's current contexts: a saved rule's certificates apply to the next handshake.
+        SNICallback: (servername, cb) => cb(null, rt.compiled.tls?.context(servername)),
+      },
+      handler,
+    ) as unknown as Server;
+    server.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
+  } else {
+    server = createHttpServer(SERVER_OPTIONS, handler);
+  }
+  server.on('connection', (s: Duplex) => track(rt, s));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    setTimeout(() => socket.destroy(), 1000).unref();
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    try {
+      onUpgrade(rt, req, socket, head);
+    } catch (err) {
+      fault(err);
+      socket.destroy();
+    }
+  });
+  return server;
+}
+
+function track(rt: Listener, s: Duplex): void {
+  rt.sockets.add(s);
+  s.once('close', () => {
+    rt.sockets.delete(s);
+    const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
+    rt.stats.closedIn += n.bytesRead ?? 0;
+    rt.stats.closedOut += n.bytesWritten ?? 0;
+  });
+}
+
+/** A request's path and query from an origin-form or absolute-form target; null when unusable. */
+function target(req: IncomingMessage): string | null {
+  const u = req.url ?? '';
+  if (u.startsWith('/')) return u;
+  if (/^https?:\/\//i.test(u)) {
+    try {
+      const p = new URL(u);
+      return p.pathname + p.search;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function denied(site: Site, ip: string, ua: string | undefined): boolean {
+  for (const f of site.ipFilters) if (!ipAllowed(ip, f)) return true;
+  for (const f of site.uaFilters) if (!uaAllowed(ua, f)) return true;
+  return false;
+}
+
+function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): void {
+  const c = rt.compiled;
+  rt.stats.requests++;
+  const hp = rt.hosts.parse(req.headers.host);
+  const site = hp ? (c.sites.match(hp.host) ?? c.fallback) : c.fallback;
+  const peer = plainIp(req.socket.remoteAddress);
+  const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
+  const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
+  // One shared listener and a plain record rather than a closure per request.
+  (res as LoggedResponse)[HIT] = { rt, t0: rt.log.capacity > 0 ? performance.now() : 0, ip, site: site.name };
+  res.on('close', responseClosed);
+  const path = target(req);
+  if (!hp || path === null) return plain(res, 400, 'bad request\n');
+  if (denied(site, ip, req.headers['user-agent'])) return plain(res, 403, 'forbidden\n');
+  if (site.robots !== null && (path === '/robots.txt' || path.startsWith('/robots.txt?'))) {
+    return plain(res, 200, site.robots);
+  }
+  if (site.cors && corsPreflight(site.cors, req, res)) return;
+  if (site.auth) {
+    const ok = site.auth.check(req.headers.authorization);
+    if (ok === false) return unauthorized(site, res);
+    if (ok !== true) {
+      ok.then(
+        (yes) => (yes ? serve(rt, site, req, res, hp, path, ip, peerTrusted) : unauthorized(site, res)),
+        () => unauthorized(site, res),
+      );
+      return;
+    }
+  }
+  serve(rt, site, req, res, hp, path, ip, peerTrusted);
+}
+
+function unauthorized(site: Site, res: ServerResponse): void {
+  if (res.destroyed) return;
+  res.setHeader('WWW-Authenticate', site.auth!.challenge);
+  plain(res, 401, 'unauthorized\n');
+}
+
+function plain(res: ServerResponse, status: number, text: string, type = 'text/plain; charset=utf-8'): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function varsOf(rt: Listener, req: IncomingMessage, hp: HostPort, path: string, ip: string): Record<string, string> {
+  const host = hp.host.includes(':') ? `[${hp.host}]` : hp.host;
+  const port = hp.port || String(rt.compiled.rule.port);
+  return {
+    host,
+    port,
+    hostAndPort: req.headers.host ?? `${host}:${port}`,
+    path,
+    scheme: rt.compiled.tls ? 'https' : 'http',
+    clientIP: ip,
+    remoteAddr: plainIp(req.socket.remoteAddress),
+    method: req.method ?? '',
+    userAgent: req.headers['user-agent'] ?? '',
+    time: new Date().toISOString(),
+  };
+}
+
+function fill(template: string, vars: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => vars[name] ?? m);
+}
+
+function serve(rt: Listener, site: Site, req: IncomingMessage, res: ServerResponse, hp: HostPort, path: string, ip: string, peerTrusted: boolean): void {
+  if (res.destroyed) return;
+  const s = site.service;
+  switch (s.type) {
+    case 'proxy': {
+      let extra: string[] | null = null;
+      const origin = req.headers.origin;
+      if (site.cors && origin) {
+        corsHeaders(site.cors, req, res);
+        const h = res.getHeaders();
+        res.removeHeader('Access-Control-Allow-Origin');
+        res.removeHeader('Vary');
+        res.removeHeader('Access-Control-Allow-Credentials');
+        extra = [];
+        for (const [k, v] of Object.entries(h)) if (v !== undefined) extra.push(k, String(v));
+      }
+      const cacheKey =
+        site.proxy!.cache && req.method === 'GET' && !req.headers.range && (site.auth || !req.headers.authorization) && !req.headers.cookie
+          ? `${hp.host}\n${path}\n${req.headers['accept-encoding'] ?? ''}`
+          : null;
+      const ctx: ProxyContext = { clientIp: ip, peerTrusted, tls: rt.compiled.tls !== null, host: hp.host, path };
+      return site.proxy!.handle(req, res, ctx, extra, cacheKey);
+    }
+    case 'redirect': {
+      if (site.cors) corsHeaders(site.cors, req, res);
+      const location = fill(s.target, varsOf(rt, req, hp, path, ip));
+      res.writeHead(s.code, { Location: location, 'Content-Length': '0' });
+      return void res.end();
+    }
+    case 'jump': {
+      const url = fill(s.target, varsOf(rt, req, hp, path, ip));
+      const js = JSON.stringify(url).replace(/</g, '\\u003c');
+      const html = `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escapeHtml(url)}"><script>location.replace(${js})</script></head><body><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></body></html>\n`;
+      if (site.cors) corsHeaders(site.cors, req, res);
+      res.setHeader('Cache-Control', 'no-store');
+      return plain(res, 200, html, 'text/html; charset=utf-8');
+    }
+    case 'file': {
+      if (site.cors) corsHeaders(site.cors, req, res);
+      const q = path.indexOf('?');
+      site.files!.serve(req, res, q >= 0 ? path.slice(0, q) : path).catch(() => plain(res, 500, 'internal error\n'));
+      return;
+    }
+    case 'text': {
+      if (site.cors) corsHeaders(site.cors, req, res);
+      const body = s.body.includes('{') ? fill(s.body, varsOf(rt, req, hp, path, ip)) : s.body;
+      return plain(res, s.status, body, s.contentType);
+    }
+    case 'close':
+      req.socket.destroy();
+      return;
+  }
+}
+
+function onUpgrade(rt: Listener, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const c = rt.compiled;
+  rt.stats.requests++;
+  socket.on('error', () => socket.destroy());
+  const refuse = (status: string, extra = '') => {
+    rt.stats.codes[status.slice(0, 3)] = (rt.stats.codes[status.slice(0, 3)] ?? 0) + 1;
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n${extra}\r\n`);
+    else socket.destroy();
+  };
+  const hp = parseHost(req.headers.host);
+  const path = target(req);
+  if (!hp || path === null) return refuse('400 Bad Request');
+  const site = c.sites.match(hp.host) ?? c.fallback;
+  const peer = plainIp(req.socket.remoteAddress);
+  const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
+  const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
+  if (denied(site, ip, req.headers['user-agent'])) return refuse('403 Forbidden');
+  if (site.service.type === 'close') return void socket.destroy();
+  if (site.service.type !== 'proxy' || !site.service.websocket) return refuse('400 Bad Request');
+  const go = () => {
+    rt.stats.codes['101'] = (rt.stats.codes['101'] ?? 0) + 1;
+    // The client socket is already tracked (retiring the listener cuts it); the backend side closes with it.
+    site.proxy!.upgrade(req, socket, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
+  };
+  if (!site.auth) return go();
+  const ok = site.auth.check(req.headers.authorization);
+  const challenge = `WWW-Authenticate: ${site.auth.challenge}\r\n`;
+  if (ok === true) return go();
+  if (ok === false) return refuse('401 Unauthorized', challenge);
+  ok.then(
+    (yes) => (yes ? go() : refuse('401 Unauthorized', challenge)),
+    () => refuse('401 Unauthorized', challenge),
+  );
+}

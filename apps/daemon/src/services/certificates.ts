@@ -1,0 +1,92 @@
+/**
+ * The certificate store, a table of lucky.db with migrations of its own: named certificates with
+ * their private keys, each checked before it is kept (a PEM certificate, a PEM key, the key of that
+ * certificate). Listeners hear of every change so that a renewed certificate reaches running rules.
+ */
+import type { Db, Migration } from '../core/db.js';
+import { migrate } from '../core/db.js';
+import type { Say } from '../core/logs.js';
+import type { CertificatesService, StoredCertificate } from '../core/services/certificates.js';
+import { serverTls } from '../lib/tls/contexts.js';
+import { checkPair, readCertSources, TlsError, type CertFacts } from '../lib/tls/pem.js';
+
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'certificate store',
+    up: `CREATE TABLE certificates (
+      name TEXT PRIMARY KEY,
+      cert TEXT NOT NULL,
+      key TEXT NOT NULL,
+      facts TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );`,
+  },
+];
+
+const NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
+
+interface Row {
+  name: string;
+  cert: string;
+  key: string;
+  facts: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function info(r: Row): StoredCertificate {
+  return { name: r.name, ...(JSON.parse(r.facts) as CertFacts), created: r.created_at, updated: r.updated_at };
+}
+
+export function openCertificates(db: Db, say?: Say): CertificatesService {
+  migrate(db, 'certificates', MIGRATIONS);
+  const listeners = new Set<(name: string, now: StoredCertificate | null) => void>();
+  const one = db.prepare<[string], Row>('SELECT * FROM certificates WHERE name = ?');
+  const all = db.prepare<[], Row>('SELECT * FROM certificates ORDER BY name');
+  const upsert = db.prepare(
+    `INSERT INTO certificates (name, cert, key, facts, created_at, updated_at) VALUES (@name, @cert, @key, @facts, @now, @now)
+     ON CONFLICT (name) DO UPDATE SET cert = excluded.cert, key = excluded.key, facts = excluded.facts, updated_at = excluded.updated_at`,
+  );
+  const del = db.prepare('DELETE FROM certificates WHERE name = ?');
+
+  const changed = (name: string, now: StoredCertificate | null) => {
+    for (const fn of [...listeners]) {
+      try {
+        fn(name, now);
+      } catch (err) {
+        // One listener's fault must not keep the others from hearing of the change.
+        say?.error({ key: 'certListenerFailed', vars: { name, detail: String((err as Error)?.message ?? err) } });
+      }
+    }
+  };
+
+  return {
+    list: () => all.all().map(info),
+    get(name) {
+      const r = one.get(name);
+      return r ? { ...info(r), cert: r.cert, key: r.key } : undefined;
+    },
+    put(name, cert, key) {
+      if (!NAME_RE.test(name)) throw new TlsError({ key: 'certBadName' });
+      const facts = checkPair(cert, key);
+      upsert.run({ name, cert, key, facts: JSON.stringify(facts), now: Date.now() });
+      const now = info(one.get(name)!);
+      changed(name, now);
+      return now;
+    },
+    remove(name) {
+      const gone = del.run(name).changes > 0;
+      if (gone) changed(name, null);
+      return gone;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    check: checkPair,
+    resolve: readCertSources,
+    serverTls: async (certs, minTls) => serverTls(await readCertSources(certs), minTls),
+  };
+}

@@ -1,0 +1,27 @@
+/** TLS certificates: the certificate store and the certificates rules carry (web services, later WebDAV and FTPS). */
+import { defineMessages } from './define.js';
+
+export const certificatesMessages = defineMessages(
+  {
+    statusCertNeeded: 'HTTPS 至少需要一个证书',
+    statusCertUnreadable: '无法读取证书 {n}：{detail}',
+    certInRule: '证书 {n}：{detail}',
+    certBadPem: '证书不是有效的 PEM：{detail}',
+    certBadKey: '私钥不是有效的 PEM：{detail}',
+    certKeyMismatch: '私钥与证书不匹配',
+    certExpired: '证书 {n}（{names}）已于 {date} 过期',
+    certBadName: '证书名称只能由 1-64 个字母、数字、点、下划线或连字符组成',
+    certListenerFailed: '证书 {name} 的变更未能通知到使用者：{detail}',
+  },
+  {
+    statusCertNeeded: 'https needs at least one certificate',
+    statusCertUnreadable: 'certificate {n} cannot be read: {detail}',
+    certInRule: 'certificate {n}: {detail}',
+    certBadPem: 'the certificate is not valid PEM: {detail}',
+    certBadKey: 'the private key is not valid PEM: {detail}',
+    certKeyMismatch: 'the private key does not belong to the certificate',
+    certExpired: 'certificate {n} ({names}) expired on {date}',
+    certBadName: 'a certificate name is 1-64 letters, digits, dots, underscores or hyphens',
+    certListenerFailed: 'a user of certificate {name} was not told of its change: {detail}',
+  },
+);
