@@ -4,7 +4,7 @@
  */
 import { Alert, Box, Button, Card, Group, Modal, ScrollArea, Skeleton, Table, Text } from '@mantine/core';
 import { useEffect, useRef, type DependencyList, type ReactNode, type RefObject } from 'react';
-import { t, type MessageId } from '../i18n';
+import { shellText, type MessageId } from '../i18n';
 
 export function RuleTableCard(props: {
   /** The module key, for the "module disabled" notice (`module.<key>` text). */
@@ -22,7 +22,7 @@ export function RuleTableCard(props: {
   if (!props.enabled) {
     return (
       <Alert color="orange" data-testid="module-disabled">
-        {t('shell.moduleDisabled', { module: t(`module.${props.module}` as MessageId) })}
+        {shellText('shell.moduleDisabled', { module: shellText(`module.${props.module}` as MessageId) })}
       </Alert>
     );
   }
@@ -76,7 +76,7 @@ export function ConfirmDelete(props: {
       <Text mb="lg">{props.question}</Text>
       <Group justify="flex-end">
         <Button variant="default" onClick={props.onCancel}>
-          {t('common.cancel')}
+          {shellText('common.cancel')}
         </Button>
         <Button color="red" loading={props.loading} onClick={props.onConfirm} data-testid={props.testId}>
           {props.deleteText}

@@ -10,7 +10,7 @@ import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
 import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { formatTime, type DdnsRow } from './form';
-import { td } from './i18n';
+import { ddnsText } from './i18n';
 import { ddnsKeys, ddnsTasksQuery } from './queries';
 import { SettingsModal } from './Settings';
 import { TaskFormModal, type Editing } from './TaskForm';
@@ -29,12 +29,12 @@ export function DdnsPage() {
   const { toggle, remove, deleting, setDeleting } = useRuleActions<DdnsRow>({
     routes: ddnsRoutes,
     listKey: ddnsKeys.tasks,
-    deletedText: td('deleted'),
+    deletedText: ddnsText('deleted'),
   });
 
   const sync = useMutation({
     mutationFn: (key: string) => call(ddnsRoutes.sync, { params: { key }, query: { wait: 4 } }),
-    onSuccess: (r) => pushNotice(r.done ? r.msg : td('syncing'), r.done ? 'green' : 'blue'),
+    onSuccess: (r) => pushNotice(r.done ? r.msg : ddnsText('syncing'), r.done ? 'green' : 'blue'),
     onSettled: refresh,
   });
 
@@ -49,33 +49,33 @@ export function DdnsPage() {
         right={
           <Group gap="xs">
             <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="ddns-settings-open">
-              {td('settings')}
+              {ddnsText('settings')}
             </Button>
             <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="ddns-add">
-              {td('add')}
+              {ddnsText('add')}
             </Button>
           </Group>
         }
       >
-        {td('title')}
+        {ddnsText('title')}
       </PageTitle>
       <RuleTableCard
         module="ddns"
         enabled={enabled}
         loading={list.isPending}
         empty={tasks.length === 0}
-        emptyText={td('empty')}
+        emptyText={ddnsText('empty')}
         testPrefix="ddns"
         minWidth={900}
       >
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{td('colName')}</Table.Th>
-            <Table.Th>{td('colStatus')}</Table.Th>
-            <Table.Th>{td('colIp')}</Table.Th>
-            <Table.Th>{td('colLastSync')}</Table.Th>
-            <Table.Th>{td('colEnable')}</Table.Th>
-            <Table.Th>{td('colActions')}</Table.Th>
+            <Table.Th>{ddnsText('colName')}</Table.Th>
+            <Table.Th>{ddnsText('colStatus')}</Table.Th>
+            <Table.Th>{ddnsText('colIp')}</Table.Th>
+            <Table.Th>{ddnsText('colLastSync')}</Table.Th>
+            <Table.Th>{ddnsText('colEnable')}</Table.Th>
+            <Table.Th>{ddnsText('colActions')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -86,11 +86,11 @@ export function DdnsPage() {
                   {x.name}
                 </Text>
                 <Text fz="xs" c="dimmed">
-                  {td(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
+                  {ddnsText(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
                 </Text>
                 <Text fz="xs" c="dimmed" truncate="end" title={x.domains.join('\n')}>
                   {x.domains.slice(0, 2).join(', ')}
-                  {x.domains.length > 2 ? ` ${td('domainsMore', { n: x.domains.length - 2 })}` : ''}
+                  {x.domains.length > 2 ? ` ${ddnsText('domainsMore', { n: x.domains.length - 2 })}` : ''}
                 </Text>
               </Table.Td>
               <Table.Td>
@@ -106,10 +106,10 @@ export function DdnsPage() {
                 {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
               </Table.Td>
               <Table.Td fz="sm" data-testid="ddns-lastsync">
-                <div>{formatTime(x.sync.lastSync, td('never'))}</div>
+                <div>{formatTime(x.sync.lastSync, ddnsText('never'))}</div>
                 {x.sync.lastCheck && (
                   <Text fz="xs" c="dimmed">
-                    {td('checkedAt', { time: formatTime(x.sync.lastCheck, '') })}
+                    {ddnsText('checkedAt', { time: formatTime(x.sync.lastCheck, '') })}
                   </Text>
                 )}
               </Table.Td>
@@ -117,7 +117,7 @@ export function DdnsPage() {
                 <Switch
                   checked={x.enable}
                   onChange={(e) => toggle.mutate({ key: x.key, enable: e.currentTarget.checked })}
-                  aria-label={td('colEnable')}
+                  aria-label={ddnsText('colEnable')}
                   data-testid="ddns-toggle"
                 />
               </Table.Td>
@@ -130,15 +130,15 @@ export function DdnsPage() {
                     loading={sync.isPending && sync.variables === x.key}
                     data-testid="ddns-sync"
                   >
-                    {td('sync')}
+                    {ddnsText('sync')}
                   </Button>
                   <Button size="xs" variant="light" onClick={() => setLogOf(x.key)} data-testid="ddns-log-open">
-                    {td('log')}
+                    {ddnsText('log')}
                   </Button>
                   <Button size="xs" variant="default" onClick={() => setEditing({ key: x.key, saved: x })} data-testid="ddns-edit">
-                    {td('editShort')}
+                    {ddnsText('editShort')}
                   </Button>
-                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={td('delete')} size="md" data-testid="ddns-delete">
+                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={ddnsText('delete')} size="md" data-testid="ddns-delete">
                     ✕
                   </ActionIcon>
                 </Group>
@@ -154,9 +154,9 @@ export function DdnsPage() {
 
       <ConfirmDelete
         opened={deleting !== null}
-        title={td('deleteTitle')}
-        question={td('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={td('delete')}
+        title={ddnsText('deleteTitle')}
+        question={ddnsText('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={ddnsText('delete')}
         loading={remove.isPending}
         onCancel={() => setDeleting(null)}
         onConfirm={() => deleting && remove.mutate(deleting.key)}

@@ -8,14 +8,14 @@ import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { HINT_BELOW, WebhookEditor } from './editors';
 import { configureToForm, errorFor, fieldLabel, firstProblem, formToConfigure, intervalPresetLabel, type SettingsForm } from './form';
-import { td } from './i18n';
+import { ddnsText } from './i18n';
 import { ddnsConfigureQuery, ddnsKeys } from './queries';
 import { credLabel } from './TaskForm';
 
 export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
   const configure = useQuery({ ...ddnsConfigureQuery(), enabled: props.opened });
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={td('settingsTitle')} size="lg" closeOnClickOutside={false} data-testid="ddns-settings">
+    <Modal opened={props.opened} onClose={props.onClose} title={ddnsText('settingsTitle')} size="lg" closeOnClickOutside={false} data-testid="ddns-settings">
       {props.opened &&
         (configure.data ? (
           <SettingsBody initial={configure.data.configure} onClose={props.onClose} />
@@ -34,15 +34,15 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
   const [serverError, setServerError] = useState<string | null>(null);
   const queryClient = useQueryClient();
   const set = (patch: Partial<SettingsForm>) => setForm((f) => ({ ...f, ...patch }));
-  const label = (path: (string | number)[]) => fieldLabel(path, 'callback', td, credLabel);
+  const label = (path: (string | number)[]) => fieldLabel(path, 'callback', ddnsText, credLabel);
   // After a refused save the form is checked again on every change.
-  const problem = useMemo(() => (attempt > 0 ? firstProblem(ZDdnsConfigure, formToConfigure(form), lang, label, td) : null), [attempt, form]);
+  const problem = useMemo(() => (attempt > 0 ? firstProblem(ZDdnsConfigure, formToConfigure(form), lang, label, ddnsText) : null), [attempt, form]);
   const err = (field: string) => errorFor(problem, field);
 
   const save = useMutation({
     mutationFn: (body: DdnsConfigure) => call(ddnsRoutes.putConfigure, { body }),
     onSuccess: async () => {
-      pushNotice(td('settingsSaved'), 'green');
+      pushNotice(ddnsText('settingsSaved'), 'green');
       onClose();
       await queryClient.invalidateQueries({ queryKey: ddnsKeys.configure });
     },
@@ -53,15 +53,15 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
     setServerError(null);
     const body = formToConfigure(form);
     setAttempt((n) => n + 1);
-    if (!firstProblem(ZDdnsConfigure, body, lang, label, td)) save.mutate(body);
+    if (!firstProblem(ZDdnsConfigure, body, lang, label, ddnsText)) save.mutate(body);
   };
 
   const intervalOptions = [
     ...DDNS_INTERVAL_PRESETS.map((s) => {
       const l = intervalPresetLabel(s);
-      return { value: String(s), label: td(l.id, { n: l.n }) };
+      return { value: String(s), label: ddnsText(l.id, { n: l.n }) };
     }),
-    { value: 'custom', label: td('intervalCustom') },
+    { value: 'custom', label: ddnsText('intervalCustom') },
   ];
   const httpTimeout = 10;
 
@@ -76,8 +76,8 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
       <Stack gap="sm">
         <Group grow align="flex-start">
           <Select
-            label={td('interval')}
-            description={td('intervalHint')}
+            label={ddnsText('interval')}
+            description={ddnsText('intervalHint')}
             data={intervalOptions}
             value={form.intervalChoice}
             allowDeselect={false}
@@ -90,7 +90,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={td('intervalCustomValue')}
+              label={ddnsText('intervalCustomValue')}
               min={30}
               max={3600}
               value={form.interval}
@@ -105,8 +105,8 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
           <NumberInput
             clampBehavior="none"
             allowDecimal={false}
-            label={td('firstDelay')}
-            description={td('firstDelayHint')}
+            label={ddnsText('firstDelay')}
+            description={ddnsText('firstDelayHint')}
             min={0}
             max={3600}
             value={form.firstDelay}
@@ -118,7 +118,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
           <NumberInput
             clampBehavior="none"
             allowDecimal={false}
-            label={td('concurrency')}
+            label={ddnsText('concurrency')}
             min={1}
             max={256}
             value={form.concurrency}
@@ -128,7 +128,7 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
             inputWrapperOrder={HINT_BELOW}
           />
         </Group>
-        <Fieldset legend={td('globalWebhook')}>
+        <Fieldset legend={ddnsText('globalWebhook')}>
           <WebhookEditor
             value={form.webhook}
             onChange={(webhook) => set({ webhook })}
@@ -156,10 +156,10 @@ function SettingsBody({ initial, onClose }: { initial: DdnsConfigure; onClose: (
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {td('cancel')}
+            {ddnsText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="ddns-settings-save">
-            {td('save')}
+            {ddnsText('save')}
           </Button>
         </Group>
       </Stack>

@@ -32,7 +32,7 @@ import {
   taskToForm,
   type TaskForm,
 } from './form';
-import { td, zh_CN, type DdnsTextId } from './i18n';
+import { ddnsText, zh_CN, type DdnsTextId } from './i18n';
 import { ddnsKeys, ddnsProvidersQuery } from './queries';
 import { useScrollToProblem } from '../../shell/RuleScreen';
 import { useRuleSave } from '../../shell/useRuleActions';
@@ -40,7 +40,7 @@ import { useRuleSave } from '../../shell/useRuleActions';
 /** A provider's credential label in the page's language when the screen knows it, else as the daemon gives it. */
 export function credLabel(raw: string): string {
   const id = `cred.${raw}`;
-  return id in zh_CN ? td(id as DdnsTextId) : raw;
+  return id in zh_CN ? ddnsText(id as DdnsTextId) : raw;
 }
 
 export interface Editing {
@@ -58,7 +58,7 @@ export function TaskFormModal(props: { editing: Editing | null; onClose: () => v
     <Modal
       opened={props.editing !== null}
       onClose={props.onClose}
-      title={props.editing?.key ? td('edit') : td('add')}
+      title={props.editing?.key ? ddnsText('edit') : ddnsText('add')}
       size="xl"
       fullScreen={narrow}
       closeOnClickOutside={false}
@@ -87,9 +87,9 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
 
   const info = providers.data?.providers.find((p) => p.name === form.provider) ?? { name: form.provider, ...DDNS_PROVIDER_INFO[form.provider] };
   const customized = form.mode === 'customized';
-  const label = (path: (string | number)[]) => fieldLabel(path, form.provider, td, credLabel);
+  const label = (path: (string | number)[]) => fieldLabel(path, form.provider, ddnsText, credLabel);
   const problem = useMemo(
-    () => (attempt > 0 ? firstProblem(ZDdnsTask, formToTask(form), lang, (path) => fieldLabel(path, form.provider, td, credLabel), td) : null),
+    () => (attempt > 0 ? firstProblem(ZDdnsTask, formToTask(form), lang, (path) => fieldLabel(path, form.provider, ddnsText, credLabel), ddnsText) : null),
     [attempt, form],
   );
   const err = (field: string) => errorFor(problem, field);
@@ -100,7 +100,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     routes: ddnsRoutes,
     ruleKey: editing.key,
     invalidate: ddnsKeys.tasks,
-    savedText: td('saved'),
+    savedText: ddnsText('saved'),
     onSaved: onClose,
     onError: setServerError,
   });
@@ -109,7 +109,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     setServerError(null);
     setSwitchedMode(false);
     const task = formToTask(form);
-    const p = firstProblem(ZDdnsTask, task, lang, label, td);
+    const p = firstProblem(ZDdnsTask, task, lang, label, ddnsText);
     setAttempt((n) => n + 1);
     if (p) {
       if (!customized && hiddenInEasyMode(p.path)) {
@@ -121,7 +121,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     save.mutate(task);
   };
 
-  const providerOptions = (providers.data?.providers.map((p) => p.name) ?? [...DDNS_PROVIDERS]).map((name) => ({ value: name, label: td(`provider.${name}`) }));
+  const providerOptions = (providers.data?.providers.map((p) => p.name) ?? [...DDNS_PROVIDERS]).map((name) => ({ value: name, label: ddnsText(`provider.${name}`) }));
   const ttlInfo = { ttl: info.defaultTtl, min: info.minTtl };
 
   return (
@@ -133,14 +133,14 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
       noValidate
     >
       <Stack gap="md" ref={rootRef}>
-        <Fieldset legend={td('sectionBasic')}>
+        <Fieldset legend={ddnsText('sectionBasic')}>
           <Stack gap="xs">
             <Group grow align="flex-start">
-              <TextInput label={td('name')} value={form.name} onChange={(e) => {
+              <TextInput label={ddnsText('name')} value={form.name} onChange={(e) => {
                   const v = e.currentTarget.value;
                   edit((d) => void (d.name = v));
                 }} error={err('name')} data-testid="ddns-name" />
-              <Switch mt={30} label={td('enable')} checked={form.enable} onChange={(e) => {
+              <Switch mt={30} label={ddnsText('enable')} checked={form.enable} onChange={(e) => {
                   const v = e.currentTarget.checked;
                   edit((d) => void (d.enable = v));
                 }} data-testid="ddns-enable" />
@@ -148,12 +148,12 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
             <Group align="flex-end" gap="md">
               <Stack gap={4}>
                 <Text fz="sm" fw={500}>
-                  {td('mode')}
+                  {ddnsText('mode')}
                 </Text>
                 <SegmentedControl
                   data={[
-                    { value: 'easy', label: td('modeEasy') },
-                    { value: 'customized', label: td('modeCustomized') },
+                    { value: 'easy', label: ddnsText('modeEasy') },
+                    { value: 'customized', label: ddnsText('modeCustomized') },
                   ]}
                   value={form.mode}
                   onChange={(v) => edit((d) => void (d.mode = v as TaskForm['mode']))}
@@ -162,13 +162,13 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               </Stack>
               <Stack gap={4}>
                 <Text fz="sm" fw={500}>
-                  {td('recordType')}
+                  {ddnsText('recordType')}
                 </Text>
                 <SegmentedControl
                   data={[
-                    { value: 'A', label: td('recordA') },
-                    { value: 'AAAA', label: td('recordAAAA'), disabled: !info.ipv6 },
-                    { value: 'both', label: td('recordBoth'), disabled: !info.ipv6 },
+                    { value: 'A', label: ddnsText('recordA') },
+                    { value: 'AAAA', label: ddnsText('recordAAAA'), disabled: !info.ipv6 },
+                    { value: 'both', label: ddnsText('recordBoth'), disabled: !info.ipv6 },
                   ]}
                   value={form.recordType}
                   onChange={(v) => edit((d) => void (d.recordType = v as TaskForm['recordType']))}
@@ -177,7 +177,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               </Stack>
             </Group>
             <Text fz="xs" c="dimmed">
-              {td('modeHint')}
+              {ddnsText('modeHint')}
             </Text>
             {err('recordType') && (
               <Text fz="xs" c="red">
@@ -187,11 +187,11 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           </Stack>
         </Fieldset>
 
-        <Fieldset legend={td('sectionProvider')}>
+        <Fieldset legend={ddnsText('sectionProvider')}>
           <Stack gap="xs">
             <Select
-              label={td('provider')}
-              description={info.ipv6 ? td('providerHint', { ttl: info.minTtl }) : `${td('providerHint', { ttl: info.minTtl })} · ${td('providerNoIpv6')}`}
+              label={ddnsText('provider')}
+              description={info.ipv6 ? ddnsText('providerHint', { ttl: info.minTtl }) : `${ddnsText('providerHint', { ttl: info.minTtl })} · ${ddnsText('providerNoIpv6')}`}
               data={providerOptions}
               value={form.provider}
               allowDeselect={false}
@@ -238,7 +238,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   data-testid="ddns-cred-server"
                 />
                 <Select
-                  label={td('algorithm')}
+                  label={ddnsText('algorithm')}
                   data={['hmac-sha256', 'hmac-sha512', 'hmac-sha1']}
                   value={form.credentials.algorithm}
                   allowDeselect={false}
@@ -250,8 +250,8 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               <CallbackEditor value={form.callback} onChange={(c) => edit((d) => void (d.callback = c))} errorAt={(f) => err(`callback.${f}`)} customized={customized} />
             )}
             <Textarea
-              label={td('domains')}
-              description={td('domainsHint')}
+              label={ddnsText('domains')}
+              description={ddnsText('domainsHint')}
               autosize
               minRows={2}
               maxRows={10}
@@ -267,7 +267,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           </Stack>
         </Fieldset>
 
-        <Fieldset legend={td('sectionSource')}>
+        <Fieldset legend={ddnsText('sectionSource')}>
           <Stack gap="lg">
             {families(form.recordType).map((f) => (
               <SourceEditor
@@ -283,7 +283,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           </Stack>
         </Fieldset>
 
-        <Fieldset legend={td('sectionWebhook')}>
+        <Fieldset legend={ddnsText('sectionWebhook')}>
           <WebhookEditor
             value={form.webhook}
             onChange={(w) => edit((d) => void (d.webhook = w))}
@@ -296,11 +296,11 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         </Fieldset>
 
         {customized && (
-          <Fieldset legend={td('sectionAdvanced')} data-testid="ddns-advanced">
+          <Fieldset legend={ddnsText('sectionAdvanced')} data-testid="ddns-advanced">
             <Stack gap="xs">
               <Switch
-                label={td('resolverCheck')}
-                description={td('resolverCheckHint')}
+                label={ddnsText('resolverCheck')}
+                description={ddnsText('resolverCheckHint')}
                 checked={form.resolverCheck.enable}
                 onChange={(e) => {
                   const v = e.currentTarget.checked;
@@ -310,8 +310,8 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               />
               {form.resolverCheck.enable && (
                 <Textarea
-                  label={td('resolverServers')}
-                  description={td('resolverServersHint')}
+                  label={ddnsText('resolverServers')}
+                  description={ddnsText('resolverServersHint')}
                   autosize
                   minRows={2}
                   value={form.resolverCheck.servers}
@@ -328,8 +328,8 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <NumberInput
                   clampBehavior="none"
                   allowDecimal={false}
-                  label={td('ttl')}
-                  description={td('ttlHint', ttlInfo)}
+                  label={ddnsText('ttl')}
+                  description={ddnsText('ttlHint', ttlInfo)}
                   min={0}
                   max={86400}
                   value={form.ttl}
@@ -341,8 +341,8 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <NumberInput
                   clampBehavior="none"
                   allowDecimal={false}
-                  label={td('forceSync')}
-                  description={td('forceSyncHint')}
+                  label={ddnsText('forceSync')}
+                  description={ddnsText('forceSyncHint')}
                   min={60}
                   max={3600}
                   value={form.forceSync}
@@ -354,8 +354,8 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <NumberInput
                   clampBehavior="none"
                   allowDecimal={false}
-                  label={td('httpTimeout')}
-                  description={td('httpTimeoutHint')}
+                  label={ddnsText('httpTimeout')}
+                  description={ddnsText('httpTimeoutHint')}
                   min={3}
                   max={60}
                   value={form.httpTimeout}
@@ -365,11 +365,11 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   inputWrapperOrder={HINT_BELOW}
                 />
               </Group>
-              <Switch label={td('skipVerify')} checked={form.skipVerify} onChange={(e) => {
+              <Switch label={ddnsText('skipVerify')} checked={form.skipVerify} onChange={(e) => {
                   const v = e.currentTarget.checked;
                   edit((d) => void (d.skipVerify = v));
                 }} />
-              <ProxyEditor label={td('proxy')} value={form.proxy} onChange={(p) => edit((d) => void (d.proxy = p))} errorAt={(f) => err(`proxy.${f}`)} testId="ddns-proxy" />
+              <ProxyEditor label={ddnsText('proxy')} value={form.proxy} onChange={(p) => edit((d) => void (d.proxy = p))} errorAt={(f) => err(`proxy.${f}`)} testId="ddns-proxy" />
             </Stack>
           </Fieldset>
         )}
@@ -384,7 +384,7 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
             </Text>
             {switchedMode && (
               <Text fz="xs" c="dimmed">
-                {td('err.hiddenField')}
+                {ddnsText('err.hiddenField')}
               </Text>
             )}
           </Alert>
@@ -396,10 +396,10 @@ function TaskFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {td('cancel')}
+            {ddnsText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="ddns-save">
-            {td('save')}
+            {ddnsText('save')}
           </Button>
         </Group>
       </Stack>

@@ -5,7 +5,7 @@ import { DDNS_SYNC_STATUSES, type DdnsSyncStatus } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { formatTime, STATUS_COLOR, type DdnsRow } from './form';
-import { td } from './i18n';
+import { ddnsText } from './i18n';
 import { ddnsHistoryQuery, ddnsLogsQuery } from './queries';
 import { LogLines } from '../../shell/RuleScreen';
 
@@ -14,7 +14,7 @@ const isStatus = (s: string): s is DdnsSyncStatus => (DDNS_SYNC_STATUSES as read
 export function StatusBadge({ status, testId }: { status: DdnsSyncStatus; testId?: string }) {
   return (
     <Badge color={STATUS_COLOR[status]} variant="light" tt="none" data-testid={testId} data-status={status}>
-      {td(`status.${status}`)}
+      {ddnsText(`status.${status}`)}
     </Badge>
   );
 }
@@ -25,7 +25,7 @@ export function TaskLogModal(props: { task: DdnsRow | null; onClose: () => void 
     <Modal
       opened={props.task !== null}
       onClose={props.onClose}
-      title={props.task ? td('logTitle', { name: props.task.name }) : ''}
+      title={props.task ? ddnsText('logTitle', { name: props.task.name }) : ''}
       size={1100}
       fullScreen={narrow}
       data-testid="ddns-log"
@@ -44,20 +44,20 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
     <Tabs value={tab} onChange={setTab} keepMounted={false}>
       <Tabs.List mb="sm">
         <Tabs.Tab value="log" data-testid="ddns-log-tab-log">
-          {td('tabLog')}
+          {ddnsText('tabLog')}
         </Tabs.Tab>
         <Tabs.Tab value="history" data-testid="ddns-log-tab-history">
-          {td('tabHistory')}
+          {ddnsText('tabHistory')}
         </Tabs.Tab>
         <Tabs.Tab value="records" data-testid="ddns-log-tab-records">
-          {td('tabRecords')}
+          {ddnsText('tabRecords')}
         </Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="log">
         <LogLines
           lines={logs.data?.logs.map((l) => l.log)}
           loading={logs.isPending}
-          emptyText={td('noLogs')}
+          emptyText={ddnsText('noLogs')}
           testId="ddns-log-text"
         />
       </Tabs.Panel>
@@ -66,26 +66,26 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
           <Skeleton h={200} />
         ) : (history.data?.history.length ?? 0) === 0 ? (
           <Text c="dimmed" ta="center" p="lg">
-            {td('noHistory')}
+            {ddnsText('noHistory')}
           </Text>
         ) : (
           <ScrollArea.Autosize mah="60vh">
             <Table striped fz="xs" data-testid="ddns-history">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>{td('histTime')}</Table.Th>
-                  <Table.Th>{td('histKind')}</Table.Th>
-                  <Table.Th>{td('histDomain')}</Table.Th>
-                  <Table.Th>{td('histIp')}</Table.Th>
-                  <Table.Th>{td('histStatus')}</Table.Th>
-                  <Table.Th>{td('histMessage')}</Table.Th>
+                  <Table.Th>{ddnsText('histTime')}</Table.Th>
+                  <Table.Th>{ddnsText('histKind')}</Table.Th>
+                  <Table.Th>{ddnsText('histDomain')}</Table.Th>
+                  <Table.Th>{ddnsText('histIp')}</Table.Th>
+                  <Table.Th>{ddnsText('histStatus')}</Table.Th>
+                  <Table.Th>{ddnsText('histMessage')}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {history.data!.history.map((h, i) => (
                   <Table.Tr key={`${h.at}-${i}`}>
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(h.at, '')}</Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{td(`kind.${h.kind}`)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{ddnsText(`kind.${h.kind}`)}</Table.Td>
                     <Table.Td>
                       {h.domain}
                       {h.recordType && (
@@ -101,7 +101,7 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
                         <StatusBadge status={h.status} />
                       ) : h.status === 'ok' || h.status === 'failed' ? (
                         <Badge color={h.status === 'ok' ? 'green' : 'red'} variant="light" tt="none">
-                          {td(h.status === 'ok' ? 'webhookOk' : 'webhookFailed')}
+                          {ddnsText(h.status === 'ok' ? 'webhookOk' : 'webhookFailed')}
                         </Badge>
                       ) : (
                         h.status
@@ -118,18 +118,18 @@ function TaskLogBody({ task }: { task: DdnsRow }) {
       <Tabs.Panel value="records">
         {task.sync.records.length === 0 ? (
           <Text c="dimmed" ta="center" p="lg">
-            {td('noRecords')}
+            {ddnsText('noRecords')}
           </Text>
         ) : (
           <Table striped fz="xs" data-testid="ddns-records">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>{td('recDomain')}</Table.Th>
-                <Table.Th>{td('recType')}</Table.Th>
-                <Table.Th>{td('recStatus')}</Table.Th>
-                <Table.Th>{td('recIp')}</Table.Th>
-                <Table.Th>{td('recAt')}</Table.Th>
-                <Table.Th>{td('recMessage')}</Table.Th>
+                <Table.Th>{ddnsText('recDomain')}</Table.Th>
+                <Table.Th>{ddnsText('recType')}</Table.Th>
+                <Table.Th>{ddnsText('recStatus')}</Table.Th>
+                <Table.Th>{ddnsText('recIp')}</Table.Th>
+                <Table.Th>{ddnsText('recAt')}</Table.Th>
+                <Table.Th>{ddnsText('recMessage')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>

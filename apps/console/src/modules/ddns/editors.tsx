@@ -31,7 +31,7 @@ import { ApiError, call } from '../../api';
 import { lang } from '../../i18n';
 import { lines } from '../../lib/helpers';
 import { applyCallbackPreset, applyWebhookPreset, isMask, webhookToTask, type CallbackForm, type SourceForm, type WebhookForm } from './form';
-import { td } from './i18n';
+import { ddnsText } from './i18n';
 import { ddnsProvidersQuery, netInterfacesQuery } from './queries';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH'] as const;
@@ -54,7 +54,7 @@ export function SecretInput(props: { label: string; value: string; onChange: (v:
       value={props.value}
       onChange={(e) => props.onChange(e.currentTarget.value)}
       onFocus={selectMask}
-      description={isMask(props.value) ? td('secretKept', { mask: SECRET_MASK }) : undefined}
+      description={isMask(props.value) ? ddnsText('secretKept', { mask: SECRET_MASK }) : undefined}
       error={props.error}
       autoComplete="new-password"
       data-testid={props.testId}
@@ -69,8 +69,8 @@ export function ProxyEditor(props: { value: DdnsProxy; onChange: (v: DdnsProxy) 
   return (
     <Stack gap="xs">
       <Select
-        label={props.label ?? td('proxyType')}
-        data={(['none', 'http', 'https', 'socks5'] as const).map((v) => ({ value: v, label: td(`proxy.${v}`) }))}
+        label={props.label ?? ddnsText('proxyType')}
+        data={(['none', 'http', 'https', 'socks5'] as const).map((v) => ({ value: v, label: ddnsText(`proxy.${v}`) }))}
         value={p.type}
         allowDeselect={false}
         onChange={(v) => v && set({ type: v as DdnsProxy['type'] })}
@@ -79,16 +79,16 @@ export function ProxyEditor(props: { value: DdnsProxy; onChange: (v: DdnsProxy) 
       {p.type !== 'none' && (
         <>
           <TextInput
-            label={td('proxyAddress')}
-            description={td('proxyAddressHint')}
+            label={ddnsText('proxyAddress')}
+            description={ddnsText('proxyAddressHint')}
             value={p.address}
             onChange={(e) => set({ address: e.currentTarget.value })}
             error={props.errorAt('address')}
             data-testid={`${props.testId}-address`}
           />
           <Group grow align="flex-start">
-            <TextInput label={td('proxyUser')} value={p.user} onChange={(e) => set({ user: e.currentTarget.value })} autoComplete="off" />
-            <SecretInput label={td('proxyPassword')} value={p.password} onChange={(v) => set({ password: v })} />
+            <TextInput label={ddnsText('proxyUser')} value={p.user} onChange={(e) => set({ user: e.currentTarget.value })} autoComplete="off" />
+            <SecretInput label={ddnsText('proxyPassword')} value={p.password} onChange={(v) => set({ password: v })} />
           </Group>
         </>
       )}
@@ -180,8 +180,8 @@ export function SourceEditor(props: {
   return (
     <Stack gap="xs" data-testid={`${tid}-source`}>
       <Select
-        label={family === 'ipv4' ? td('ipv4Source') : td('ipv6Source')}
-        data={types.map((v) => ({ value: v, label: td(`source.${v}`) }))}
+        label={family === 'ipv4' ? ddnsText('ipv4Source') : ddnsText('ipv6Source')}
+        data={types.map((v) => ({ value: v, label: ddnsText(`source.${v}`) }))}
         value={s.type}
         allowDeselect={false}
         onChange={(v) => {
@@ -196,8 +196,8 @@ export function SourceEditor(props: {
       {s.type === 'url' && (
         <>
           <Textarea
-            label={td('urls')}
-            description={td('urlsHint')}
+            label={ddnsText('urls')}
+            description={ddnsText('urlsHint')}
             autosize
             minRows={2}
             maxRows={6}
@@ -208,15 +208,15 @@ export function SourceEditor(props: {
             data-testid={`${tid}-urls`}
           />
           {props.customized && (
-            <TextInput label={td('regex')} description={td('regexHint')} value={s.regex} onChange={(e) => set({ regex: e.currentTarget.value })} error={props.errorAt('regex')} styles={mono} />
+            <TextInput label={ddnsText('regex')} description={ddnsText('regexHint')} value={s.regex} onChange={(e) => set({ regex: e.currentTarget.value })} error={props.errorAt('regex')} styles={mono} />
           )}
         </>
       )}
       {s.type === 'interface' && (
         <Group grow align="flex-start">
           <Select
-            label={td('netInterface')}
-            placeholder={ifaces.isPending ? td('netInterfacesLoading') : td('netInterfacePlaceholder')}
+            label={ddnsText('netInterface')}
+            placeholder={ifaces.isPending ? ddnsText('netInterfacesLoading') : ddnsText('netInterfacePlaceholder')}
             data={ifaceOptions}
             value={s.interface || null}
             onChange={(v) => set({ interface: v ?? '' })}
@@ -226,8 +226,8 @@ export function SourceEditor(props: {
             inputWrapperOrder={HINT_BELOW}
           />
           <TextInput
-            label={td('rule')}
-            description={td('ruleHint')}
+            label={ddnsText('rule')}
+            description={ddnsText('ruleHint')}
             value={s.rule}
             onChange={(e) => set({ rule: e.currentTarget.value })}
             error={props.errorAt('rule')}
@@ -240,8 +240,8 @@ export function SourceEditor(props: {
       {s.type === 'command' && (
         <>
           <Textarea
-            label={td('command')}
-            description={td('commandHint')}
+            label={ddnsText('command')}
+            description={ddnsText('commandHint')}
             autosize
             minRows={1}
             maxRows={6}
@@ -255,7 +255,7 @@ export function SourceEditor(props: {
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={td('commandTimeout')}
+              label={ddnsText('commandTimeout')}
               min={1}
               max={120}
               value={s.commandTimeout}
@@ -269,17 +269,17 @@ export function SourceEditor(props: {
       {s.type === 'odhcpd' && (
         <>
           <Text fz="xs" c="dimmed">
-            {td('odhcpdHint')}
+            {ddnsText('odhcpdHint')}
           </Text>
           <Group grow align="flex-start">
-            <TextInput label={td('odhcpdFile')} value={s.odhcpdFile} onChange={(e) => set({ odhcpdFile: e.currentTarget.value })} error={props.errorAt('odhcpdFile')} />
-            <TextInput label={td('odhcpdHost')} value={s.odhcpdHost} onChange={(e) => set({ odhcpdHost: e.currentTarget.value })} error={props.errorAt('odhcpdHost')} />
+            <TextInput label={ddnsText('odhcpdFile')} value={s.odhcpdFile} onChange={(e) => set({ odhcpdFile: e.currentTarget.value })} error={props.errorAt('odhcpdFile')} />
+            <TextInput label={ddnsText('odhcpdHost')} value={s.odhcpdHost} onChange={(e) => set({ odhcpdHost: e.currentTarget.value })} error={props.errorAt('odhcpdHost')} />
           </Group>
         </>
       )}
       <Group gap="xs" align="center">
         <Button size="xs" variant="light" onClick={runTest} loading={test.isPending} data-testid={`${tid}-test`}>
-          {td('test')}
+          {ddnsText('test')}
         </Button>
       </Group>
       {localError && (
@@ -289,18 +289,18 @@ export function SourceEditor(props: {
       )}
       {test.isError && (
         <TestResult ok={false} testId={`${tid}-test-result`}>
-          {td('testFailed', { msg: errorText(test.error) })}
+          {ddnsText('testFailed', { msg: errorText(test.error) })}
         </TestResult>
       )}
       {test.data && (
         <TestResult ok={test.data.error === null} testId={`${tid}-test-result`}>
-          {test.data.error === null ? td('testResult', { ip: test.data.ip, detail: test.data.detail }) : td('testFailed', { msg: test.data.error })}
+          {test.data.error === null ? ddnsText('testResult', { ip: test.data.ip, detail: test.data.detail }) : ddnsText('testFailed', { msg: test.data.error })}
           {test.data.reg && (
             <>
               <br />
-              {td('candidates')}:{' '}
+              {ddnsText('candidates')}:{' '}
               {test.data.reg.candidates.length === 0
-                ? td('noCandidates')
+                ? ddnsText('noCandidates')
                 : test.data.reg.candidates.map((c) => (
                     <Badge key={c} mr={4} variant={test.data.reg!.matches.includes(c) ? 'filled' : 'outline'} color={c === test.data.ip ? 'green' : 'gray'} tt="none">
                       {c}
@@ -345,20 +345,20 @@ export function WebhookEditor(props: {
   const tid = props.testId;
   return (
     <Stack gap="xs">
-      <Switch label={td('webhookEnable')} description={td('webhookHint')} checked={w.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid={`${tid}-enable`} />
+      <Switch label={ddnsText('webhookEnable')} description={ddnsText('webhookHint')} checked={w.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid={`${tid}-enable`} />
       {w.enable && (
         <>
           <Group grow align="flex-start">
             <Select
-              label={td('webhookPreset')}
-              data={WEBHOOK_PRESETS.map((p) => ({ value: p, label: td(`whPreset.${p}`) }))}
+              label={ddnsText('webhookPreset')}
+              data={WEBHOOK_PRESETS.map((p) => ({ value: p, label: ddnsText(`whPreset.${p}`) }))}
               value={w.preset}
               allowDeselect={false}
               onChange={(v) => v && props.onChange(applyWebhookPreset(w, v as WebhookForm['preset'], providers.data?.webhookPresets[v]))}
               data-testid={`${tid}-preset`}
             />
             <Select
-              label={td('method')}
+              label={ddnsText('method')}
               data={[...METHODS]}
               value={w.method}
               allowDeselect={false}
@@ -368,8 +368,8 @@ export function WebhookEditor(props: {
             />
           </Group>
           <TextInput
-            label={td('webhookUrl')}
-            description={td('webhookVars')}
+            label={ddnsText('webhookUrl')}
+            description={ddnsText('webhookVars')}
             value={w.url}
             onChange={(e) => set({ url: e.currentTarget.value })}
             error={props.errorAt('url')}
@@ -379,8 +379,8 @@ export function WebhookEditor(props: {
           {props.customized && (
             <>
               <Textarea
-                label={td('headers')}
-                description={td('headersHint')}
+                label={ddnsText('headers')}
+                description={ddnsText('headersHint')}
                 autosize
                 minRows={1}
                 maxRows={6}
@@ -391,7 +391,7 @@ export function WebhookEditor(props: {
               />
               {w.method !== 'GET' && (
                 <Textarea
-                  label={td('body')}
+                  label={ddnsText('body')}
                   autosize
                   minRows={2}
                   maxRows={10}
@@ -403,16 +403,16 @@ export function WebhookEditor(props: {
                 />
               )}
               <Group grow align="center">
-                <Switch label={td('webhookOnFailure')} checked={w.onFailure} onChange={(e) => set({ onFailure: e.currentTarget.checked })} />
+                <Switch label={ddnsText('webhookOnFailure')} checked={w.onFailure} onChange={(e) => set({ onFailure: e.currentTarget.checked })} />
                 <Switch
-                  label={td('successCheck')}
+                  label={ddnsText('successCheck')}
                   checked={w.successCheck.enable}
                   onChange={(e) => set({ successCheck: { ...w.successCheck, enable: e.currentTarget.checked } })}
                 />
               </Group>
               {w.successCheck.enable && (
                 <TextInput
-                  label={td('successText')}
+                  label={ddnsText('successText')}
                   value={w.successCheck.text}
                   onChange={(e) => set({ successCheck: { ...w.successCheck, text: e.currentTarget.value } })}
                   error={props.errorAt('successCheck')}
@@ -420,7 +420,7 @@ export function WebhookEditor(props: {
                 />
               )}
               <ProxyEditor
-                label={td('webhookProxy')}
+                label={ddnsText('webhookProxy')}
                 value={w.proxy}
                 onChange={(proxy) => set({ proxy })}
                 errorAt={(f) => props.errorAt(`proxy.${f}`)}
@@ -430,7 +430,7 @@ export function WebhookEditor(props: {
           )}
           <Group>
             <Button size="xs" variant="light" onClick={runTest} loading={test.isPending} data-testid={`${tid}-test`}>
-              {td('webhookTest')}
+              {ddnsText('webhookTest')}
             </Button>
           </Group>
           {localError && (
@@ -440,16 +440,16 @@ export function WebhookEditor(props: {
           )}
           {test.isError && (
             <TestResult ok={false} testId={`${tid}-test-result`}>
-              {td('webhookTestBad', { msg: errorText(test.error) })}
+              {ddnsText('webhookTestBad', { msg: errorText(test.error) })}
             </TestResult>
           )}
           {test.data && (
             <TestResult ok={test.data.success} testId={`${tid}-test-result`}>
-              {test.data.success ? td('webhookTestOk', { status: test.data.status }) : td('webhookTestBad', { msg: test.data.msg || `HTTP ${test.data.status}` })}
+              {test.data.success ? ddnsText('webhookTestOk', { status: test.data.status }) : ddnsText('webhookTestBad', { msg: test.data.msg || `HTTP ${test.data.status}` })}
               {test.data.body && (
                 <>
                   <br />
-                  {td('webhookAnswer')}: <Code>{test.data.body.slice(0, 300)}</Code>
+                  {ddnsText('webhookAnswer')}: <Code>{test.data.body.slice(0, 300)}</Code>
                 </>
               )}
             </TestResult>
@@ -468,15 +468,15 @@ export function CallbackEditor(props: { value: CallbackForm; onChange: (v: Callb
     <Stack gap="xs">
       <Group grow align="flex-start">
         <Select
-          label={td('callbackPreset')}
-          data={CALLBACK_PRESETS.map((p) => ({ value: p, label: td(`cbPreset.${p}`) }))}
+          label={ddnsText('callbackPreset')}
+          data={CALLBACK_PRESETS.map((p) => ({ value: p, label: ddnsText(`cbPreset.${p}`) }))}
           value={c.preset}
           allowDeselect={false}
           onChange={(v) => v && props.onChange(applyCallbackPreset(c, v as CallbackForm['preset'], providers.data?.callbackPresets[v]))}
           data-testid="ddns-callback-preset"
         />
         <Select
-          label={td('method')}
+          label={ddnsText('method')}
           data={[...METHODS]}
           value={c.method}
           allowDeselect={false}
@@ -486,8 +486,8 @@ export function CallbackEditor(props: { value: CallbackForm; onChange: (v: Callb
         />
       </Group>
       <TextInput
-        label={td('callbackUrl')}
-        description={td('callbackVars')}
+        label={ddnsText('callbackUrl')}
+        description={ddnsText('callbackVars')}
         value={c.url}
         onChange={(e) => set({ url: e.currentTarget.value })}
         error={props.errorAt('url')}
@@ -497,8 +497,8 @@ export function CallbackEditor(props: { value: CallbackForm; onChange: (v: Callb
       {props.customized && (
         <>
           <Textarea
-            label={td('headers')}
-            description={td('headersHint')}
+            label={ddnsText('headers')}
+            description={ddnsText('headersHint')}
             autosize
             minRows={1}
             maxRows={6}
@@ -508,12 +508,12 @@ export function CallbackEditor(props: { value: CallbackForm; onChange: (v: Callb
             styles={mono}
           />
           {c.method !== 'GET' && (
-            <Textarea label={td('body')} autosize minRows={2} maxRows={10} value={c.body} onChange={(e) => set({ body: e.currentTarget.value })} error={props.errorAt('body')} styles={mono} />
+            <Textarea label={ddnsText('body')} autosize minRows={2} maxRows={10} value={c.body} onChange={(e) => set({ body: e.currentTarget.value })} error={props.errorAt('body')} styles={mono} />
           )}
-          <Switch label={td('successCheck')} checked={c.successCheck.enable} onChange={(e) => set({ successCheck: { ...c.successCheck, enable: e.currentTarget.checked } })} />
+          <Switch label={ddnsText('successCheck')} checked={c.successCheck.enable} onChange={(e) => set({ successCheck: { ...c.successCheck, enable: e.currentTarget.checked } })} />
           {c.successCheck.enable && (
             <TextInput
-              label={td('successText')}
+              label={ddnsText('successText')}
               value={c.successCheck.text}
               onChange={(e) => set({ successCheck: { ...c.successCheck, text: e.currentTarget.value } })}
               error={props.errorAt('successCheck')}

@@ -1,5 +1,5 @@
-/** The DDNS screens' own texts (zh_CN default, en_US); looked up with `td`. */
-import { moduleT } from '../../i18n';
+/** The DDNS screens' own texts (zh_CN default, en_US); looked up with `ddnsText`. */
+import { bindTexts } from '../../i18n';
 
 export const zh_CN = {
   title: '动态域名',
@@ -495,4 +495,4 @@ export const en_US: Record<DdnsTextId, string> = {
   settingsSaved: 'Settings saved',
 };
 
-export const td = moduleT({ zh_CN, en_US });
+export const ddnsText = bindTexts({ zh_CN, en_US });

@@ -8,14 +8,14 @@ import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { checkSettings, errorAt, formatTime, settingsToBody, settingsToForm, type PfRow, type SettingsForm } from './form';
-import { tp, type PfTextId } from './i18n';
+import { pfText, type PfTextId } from './i18n';
 import { pfConfigureQuery, pfKeys, pfLogsQuery } from './queries';
 import { LogLines } from '../../shell/RuleScreen';
 
 export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
   const configure = useQuery({ ...pfConfigureQuery(), enabled: props.opened });
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={tp('settingsTitle')} size={640} closeOnClickOutside={false} data-testid="pf-settings">
+    <Modal opened={props.opened} onClose={props.onClose} title={pfText('settingsTitle')} size={640} closeOnClickOutside={false} data-testid="pf-settings">
       {props.opened &&
         (configure.data ? (
           <SettingsBody initial={configure.data.configure} onClose={props.onClose} />
@@ -55,11 +55,11 @@ function SettingsBody(props: { initial: PortforwardConfigure; onClose: () => voi
   const [attempt, setAttempt] = useState(0);
   const [serverError, setServerError] = useState<string | null>(null);
   const queryClient = useQueryClient();
-  const problems = useMemo(() => (attempt > 0 ? checkSettings(form, lang, tp) : []), [attempt, form]);
+  const problems = useMemo(() => (attempt > 0 ? checkSettings(form, lang, pfText) : []), [attempt, form]);
   const save = useMutation({
     mutationFn: (body: PortforwardConfigure) => call(portforwardRoutes.putConfigure, { body }, { silent: true }),
     onSuccess: async () => {
-      pushNotice(tp('settingsSaved'), 'green');
+      pushNotice(pfText('settingsSaved'), 'green');
       props.onClose();
       await queryClient.invalidateQueries({ queryKey: pfKeys.all });
     },
@@ -71,7 +71,7 @@ function SettingsBody(props: { initial: PortforwardConfigure; onClose: () => voi
       clampBehavior="none"
       allowDecimal={false}
       allowNegative={false}
-      label={tp(LABELS[k])}
+      label={pfText(LABELS[k])}
       description={description ?? `${BOUNDS[k][0]}-${BOUNDS[k][1]}`}
       min={BOUNDS[k][0]}
       max={BOUNDS[k][1]}
@@ -88,36 +88,36 @@ function SettingsBody(props: { initial: PortforwardConfigure; onClose: () => voi
         e.preventDefault();
         setServerError(null);
         setAttempt((n) => n + 1);
-        if (checkSettings(form, lang, tp).length === 0) save.mutate(settingsToBody(form));
+        if (checkSettings(form, lang, pfText).length === 0) save.mutate(settingsToBody(form));
       }}
       noValidate
     >
       <Stack gap="sm">
-        <Divider label={tp('setGlobal')} labelPosition="left" />
+        <Divider label={pfText('setGlobal')} labelPosition="left" />
         <Group grow align="flex-start">
-          {num('tcpMaxConnections', tp('zeroUnlimited'))}
-          {num('udpMaxSessions', tp('zeroUnlimited'))}
+          {num('tcpMaxConnections', pfText('zeroUnlimited'))}
+          {num('udpMaxSessions', pfText('zeroUnlimited'))}
         </Group>
-        <Divider label={tp('setDefaults')} labelPosition="left" />
+        <Divider label={pfText('setDefaults')} labelPosition="left" />
         <Group grow align="flex-start">
-          {num('ruleTcpMaxConnections', tp('zeroUnlimited'))}
-          {num('ruleUdpMaxSessions', tp('zeroUnlimited'))}
+          {num('ruleTcpMaxConnections', pfText('zeroUnlimited'))}
+          {num('ruleUdpMaxSessions', pfText('zeroUnlimited'))}
         </Group>
         <Group grow align="flex-start">
           {num('udpSessionTimeout')}
           {num('udpPacketSize')}
         </Group>
         <Group grow align="flex-start">
-          {num('tcpIdleTimeout', `${tp('zeroUnlimited')} · 0-604800`)}
+          {num('tcpIdleTimeout', `${pfText('zeroUnlimited')} · 0-604800`)}
           <div />
         </Group>
-        <Divider label={tp('setOther')} labelPosition="left" />
+        <Divider label={pfText('setOther')} labelPosition="left" />
         <Group grow align="flex-start">
-          {num('connectTimeout', `${tp('set.connectTimeoutHint')} · 1-120`)}
+          {num('connectTimeout', `${pfText('set.connectTimeoutHint')} · 1-120`)}
           <Switch
             mt={28}
-            label={tp('set.logConnections')}
-            description={tp('set.logConnectionsHint')}
+            label={pfText('set.logConnections')}
+            description={pfText('set.logConnectionsHint')}
             checked={form.logConnections}
             onChange={(e) => {
               const logConnections = e.currentTarget.checked;
@@ -140,10 +140,10 @@ function SettingsBody(props: { initial: PortforwardConfigure; onClose: () => voi
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
-            {tp('cancel')}
+            {pfText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="pf-settings-save">
-            {tp('save')}
+            {pfText('save')}
           </Button>
         </Group>
       </Stack>
@@ -157,7 +157,7 @@ export function RuleLogModal(props: { rule: PfRow | null; onClose: () => void })
     <Modal
       opened={props.rule !== null}
       onClose={props.onClose}
-      title={props.rule ? tp('logTitle', { name: props.rule.name }) : ''}
+      title={props.rule ? pfText('logTitle', { name: props.rule.name }) : ''}
       size={1300}
       fullScreen={narrow}
       data-testid="pf-log"
@@ -175,7 +175,7 @@ function RuleLogBody({ ruleKey }: { ruleKey: string }) {
     <LogLines
       lines={logs.data?.map((l) => (/^\d{4}-\d\d-\d\d/.test(l.log) ? l.log : `${formatTime(l.timestamp)} ${l.log}`))}
       loading={logs.isPending}
-      emptyText={tp('noLogs')}
+      emptyText={pfText('noLogs')}
       testId="pf-log-text"
       maxHeight="65vh"
     />

@@ -9,7 +9,7 @@ import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { RuleLogModal, SettingsModal } from './Dialogs';
 import { figuresText, hostText, portCount, STATE_COLOR, type PfRow } from './form';
-import { tp } from './i18n';
+import { pfText } from './i18n';
 import { pfKeys, pfRulesQuery } from './queries';
 import { RuleFormModal, type Editing } from './RuleForm';
 
@@ -25,7 +25,7 @@ export function PortforwardPage() {
     routes: portforwardRoutes,
     listKey: pfKeys.rules,
     afterDelete: pfKeys.all,
-    deletedText: tp('deleted'),
+    deletedText: pfText('deleted'),
   });
 
 
@@ -38,34 +38,34 @@ export function PortforwardPage() {
         right={
           <Group gap="xs">
             <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="pf-settings-open">
-              {tp('settings')}
+              {pfText('settings')}
             </Button>
             <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="pf-add">
-              {tp('add')}
+              {pfText('add')}
             </Button>
           </Group>
         }
       >
-        {tp('title')}
+        {pfText('title')}
       </PageTitle>
       <RuleTableCard
         module="portforward"
         enabled={enabled}
         loading={list.isPending}
         empty={rules.length === 0}
-        emptyText={tp('empty')}
+        emptyText={pfText('empty')}
         testPrefix="pf"
         minWidth={1100}
       >
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{tp('colName')}</Table.Th>
-            <Table.Th>{tp('colListen')}</Table.Th>
-            <Table.Th>{tp('colTargets')}</Table.Th>
-            <Table.Th>{tp('colStatus')}</Table.Th>
-            <Table.Th>{tp('colFigures')}</Table.Th>
-            <Table.Th>{tp('colEnable')}</Table.Th>
-            <Table.Th>{tp('colActions')}</Table.Th>
+            <Table.Th>{pfText('colName')}</Table.Th>
+            <Table.Th>{pfText('colListen')}</Table.Th>
+            <Table.Th>{pfText('colTargets')}</Table.Th>
+            <Table.Th>{pfText('colStatus')}</Table.Th>
+            <Table.Th>{pfText('colFigures')}</Table.Th>
+            <Table.Th>{pfText('colEnable')}</Table.Th>
+            <Table.Th>{pfText('colActions')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -88,9 +88,9 @@ export function PortforwardPage() {
 
       <ConfirmDelete
         opened={deleting !== null}
-        title={tp('deleteTitle')}
-        question={tp('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={tp('delete')}
+        title={pfText('deleteTitle')}
+        question={pfText('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={pfText('delete')}
         loading={remove.isPending}
         onCancel={() => setDeleting(null)}
         onConfirm={() => deleting && remove.mutate(deleting.key)}
@@ -123,17 +123,17 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
           ))}
           {(r.tls.listen || r.tls.target) && (
             <Badge size="xs" variant="light" color="teal" tt="none">
-              {tp('tlsBadge')}
+              {pfText('tlsBadge')}
             </Badge>
           )}
           {r.proxyProtocol !== 'off' && (
             <Badge size="xs" variant="light" color="gray" tt="none">
-              {tp('proxyBadge', { v: r.proxyProtocol })}
+              {pfText('proxyBadge', { v: r.proxyProtocol })}
             </Badge>
           )}
           {r.filter.mode !== 'off' && (
             <Badge size="xs" variant="light" color="orange" tt="none">
-              {tp(`filter.${r.filter.mode}`)}
+              {pfText(`filter.${r.filter.mode}`)}
             </Badge>
           )}
         </Group>
@@ -148,9 +148,9 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
           {r.listenHost === '' ? '*' : hostText(r.listenHost)}:{r.listenPorts.replace(/\s+/g, '')}
         </Text>
         <Text fz="xs" c="dimmed">
-          {r.listenHost === '' ? tp('allAddresses') : ''}
+          {r.listenHost === '' ? pfText('allAddresses') : ''}
           {r.listenHost === '' && listenCount > 1 ? ' · ' : ''}
-          {listenCount > 1 ? tp('portsN', { n: listenCount }) : ''}
+          {listenCount > 1 ? pfText('portsN', { n: listenCount }) : ''}
         </Text>
       </Table.Td>
       <Table.Td maw={240}>
@@ -163,19 +163,19 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
         </Text>
         {r.targets.length > 1 && (
           <Text fz="xs" c="dimmed">
-            {tp('targetsFailover', { n: r.targets.length })}
+            {pfText('targetsFailover', { n: r.targets.length })}
           </Text>
         )}
       </Table.Td>
       <Table.Td maw={260}>
         <Group gap={6} wrap="nowrap">
           <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid="pf-status" data-state={state}>
-            {tp(`state.${state}`)}
+            {pfText(`state.${state}`)}
           </Badge>
           {r.enable && (
-            <Tooltip label={tp('listenersHint')}>
+            <Tooltip label={pfText('listenersHint')}>
               <Text fz="xs" c={s.listeners < s.listenersWanted ? 'red' : 'dimmed'} data-testid="pf-listeners" style={{ whiteSpace: 'nowrap' }}>
-                {tp('listeners', { v: f.listeners })}
+                {pfText('listeners', { v: f.listeners })}
               </Text>
             </Tooltip>
           )}
@@ -189,56 +189,56 @@ function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () =>
       <Table.Td data-testid="pf-figures">
         {quiet ? (
           <Text fz="xs" c="dimmed">
-            {tp('noTraffic')}
+            {pfText('noTraffic')}
           </Text>
         ) : (
           <Stack gap={2}>
             <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
               <span data-testid="pf-fig-tcp" data-value={s.tcpConnections}>
-                {tp('tcpConns', { n: s.tcpConnections })}
+                {pfText('tcpConns', { n: s.tcpConnections })}
               </span>
               {' · '}
               <span data-testid="pf-fig-udp" data-value={s.udpSessions}>
-                {tp('udpSessions', { n: s.udpSessions })}
+                {pfText('udpSessions', { n: s.udpSessions })}
               </span>
               {' · '}
               <span data-testid="pf-fig-total" data-value={s.totalConnections}>
-                {tp('totalConns', { n: s.totalConnections })}
+                {pfText('totalConns', { n: s.totalConnections })}
               </span>
             </Text>
             <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-              <Tooltip label={tp('bytesInHint')}>
+              <Tooltip label={pfText('bytesInHint')}>
                 <span data-testid="pf-fig-in" data-value={s.bytesIn}>
-                  ↑ {tp('bytesIn', { v: f.bytesIn })}
+                  ↑ {pfText('bytesIn', { v: f.bytesIn })}
                 </span>
               </Tooltip>
               {' · '}
-              <Tooltip label={tp('bytesOutHint')}>
+              <Tooltip label={pfText('bytesOutHint')}>
                 <span data-testid="pf-fig-out" data-value={s.bytesOut}>
-                  ↓ {tp('bytesOut', { v: f.bytesOut })}
+                  ↓ {pfText('bytesOut', { v: f.bytesOut })}
                 </span>
               </Tooltip>
             </Text>
             {f.refused > 0 && (
               <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
-                {tp('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
+                {pfText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
               </Text>
             )}
           </Stack>
         )}
       </Table.Td>
       <Table.Td>
-        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={tp('colEnable')} data-testid="pf-toggle" />
+        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={pfText('colEnable')} data-testid="pf-toggle" />
       </Table.Td>
       <Table.Td>
         <Group gap={6} wrap="nowrap">
           <Button size="xs" variant="light" onClick={props.onLog} data-testid="pf-log-open">
-            {tp('log')}
+            {pfText('log')}
           </Button>
           <Button size="xs" variant="default" onClick={props.onEdit} data-testid="pf-edit">
-            {tp('editShort')}
+            {pfText('editShort')}
           </Button>
-          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tp('delete')} size="md" data-testid="pf-delete">
+          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={pfText('delete')} size="md" data-testid="pf-delete">
             ✕
           </ActionIcon>
         </Group>

@@ -41,7 +41,7 @@ import {
   type RuleForm,
   type RuleTab,
 } from './form';
-import { tp } from './i18n';
+import { pfText } from './i18n';
 import { pfConfigureQuery, pfKeys } from './queries';
 import { useRuleSave } from '../../shell/useRuleActions';
 import { problemTabProps, useScrollToProblem } from '../../shell/RuleScreen';
@@ -62,7 +62,7 @@ export function RuleFormModal(props: { editing: Editing | null; onClose: () => v
     <Modal
       opened={props.editing !== null}
       onClose={props.onClose}
-      title={props.editing?.key ? tp('edit') : tp('add')}
+      title={props.editing?.key ? pfText('edit') : pfText('add')}
       size={860}
       fullScreen={narrow}
       closeOnClickOutside={false}
@@ -96,7 +96,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
   const setTls = (patch: Partial<RuleForm['tls']>) => setForm((f) => ({ ...f, tls: { ...f.tls, ...patch } }));
 
   // Checked on save; after a refused save, again on every change so a fixed field stops showing red.
-  const problems = useMemo(() => (attempt > 0 ? checkRule(form, lang, tp) : []), [attempt, form]);
+  const problems = useMemo(() => (attempt > 0 ? checkRule(form, lang, pfText) : []), [attempt, form]);
   const err = (field: string) => errorAt(problems, field);
   // A red placeholder under an error would read like a value.
   const ph = (field: string, text: string) => (err(field) ? undefined : text);
@@ -107,14 +107,14 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     routes: portforwardRoutes,
     ruleKey: editing.key,
     invalidate: pfKeys.all,
-    savedText: tp('saved'),
+    savedText: pfText('saved'),
     onSaved: onClose,
     onError: setServerError,
   });
 
   const submit = () => {
     setServerError(null);
-    const found = checkRule(form, lang, tp);
+    const found = checkRule(form, lang, pfText);
     setAttempt((n) => n + 1);
     if (found.length > 0) {
       setTab(tabOf(found[0]!.field));
@@ -125,8 +125,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
 
   const tabHas = (t: RuleTab) => problems.some((p) => tabOf(p.field) === t);
   const tabProps = (t: RuleTab) => problemTabProps(tabHas(t));
-  const listenFb = portFeedback(form.listenPorts, lang, tp);
-  const targetFb = targetPortFeedback(form.listenPorts, form.targetPorts, lang, tp);
+  const listenFb = portFeedback(form.listenPorts, lang, pfText);
+  const targetFb = targetPortFeedback(form.listenPorts, form.targetPorts, lang, pfText);
   const hasTcp = form.types.some((t) => t.startsWith('tcp'));
   const hasUdp = form.types.some((t) => t.startsWith('udp'));
   const readInto = (field: 'cert' | 'key') => (file: File | null) => {
@@ -145,28 +145,28 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         <Tabs value={tab} onChange={(v) => v && setTab(v as RuleTab)}>
           <Tabs.List mb="sm">
             <Tabs.Tab value="basic" {...tabProps('basic')} data-testid="pf-tab-basic">
-              {tp('tabBasic')}
+              {pfText('tabBasic')}
             </Tabs.Tab>
             <Tabs.Tab value="limits" {...tabProps('limits')} data-testid="pf-tab-limits">
-              {tp('tabLimits')}
+              {pfText('tabLimits')}
             </Tabs.Tab>
             <Tabs.Tab value="filter" {...tabProps('filter')} data-testid="pf-tab-filter">
-              {tp('tabFilter')}
+              {pfText('tabFilter')}
             </Tabs.Tab>
             <Tabs.Tab value="tls" {...tabProps('tls')} data-testid="pf-tab-tls">
-              {tp('tabTls')}
+              {pfText('tabTls')}
             </Tabs.Tab>
           </Tabs.List>
 
           <Tabs.Panel value="basic">
             <Stack gap="sm">
               <Group grow align="flex-start">
-                <TextInput label={tp('name')} withAsterisk value={form.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} data-testid="pf-name" />
-                <TextInput label={tp('note')} value={form.note} onChange={(e) => set('note', e.currentTarget.value)} error={err('note')} data-testid="pf-note" />
+                <TextInput label={pfText('name')} withAsterisk value={form.name} onChange={(e) => set('name', e.currentTarget.value)} error={err('name')} data-testid="pf-name" />
+                <TextInput label={pfText('note')} value={form.note} onChange={(e) => set('note', e.currentTarget.value)} error={err('note')} data-testid="pf-note" />
               </Group>
               <Checkbox.Group
-                label={tp('types')}
-                description={tp('typesHint')}
+                label={pfText('types')}
+                description={pfText('typesHint')}
                 withAsterisk
                 value={form.types}
                 onChange={(v) => set('types', v as RuleForm['types'])}
@@ -181,8 +181,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               </Checkbox.Group>
               <Group grow align="flex-start">
                 <TextInput
-                  label={tp('listenHost')}
-                  description={tp('listenHostHint')}
+                  label={pfText('listenHost')}
+                  description={pfText('listenHostHint')}
                   placeholder={ph('listenHost', '0.0.0.0 / ::')}
                   value={form.listenHost}
                   onChange={(e) => set('listenHost', e.currentTarget.value)}
@@ -193,8 +193,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 />
                 <Stack gap={2}>
                   <TextInput
-                    label={tp('listenPorts')}
-                    description={tp('listenPortsHint')}
+                    label={pfText('listenPorts')}
+                    description={pfText('listenPortsHint')}
                     withAsterisk
                     placeholder={ph('listenPorts', '8080,9000-9010')}
                     value={form.listenPorts}
@@ -209,8 +209,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               </Group>
               <Group grow align="flex-start">
                 <Textarea
-                  label={tp('targets')}
-                  description={tp('targetsHint')}
+                  label={pfText('targets')}
+                  description={pfText('targetsHint')}
                   withAsterisk
                   placeholder={ph('targets', '192.168.1.10\nnas.lan')}
                   autosize
@@ -225,8 +225,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 />
                 <Stack gap={2}>
                   <TextInput
-                    label={tp('targetPorts')}
-                    description={tp('targetPortsHint')}
+                    label={pfText('targetPorts')}
+                    description={pfText('targetPortsHint')}
                     withAsterisk
                     placeholder={ph('targetPorts', '80')}
                     value={form.targetPorts}
@@ -239,14 +239,14 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   {!err('targetPorts') && <Feedback fb={targetFb} testId="pf-target-ports-count" />}
                 </Stack>
               </Group>
-              <Switch label={tp('enable')} checked={form.enable} onChange={(e) => set('enable', e.currentTarget.checked)} data-testid="pf-enable" />
+              <Switch label={pfText('enable')} checked={form.enable} onChange={(e) => set('enable', e.currentTarget.checked)} data-testid="pf-enable" />
             </Stack>
           </Tabs.Panel>
 
           <Tabs.Panel value="limits">
             <Stack gap="sm">
               <Text fz="sm" c="dimmed">
-                {tp('limitsHint')}
+                {pfText('limitsHint')}
               </Text>
               <Group grow align="flex-start">
                 {LIMIT_FIELDS.slice(0, 3).map((f) => (
@@ -264,10 +264,10 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
 
           <Tabs.Panel value="filter">
             <Stack gap="sm">
-              <Input.Wrapper label={tp('filterMode')}>
+              <Input.Wrapper label={pfText('filterMode')}>
                 <div>
                   <SegmentedControl
-                    data={FILTER_MODES.map((m) => ({ value: m, label: tp(`filter.${m}`) }))}
+                    data={FILTER_MODES.map((m) => ({ value: m, label: pfText(`filter.${m}`) }))}
                     value={form.filterMode}
                     onChange={(v) => set('filterMode', v as RuleForm['filterMode'])}
                     data-testid="pf-filter-mode"
@@ -275,8 +275,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 </div>
               </Input.Wrapper>
               <Textarea
-                label={tp('filterList')}
-                description={tp('filterListHint')}
+                label={pfText('filterList')}
+                description={pfText('filterListHint')}
                 placeholder={ph('filter.list', '192.168.1.0/24\n2001:db8::/32')}
                 autosize
                 minRows={4}
@@ -290,7 +290,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               />
               {form.filterMode !== 'off' && (
                 <Text fz="xs" c="dimmed">
-                  {tp('filterCount', { n: countItems(form.filterList) })}
+                  {pfText('filterCount', { n: countItems(form.filterList) })}
                 </Text>
               )}
             </Stack>
@@ -299,8 +299,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           <Tabs.Panel value="tls">
             <Stack gap="sm">
               <Switch
-                label={tp('tlsListen')}
-                description={tp('tlsListenHint')}
+                label={pfText('tlsListen')}
+                description={pfText('tlsListenHint')}
                 checked={form.tls.listen}
                 onChange={(e) => setTls({ listen: e.currentTarget.checked })}
                 error={err('tls.listen')}
@@ -313,11 +313,11 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                       key={field}
                       label={
                         <Group gap="xs" component="span">
-                          <span>{field === 'cert' ? tp('tlsCert') : tp('tlsKey')}</span>
+                          <span>{field === 'cert' ? pfText('tlsCert') : pfText('tlsKey')}</span>
                           <FileButton onChange={readInto(field)} accept=".pem,.crt,.cer,.key,text/plain">
                             {(p) => (
                               <Button {...p} size="compact-xs" variant="light" data-testid={`pf-tls-${field}-upload`}>
-                                {tp('tlsUpload')}
+                                {pfText('tlsUpload')}
                               </Button>
                             )}
                           </FileButton>
@@ -337,8 +337,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 </Group>
               )}
               <Switch
-                label={tp('tlsTarget')}
-                description={tp('tlsTargetHint')}
+                label={pfText('tlsTarget')}
+                description={pfText('tlsTargetHint')}
                 checked={form.tls.target}
                 onChange={(e) => setTls({ target: e.currentTarget.checked })}
                 data-testid="pf-tls-target"
@@ -346,8 +346,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               {form.tls.target && (
                 <Group grow align="flex-start">
                   <TextInput
-                    label={tp('tlsServerName')}
-                    description={tp('tlsServerNameHint')}
+                    label={pfText('tlsServerName')}
+                    description={pfText('tlsServerNameHint')}
                     value={form.tls.targetServerName}
                     onChange={(e) => setTls({ targetServerName: e.currentTarget.value })}
                     error={err('tls.targetServerName')}
@@ -356,18 +356,18 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   />
                   <Switch
                     mt={28}
-                    label={tp('tlsInsecure')}
+                    label={pfText('tlsInsecure')}
                     checked={form.tls.targetInsecure}
                     onChange={(e) => setTls({ targetInsecure: e.currentTarget.checked })}
                     data-testid="pf-tls-insecure"
                   />
                 </Group>
               )}
-              <Input.Wrapper label={tp('proxyProtocol')} description={tp('proxyProtocolHint')} mt="xs">
+              <Input.Wrapper label={pfText('proxyProtocol')} description={pfText('proxyProtocolHint')} mt="xs">
                 <div>
                   <SegmentedControl
                     mt={4}
-                    data={PROXY_PROTOCOLS.map((m) => ({ value: m, label: tp(`proxy.${m}`) }))}
+                    data={PROXY_PROTOCOLS.map((m) => ({ value: m, label: pfText(`proxy.${m}`) }))}
                     value={form.proxyProtocol}
                     onChange={(v) => set('proxyProtocol', v as RuleForm['proxyProtocol'])}
                     data-testid="pf-proxy"
@@ -381,7 +381,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         {problems.length > 0 && (
           <Alert color="red" p="xs" data-testid="pf-form-error">
             <Text fz="sm" fw={500}>
-              {tp('formErrors')}
+              {pfText('formErrors')}
             </Text>
             <List size="sm" spacing={2}>
               {problems.map((p) => (
@@ -399,10 +399,10 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {tp('cancel')}
+            {pfText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="pf-save">
-            {tp('save')}
+            {pfText('save')}
           </Button>
         </Group>
       </Stack>
@@ -420,14 +420,14 @@ function LimitInput(props: {
   dim: boolean;
 }): ReactNode {
   const { field } = props;
-  const def = props.def === undefined ? '' : props.def === 0 ? tp('unlimited') : String(props.def);
+  const def = props.def === undefined ? '' : props.def === 0 ? pfText('unlimited') : String(props.def);
   return (
     <NumberInput
       clampBehavior="none"
       allowDecimal={false}
       allowNegative={false}
-      label={tp(`limit.${field}`)}
-      placeholder={def ? tp('defaultIs', { v: def }) : ''}
+      label={pfText(`limit.${field}`)}
+      placeholder={def ? pfText('defaultIs', { v: def }) : ''}
       value={props.form.limits[field]}
       onChange={(v) => props.setForm((f) => ({ ...f, limits: { ...f.limits, [field]: v } }))}
       error={props.error}

@@ -1,5 +1,5 @@
-/** The port forwarding screens' own texts (zh_CN default, en_US); looked up with `tp`. */
-import { moduleT } from '../../i18n';
+/** The port forwarding screens' own texts (zh_CN default, en_US); looked up with `pfText`. */
+import { bindTexts } from '../../i18n';
 
 export const zh_CN = {
   title: '端口转发',
@@ -243,4 +243,4 @@ export const en_US: Record<PfTextId, string> = {
   'set.logConnectionsHint': 'Refused connections are always logged',
 };
 
-export const tp = moduleT({ zh_CN, en_US });
+export const pfText = bindTexts({ zh_CN, en_US });

@@ -1,7 +1,7 @@
 /** The audit log: newest first, older pages on request. */
 import { Badge, Button, Card, Group, Skeleton, Table, Text } from '@mantine/core';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { auditQuery } from './queries';
 import { SectionTitle, fmtTime } from './ui';
 
@@ -14,20 +14,20 @@ export function AuditSection() {
       <SectionTitle
         right={
           <Button size="xs" variant="default" onClick={() => void audit.refetch()} loading={audit.isRefetching && !audit.isFetchingNextPage}>
-            {ts('refresh')}
+            {safeText('refresh')}
           </Button>
         }
       >
-        {ts('tab.audit')}
+        {safeText('tab.audit')}
       </SectionTitle>
       <Text fz="sm" c="dimmed" mb="sm">
-        {ts('au.intro')}
+        {safeText('au.intro')}
       </Text>
       {audit.isPending ? (
         <Skeleton h={160} />
       ) : rows.length === 0 ? (
         <Text fz="sm" c="dimmed" ta="center" py="md">
-          {ts('au.empty')}
+          {safeText('au.empty')}
         </Text>
       ) : (
         <>
@@ -35,12 +35,12 @@ export function AuditSection() {
             <Table striped highlightOnHover verticalSpacing={4} data-testid="safe-audit-table">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th w={170}>{ts('au.time')}</Table.Th>
-                  <Table.Th>{ts('au.actor')}</Table.Th>
-                  <Table.Th>{ts('au.address')}</Table.Th>
-                  <Table.Th>{ts('au.action')}</Table.Th>
-                  <Table.Th>{ts('au.target')}</Table.Th>
-                  <Table.Th>{ts('au.result')}</Table.Th>
+                  <Table.Th w={170}>{safeText('au.time')}</Table.Th>
+                  <Table.Th>{safeText('au.actor')}</Table.Th>
+                  <Table.Th>{safeText('au.address')}</Table.Th>
+                  <Table.Th>{safeText('au.action')}</Table.Th>
+                  <Table.Th>{safeText('au.target')}</Table.Th>
+                  <Table.Th>{safeText('au.result')}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -62,11 +62,11 @@ export function AuditSection() {
                     <Table.Td>
                       {r.result === 0 ? (
                         <Badge color="green" variant="light" size="sm">
-                          {ts('au.ok')}
+                          {safeText('au.ok')}
                         </Badge>
                       ) : (
                         <Badge color="red" variant="light" size="sm">
-                          {ts('au.failed', { ret: r.result })}
+                          {safeText('au.failed', { ret: r.result })}
                         </Badge>
                       )}
                     </Table.Td>
@@ -78,11 +78,11 @@ export function AuditSection() {
           <Group justify="center" mt="sm">
             {audit.hasNextPage ? (
               <Button variant="light" size="xs" onClick={() => void audit.fetchNextPage()} loading={audit.isFetchingNextPage} data-testid="safe-audit-more">
-                {ts('au.more')}
+                {safeText('au.more')}
               </Button>
             ) : (
               <Text fz="xs" c="dimmed" data-testid="safe-audit-end">
-                {ts('au.end')}
+                {safeText('au.end')}
               </Text>
             )}
           </Group>

@@ -1,5 +1,5 @@
-/** The security screen's own texts (zh_CN default, en_US); looked up with `ts`. */
-import { moduleT } from '../../i18n';
+/** The security screen's own texts (zh_CN default, en_US); looked up with `safeText`. */
+import { bindTexts } from '../../i18n';
 
 export const zh_CN = {
   title: '安全管理',
@@ -328,4 +328,4 @@ export const en_US: Record<SafeTextId, string> = {
   'au.empty': 'No entries yet',
 };
 
-export const ts = moduleT({ zh_CN, en_US });
+export const safeText = bindTexts({ zh_CN, en_US });

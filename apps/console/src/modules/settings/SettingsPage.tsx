@@ -25,7 +25,7 @@ import { useEffect, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { baseConfigQuery } from '../../api/queries';
-import { lang, t, type MessageId } from '../../i18n';
+import { lang, shellText, type MessageId } from '../../i18n';
 import { LOG_LEVEL_VALUES } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
 import { SystemPanel } from './SystemPanel';
@@ -70,8 +70,8 @@ export function SettingsPage() {
   if (!form || !cfg) {
     return (
       <Stack data-testid="settings-page">
-        <PageTitle>{t('set.title')}</PageTitle>
-        {query.isError ? <Alert color="red">{t('shell.loadFailed')}</Alert> : <Skeleton h={300} />}
+        <PageTitle>{shellText('set.title')}</PageTitle>
+        {query.isError ? <Alert color="red">{shellText('shell.loadFailed')}</Alert> : <Skeleton h={300} />}
       </Stack>
     );
   }
@@ -92,7 +92,7 @@ export function SettingsPage() {
       return;
     }
     if (password !== password2) {
-      setError(t('set.passwordMismatch'));
+      setError(shellText('set.passwordMismatch'));
       return;
     }
     setBusy(true);
@@ -110,7 +110,7 @@ export function SettingsPage() {
         await queryClient.invalidateQueries({ queryKey: ['modules'] });
         await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
       }
-      pushNotice(res.msg || t('set.saved'), 'green');
+      pushNotice(res.msg || shellText('set.saved'), 'green');
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
     } finally {
@@ -124,15 +124,15 @@ export function SettingsPage() {
         right={
           <Group>
             <Button variant="default" onClick={() => setForm(pick(cfg))}>
-              {t('set.reset')}
+              {shellText('set.reset')}
             </Button>
             <Button onClick={() => void save()} loading={busy} data-testid="settings-save">
-              {t('set.save')}
+              {shellText('set.save')}
             </Button>
           </Group>
         }
       >
-        {t('set.title')}
+        {shellText('set.title')}
       </PageTitle>
       {error && (
         <Alert color="red" data-testid="settings-error" withCloseButton onClose={() => setError(null)}>
@@ -141,27 +141,27 @@ export function SettingsPage() {
       )}
       {moved && (
         <Alert color="orange" data-testid="settings-moved">
-          {t('set.moved', { address: moved })}{' '}
+          {shellText('set.moved', { address: moved })}{' '}
           <Anchor href={moved} target="_blank" rel="noopener noreferrer">
-            {t('set.openNew')}
+            {shellText('set.openNew')}
           </Anchor>
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="sm">
-            {t('set.sectionAdmin')}
+            {shellText('set.sectionAdmin')}
           </Text>
           <Stack gap="sm">
             <TextInput
-              label={t('set.listenHost')}
-              description={t('set.listenHostHint')}
+              label={shellText('set.listenHost')}
+              description={shellText('set.listenHostHint')}
               value={form.AdminWebListenHost}
               onChange={(e) => set('AdminWebListenHost', e.currentTarget.value.trim())}
               data-testid="set-host"
             />
             <NumberInput clampBehavior="none"
-              label={t('set.listenPort')}
+              label={shellText('set.listenPort')}
               min={1}
               max={65535}
               allowDecimal={false}
@@ -170,7 +170,7 @@ export function SettingsPage() {
               data-testid="set-port"
             />
             <NumberInput clampBehavior="none"
-              label={t('set.sessionIdleHours')}
+              label={shellText('set.sessionIdleHours')}
               min={1}
               max={24 * 90}
               allowDecimal={false}
@@ -178,7 +178,7 @@ export function SettingsPage() {
               onChange={(v) => set('SessionIdleHours', typeof v === 'number' ? v : Number.NaN)}
             />
             <Switch
-              label={t('set.autoExpand')}
+              label={shellText('set.autoExpand')}
               checked={form.FrontendDisableAutoExpandLeftMenu}
               onChange={(e) => set('FrontendDisableAutoExpandLeftMenu', e.currentTarget.checked)}
               data-testid="set-autoexpand"
@@ -187,53 +187,53 @@ export function SettingsPage() {
         </Card>
         <Card withBorder>
           <Text fw={600} mb="sm">
-            {t('set.sectionAccount')}
+            {shellText('set.sectionAccount')}
           </Text>
           <Stack gap="sm">
             <TextInput
-              label={t('set.account')}
+              label={shellText('set.account')}
               value={form.AdminAccount}
               onChange={(e) => set('AdminAccount', e.currentTarget.value)}
               data-testid="set-account"
             />
             <PasswordInput
-              label={t('set.newPassword')}
-              description={t('set.newPasswordHint')}
+              label={shellText('set.newPassword')}
+              description={shellText('set.newPasswordHint')}
               value={password}
               autoComplete="new-password"
               onChange={(e) => setPassword(e.currentTarget.value)}
               data-testid="set-password"
             />
             <PasswordInput
-              label={t('set.confirmPassword')}
+              label={shellText('set.confirmPassword')}
               value={password2}
               autoComplete="new-password"
               onChange={(e) => setPassword2(e.currentTarget.value)}
               data-testid="set-password2"
             />
             <Group gap="xs">
-              <Text fz="sm">{t('set.twoFA')}:</Text>
+              <Text fz="sm">{shellText('set.twoFA')}:</Text>
               <Badge color={cfg.TwoFAEnable ? 'green' : 'gray'} variant="light">
-                {cfg.TwoFAEnable ? t('set.twoFAOn') : t('set.twoFAOff')}
+                {cfg.TwoFAEnable ? shellText('set.twoFAOn') : shellText('set.twoFAOff')}
               </Badge>
             </Group>
           </Stack>
         </Card>
         <Card withBorder>
           <Text fw={600} mb="sm">
-            {t('set.sectionLog')}
+            {shellText('set.sectionLog')}
           </Text>
           <Stack gap="sm">
             <Select
-              label={t('set.logLevel')}
-              data={LOG_LEVEL_VALUES.map((l) => ({ value: String(l), label: t(`level.${l}` as MessageId) }))}
+              label={shellText('set.logLevel')}
+              data={LOG_LEVEL_VALUES.map((l) => ({ value: String(l), label: shellText(`level.${l}` as MessageId) }))}
               value={String(form.LogLevel)}
               onChange={(v) => v && set('LogLevel', Number(v))}
               allowDeselect={false}
               data-testid="set-loglevel"
             />
             <NumberInput clampBehavior="none"
-              label={t('set.logMaxSize')}
+              label={shellText('set.logMaxSize')}
               min={100}
               max={100000}
               allowDecimal={false}
@@ -245,11 +245,11 @@ export function SettingsPage() {
         </Card>
         <Card withBorder>
           <Text fw={600} mb="sm">
-            {t('set.sectionSecurity')}
+            {shellText('set.sectionSecurity')}
           </Text>
           <Switch
-            label={t('set.allowInternet')}
-            description={t('set.allowInternetHint')}
+            label={shellText('set.allowInternet')}
+            description={shellText('set.allowInternetHint')}
             checked={form.AllowInternetAccess}
             onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
           />
@@ -257,13 +257,13 @@ export function SettingsPage() {
       </SimpleGrid>
       <Card withBorder>
         <Text fw={600} mb="sm">
-          {t('set.sectionModules')}
+          {shellText('set.sectionModules')}
         </Text>
         <SimpleGrid cols={{ base: 2, sm: 3, md: 4 }}>
           {MODULES.map((m) => (
             <Switch
               key={m.key}
-              label={t(`module.${m.key}` as MessageId)}
+              label={shellText(`module.${m.key}` as MessageId)}
               checked={form.EnabledModules.includes(m.key)}
               onChange={(e) => toggleModule(m.key, e.currentTarget.checked)}
               data-testid={`set-module-${m.key}`}

@@ -9,13 +9,13 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type ReactNode } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
-import { DICTIONARIES, lang, type MessageId } from '../../i18n';
+import { SHELL_TABLES, lang, type MessageId } from '../../i18n';
 import { formatBytes } from '../../lib/helpers';
 import { freedMemory, summaryIsEmpty, summaryRows } from '../safe/helpers';
 import { probeDaemon, waitForRestart } from '../safe/restart';
 import { downloadFile, uploadFile } from '../safe/transfer';
 import { fmtTime } from '../safe/ui';
-import { fieldLabel, tsys } from './system.i18n';
+import { fieldLabel, systemText } from './system.i18n';
 
 const RESTART_WAIT_S = 90;
 type UpdateInfo = { version: string; current: string; files: number; size: number };
@@ -25,7 +25,7 @@ const errText = (err: unknown) => (err instanceof ApiError ? err.message : Strin
 
 function moduleName(key: string): string {
   const id = `module.${key}` as MessageId;
-  return DICTIONARIES[lang][id] ?? key;
+  return SHELL_TABLES[lang][id] ?? key;
 }
 
 function Block(props: { title: string; intro: string; children: ReactNode }) {
@@ -71,22 +71,22 @@ function RestoreSummary(props: { summary: BackupSummary }) {
   const rows = summaryRows(s);
   return (
     <Stack gap="sm" data-testid="sys-restore-summary">
-      <Text fz="sm">{tsys('restoreFrom', { version: s.version, time: fmtTime(s.created) })}</Text>
+      <Text fz="sm">{systemText('restoreFrom', { version: s.version, time: fmtTime(s.created) })}</Text>
       <Badge variant="light" color={s.secretsIncluded ? 'orange' : 'gray'}>
-        {s.secretsIncluded ? tsys('restoreSecretsIn') : tsys('restoreSecretsOut')}
+        {s.secretsIncluded ? systemText('restoreSecretsIn') : systemText('restoreSecretsOut')}
       </Badge>
       {summaryIsEmpty(s) && (
         <Alert color="blue" p="xs" data-testid="sys-restore-nothing">
-          {tsys('restoreNothing')}
+          {systemText('restoreNothing')}
         </Alert>
       )}
       <div>
         <Text fz="sm" fw={500} mb={4}>
-          {tsys('restoreBase')}
+          {systemText('restoreBase')}
         </Text>
         {s.base.length === 0 ? (
           <Text fz="sm" c="dimmed">
-            {tsys('restoreBaseNone')}
+            {systemText('restoreBaseNone')}
           </Text>
         ) : (
           <Group gap={6} data-testid="sys-restore-base">
@@ -102,11 +102,11 @@ function RestoreSummary(props: { summary: BackupSummary }) {
         <Table withTableBorder striped verticalSpacing={4} data-testid="sys-restore-modules">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{tsys('restoreModule')}</Table.Th>
-              <Table.Th ta="right">{tsys('restoreAdd')}</Table.Th>
-              <Table.Th ta="right">{tsys('restoreUpdate')}</Table.Th>
-              <Table.Th ta="right">{tsys('restoreRemove')}</Table.Th>
-              <Table.Th ta="center">{tsys('restoreSettings')}</Table.Th>
+              <Table.Th>{systemText('restoreModule')}</Table.Th>
+              <Table.Th ta="right">{systemText('restoreAdd')}</Table.Th>
+              <Table.Th ta="right">{systemText('restoreUpdate')}</Table.Th>
+              <Table.Th ta="right">{systemText('restoreRemove')}</Table.Th>
+              <Table.Th ta="center">{systemText('restoreSettings')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -122,7 +122,7 @@ function RestoreSummary(props: { summary: BackupSummary }) {
                 <Table.Td ta="right" c={r.remove ? 'red' : 'dimmed'} data-testid="sys-restore-remove">
                   {r.remove}
                 </Table.Td>
-                <Table.Td ta="center">{r.settings ? tsys('restoreSettingsChanged') : tsys('restoreSettingsSame')}</Table.Td>
+                <Table.Td ta="center">{r.settings ? systemText('restoreSettingsChanged') : systemText('restoreSettingsSame')}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -130,7 +130,7 @@ function RestoreSummary(props: { summary: BackupSummary }) {
       )}
       {!summaryIsEmpty(s) && (
         <Text fz="xs" c="orange">
-          {tsys('restoreWarn')}
+          {systemText('restoreWarn')}
         </Text>
       )}
     </Stack>
@@ -163,7 +163,7 @@ export function SystemPanel() {
   const download = (secrets: boolean) =>
     run(secrets ? 'backup1' : 'backup0', async () => {
       const name = await downloadFile(coreRoutes.configureDownload, { secrets: secrets ? '1' : '0' }, 'lucky-backup.json');
-      pushNotice(tsys('backupSaved', { name }), 'green');
+      pushNotice(systemText('backupSaved', { name }), 'green');
     });
 
   const uploadBackup = (f: File) =>
@@ -177,7 +177,7 @@ export function SystemPanel() {
       if (!restore) return;
       try {
         const r = await call(coreRoutes.restoreConfirm, { query: { key: restore.key } }, { silent: true });
-        pushNotice(r.msg || tsys('restoreDone'), 'green');
+        pushNotice(r.msg || systemText('restoreDone'), 'green');
       } finally {
         setRestore(null);
       }
@@ -253,13 +253,13 @@ export function SystemPanel() {
     run('gc', async () => {
       const r = await call(coreRoutes.execGc, {}, { silent: true });
       const freed = freedMemory(r.before, r.after);
-      setGc(`${r.msg ? `${r.msg}: ` : ''}${tsys('gcResult', { heap: formatBytes(freed.heap), rss: formatBytes(freed.rss), used: formatBytes(r.after.heapUsed) })}`);
+      setGc(`${r.msg ? `${r.msg}: ` : ''}${systemText('gcResult', { heap: formatBytes(freed.heap), rss: formatBytes(freed.rss), used: formatBytes(r.after.heapUsed) })}`);
     });
 
   return (
     <Card withBorder data-testid="system-panel">
       <Text fw={600} mb="sm">
-        {tsys('title')}
+        {systemText('title')}
       </Text>
       {error && (
         <Alert color="red" p="xs" mb="sm" withCloseButton onClose={() => setError(null)} data-testid="sys-error">
@@ -267,50 +267,50 @@ export function SystemPanel() {
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" verticalSpacing="lg">
-        <Block title={tsys('backupTitle')} intro={tsys('backupIntro')}>
+        <Block title={systemText('backupTitle')} intro={systemText('backupIntro')}>
           <Group gap="xs">
             <Button size="xs" variant="default" loading={busy === 'backup0'} onClick={() => void download(false)} data-testid="sys-backup">
-              {tsys('backupDownload')}
+              {systemText('backupDownload')}
             </Button>
-            <Button size="xs" variant="default" color="orange" loading={busy === 'backup1'} onClick={() => void download(true)} title={tsys('backupSecretsHint')} data-testid="sys-backup-secrets">
-              {tsys('backupDownloadSecrets')}
+            <Button size="xs" variant="default" color="orange" loading={busy === 'backup1'} onClick={() => void download(true)} title={systemText('backupSecretsHint')} data-testid="sys-backup-secrets">
+              {systemText('backupDownloadSecrets')}
             </Button>
           </Group>
         </Block>
-        <Block title={tsys('restoreTitle')} intro={tsys('restoreIntro')}>
+        <Block title={systemText('restoreTitle')} intro={systemText('restoreIntro')}>
           <Group gap="xs">
-            <FilePick label={tsys('restoreUpload')} accept=".json,application/json" loading={busy === 'restore'} onFile={(f) => void uploadBackup(f)} testid="sys-restore" />
+            <FilePick label={systemText('restoreUpload')} accept=".json,application/json" loading={busy === 'restore'} onFile={(f) => void uploadBackup(f)} testid="sys-restore" />
           </Group>
         </Block>
-        <Block title={tsys('updateTitle')} intro={tsys('updateIntro')}>
+        <Block title={systemText('updateTitle')} intro={systemText('updateIntro')}>
           <Group gap="xs">
-            <FilePick label={tsys('updateUpload')} accept=".gz,.tgz,application/gzip" loading={busy === 'update'} onFile={(f) => void uploadUpdate(f)} testid="sys-update" />
+            <FilePick label={systemText('updateUpload')} accept=".gz,.tgz,application/gzip" loading={busy === 'update'} onFile={(f) => void uploadUpdate(f)} testid="sys-update" />
           </Group>
         </Block>
-        <Block title={tsys('restartTitle')} intro={tsys('restartIntro')}>
+        <Block title={systemText('restartTitle')} intro={systemText('restartIntro')}>
           <Group gap="xs">
             <Button size="xs" color="orange" variant="light" loading={busy === 'restart'} onClick={() => setConfirmRestart(true)} data-testid="sys-restart">
-              {tsys('restart')}
+              {systemText('restart')}
             </Button>
           </Group>
         </Block>
-        <Block title={tsys('serviceTitle')} intro={tsys('serviceIntro')}>
+        <Block title={systemText('serviceTitle')} intro={systemText('serviceIntro')}>
           <Group gap="xs">
             <Button size="xs" variant="default" loading={busy === 'service-install'} onClick={() => void serviceCall('install')} data-testid="sys-service-install">
-              {tsys('serviceInstall')}
+              {systemText('serviceInstall')}
             </Button>
             <Button size="xs" variant="default" loading={busy === 'service-uninstall'} onClick={() => void serviceCall('uninstall')} data-testid="sys-service-uninstall">
-              {tsys('serviceUninstall')}
+              {systemText('serviceUninstall')}
             </Button>
             <Button size="xs" variant="default" loading={busy === 'service-status'} onClick={() => void serviceCall('status')} data-testid="sys-service-status">
-              {tsys('serviceStatus')}
+              {systemText('serviceStatus')}
             </Button>
           </Group>
           {service && (
             <Alert
               p="xs"
               color={service.ok ? 'blue' : 'gray'}
-              title={service.ok ? undefined : tsys('serviceUnavailable')}
+              title={service.ok ? undefined : systemText('serviceUnavailable')}
               withCloseButton
               onClose={() => setService(null)}
               data-testid="sys-service-result"
@@ -320,10 +320,10 @@ export function SystemPanel() {
             </Alert>
           )}
         </Block>
-        <Block title={tsys('gcTitle')} intro={tsys('gcIntro')}>
+        <Block title={systemText('gcTitle')} intro={systemText('gcIntro')}>
           <Group gap="xs">
             <Button size="xs" variant="default" loading={busy === 'gc'} onClick={() => void runGc()} data-testid="sys-gc">
-              {tsys('gcRun')}
+              {systemText('gcRun')}
             </Button>
           </Group>
           {gc && (
@@ -334,36 +334,36 @@ export function SystemPanel() {
         </Block>
       </SimpleGrid>
 
-      <Modal opened={restore !== null} onClose={() => setRestore(null)} title={tsys('restoreSummaryTitle')} size="lg" closeOnClickOutside={false}>
+      <Modal opened={restore !== null} onClose={() => setRestore(null)} title={systemText('restoreSummaryTitle')} size="lg" closeOnClickOutside={false}>
         {restore && (
           <Stack gap="md">
             <RestoreSummary summary={restore.summary} />
             <Divider />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setRestore(null)}>
-                {tsys('cancel')}
+                {systemText('cancel')}
               </Button>
               <Button color="orange" loading={busy === 'restoreConfirm'} onClick={() => void confirmRestore()} data-testid="sys-restore-confirm">
-                {tsys('restoreConfirm')}
+                {systemText('restoreConfirm')}
               </Button>
             </Group>
           </Stack>
         )}
       </Modal>
 
-      <Modal opened={update !== null} onClose={() => void discardUpdate()} title={tsys('updateInfoTitle')} size="md" closeOnClickOutside={false}>
+      <Modal opened={update !== null} onClose={() => void discardUpdate()} title={systemText('updateInfoTitle')} size="md" closeOnClickOutside={false}>
         {update && (
           <Stack gap="md" data-testid="sys-update-info">
             <Table withTableBorder verticalSpacing={4}>
               <Table.Tbody>
                 <Table.Tr>
-                  <Table.Td c="dimmed">{tsys('updateCurrent')}</Table.Td>
+                  <Table.Td c="dimmed">{systemText('updateCurrent')}</Table.Td>
                   <Table.Td>
                     <Code>{update.current}</Code>
                   </Table.Td>
                 </Table.Tr>
                 <Table.Tr>
-                  <Table.Td c="dimmed">{tsys('updateVersion')}</Table.Td>
+                  <Table.Td c="dimmed">{systemText('updateVersion')}</Table.Td>
                   <Table.Td>
                     <Code fw={700} data-testid="sys-update-version">
                       {update.version}
@@ -371,37 +371,37 @@ export function SystemPanel() {
                   </Table.Td>
                 </Table.Tr>
                 <Table.Tr>
-                  <Table.Td c="dimmed">{tsys('updateFiles')}</Table.Td>
+                  <Table.Td c="dimmed">{systemText('updateFiles')}</Table.Td>
                   <Table.Td>{update.files}</Table.Td>
                 </Table.Tr>
                 <Table.Tr>
-                  <Table.Td c="dimmed">{tsys('updateSize')}</Table.Td>
+                  <Table.Td c="dimmed">{systemText('updateSize')}</Table.Td>
                   <Table.Td>{formatBytes(update.size)}</Table.Td>
                 </Table.Tr>
               </Table.Tbody>
             </Table>
             <Group justify="flex-end">
               <Button variant="default" loading={busy === 'updateDiscard'} onClick={() => void discardUpdate()} data-testid="sys-update-cancel">
-                {tsys('updateDiscard')}
+                {systemText('updateDiscard')}
               </Button>
               <Button color="orange" loading={busy === 'updateApply'} onClick={() => void applyUpdate()} data-testid="sys-update-apply">
-                {tsys('updateApply')}
+                {systemText('updateApply')}
               </Button>
             </Group>
           </Stack>
         )}
       </Modal>
 
-      <Modal opened={confirmRestart} onClose={() => setConfirmRestart(false)} title={tsys('restartTitle')} centered size="sm">
+      <Modal opened={confirmRestart} onClose={() => setConfirmRestart(false)} title={systemText('restartTitle')} centered size="sm">
         <Text fz="sm" mb="lg">
-          {tsys('restartConfirm')}
+          {systemText('restartConfirm')}
         </Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setConfirmRestart(false)}>
-            {tsys('cancel')}
+            {systemText('cancel')}
           </Button>
           <Button color="orange" onClick={() => void restart()} data-testid="sys-restart-confirm">
-            {tsys('restart')}
+            {systemText('restart')}
           </Button>
         </Group>
       </Modal>
@@ -412,15 +412,15 @@ export function SystemPanel() {
             {waiting.state === 'timeout' ? (
               <>
                 <Text fz="sm" ta="center" c="red">
-                  {tsys('restartTimeout', { seconds: RESTART_WAIT_S })}
+                  {systemText('restartTimeout', { seconds: RESTART_WAIT_S })}
                 </Text>
-                <Button onClick={() => window.location.reload()}>{tsys('reload')}</Button>
+                <Button onClick={() => window.location.reload()}>{systemText('reload')}</Button>
               </>
             ) : (
               <>
                 <Loader />
                 <Text fz="sm" ta="center">
-                  {waiting.state === 'back' ? tsys('restartBack') : tsys('restarting')}
+                  {waiting.state === 'back' ? systemText('restartBack') : systemText('restarting')}
                 </Text>
               </>
             )}

@@ -1,5 +1,5 @@
-/** The settings page's system panel texts (zh_CN default, en_US); looked up with `tsys`. */
-import { moduleT } from '../../i18n';
+/** The settings page's system panel texts (zh_CN default, en_US); looked up with `systemText`. */
+import { bindTexts } from '../../i18n';
 
 export const zh_CN = {
   title: '系统',
@@ -164,10 +164,10 @@ export const en_US: Record<SystemTextId, string> = {
   'field.version': 'Config format version',
 };
 
-export const tsys = moduleT({ zh_CN, en_US });
+export const systemText = bindTexts({ zh_CN, en_US });
 
 /** A base config field's label, or its own name when this table does not know it. */
 export function fieldLabel(name: string): string {
   const id = `field.${name}`;
-  return id in zh_CN ? tsys(id as SystemTextId) : name;
+  return id in zh_CN ? systemText(id as SystemTextId) : name;
 }

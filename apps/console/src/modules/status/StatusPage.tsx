@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { statusQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { shellText } from '../../i18n';
 import { formatBytes } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
 import { Meter, Sparkline } from './Sparkline';
@@ -27,9 +27,9 @@ export function formatDuration(seconds: number): string {
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);
   const m = Math.floor((s % 3600) / 60);
-  if (d > 0) return t('status.days', { d, h });
-  if (h > 0) return t('status.hours', { h, m });
-  return t('status.minutes', { m, s: s % 60 });
+  if (d > 0) return shellText('status.days', { d, h });
+  if (h > 0) return shellText('status.hours', { h, m });
+  return shellText('status.minutes', { m, s: s % 60 });
 }
 
 function useHistory(data: Status | undefined): Sample[] {
@@ -75,7 +75,7 @@ export function StatusPage() {
     setGcBusy(true);
     try {
       const r = await call(coreRoutes.execGc, {});
-      pushNotice(t('about.gcDone', { freed: formatBytes(Math.max(0, r.before.heapUsed - r.after.heapUsed)) }), 'green');
+      pushNotice(shellText('about.gcDone', { freed: formatBytes(Math.max(0, r.before.heapUsed - r.after.heapUsed)) }), 'green');
       await queryClient.invalidateQueries({ queryKey: ['status'] });
     } catch {
       // the client already showed the message
@@ -87,7 +87,7 @@ export function StatusPage() {
   if (!data) {
     return (
       <Stack data-testid="status-page">
-        <PageTitle>{t('status.title')}</PageTitle>
+        <PageTitle>{shellText('status.title')}</PageTitle>
         <Skeleton h={240} />
       </Stack>
     );
@@ -102,114 +102,114 @@ export function StatusPage() {
       <PageTitle
         right={
           <Button variant="light" onClick={() => void gc()} loading={gcBusy} data-testid="status-gc">
-            {t('status.gc')}
+            {shellText('status.gc')}
           </Button>
         }
       >
-        {t('status.title')}
+        {shellText('status.title')}
       </PageTitle>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
         <Card withBorder>
           <Group justify="space-between">
             <Text fz="sm" c="dimmed">
-              {t('status.processCpu')}
+              {shellText('status.processCpu')}
             </Text>
             <Text fw={700} data-testid="status-proc-cpu">
               {pct(p.cpuPercent)}
             </Text>
           </Group>
-          <Sparkline values={history.map((h) => h.procCpu)} max={100} label={t('status.processCpu')} />
+          <Sparkline values={history.map((h) => h.procCpu)} max={100} label={shellText('status.processCpu')} />
         </Card>
         <Card withBorder>
           <Group justify="space-between">
             <Text fz="sm" c="dimmed">
-              {t('status.systemCpu')}
+              {shellText('status.systemCpu')}
             </Text>
             <Text fw={700}>{pct(s.cpuPercent)}</Text>
           </Group>
-          <Sparkline values={history.map((h) => h.sysCpu)} max={100} color="var(--mantine-color-orange-6)" label={t('status.systemCpu')} />
+          <Sparkline values={history.map((h) => h.sysCpu)} max={100} color="var(--mantine-color-orange-6)" label={shellText('status.systemCpu')} />
         </Card>
         <Card withBorder>
           <Group justify="space-between">
             <Text fz="sm" c="dimmed">
-              {t('status.rss')}
+              {shellText('status.rss')}
             </Text>
             <Text fw={700} data-testid="status-rss">
               {formatBytes(p.memory.rss)}
             </Text>
           </Group>
-          <Sparkline values={history.map((h) => h.rss)} color="var(--mantine-color-grape-6)" label={t('status.rss')} />
+          <Sparkline values={history.map((h) => h.rss)} color="var(--mantine-color-grape-6)" label={shellText('status.rss')} />
         </Card>
         <Card withBorder>
           <Group justify="space-between">
             <Text fz="sm" c="dimmed">
-              {t('status.memUsed')}
+              {shellText('status.memUsed')}
             </Text>
             <Text fw={700}>
               {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
             </Text>
           </Group>
-          <Sparkline values={history.map((h) => h.memUsed)} max={s.memTotal} color="var(--mantine-color-teal-6)" label={t('status.memUsed')} />
+          <Sparkline values={history.map((h) => h.memUsed)} max={s.memTotal} color="var(--mantine-color-teal-6)" label={shellText('status.memUsed')} />
         </Card>
       </SimpleGrid>
       <Text fz="xs" c="dimmed" mt={-8}>
-        {t('status.lastMinutes', { n })}
+        {shellText('status.lastMinutes', { n })}
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="xs">
-            {t('status.process')}
+            {shellText('status.process')}
           </Text>
           <Table variant="vertical" withRowBorders={false} fz="sm">
             <Table.Tbody>
-              <Figure label={t('status.pid')} value={p.pid} />
-              <Figure label={t('status.uptime')} value={formatDuration(p.uptime)} testid="status-uptime" />
+              <Figure label={shellText('status.pid')} value={p.pid} />
+              <Figure label={shellText('status.uptime')} value={formatDuration(p.uptime)} testid="status-uptime" />
               <Figure
-                label={t('status.heap')}
+                label={shellText('status.heap')}
                 value={
                   <Stack gap={4}>
-                    <span>{t('status.heapUsedOfTotal', { used: formatBytes(p.memory.heapUsed), total: formatBytes(p.memory.heapTotal) })}</span>
-                    <Meter value={p.memory.heapUsed} max={p.memory.heapTotal} label={t('status.heap')} />
+                    <span>{shellText('status.heapUsedOfTotal', { used: formatBytes(p.memory.heapUsed), total: formatBytes(p.memory.heapTotal) })}</span>
+                    <Meter value={p.memory.heapUsed} max={p.memory.heapTotal} label={shellText('status.heap')} />
                   </Stack>
                 }
               />
-              <Figure label={t('status.external')} value={formatBytes(p.memory.external)} />
+              <Figure label={shellText('status.external')} value={formatBytes(p.memory.external)} />
               <Figure
-                label={t('status.eventLoop')}
-                value={t('status.eventLoopValue', { mean: p.eventLoopDelay.mean.toFixed(1), p99: p.eventLoopDelay.p99.toFixed(1) })}
+                label={shellText('status.eventLoop')}
+                value={shellText('status.eventLoopValue', { mean: p.eventLoopDelay.mean.toFixed(1), p99: p.eventLoopDelay.p99.toFixed(1) })}
               />
-              <Figure label={t('status.handles')} value={p.activeHandles} />
-              <Figure label={t('status.adminConnections')} value={data.connections.admin} />
-              <Figure label={t('status.sessions')} value={data.sessions} />
-              <Figure label={t('status.runtime')} value={`Node ${data.runtime.node} · V8 ${data.runtime.v8}`} />
+              <Figure label={shellText('status.handles')} value={p.activeHandles} />
+              <Figure label={shellText('status.adminConnections')} value={data.connections.admin} />
+              <Figure label={shellText('status.sessions')} value={data.sessions} />
+              <Figure label={shellText('status.runtime')} value={`Node ${data.runtime.node} · V8 ${data.runtime.v8}`} />
             </Table.Tbody>
           </Table>
         </Card>
         <Card withBorder>
           <Text fw={600} mb="xs">
-            {t('status.system')}
+            {shellText('status.system')}
           </Text>
           <Table variant="vertical" withRowBorders={false} fz="sm">
             <Table.Tbody>
-              <Figure label={t('status.hostname')} value={s.hostname} />
-              <Figure label={t('status.os')} value={`${s.platform} ${s.arch} ${s.release}`} />
-              <Figure label={t('status.uptime')} value={formatDuration(s.uptime)} />
-              <Figure label={t('status.cpus')} value={s.cpus} />
-              <Figure label={t('status.cpuModel')} value={s.cpuModel} />
-              <Figure label={t('status.load')} value={s.loadavg.map((l) => l.toFixed(2)).join(' / ')} />
+              <Figure label={shellText('status.hostname')} value={s.hostname} />
+              <Figure label={shellText('status.os')} value={`${s.platform} ${s.arch} ${s.release}`} />
+              <Figure label={shellText('status.uptime')} value={formatDuration(s.uptime)} />
+              <Figure label={shellText('status.cpus')} value={s.cpus} />
+              <Figure label={shellText('status.cpuModel')} value={s.cpuModel} />
+              <Figure label={shellText('status.load')} value={s.loadavg.map((l) => l.toFixed(2)).join(' / ')} />
               <Figure
-                label={t('status.memUsed')}
+                label={shellText('status.memUsed')}
                 value={
                   <Stack gap={4}>
                     <span>
                       {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
                     </span>
-                    <Meter value={memUsed} max={s.memTotal} label={t('status.memUsed')} />
+                    <Meter value={memUsed} max={s.memTotal} label={shellText('status.memUsed')} />
                   </Stack>
                 }
               />
               {Object.entries(data.connections.modules).map(([m, c]) => (
-                <Figure key={m} label={`${t('status.connections')} · ${m}`} value={<Badge variant="light">{c}</Badge>} />
+                <Figure key={m} label={`${shellText('status.connections')} · ${m}`} value={<Badge variant="light">{c}</Badge>} />
               ))}
             </Table.Tbody>
           </Table>

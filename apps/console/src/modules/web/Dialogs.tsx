@@ -7,7 +7,7 @@ import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { errorFor, firstProblem, type Num, type WebRow } from './form';
-import { tw } from './i18n';
+import { webText } from './i18n';
 import { webConfigureQuery, webKeys } from './queries';
 
 export interface ReplaceForm {
@@ -16,11 +16,11 @@ export interface ReplaceForm {
   keys: string[];
 }
 export const replaceBody = (f: ReplaceForm) => ({ from: f.from.trim(), to: f.to.trim(), keys: f.keys });
-export const replaceProblem = (f: ReplaceForm) => firstProblem(ZWebDomainReplace, replaceBody(f), lang, tw);
+export const replaceProblem = (f: ReplaceForm) => firstProblem(ZWebDomainReplace, replaceBody(f), lang, webText);
 
 export function ReplaceModal(props: { opened: boolean; onClose: () => void; rules: WebRow[] }) {
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={tw('replace')} size="lg" closeOnClickOutside={false} data-testid="web-replace">
+    <Modal opened={props.opened} onClose={props.onClose} title={webText('replace')} size="lg" closeOnClickOutside={false} data-testid="web-replace">
       {props.opened && <ReplaceBody rules={props.rules} onClose={props.onClose} />}
     </Modal>
   );
@@ -37,7 +37,7 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
   const run = useMutation({
     mutationFn: () => call(webRoutes.replaceDomain, { body: replaceBody(form) }),
     onSuccess: async (r) => {
-      pushNotice(r.changed ? tw('replaceDone', { changed: r.changed, rules: r.rules }) : tw('replaceNone'), r.changed ? 'green' : 'blue');
+      pushNotice(r.changed ? webText('replaceDone', { changed: r.changed, rules: r.rules }) : webText('replaceNone'), r.changed ? 'green' : 'blue');
       props.onClose();
       await queryClient.invalidateQueries({ queryKey: webKeys.all });
     },
@@ -56,7 +56,7 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
       <Stack gap="sm">
         <Group grow align="flex-start">
           <TextInput
-            label={tw('replaceFrom')}
+            label={webText('replaceFrom')}
             placeholder="old.example.com"
             value={form.from}
             onChange={(e) => set({ from: e.currentTarget.value })}
@@ -65,7 +65,7 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
             data-testid="web-replace-from"
           />
           <TextInput
-            label={tw('replaceTo')}
+            label={webText('replaceTo')}
             placeholder="new.example.com"
             value={form.to}
             onChange={(e) => set({ to: e.currentTarget.value })}
@@ -75,8 +75,8 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
           />
         </Group>
         <MultiSelect
-          label={tw('replaceRules')}
-          description={tw('replaceRulesHint')}
+          label={webText('replaceRules')}
+          description={webText('replaceRulesHint')}
           data={props.rules.map((r) => ({ value: r.key, label: r.name }))}
           value={form.keys}
           onChange={(keys) => set({ keys })}
@@ -92,10 +92,10 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
-            {tw('cancel')}
+            {webText('cancel')}
           </Button>
           <Button type="submit" loading={run.isPending} data-testid="web-replace-run">
-            {tw('replaceRun')}
+            {webText('replaceRun')}
           </Button>
         </Group>
       </Stack>
@@ -106,7 +106,7 @@ function ReplaceBody(props: { rules: WebRow[]; onClose: () => void }) {
 export function SettingsModal(props: { opened: boolean; onClose: () => void }) {
   const configure = useQuery({ ...webConfigureQuery(), enabled: props.opened });
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={tw('settingsTitle')} size="md" closeOnClickOutside={false} data-testid="web-settings">
+    <Modal opened={props.opened} onClose={props.onClose} title={webText('settingsTitle')} size="md" closeOnClickOutside={false} data-testid="web-settings">
       {props.opened &&
         (configure.data ? (
           <SettingsBody initial={configure.data.configure} onClose={props.onClose} />
@@ -127,11 +127,11 @@ function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
   const [attempt, setAttempt] = useState(0);
   const queryClient = useQueryClient();
   const body = { accessLogShow: toNumber(show), servingThreads: toNumber(threads) };
-  const problem = attempt > 0 ? firstProblem(ZWebConfigure, body, lang, tw) : null;
+  const problem = attempt > 0 ? firstProblem(ZWebConfigure, body, lang, webText) : null;
   const save = useMutation({
     mutationFn: () => call(webRoutes.putConfigure, { body }),
     onSuccess: async () => {
-      pushNotice(tw('settingsSaved'), 'green');
+      pushNotice(webText('settingsSaved'), 'green');
       props.onClose();
       await queryClient.invalidateQueries({ queryKey: webKeys.all });
     },
@@ -141,7 +141,7 @@ function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
       onSubmit={(e) => {
         e.preventDefault();
         setAttempt((n) => n + 1);
-        if (!firstProblem(ZWebConfigure, body, lang, tw)) save.mutate();
+        if (!firstProblem(ZWebConfigure, body, lang, webText)) save.mutate();
       }}
       noValidate
     >
@@ -149,8 +149,8 @@ function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
         <NumberInput
           clampBehavior="none"
           allowDecimal={false}
-          label={tw('accessLogShow')}
-          description={tw('accessLogShowHint')}
+          label={webText('accessLogShow')}
+          description={webText('accessLogShowHint')}
           min={1}
           max={256}
           value={show}
@@ -161,8 +161,8 @@ function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
         <NumberInput
           clampBehavior="none"
           allowDecimal={false}
-          label={tw('servingThreads')}
-          description={tw('servingThreadsHint')}
+          label={webText('servingThreads')}
+          description={webText('servingThreadsHint')}
           min={0}
           max={WEB_SERVING_THREADS_MAX}
           value={threads}
@@ -172,10 +172,10 @@ function SettingsBody(props: { initial: WebConfigure; onClose: () => void }) {
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
-            {tw('cancel')}
+            {webText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="web-settings-save">
-            {tw('save')}
+            {webText('save')}
           </Button>
         </Group>
       </Stack>

@@ -41,7 +41,7 @@ import {
   type RuleTab,
   type SubRuleForm,
 } from './form';
-import { tw } from './i18n';
+import { webText } from './i18n';
 import { webKeys } from './queries';
 import { useRuleSave } from '../../shell/useRuleActions';
 import { problemTabProps, useScrollToProblem } from '../../shell/RuleScreen';
@@ -57,20 +57,20 @@ function passwordProblem(users: RuleForm['access']['basicAuth']['users'], prefix
   const user = missingPassword(users);
   if (user === null) return null;
   const i = users.findIndex((u) => u.user.trim() === user && !keepsPassword(u) && u.password === '');
-  const message = tw('err.password', { user });
+  const message = webText('err.password', { user });
   return { summary: message, path: `${prefix}basicAuth.users.${i}.password`, message };
 }
 
 export function ruleProblem(f: RuleForm): Problem | null {
   return (
-    checkRule(f, lang, tw) ??
+    checkRule(f, lang, webText) ??
     passwordProblem(f.access.basicAuth.users, '') ??
     f.subRules.reduce<Problem | null>((p, s, i) => p ?? passwordProblem(s.access.basicAuth.users, `subRules.${i}.`), null)
   );
 }
 
 export function subRuleProblem(f: SubRuleForm): Problem | null {
-  return checkSubRule(f, lang, tw) ?? passwordProblem(f.access.basicAuth.users, '');
+  return checkSubRule(f, lang, webText) ?? passwordProblem(f.access.basicAuth.users, '');
 }
 
 function ProblemAlert({ problem, testId }: { problem: Problem; testId: string }) {
@@ -94,7 +94,7 @@ export function RuleFormModal(props: { editing: Editing | null; onClose: () => v
     <Modal
       opened={props.editing !== null}
       onClose={props.onClose}
-      title={props.editing?.key ? tw('edit') : tw('add')}
+      title={props.editing?.key ? webText('edit') : webText('add')}
       size={1000}
       fullScreen={narrow}
       closeOnClickOutside={false}
@@ -131,7 +131,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
     routes: webRoutes,
     ruleKey: editing.key,
     invalidate: webKeys.all,
-    savedText: tw('saved'),
+    savedText: webText('saved'),
     onSaved: onClose,
     onError: setServerError,
   });
@@ -168,19 +168,19 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         <Tabs value={tab} onChange={(v) => v && setTab(v as RuleTab)}>
           <Tabs.List mb="sm">
             <Tabs.Tab value="basic" {...tabProps('basic')} data-testid="web-tab-basic">
-              {tw('tabBasic')}
+              {webText('tabBasic')}
             </Tabs.Tab>
             <Tabs.Tab value="https" {...tabProps('https')} data-testid="web-tab-https">
-              {tw('tabHttps')}
+              {webText('tabHttps')}
             </Tabs.Tab>
             <Tabs.Tab value="service" {...tabProps('service')} data-testid="web-tab-service">
-              {tw('tabService')}
+              {webText('tabService')}
             </Tabs.Tab>
             <Tabs.Tab value="subrules" {...tabProps('subrules')} data-testid="web-tab-subrules">
-              {tw('tabSubRules', { n: form.subRules.length })}
+              {webText('tabSubRules', { n: form.subRules.length })}
             </Tabs.Tab>
             <Tabs.Tab value="access" {...tabProps('access')} data-testid="web-tab-access">
-              {tw('tabAccess')}
+              {webText('tabAccess')}
             </Tabs.Tab>
           </Tabs.List>
 
@@ -188,7 +188,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
             <Stack gap="xs">
               <Group grow align="flex-start">
                 <TextInput
-                  label={tw('name')}
+                  label={webText('name')}
                   value={form.name}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
@@ -199,7 +199,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 />
                 <Switch
                   mt={30}
-                  label={tw('enable')}
+                  label={webText('enable')}
                   checked={form.enable}
                   onChange={(e) => {
                     const v = e.currentTarget.checked;
@@ -211,7 +211,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               <Group align="flex-end" gap="md">
                 <Stack gap={4}>
                   <Text fz="sm" fw={500}>
-                    {tw('network')}
+                    {webText('network')}
                   </Text>
                   <SegmentedControl
                     data={['tcp4', 'tcp6']}
@@ -222,7 +222,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 </Stack>
                 <Stack gap={4}>
                   <Text fz="sm" fw={500}>
-                    {tw('protocol')}
+                    {webText('protocol')}
                   </Text>
                   <SegmentedControl
                     data={[
@@ -237,8 +237,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               </Group>
               <Group grow align="flex-start">
                 <TextInput
-                  label={tw('address')}
-                  description={tw('addressHint')}
+                  label={webText('address')}
+                  description={webText('addressHint')}
                   placeholder={form.network === 'tcp6' ? '::' : '0.0.0.0'}
                   value={form.address}
                   onChange={(e) => {
@@ -252,7 +252,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 <NumberInput
                   clampBehavior="none"
                   allowDecimal={false}
-                  label={tw('port')}
+                  label={webText('port')}
                   description="1-65535"
                   min={1}
                   max={65535}
@@ -263,8 +263,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 />
               </Group>
               <Switch
-                label={tw('firewallAllow')}
-                description={tw('firewallAllowHint')}
+                label={webText('firewallAllow')}
+                description={webText('firewallAllowHint')}
                 checked={form.firewallAllow}
                 onChange={(e) => {
                   const v = e.currentTarget.checked;
@@ -273,7 +273,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 data-testid="web-firewall"
               />
               <Textarea
-                label={tw('note')}
+                label={webText('note')}
                 autosize
                 minRows={1}
                 maxRows={4}
@@ -291,11 +291,11 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
             <Stack gap="xs">
               {!https && (
                 <Alert color="blue" p="xs">
-                  {tw('httpsOnly')}
+                  {webText('httpsOnly')}
                 </Alert>
               )}
               <Select
-                label={tw('minTls')}
+                label={webText('minTls')}
                 data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))}
                 value={form.minTls}
                 allowDeselect={false}
@@ -304,10 +304,10 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 data-testid="web-mintls"
               />
               <Text fz="sm" fw={500}>
-                {tw('certs')}
+                {webText('certs')}
               </Text>
               <Text fz="xs" c="dimmed" mt={-6}>
-                {tw('certsHint')}
+                {webText('certsHint')}
               </Text>
               {form.certs.map((c, i) => (
                 <CertEditor
@@ -320,7 +320,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 />
               ))}
               <Button variant="light" w="fit-content" onClick={() => edit((d) => void d.certs.push(emptyCert()))} data-testid="web-cert-add">
-                {tw('certAdd')}
+                {webText('certAdd')}
               </Button>
             </Stack>
           </Tabs.Panel>
@@ -328,7 +328,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           <Tabs.Panel value="service">
             <Stack gap="xs">
               <Text fz="xs" c="dimmed">
-                {tw('defaultServiceHint')}
+                {webText('defaultServiceHint')}
               </Text>
               <ServiceEditor
                 value={form.defaultService}
@@ -343,16 +343,16 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
             <Stack gap="xs">
               {form.subRules.length === 0 ? (
                 <Text c="dimmed" fz="sm" data-testid="web-sub-empty">
-                  {tw('subEmpty')}
+                  {webText('subEmpty')}
                 </Text>
               ) : (
                 <Table striped verticalSpacing={6} data-testid="web-sub-table">
                   <Table.Thead>
                     <Table.Tr>
-                      <Table.Th>{tw('colName')}</Table.Th>
-                      <Table.Th>{tw('subColDomains')}</Table.Th>
-                      <Table.Th>{tw('subColService')}</Table.Th>
-                      <Table.Th>{tw('colEnable')}</Table.Th>
+                      <Table.Th>{webText('colName')}</Table.Th>
+                      <Table.Th>{webText('subColDomains')}</Table.Th>
+                      <Table.Th>{webText('subColService')}</Table.Th>
+                      <Table.Th>{webText('colEnable')}</Table.Th>
                       <Table.Th />
                     </Table.Tr>
                   </Table.Thead>
@@ -362,7 +362,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                         <Table.Td>
                           {s.name || (
                             <Text span c="dimmed" fz="sm">
-                              {tw('subNoName')}
+                              {webText('subNoName')}
                             </Text>
                           )}
                           {subError(i) && (
@@ -374,7 +374,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                         <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }}>{s.domains.split('\n').filter(Boolean).join(', ')}</Table.Td>
                         <Table.Td>
                           <Badge variant="light" tt="none">
-                            {tw(`type.${s.service.type}`)}
+                            {webText(`type.${s.service.type}`)}
                           </Badge>
                         </Table.Td>
                         <Table.Td>
@@ -384,19 +384,19 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                               const v = e.currentTarget.checked;
                               edit((d) => void (d.subRules[i]!.enable = v));
                             }}
-                            aria-label={tw('colEnable')}
+                            aria-label={webText('colEnable')}
                           />
                         </Table.Td>
                         <Table.Td>
                           <Group gap={6} wrap="nowrap" justify="flex-end">
                             <Button size="xs" variant="default" onClick={() => setSubEditing({ index: i, form: structuredClone(s) })} data-testid="web-sub-edit">
-                              {tw('editShort')}
+                              {webText('editShort')}
                             </Button>
                             <ActionIcon
                               variant="subtle"
                               color="red"
                               onClick={() => edit((d) => void d.subRules.splice(i, 1))}
-                              aria-label={tw('delete')}
+                              aria-label={webText('delete')}
                               data-testid="web-sub-delete"
                             >
                               ✕
@@ -410,11 +410,11 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               )}
               <Group justify="space-between">
                 <Button variant="light" onClick={() => setSubEditing({ index: null, form: emptySubRule() })} data-testid="web-sub-add">
-                  {tw('subAdd')}
+                  {webText('subAdd')}
                 </Button>
                 {editing.key && (
                   <Text fz="xs" c="dimmed">
-                    {tw('subUnsaved')}
+                    {webText('subUnsaved')}
                   </Text>
                 )}
               </Group>
@@ -424,7 +424,7 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
           <Tabs.Panel value="access">
             <Stack gap="sm">
               <Text fz="xs" c="dimmed">
-                {tw('accessRuleHint')}
+                {webText('accessRuleHint')}
               </Text>
               <AccessEditor
                 value={form.access}
@@ -435,12 +435,12 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                 testId="web-access"
               />
               <Text fz="sm" fw={500} mt="xs">
-                {tw('sectionClientIp')}
+                {webText('sectionClientIp')}
               </Text>
               <Group grow align="flex-start">
                 <Textarea
-                  label={tw('trustedProxies')}
-                  description={tw('trustedProxiesHint')}
+                  label={webText('trustedProxies')}
+                  description={webText('trustedProxiesHint')}
                   autosize
                   minRows={2}
                   maxRows={6}
@@ -454,8 +454,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
                   data-testid="web-trusted"
                 />
                 <TextInput
-                  label={tw('clientIpHeaders')}
-                  description={tw('clientIpHeadersHint', { headers: CLIENT_IP_DEFAULT })}
+                  label={webText('clientIpHeaders')}
+                  description={webText('clientIpHeadersHint', { headers: CLIENT_IP_DEFAULT })}
                   value={form.clientIpHeaders}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
@@ -468,8 +468,8 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
               <NumberInput
                 clampBehavior="none"
                 allowDecimal={false}
-                label={tw('accessLogCapacity')}
-                description={tw('accessLogCapacityHint')}
+                label={webText('accessLogCapacity')}
+                description={webText('accessLogCapacityHint')}
                 min={0}
                 max={102400}
                 value={form.accessLogCapacity}
@@ -490,10 +490,10 @@ function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => v
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {tw('cancel')}
+            {webText('cancel')}
           </Button>
           <Button type="submit" loading={save.isPending} data-testid="web-save">
-            {tw('save')}
+            {webText('save')}
           </Button>
         </Group>
       </Stack>
@@ -521,7 +521,7 @@ function SubRuleModal(props: { editing: { index: number | null; form: SubRuleFor
     <Modal
       opened={props.editing !== null}
       onClose={props.onClose}
-      title={props.editing?.index === null ? tw('subAdd') : tw('subEdit')}
+      title={props.editing?.index === null ? webText('subAdd') : webText('subEdit')}
       size={900}
       fullScreen={narrow}
       closeOnClickOutside={false}
@@ -559,12 +559,12 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
   return (
     <Stack gap="sm" ref={rootRef}>
       <Group grow align="flex-start">
-        <TextInput label={tw('subName')} value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={err('name')} data-testid="web-sub-name" />
-        <Switch mt={30} label={tw('enable')} checked={form.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid="web-sub-enable" />
+        <TextInput label={webText('subName')} value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={err('name')} data-testid="web-sub-name" />
+        <Switch mt={30} label={webText('enable')} checked={form.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid="web-sub-enable" />
       </Group>
       <Textarea
-        label={tw('subDomains')}
-        description={tw('subDomainsHint')}
+        label={webText('subDomains')}
+        description={webText('subDomainsHint')}
         // A red placeholder under an error would read like a value.
         placeholder={err('domains') ? undefined : 'www.example.com\n*.example.com'}
         autosize
@@ -578,19 +578,19 @@ function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone:
       />
       <ServiceEditor value={form.service} onChange={(s) => set({ service: s })} errorAt={(f) => err(`service.${f}`)} testId="web-sub-service" />
       <Text fz="sm" fw={500} mt="xs">
-        {tw('tabAccess')}
+        {webText('tabAccess')}
       </Text>
       <Text fz="xs" c="dimmed" mt={-8}>
-        {tw('accessSubHint')}
+        {webText('accessSubHint')}
       </Text>
       <AccessEditor value={form.access} onChange={(a) => set({ access: a })} errorAt={err} open={open} onOpen={setOpen} testId="web-sub-access" />
       {problem && <ProblemAlert problem={problem} testId="web-sub-error" />}
       <Group justify="flex-end">
         <Button variant="default" onClick={props.onClose}>
-          {tw('cancel')}
+          {webText('cancel')}
         </Button>
         <Button onClick={done} data-testid="web-sub-done">
-          {tw('ok')}
+          {webText('ok')}
         </Button>
       </Group>
     </Stack>

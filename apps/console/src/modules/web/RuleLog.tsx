@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { formatBytes } from '../../lib/helpers';
 import { codeColor, formatTime, type WebRow } from './form';
-import { tw } from './i18n';
+import { webText } from './i18n';
 import { webAccessLogQuery, webConfigureQuery, webLogsQuery } from './queries';
 import { LogLines } from '../../shell/RuleScreen';
 
@@ -16,7 +16,7 @@ export function RuleLogModal(props: { rule: WebRow | null; onClose: () => void }
     <Modal
       opened={props.rule !== null}
       onClose={props.onClose}
-      title={props.rule ? tw('logTitle', { name: props.rule.name }) : ''}
+      title={props.rule ? webText('logTitle', { name: props.rule.name }) : ''}
       size={1300}
       fullScreen={narrow}
       data-testid="web-log"
@@ -50,29 +50,29 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
     <Tabs value={tab} onChange={setTab} keepMounted={false}>
       <Tabs.List mb="sm">
         <Tabs.Tab value="access" data-testid="web-log-tab-access">
-          {tw('tabAccessLog')}
+          {webText('tabAccessLog')}
         </Tabs.Tab>
         <Tabs.Tab value="log" data-testid="web-log-tab-log">
-          {tw('tabServiceLog')}
+          {webText('tabServiceLog')}
         </Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="access">
         <Group mb="xs" align="flex-end" justify="space-between">
           <NumberInput
-            label={tw('showLatest')}
-            description={tw('showLatestHint')}
+            label={webText('showLatest')}
+            description={webText('showLatestHint')}
             min={1}
             max={WEB_ACCESS_LOG_SHOW_MAX}
             allowDecimal={false}
             value={shown}
             onChange={setCount}
-            error={clampShow(shown, -1) !== Number(shown) ? tw('showLatestHint') : undefined}
+            error={clampShow(shown, -1) !== Number(shown) ? webText('showLatestHint') : undefined}
             w={160}
             data-testid="web-log-count"
           />
           {access.data && (
             <Text fz="xs" c="dimmed" data-testid="web-log-total">
-              {tw('totalKept', { n: access.data.total })}
+              {webText('totalKept', { n: access.data.total })}
             </Text>
           )}
         </Group>
@@ -80,23 +80,23 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
           <Skeleton h={200} />
         ) : entries.length === 0 ? (
           <Text c="dimmed" ta="center" p="lg">
-            {tw('noAccess')}
+            {webText('noAccess')}
           </Text>
         ) : (
           <ScrollArea.Autosize mah="60vh">
             <Table striped fz="xs" verticalSpacing={4} data-testid="web-access-table">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>{tw('alTime')}</Table.Th>
-                  <Table.Th>{tw('alClient')}</Table.Th>
-                  <Table.Th>{tw('alMethod')}</Table.Th>
-                  <Table.Th>{tw('alHost')}</Table.Th>
-                  <Table.Th>{tw('alPath')}</Table.Th>
-                  <Table.Th>{tw('alStatus')}</Table.Th>
-                  <Table.Th>{tw('alBytes')}</Table.Th>
-                  <Table.Th>{tw('alMs')}</Table.Th>
-                  <Table.Th>{tw('alSub')}</Table.Th>
-                  <Table.Th>{tw('alUa')}</Table.Th>
+                  <Table.Th>{webText('alTime')}</Table.Th>
+                  <Table.Th>{webText('alClient')}</Table.Th>
+                  <Table.Th>{webText('alMethod')}</Table.Th>
+                  <Table.Th>{webText('alHost')}</Table.Th>
+                  <Table.Th>{webText('alPath')}</Table.Th>
+                  <Table.Th>{webText('alStatus')}</Table.Th>
+                  <Table.Th>{webText('alBytes')}</Table.Th>
+                  <Table.Th>{webText('alMs')}</Table.Th>
+                  <Table.Th>{webText('alSub')}</Table.Th>
+                  <Table.Th>{webText('alUa')}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -109,12 +109,12 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
                     <Table.Td style={{ wordBreak: 'break-all', maxWidth: 280, fontFamily: 'monospace' }}>{e.path}</Table.Td>
                     <Table.Td>
                       <Badge size="sm" variant="light" color={codeColor(String(e.status))} tt="none">
-                        {e.status === 0 ? tw('codeClosed') : e.status}
+                        {e.status === 0 ? webText('codeClosed') : e.status}
                       </Badge>
                     </Table.Td>
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatBytes(e.bytes)}</Table.Td>
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>{e.ms} ms</Table.Td>
-                    <Table.Td>{e.sub || <Text span c="dimmed" fz="xs">{tw('alDefault')}</Text>}</Table.Td>
+                    <Table.Td>{e.sub || <Text span c="dimmed" fz="xs">{webText('alDefault')}</Text>}</Table.Td>
                     <Table.Td style={{ maxWidth: 240 }}>
                       <Text fz="xs" truncate="end" title={e.userAgent}>
                         {e.userAgent}
@@ -131,7 +131,7 @@ function RuleLogBody({ rule }: { rule: WebRow }) {
         <LogLines
           lines={logs.data?.logs.map((l) => l.log)}
           loading={logs.isPending}
-          emptyText={tw('noLogs')}
+          emptyText={webText('noLogs')}
           testId="web-log-text"
         />
       </Tabs.Panel>

@@ -9,7 +9,7 @@ import { useRuleActions } from '../../shell/useRuleActions';
 import { PageTitle } from '../../shell/Shell';
 import { ReplaceModal, SettingsModal } from './Dialogs';
 import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains, STATE_COLOR, type WebRow } from './form';
-import { tw } from './i18n';
+import { webText } from './i18n';
 import { webKeys, webRulesQuery } from './queries';
 import { RuleFormModal, type Editing } from './RuleForm';
 import { RuleLogModal } from './RuleLog';
@@ -30,7 +30,7 @@ export function WebPage() {
     routes: webRoutes,
     listKey: webKeys.rules,
     afterDelete: webKeys.all,
-    deletedText: tw('deleted'),
+    deletedText: webText('deleted'),
   });
 
 
@@ -44,36 +44,36 @@ export function WebPage() {
         right={
           <Group gap="xs">
             <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="web-settings-open">
-              {tw('settings')}
+              {webText('settings')}
             </Button>
             <Button variant="default" onClick={() => setReplaceOpen(true)} disabled={!enabled || rules.length === 0} data-testid="web-replace-open">
-              {tw('replace')}
+              {webText('replace')}
             </Button>
             <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="web-add">
-              {tw('add')}
+              {webText('add')}
             </Button>
           </Group>
         }
       >
-        {tw('title')}
+        {webText('title')}
       </PageTitle>
       <RuleTableCard
         module="web"
         enabled={enabled}
         loading={list.isPending}
         empty={rules.length === 0}
-        emptyText={tw('empty')}
+        emptyText={webText('empty')}
         testPrefix="web"
         minWidth={1000}
       >
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{tw('colName')}</Table.Th>
-            <Table.Th>{tw('colListen')}</Table.Th>
-            <Table.Th>{tw('colStatus')}</Table.Th>
-            <Table.Th>{tw('colFigures')}</Table.Th>
-            <Table.Th>{tw('colEnable')}</Table.Th>
-            <Table.Th>{tw('colActions')}</Table.Th>
+            <Table.Th>{webText('colName')}</Table.Th>
+            <Table.Th>{webText('colListen')}</Table.Th>
+            <Table.Th>{webText('colStatus')}</Table.Th>
+            <Table.Th>{webText('colFigures')}</Table.Th>
+            <Table.Th>{webText('colEnable')}</Table.Th>
+            <Table.Th>{webText('colActions')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -98,9 +98,9 @@ export function WebPage() {
 
       <ConfirmDelete
         opened={deleting !== null}
-        title={tw('deleteTitle')}
-        question={tw('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={tw('delete')}
+        title={webText('deleteTitle')}
+        question={webText('deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={webText('delete')}
         loading={remove.isPending}
         onCancel={() => setDeleting(null)}
         onConfirm={() => deleting && remove.mutate(deleting.key)}
@@ -123,12 +123,12 @@ function RuleRow(props: { r: WebRow; pageHost: string; onToggle: (v: boolean) =>
           {r.name}
         </Text>
         <Text fz="xs" c="dimmed">
-          {tw('subRulesCount', { n: r.subRules.length })} · {tw(`type.${r.defaultService.type}`)}
+          {webText('subRulesCount', { n: r.subRules.length })} · {webText(`type.${r.defaultService.type}`)}
         </Text>
         {domains.length > 0 && (
           <Text fz="xs" c="dimmed" truncate="end" title={domains.join('\n')} style={{ fontFamily: 'monospace' }} data-testid="web-row-domains">
             {domains.slice(0, 2).join(', ')}
-            {domains.length > 2 ? ` ${tw('domainsMore', { n: domains.length - 2 })}` : ''}
+            {domains.length > 2 ? ` ${webText('domainsMore', { n: domains.length - 2 })}` : ''}
           </Text>
         )}
         {r.note && (
@@ -152,20 +152,20 @@ function RuleRow(props: { r: WebRow; pageHost: string; onToggle: (v: boolean) =>
           rel="noreferrer"
           fz="sm"
           style={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}
-          title={tw('open')}
+          title={webText('open')}
           data-testid="web-row-listen"
         >
           {listenText(r)}
         </Anchor>
         {r.firewallAllow && r.firewall && (
           <Text fz="xs" c="dimmed" maw={220} data-testid="web-row-firewall">
-            {tw('firewallNote', { note: r.firewall })}
+            {webText('firewallNote', { note: r.firewall })}
           </Text>
         )}
       </Table.Td>
       <Table.Td maw={260}>
         <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid="web-status" data-state={state}>
-          {tw(`state.${state}`)}
+          {webText(`state.${state}`)}
         </Badge>
         {r.status.message && (
           <Text fz="xs" c={state === 'error' ? 'red' : 'dimmed'} style={{ wordBreak: 'break-word' }} data-testid="web-status-message">
@@ -176,26 +176,26 @@ function RuleRow(props: { r: WebRow; pageHost: string; onToggle: (v: boolean) =>
       <Table.Td data-testid="web-figures">
         {r.figures.requests === 0 && r.figures.connections === 0 ? (
           <Text fz="xs" c="dimmed">
-            {tw('noRequests')}
+            {webText('noRequests')}
           </Text>
         ) : (
           <Stack gap={2}>
             <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
               <span data-testid="web-fig-requests" data-value={r.figures.requests}>
-                {tw('requests', { n: f.requests })}
+                {webText('requests', { n: f.requests })}
               </span>
               {' · '}
-              <span data-testid="web-fig-connections">{tw('connections', { n: f.connections })}</span>
+              <span data-testid="web-fig-connections">{webText('connections', { n: f.connections })}</span>
             </Text>
             <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-              <span data-testid="web-fig-in">↓ {tw('bytesIn', { v: f.bytesIn })}</span>
+              <span data-testid="web-fig-in">↓ {webText('bytesIn', { v: f.bytesIn })}</span>
               {' · '}
-              <span data-testid="web-fig-out">↑ {tw('bytesOut', { v: f.bytesOut })}</span>
+              <span data-testid="web-fig-out">↑ {webText('bytesOut', { v: f.bytesOut })}</span>
             </Text>
             {codes.length > 0 && (
               <Group gap={4}>
                 {codes.slice(0, 6).map(([code, n]) => (
-                  <Tooltip key={code} label={code === '0' ? tw('codeClosed') : code}>
+                  <Tooltip key={code} label={code === '0' ? webText('codeClosed') : code}>
                     <Badge size="xs" variant="light" color={codeColor(code)} tt="none" data-testid="web-fig-code" data-code={code}>
                       {code === '0' ? '—' : code}: {n}
                     </Badge>
@@ -207,17 +207,17 @@ function RuleRow(props: { r: WebRow; pageHost: string; onToggle: (v: boolean) =>
         )}
       </Table.Td>
       <Table.Td>
-        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={tw('colEnable')} data-testid="web-toggle" />
+        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={webText('colEnable')} data-testid="web-toggle" />
       </Table.Td>
       <Table.Td>
         <Group gap={6} wrap="nowrap">
           <Button size="xs" variant="light" onClick={props.onLog} data-testid="web-log-open">
-            {tw('log')}
+            {webText('log')}
           </Button>
           <Button size="xs" variant="default" onClick={props.onEdit} data-testid="web-edit">
-            {tw('edit')}
+            {webText('edit')}
           </Button>
-          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tw('delete')} size="md" data-testid="web-delete">
+          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={webText('delete')} size="md" data-testid="web-delete">
             ✕
           </ActionIcon>
         </Group>

@@ -18,7 +18,7 @@ import {
 } from '@mantine/core';
 import { DEFAULT_CLIENT_IP_HEADERS, DEFAULT_CORS_METHODS } from '@lucky/contracts';
 import { BALANCES, FILTER_MODES, keepsPassword, REDIRECT_CODES, SERVICE_TYPES, type AccessForm, type CertForm, type ServiceForm } from './form';
-import { tw } from './i18n';
+import { webText } from './i18n';
 
 export const mono = { input: { fontFamily: 'monospace', fontSize: 12 } };
 
@@ -35,8 +35,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
   return (
     <Stack gap="xs" data-testid={tid}>
       <Select
-        label={tw('serviceType')}
-        data={SERVICE_TYPES.map((v) => ({ value: v, label: tw(`type.${v}`) }))}
+        label={webText('serviceType')}
+        data={SERVICE_TYPES.map((v) => ({ value: v, label: webText(`type.${v}`) }))}
         value={s.type}
         allowDeselect={false}
         onChange={(v) => v && set({ type: v as ServiceForm['type'] })}
@@ -46,8 +46,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
       {s.type === 'proxy' && (
         <>
           <Textarea
-            label={tw('targets')}
-            description={tw('targetsHint')}
+            label={webText('targets')}
+            description={webText('targetsHint')}
             placeholder={props.errorAt('targets') ? undefined : 'http://192.168.1.10:8080'}
             autosize
             minRows={2}
@@ -60,8 +60,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
           />
           <Group grow align="flex-start">
             <Select
-              label={tw('balance')}
-              data={BALANCES.map((v) => ({ value: v, label: tw(`balance.${v}`) }))}
+              label={webText('balance')}
+              data={BALANCES.map((v) => ({ value: v, label: webText(`balance.${v}`) }))}
               value={s.balance}
               allowDeselect={false}
               onChange={(v) => v && set({ balance: v as ServiceForm['balance'] })}
@@ -69,7 +69,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={tw('maxFails')}
+              label={webText('maxFails')}
               min={1}
               max={100}
               value={s.maxFails}
@@ -79,7 +79,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={tw('failTimeout')}
+              label={webText('failTimeout')}
               min={1}
               max={3600}
               value={s.failTimeoutSeconds}
@@ -89,7 +89,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={tw('proxyTimeout')}
+              label={webText('proxyTimeout')}
               min={1}
               max={3600}
               value={s.timeoutSeconds}
@@ -98,10 +98,10 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             />
           </Group>
           <Text fz="xs" c="dimmed">
-            {tw('passiveHint')}
+            {webText('passiveHint')}
           </Text>
           <Switch
-            label={tw('healthCheck')}
+            label={webText('healthCheck')}
             checked={s.healthCheck.enable}
             onChange={(e) => set({ healthCheck: { ...s.healthCheck, enable: e.currentTarget.checked } })}
             data-testid={`${tid}-health`}
@@ -109,7 +109,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
           {s.healthCheck.enable && (
             <Group grow align="flex-start">
               <TextInput
-                label={tw('healthPath')}
+                label={webText('healthPath')}
                 value={s.healthCheck.path}
                 onChange={(e) => set({ healthCheck: { ...s.healthCheck, path: e.currentTarget.value } })}
                 error={props.errorAt('healthCheck.path')}
@@ -118,7 +118,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
               <NumberInput
                 clampBehavior="none"
                 allowDecimal={false}
-                label={tw('healthInterval')}
+                label={webText('healthInterval')}
                 min={1}
                 max={3600}
                 value={s.healthCheck.intervalSeconds}
@@ -128,7 +128,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
               <NumberInput
                 clampBehavior="none"
                 allowDecimal={false}
-                label={tw('healthTimeout')}
+                label={webText('healthTimeout')}
                 min={1}
                 max={60}
                 value={s.healthCheck.timeoutSeconds}
@@ -138,15 +138,15 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             </Group>
           )}
           <Group gap="lg">
-            {bool('websocket', tw('websocket'))}
-            {bool('useRequestHost', tw('useRequestHost'))}
-            {bool('forwardedHeaders', tw('forwardedHeaders'))}
-            {bool('skipTlsVerify', tw('skipTlsVerify'))}
+            {bool('websocket', webText('websocket'))}
+            {bool('useRequestHost', webText('useRequestHost'))}
+            {bool('forwardedHeaders', webText('forwardedHeaders'))}
+            {bool('skipTlsVerify', webText('skipTlsVerify'))}
           </Group>
           <Group grow align="flex-start">
             <Textarea
-              label={tw('requestHeaders')}
-              description={tw('headersHint')}
+              label={webText('requestHeaders')}
+              description={webText('headersHint')}
               autosize
               minRows={2}
               maxRows={6}
@@ -156,8 +156,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
               styles={mono}
             />
             <Textarea
-              label={tw('responseHeaders')}
-              description={tw('headersHint')}
+              label={webText('responseHeaders')}
+              description={webText('headersHint')}
               autosize
               minRows={2}
               maxRows={6}
@@ -172,7 +172,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
       {s.type === 'redirect' && (
         <Group grow align="flex-start">
           <Select
-            label={tw('redirectCode')}
+            label={webText('redirectCode')}
             data={REDIRECT_CODES.map((c) => String(c))}
             value={String(s.code)}
             allowDeselect={false}
@@ -180,8 +180,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             style={{ flexGrow: 0, minWidth: 120 }}
           />
           <TextInput
-            label={tw('redirectTarget')}
-            description={tw('targetVars')}
+            label={webText('redirectTarget')}
+            description={webText('targetVars')}
             value={s.redirectTarget}
             onChange={(e) => set({ redirectTarget: e.currentTarget.value })}
             error={props.errorAt('target')}
@@ -192,8 +192,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
       )}
       {s.type === 'jump' && (
         <TextInput
-          label={tw('jumpTarget')}
-          description={tw('targetVars')}
+          label={webText('jumpTarget')}
+          description={webText('targetVars')}
           value={s.jumpTarget}
           onChange={(e) => set({ jumpTarget: e.currentTarget.value })}
           error={props.errorAt('target')}
@@ -204,7 +204,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
       {s.type === 'file' && (
         <>
           <TextInput
-            label={tw('root')}
+            label={webText('root')}
             placeholder="/srv/www"
             value={s.root}
             onChange={(e) => set({ root: e.currentTarget.value })}
@@ -214,8 +214,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
           />
           <Group grow align="flex-start">
             <Textarea
-              label={tw('index')}
-              description={tw('indexHint')}
+              label={webText('index')}
+              description={webText('indexHint')}
               autosize
               minRows={1}
               maxRows={4}
@@ -225,7 +225,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
               styles={mono}
             />
             <Stack justify="center" pt={24}>
-              {bool('listing', tw('listing'))}
+              {bool('listing', webText('listing'))}
             </Stack>
           </Group>
         </>
@@ -236,7 +236,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             <NumberInput
               clampBehavior="none"
               allowDecimal={false}
-              label={tw('textStatus')}
+              label={webText('textStatus')}
               min={200}
               max={599}
               value={s.status}
@@ -246,7 +246,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
               data-testid={`${tid}-status`}
             />
             <TextInput
-              label={tw('contentType')}
+              label={webText('contentType')}
               value={s.contentType}
               onChange={(e) => set({ contentType: e.currentTarget.value })}
               error={props.errorAt('contentType')}
@@ -254,8 +254,8 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
             />
           </Group>
           <Textarea
-            label={tw('textBody')}
-            description={tw('textVars')}
+            label={webText('textBody')}
+            description={webText('textVars')}
             autosize
             minRows={3}
             maxRows={12}
@@ -269,7 +269,7 @@ export function ServiceEditor(props: { value: ServiceForm; onChange: (v: Service
       )}
       {s.type === 'close' && (
         <Text fz="sm" c="dimmed">
-          {tw('closeHint')}
+          {webText('closeHint')}
         </Text>
       )}
     </Stack>
@@ -288,7 +288,7 @@ function FilterEditor(props: {
   return (
     <Stack gap="xs">
       <SegmentedControl
-        data={FILTER_MODES.map((m) => ({ value: m, label: tw(`mode.${m}`) }))}
+        data={FILTER_MODES.map((m) => ({ value: m, label: webText(`mode.${m}`) }))}
         value={f.mode}
         onChange={(v) => props.onChange({ ...f, mode: v as typeof f.mode })}
         data-testid={`${props.testId}-mode`}
@@ -315,7 +315,7 @@ function FilterEditor(props: {
 const onBadge = (on: boolean) =>
   on ? (
     <Badge size="xs" variant="light" color="green" ml={6} tt="none">
-      {tw('on')}
+      {webText('on')}
     </Badge>
   ) : null;
 
@@ -338,20 +338,20 @@ export function AccessEditor(props: {
     <Accordion multiple value={props.open} onChange={props.onOpen} variant="contained" data-testid={tid}>
       <Accordion.Item value="basicAuth">
         <Accordion.Control data-testid={`${tid}-basicAuth`}>
-          {tw('basicAuth')}
+          {webText('basicAuth')}
           {onBadge(a.basicAuth.enable)}
         </Accordion.Control>
         <Accordion.Panel>
           <Stack gap="xs">
             <Group align="flex-end">
               <Switch
-                label={tw('enable')}
+                label={webText('enable')}
                 checked={a.basicAuth.enable}
                 onChange={(e) => set('basicAuth', { ...a.basicAuth, enable: e.currentTarget.checked })}
                 data-testid={`${tid}-auth-enable`}
               />
               <TextInput
-                label={tw('realm')}
+                label={webText('realm')}
                 value={a.basicAuth.realm}
                 onChange={(e) => set('basicAuth', { ...a.basicAuth, realm: e.currentTarget.value })}
                 error={props.errorAt('basicAuth.realm')}
@@ -360,7 +360,7 @@ export function AccessEditor(props: {
             {users.map((u, i) => (
               <Group key={i} align="flex-start" wrap="nowrap">
                 <TextInput
-                  label={i === 0 ? tw('userName') : undefined}
+                  label={i === 0 ? webText('userName') : undefined}
                   value={u.user}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
@@ -372,8 +372,8 @@ export function AccessEditor(props: {
                   style={{ flex: 1 }}
                 />
                 <PasswordInput
-                  label={i === 0 ? tw('password') : undefined}
-                  placeholder={keepsPassword(u) ? tw('passwordKept') : tw('passwordNew')}
+                  label={i === 0 ? webText('password') : undefined}
+                  placeholder={keepsPassword(u) ? webText('passwordKept') : webText('passwordNew')}
                   value={u.password}
                   onChange={(e) => {
                     const v = e.currentTarget.value;
@@ -389,7 +389,7 @@ export function AccessEditor(props: {
                   color="red"
                   mt={i === 0 ? 26 : 4}
                   onClick={() => setUsers(users.filter((_, j) => j !== i))}
-                  aria-label={tw('remove')}
+                  aria-label={webText('remove')}
                 >
                   ✕
                 </ActionIcon>
@@ -402,7 +402,7 @@ export function AccessEditor(props: {
               onClick={() => setUsers([...users, { user: '', password: '', stored: false, storedName: '' }])}
               data-testid={`${tid}-user-add`}
             >
-              {tw('userAdd')}
+              {webText('userAdd')}
             </Button>
           </Stack>
         </Accordion.Panel>
@@ -410,10 +410,10 @@ export function AccessEditor(props: {
 
       <Accordion.Item value="ipFilter">
         <Accordion.Control data-testid={`${tid}-ipFilter`}>
-          {tw('ipFilter')}
+          {webText('ipFilter')}
           {a.ipFilter.mode !== 'off' && (
             <Badge size="xs" variant="light" ml={6} tt="none">
-              {tw(`mode.${a.ipFilter.mode}`)}
+              {webText(`mode.${a.ipFilter.mode}`)}
             </Badge>
           )}
         </Accordion.Control>
@@ -421,8 +421,8 @@ export function AccessEditor(props: {
           <FilterEditor
             value={a.ipFilter}
             onChange={(v) => set('ipFilter', v)}
-            label={tw('ipList')}
-            hint={tw('ipListHint')}
+            label={webText('ipList')}
+            hint={webText('ipListHint')}
             error={props.errorAt('ipFilter')}
             testId={`${tid}-ip`}
           />
@@ -431,10 +431,10 @@ export function AccessEditor(props: {
 
       <Accordion.Item value="uaFilter">
         <Accordion.Control data-testid={`${tid}-uaFilter`}>
-          {tw('uaFilter')}
+          {webText('uaFilter')}
           {a.uaFilter.mode !== 'off' && (
             <Badge size="xs" variant="light" ml={6} tt="none">
-              {tw(`mode.${a.uaFilter.mode}`)}
+              {webText(`mode.${a.uaFilter.mode}`)}
             </Badge>
           )}
         </Accordion.Control>
@@ -442,8 +442,8 @@ export function AccessEditor(props: {
           <FilterEditor
             value={a.uaFilter}
             onChange={(v) => set('uaFilter', v)}
-            label={tw('uaList')}
-            hint={tw('uaListHint')}
+            label={webText('uaList')}
+            hint={webText('uaListHint')}
             error={props.errorAt('uaFilter')}
             testId={`${tid}-ua`}
           />
@@ -452,14 +452,14 @@ export function AccessEditor(props: {
 
       <Accordion.Item value="cache">
         <Accordion.Control data-testid={`${tid}-cache`}>
-          {tw('cache')}
+          {webText('cache')}
           {onBadge(a.cache.enable)}
         </Accordion.Control>
         <Accordion.Panel>
           <Stack gap="xs">
             <Switch
-              label={tw('enable')}
-              description={tw('cacheHint')}
+              label={webText('enable')}
+              description={webText('cacheHint')}
               checked={a.cache.enable}
               onChange={(e) => set('cache', { ...a.cache, enable: e.currentTarget.checked })}
             />
@@ -469,7 +469,7 @@ export function AccessEditor(props: {
                   clampBehavior="none"
                   allowDecimal={false}
                   thousandSeparator=","
-                  label={tw('cacheMax')}
+                  label={webText('cacheMax')}
                   value={a.cache.maxBytes}
                   onChange={(v) => set('cache', { ...a.cache, maxBytes: v })}
                   error={props.errorAt('cache.maxBytes')}
@@ -478,7 +478,7 @@ export function AccessEditor(props: {
                   clampBehavior="none"
                   allowDecimal={false}
                   thousandSeparator=","
-                  label={tw('cacheEntryMax')}
+                  label={webText('cacheEntryMax')}
                   value={a.cache.maxEntryBytes}
                   onChange={(v) => set('cache', { ...a.cache, maxEntryBytes: v })}
                   error={props.errorAt('cache.maxEntryBytes')}
@@ -486,7 +486,7 @@ export function AccessEditor(props: {
                 <NumberInput
                   clampBehavior="none"
                   allowDecimal={false}
-                  label={tw('cacheTtl')}
+                  label={webText('cacheTtl')}
                   value={a.cache.ttlSeconds}
                   onChange={(v) => set('cache', { ...a.cache, ttlSeconds: v })}
                   error={props.errorAt('cache.ttlSeconds')}
@@ -499,21 +499,21 @@ export function AccessEditor(props: {
 
       <Accordion.Item value="cors">
         <Accordion.Control data-testid={`${tid}-cors`}>
-          {tw('cors')}
+          {webText('cors')}
           {onBadge(a.cors.enable)}
         </Accordion.Control>
         <Accordion.Panel>
           <Stack gap="xs">
             <Group>
               <Switch
-                label={tw('enable')}
+                label={webText('enable')}
                 checked={a.cors.enable}
                 onChange={(e) => set('cors', { ...a.cors, enable: e.currentTarget.checked })}
                 data-testid={`${tid}-cors-enable`}
               />
               {a.cors.enable && (
                 <Switch
-                  label={tw('corsCredentials')}
+                  label={webText('corsCredentials')}
                   checked={a.cors.credentials}
                   onChange={(e) => set('cors', { ...a.cors, credentials: e.currentTarget.checked })}
                 />
@@ -522,8 +522,8 @@ export function AccessEditor(props: {
             {a.cors.enable && (
               <>
                 <Textarea
-                  label={tw('corsOrigins')}
-                  description={tw('corsOriginsHint')}
+                  label={webText('corsOrigins')}
+                  description={webText('corsOriginsHint')}
                   autosize
                   minRows={1}
                   maxRows={6}
@@ -534,8 +534,8 @@ export function AccessEditor(props: {
                 />
                 <Group grow align="flex-start">
                   <TextInput
-                    label={tw('corsMethods')}
-                    description={tw('corsMethodsHint', { methods: DEFAULT_CORS_METHODS.join(', ') })}
+                    label={webText('corsMethods')}
+                    description={webText('corsMethodsHint', { methods: DEFAULT_CORS_METHODS.join(', ') })}
                     value={a.cors.methods}
                     onChange={(e) => set('cors', { ...a.cors, methods: e.currentTarget.value })}
                     error={props.errorAt('cors.methods')}
@@ -543,7 +543,7 @@ export function AccessEditor(props: {
                     data-testid={`${tid}-cors-methods`}
                   />
                   <TextInput
-                    label={tw('corsHeaders')}
+                    label={webText('corsHeaders')}
                     value={a.cors.headers}
                     onChange={(e) => set('cors', { ...a.cors, headers: e.currentTarget.value })}
                     error={props.errorAt('cors.headers')}
@@ -552,7 +552,7 @@ export function AccessEditor(props: {
                   <NumberInput
                     clampBehavior="none"
                     allowDecimal={false}
-                    label={tw('corsMaxAge')}
+                    label={webText('corsMaxAge')}
                     min={0}
                     max={86400}
                     value={a.cors.maxAgeSeconds}
@@ -569,15 +569,15 @@ export function AccessEditor(props: {
 
       <Accordion.Item value="robots">
         <Accordion.Control data-testid={`${tid}-robots`}>
-          {tw('robots')}
+          {webText('robots')}
           {onBadge(a.robots.enable)}
         </Accordion.Control>
         <Accordion.Panel>
           <Stack gap="xs">
-            <Switch label={tw('enable')} checked={a.robots.enable} onChange={(e) => set('robots', { ...a.robots, enable: e.currentTarget.checked })} />
+            <Switch label={webText('enable')} checked={a.robots.enable} onChange={(e) => set('robots', { ...a.robots, enable: e.currentTarget.checked })} />
             {a.robots.enable && (
               <Textarea
-                label={tw('robotsText')}
+                label={webText('robotsText')}
                 autosize
                 minRows={3}
                 maxRows={12}
@@ -610,22 +610,22 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
     <Stack gap="xs" p="sm" style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 6 }} data-testid={tid}>
       <Group justify="space-between">
         <Text fw={500} fz="sm">
-          {tw('certN', { n: props.index + 1 })}
+          {webText('certN', { n: props.index + 1 })}
         </Text>
         <Group gap="xs">
           <SegmentedControl
             size="xs"
-            data={(['pem', 'file'] as const).map((v) => ({ value: v, label: tw(`certSource.${v}`) }))}
+            data={(['pem', 'file'] as const).map((v) => ({ value: v, label: webText(`certSource.${v}`) }))}
             value={c.source}
             onChange={(v) => set({ source: v as CertForm['source'] })}
           />
           <Button size="xs" variant="subtle" color="red" onClick={props.onRemove}>
-            {tw('remove')}
+            {webText('remove')}
           </Button>
         </Group>
       </Group>
       {(['cert', 'key'] as const).map((field) => {
-        const label = pem ? (field === 'cert' ? tw('certPem') : tw('keyPem')) : field === 'cert' ? tw('certPath') : tw('keyPath');
+        const label = pem ? (field === 'cert' ? webText('certPem') : webText('keyPem')) : field === 'cert' ? webText('certPath') : webText('keyPath');
         return pem ? (
           <Stack key={field} gap={4}>
             <Textarea
@@ -635,7 +635,7 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
                   <FileButton onChange={readInto(field)} accept=".pem,.crt,.cer,.key,text/plain">
                     {(p) => (
                       <Button {...p} size="compact-xs" variant="light">
-                        {tw('certUpload')}
+                        {webText('certUpload')}
                       </Button>
                     )}
                   </FileButton>
@@ -666,8 +666,8 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
         );
       })}
       <Textarea
-        label={tw('certDomains')}
-        description={tw('certDomainsHint')}
+        label={webText('certDomains')}
+        description={webText('certDomainsHint')}
         autosize
         minRows={1}
         maxRows={6}

@@ -1,5 +1,5 @@
-/** The web service screens' own texts (zh_CN default, en_US); looked up with `tw`. */
-import { moduleT } from '../../i18n';
+/** The web service screens' own texts (zh_CN default, en_US); looked up with `webText`. */
+import { bindTexts } from '../../i18n';
 
 export const zh_CN = {
   title: 'Web服务',
@@ -508,4 +508,4 @@ export const en_US: Record<WebTextId, string> = {
   'field.servingThreads': 'Serving threads',
 };
 
-export const tw = moduleT({ zh_CN, en_US });
+export const webText = bindTexts({ zh_CN, en_US });

@@ -22,7 +22,7 @@ import { useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { modulesQuery, wolListQuery, wolLogsQuery } from '../../api/queries';
-import { lang, t, type MessageId } from '../../i18n';
+import { lang, shellText, type MessageId } from '../../i18n';
 import { lines } from '../../lib/helpers';
 
 /**
@@ -90,7 +90,7 @@ export function WolPage() {
       key ? call(wolRoutes.update, { params: { key }, body: device }, { silent: true }) : call(wolRoutes.create, { body: device }, { silent: true }),
     onSuccess: async () => {
       setEditing(null);
-      pushNotice(t('wol.saved'), 'green');
+      pushNotice(shellText('wol.saved'), 'green');
       await refresh();
     },
     onError: (err) => setFormError(err instanceof ApiError ? err.message : String(err)),
@@ -107,7 +107,7 @@ export function WolPage() {
   const { toggle, remove, deleting, setDeleting } = useRuleActions<WolRow>({
     routes: wolRoutes,
     listKey: ['wol'],
-    deletedText: t('wol.deleted'),
+    deletedText: shellText('wol.deleted'),
   });
 
 
@@ -138,30 +138,30 @@ export function WolPage() {
             disabled={!enabled}
             data-testid="wol-add"
           >
-            {t('wol.add')}
+            {shellText('wol.add')}
           </Button>
         }
       >
-        {t('wol.title')}
+        {shellText('wol.title')}
       </PageTitle>
       <RuleTableCard
         module="wol"
         enabled={enabled}
         loading={list.isPending}
         empty={devices.length === 0}
-        emptyText={t('wol.empty')}
+        emptyText={shellText('wol.empty')}
         testPrefix="wol"
         minWidth={760}
       >
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{t('wol.name')}</Table.Th>
-            <Table.Th>{t('wol.macs')}</Table.Th>
-            <Table.Th>{t('wol.broadcast')}</Table.Th>
-            <Table.Th>{t('wol.status')}</Table.Th>
-            <Table.Th>{t('wol.lastWake')}</Table.Th>
-            <Table.Th>{t('wol.enable')}</Table.Th>
-            <Table.Th>{t('wol.actions')}</Table.Th>
+            <Table.Th>{shellText('wol.name')}</Table.Th>
+            <Table.Th>{shellText('wol.macs')}</Table.Th>
+            <Table.Th>{shellText('wol.broadcast')}</Table.Th>
+            <Table.Th>{shellText('wol.status')}</Table.Th>
+            <Table.Th>{shellText('wol.lastWake')}</Table.Th>
+            <Table.Th>{shellText('wol.enable')}</Table.Th>
+            <Table.Th>{shellText('wol.actions')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -186,26 +186,26 @@ export function WolPage() {
                 {d.broadcast}:{d.port}
               </Table.Td>
               <Table.Td>
-                <Tooltip label={d.status.message || t(`state.${d.status.state}` as MessageId)}>
+                <Tooltip label={d.status.message || shellText(`state.${d.status.state}` as MessageId)}>
                   <Badge color={stateColor[d.status.state]} variant="light">
-                    {t(`state.${d.status.state}` as MessageId)}
+                    {shellText(`state.${d.status.state}` as MessageId)}
                   </Badge>
                 </Tooltip>
               </Table.Td>
               <Table.Td fz="sm" data-testid="wol-lastwake">
-                {d.lastWake ? new Date(d.lastWake).toLocaleString() : t('wol.never')}
+                {d.lastWake ? new Date(d.lastWake).toLocaleString() : shellText('wol.never')}
               </Table.Td>
               <Table.Td>
                 <Switch
                   checked={d.enable}
                   onChange={(e) => toggle.mutate({ key: d.key, enable: e.currentTarget.checked })}
-                  aria-label={t('wol.enable')}
+                  aria-label={shellText('wol.enable')}
                 />
               </Table.Td>
               <Table.Td>
                 <Group gap={6} wrap="nowrap">
                   <Button size="xs" onClick={() => wake.mutate(d.key)} loading={wake.isPending && wake.variables === d.key} data-testid="wol-wake">
-                    {t('wol.wake')}
+                    {shellText('wol.wake')}
                   </Button>
                   <Button
                     size="xs"
@@ -215,12 +215,12 @@ export function WolPage() {
                       setEditing({ key: d.key, form: toForm(d) });
                     }}
                   >
-                    {t('wol.edit')}
+                    {shellText('wol.edit')}
                   </Button>
                   <Button size="xs" variant="subtle" onClick={() => setLogsOf(d)} data-testid="wol-logs">
-                    {t('wol.logs')}
+                    {shellText('wol.logs')}
                   </Button>
-                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(d)} aria-label={t('wol.delete')} size="md">
+                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(d)} aria-label={shellText('wol.delete')} size="md">
                     ✕
                   </ActionIcon>
                 </Group>
@@ -230,7 +230,7 @@ export function WolPage() {
         </Table.Tbody>
       </RuleTableCard>
 
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={editing?.key ? t('wol.edit') : t('wol.add')} size="lg" data-testid="wol-form">
+      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={editing?.key ? shellText('wol.edit') : shellText('wol.add')} size="lg" data-testid="wol-form">
         {editing && (
           <form
             onSubmit={(e) => {
@@ -240,10 +240,10 @@ export function WolPage() {
             noValidate
           >
             <Stack gap="sm">
-              <TextInput label={t('wol.name')} value={editing.form.name} onChange={(e) => setField('name', e.currentTarget.value)} data-testid="wol-name" />
+              <TextInput label={shellText('wol.name')} value={editing.form.name} onChange={(e) => setField('name', e.currentTarget.value)} data-testid="wol-name" />
               <Textarea
-                label={t('wol.macs')}
-                description={t('wol.macsHint')}
+                label={shellText('wol.macs')}
+                description={shellText('wol.macsHint')}
                 autosize
                 minRows={2}
                 value={editing.form.macs}
@@ -252,26 +252,26 @@ export function WolPage() {
               />
               <Group grow align="flex-start">
                 <TextInput
-                  label={t('wol.broadcast')}
-                  description={t('wol.broadcastHint')}
+                  label={shellText('wol.broadcast')}
+                  description={shellText('wol.broadcastHint')}
                   value={editing.form.broadcast}
                   onChange={(e) => setField('broadcast', e.currentTarget.value)}
                   data-testid="wol-broadcast"
                 />
-                <NumberInput clampBehavior="none" label={t('wol.port')} min={1} max={65535} allowDecimal={false} value={editing.form.port} onChange={(v) => setField('port', v)} data-testid="wol-port" />
+                <NumberInput clampBehavior="none" label={shellText('wol.port')} min={1} max={65535} allowDecimal={false} value={editing.form.port} onChange={(v) => setField('port', v)} data-testid="wol-port" />
               </Group>
               <Group grow align="flex-start">
                 <TextInput
-                  label={t('wol.secureOn')}
-                  description={t('wol.secureOnHint')}
+                  label={shellText('wol.secureOn')}
+                  description={shellText('wol.secureOnHint')}
                   value={editing.form.secureOn}
                   onChange={(e) => setField('secureOn', e.currentTarget.value)}
                   data-testid="wol-secureon"
                 />
-                <NumberInput clampBehavior="none" label={t('wol.repeat')} min={1} max={10} allowDecimal={false} value={editing.form.repeat} onChange={(v) => setField('repeat', v)} data-testid="wol-repeat" />
+                <NumberInput clampBehavior="none" label={shellText('wol.repeat')} min={1} max={10} allowDecimal={false} value={editing.form.repeat} onChange={(v) => setField('repeat', v)} data-testid="wol-repeat" />
               </Group>
-              <TextInput label={t('wol.note')} value={editing.form.note} onChange={(e) => setField('note', e.currentTarget.value)} />
-              <Switch label={t('wol.enable')} checked={editing.form.enable} onChange={(e) => setField('enable', e.currentTarget.checked)} />
+              <TextInput label={shellText('wol.note')} value={editing.form.note} onChange={(e) => setField('note', e.currentTarget.value)} />
+              <Switch label={shellText('wol.enable')} checked={editing.form.enable} onChange={(e) => setField('enable', e.currentTarget.checked)} />
               {formError && (
                 <Alert color="red" p="xs" data-testid="wol-form-error">
                   {formError}
@@ -279,10 +279,10 @@ export function WolPage() {
               )}
               <Group justify="flex-end">
                 <Button variant="default" onClick={() => setEditing(null)}>
-                  {t('wol.cancel')}
+                  {shellText('wol.cancel')}
                 </Button>
                 <Button type="submit" loading={save.isPending} data-testid="wol-save">
-                  {t('wol.save')}
+                  {shellText('wol.save')}
                 </Button>
               </Group>
             </Stack>
@@ -290,15 +290,15 @@ export function WolPage() {
         )}
       </Modal>
 
-      <Modal opened={logsOf !== null} onClose={() => setLogsOf(null)} title={`${t('wol.logs')} · ${logsOf?.name ?? ''}`} size="lg">
+      <Modal opened={logsOf !== null} onClose={() => setLogsOf(null)} title={`${shellText('wol.logs')} · ${logsOf?.name ?? ''}`} size="lg">
         {logsOf && <DeviceLogs deviceKey={logsOf.key} />}
       </Modal>
 
       <ConfirmDelete
         opened={deleting !== null}
-        title={t('logout.title')}
-        question={t('wol.deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={t('wol.delete')}
+        title={shellText('logout.title')}
+        question={shellText('wol.deleteConfirm', { name: deleting?.name ?? '' })}
+        deleteText={shellText('wol.delete')}
         loading={remove.isPending}
         onCancel={() => setDeleting(null)}
         onConfirm={() => deleting && remove.mutate(deleting.key)}
@@ -314,7 +314,7 @@ function DeviceLogs(props: { deviceKey: string }) {
   const lines = logs.data?.logs ?? [];
   return (
     <pre data-testid="wol-log-text" style={{ margin: 0, maxHeight: '50vh', overflow: 'auto', fontSize: 12, whiteSpace: 'pre-wrap' }}>
-      {lines.length ? lines.map((l) => l.log).join('\n') : t('wol.noLogs')}
+      {lines.length ? lines.map((l) => l.log).join('\n') : shellText('wol.noLogs')}
     </pre>
   );
 }
