@@ -1,5 +1,5 @@
 /** One queryOptions factory per resource; screens use these, never fetch. */
-import { coreRoutes, wolRoutes } from '@lucky/contracts';
+import { coreRoutes } from '@lucky/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { call } from './index';
 
@@ -51,16 +51,3 @@ export const baseConfigQuery = () =>
     retry: false,
   });
 
-export const wolListQuery = () =>
-  queryOptions({
-    queryKey: ['wol', 'rules'],
-    queryFn: ({ signal }) => call(wolRoutes.list, {}, { signal }),
-    retry: false,
-  });
-
-export const wolLogsQuery = (key: string) =>
-  queryOptions({
-    queryKey: ['wol', 'logs', key],
-    queryFn: ({ signal }) => call(wolRoutes.logs, { params: { key }, query: { pre: 0 } }, { signal }),
-    retry: false,
-  });
