@@ -47,7 +47,7 @@ export function useRuleForm<R extends UniformRuleRoutes, F, T extends string = n
         ? call(rules.routes.update, { params: { key: editing.key }, body } as unknown as RouteInput<R['update']>, { silent: true })
         : call(rules.routes.create, { body } as unknown as RouteInput<R['create']>, { silent: true }),
     savedText: rules.text('saved'),
-    invalidate: rules.queries.keys.all,
+    invalidate: rules.queries.keys.rules,
     onSaved: opts.onClose,
     onRefused: (found) => {
       if (opts.tabs) setTab(opts.tabs.of(found[0]!.path));

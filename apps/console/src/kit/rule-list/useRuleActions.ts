@@ -19,7 +19,7 @@ export function useRuleActions<R extends UniformRuleRoutes>(rules: RuleModule<R>
     mutationFn: (key: string) => call(rules.routes.remove, { params: { key } } as unknown as RouteInput<R['remove']>),
     onSuccess: async () => {
       pushNotice(rules.text('deleted'), 'green');
-      await queryClient.invalidateQueries({ queryKey: keys.all });
+      await queryClient.invalidateQueries({ queryKey: keys.rules });
     },
     onSettled: () => setDeleting(null),
   });

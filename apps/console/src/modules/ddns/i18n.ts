@@ -1,33 +1,24 @@
-/** The DDNS screens' own texts (zh_CN default, en_US); looked up with `ddnsText`. */
-import { bindTexts } from '../../i18n';
+/** The DDNS screens' own texts (zh_CN default, en_US) over the kit's common ones; looked up with `ddnsText`. */
+import type { Lang } from '@lucky/contracts';
+import { lang } from '../../i18n';
+import { bindRuleTexts } from '../../kit/texts';
 
 export const zh_CN = {
   title: '动态域名',
   add: '添加任务',
   edit: '编辑任务',
-  editShort: '编辑',
-  settings: '设置',
   settingsTitle: '动态域名设置',
   empty: '还没有动态域名任务，点击“添加任务”开始。',
-  refresh: '刷新',
   // list
-  colName: '名称',
   colStatus: '同步状态',
   colIp: '当前 IP',
   colLastSync: '最近同步',
-  colEnable: '启用',
-  colActions: '操作',
   never: '从未',
   checkedAt: '检测于 {time}',
-  domainsMore: '等 {n} 个域名',
   sync: '同步',
   syncing: '正在同步',
-  log: '日志',
-  delete: '删除',
   deleteConfirm: '确定要删除任务 {name} 吗？其历史记录也会一并删除。',
   deleteTitle: '删除任务',
-  deleted: '已删除',
-  saved: '保存成功',
   // statuses (spec section 3)
   'status.ipSameAsRecord': 'IP 与记录相同',
   'status.providerRecordSame': '服务商记录相同',
@@ -42,11 +33,9 @@ export const zh_CN = {
   sectionBasic: '基本设置',
   sectionProvider: 'DNS 服务商',
   sectionSource: '公网 IP 获取方式',
-  sectionCallback: '回调设置',
   sectionWebhook: 'Webhook',
   sectionAdvanced: '高级设置',
   name: '任务名称',
-  enable: '启用',
   mode: '模式',
   modeEasy: '简易模式',
   modeCustomized: '自定义模式',
@@ -106,7 +95,6 @@ export const zh_CN = {
   rule: 'IP 匹配规则',
   ruleHint: '留空取第一个地址；@2 表示第 2 个地址；也可以是正则表达式。临时和已弃用的 IPv6 地址会被跳过。',
   candidates: '网卡上的地址',
-  matches: '规则匹配',
   noCandidates: '网卡上没有该类型的地址',
   command: '命令',
   commandHint: '由 sh -c 执行，从输出中提取 IP，例如 curl -s https://4.ipw.cn',
@@ -123,7 +111,6 @@ export const zh_CN = {
   callbackVars: '可用变量：#{ip} #{domain} #{recordType} #{ttl}',
   method: '请求方法',
   headers: '请求头',
-  headersHint: '每行一个，格式：名称: 值',
   body: '请求体',
   successCheck: '检查返回内容',
   successText: '成功时返回内容包含',
@@ -174,12 +161,7 @@ export const zh_CN = {
   proxyAddressHint: '主机:端口，例如 127.0.0.1:7890',
   proxyUser: '代理用户名',
   proxyPassword: '代理密码',
-  save: '保存',
-  cancel: '取消',
   // validation (spec section 5)
-  'err.empty': '{field}不能为空',
-  'err.row': '{field}第 {n} 行：{detail}',
-  'err.field': '{field}：{detail}',
   'err.hiddenField': '此项在自定义模式中，已切换到自定义模式',
   'field.name': '任务名称',
   'field.domains': '域名列表',
@@ -236,7 +218,6 @@ export const zh_CN = {
   recIp: 'IP',
   recAt: '时间',
   recMessage: '信息',
-  close: '关闭',
   // module settings
   interval: '检测间隔',
   intervalHint: '30-3600 秒',
@@ -249,7 +230,6 @@ export const zh_CN = {
   firstDelayHint: '程序启动后等待多久开始第一次检测，0-3600 秒',
   concurrency: '同时同步的任务数',
   globalWebhook: '全局 Webhook',
-  settingsSaved: '设置已保存',
 } as const;
 
 export type DdnsTextId = keyof typeof zh_CN;
@@ -258,28 +238,17 @@ export const en_US: Record<DdnsTextId, string> = {
   title: 'Dynamic DNS',
   add: 'Add task',
   edit: 'Edit task',
-  editShort: 'Edit',
-  settings: 'Settings',
   settingsTitle: 'Dynamic DNS settings',
   empty: 'No dynamic DNS tasks yet. Click "Add task" to start.',
-  refresh: 'Refresh',
-  colName: 'Name',
   colStatus: 'Sync status',
   colIp: 'Current IP',
   colLastSync: 'Last sync',
-  colEnable: 'Enabled',
-  colActions: 'Actions',
   never: 'Never',
   checkedAt: 'checked {time}',
-  domainsMore: 'and {n} more',
   sync: 'Sync',
   syncing: 'Sync is running',
-  log: 'Log',
-  delete: 'Delete',
   deleteConfirm: 'Delete the task {name}? Its history is deleted too.',
   deleteTitle: 'Delete task',
-  deleted: 'Deleted',
-  saved: 'Saved',
   'status.ipSameAsRecord': 'IP same as record',
   'status.providerRecordSame': 'Provider record same',
   'status.dnsRecordSame': 'DNS record same',
@@ -292,11 +261,9 @@ export const en_US: Record<DdnsTextId, string> = {
   sectionBasic: 'Basics',
   sectionProvider: 'DNS provider',
   sectionSource: 'Public IP source',
-  sectionCallback: 'Callback',
   sectionWebhook: 'Webhook',
   sectionAdvanced: 'Advanced',
   name: 'Task name',
-  enable: 'Enabled',
   mode: 'Mode',
   modeEasy: 'Easy',
   modeCustomized: 'Customized',
@@ -355,7 +322,6 @@ export const en_US: Record<DdnsTextId, string> = {
   rule: 'Address rule',
   ruleHint: 'Empty takes the first address; @2 the 2nd; or a regular expression. Temporary and deprecated IPv6 addresses are skipped.',
   candidates: 'Addresses on the interface',
-  matches: 'Matched by the rule',
   noCandidates: 'The interface has no address of this family',
   command: 'Command',
   commandHint: 'Run with sh -c; the IP is taken from its output, e.g. curl -s https://4.ipw.cn',
@@ -371,7 +337,6 @@ export const en_US: Record<DdnsTextId, string> = {
   callbackVars: 'Variables: #{ip} #{domain} #{recordType} #{ttl}',
   method: 'Method',
   headers: 'Headers',
-  headersHint: 'One a line: Name: value',
   body: 'Body',
   successCheck: 'Check the answer',
   successText: 'A successful answer contains',
@@ -420,11 +385,6 @@ export const en_US: Record<DdnsTextId, string> = {
   proxyAddressHint: 'host:port, e.g. 127.0.0.1:7890',
   proxyUser: 'Proxy user',
   proxyPassword: 'Proxy password',
-  save: 'Save',
-  cancel: 'Cancel',
-  'err.empty': '{field} cannot be empty',
-  'err.row': '{field}, line {n}: {detail}',
-  'err.field': '{field}: {detail}',
   'err.hiddenField': 'This field is in customized mode; switched to customized mode',
   'field.name': 'Task name',
   'field.domains': 'Domain list',
@@ -480,7 +440,6 @@ export const en_US: Record<DdnsTextId, string> = {
   recIp: 'IP',
   recAt: 'Time',
   recMessage: 'Message',
-  close: 'Close',
   interval: 'Detection interval',
   intervalHint: '30-3600 s',
   intervalCustom: 'Custom',
@@ -492,7 +451,9 @@ export const en_US: Record<DdnsTextId, string> = {
   firstDelayHint: 'How long after start-up the first check waits, 0-3600 s',
   concurrency: 'Tasks synced at once',
   globalWebhook: 'Global webhook',
-  settingsSaved: 'Settings saved',
 };
 
-export const ddnsText = bindTexts({ zh_CN, en_US });
+/** The lookup in a given language (tests check both). */
+export const ddnsTextIn = (inLang: Lang) => bindRuleTexts({ zh_CN, en_US }, inLang);
+export const ddnsText = ddnsTextIn(lang);
+export type DdnsText = typeof ddnsText;

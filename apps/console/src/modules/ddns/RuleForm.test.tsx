@@ -1,56 +1,36 @@
 /** The task form in jsdom: easy mode hides the advanced fields, an empty domain list is refused without a call, a mask is sent back. */
-import { MantineProvider } from '@mantine/core';
 import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { RuleDialog } from '../../kit/rule-dialog/RuleDialog';
+import { renderWithProviders, stubFetch, testQueryClient, withDomShims } from '../../testing/dom';
 import { ddnsProvidersQuery } from './queries';
-import { TaskFormModal, type Editing } from './TaskForm';
+import { RuleForm } from './RuleForm';
+import { ddnsRules } from './ruleModule';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false,
-    media: query,
-    onchange: null,
-    addEventListener: () => undefined,
-    removeEventListener: () => undefined,
-    addListener: () => undefined,
-    removeListener: () => undefined,
-    dispatchEvent: () => false,
-  })) as unknown as typeof window.matchMedia;
-  // Mantine's ScrollArea and autosize textareas measure with these.
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => undefined;
-  if (!('fonts' in document)) {
-    Object.defineProperty(document, 'fonts', { value: { addEventListener: () => undefined, removeEventListener: () => undefined, ready: Promise.resolve() } });
-  }
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
+withDomShims();
+
+/** The task as the list shows it: its fields plus what the daemon adds. */
+const listed = (t: DdnsTask) => ({
+  ...t,
+  key: 'k1',
+  status: { state: 'stopped' as const, message: '', since: 0 },
+  created: 0,
+  updated: 0,
+  sync: { status: 'waitingForSync' as const, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, message: '', records: [] },
 });
 
-function renderForm(editing: Editing) {
-  const fetchSpy = vi.fn((_url: string, _init?: RequestInit) => Promise.resolve(new Response(JSON.stringify({ ret: 0, key: 'k1', msg: '' }))));
-  vi.stubGlobal('fetch', fetchSpy);
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } });
+function renderForm(saved: DdnsTask | null) {
+  const fetchSpy = stubFetch();
+  const queryClient = testQueryClient();
   queryClient.setQueryData(ddnsProvidersQuery().queryKey, {
     ret: 0 as const,
     providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })),
     webhookPresets: {},
     callbackPresets: {},
   });
-  render(
-    <MantineProvider env="test">
-      <QueryClientProvider client={queryClient}>
-        <TaskFormModal editing={editing} onClose={() => undefined} />
-      </QueryClientProvider>
-    </MantineProvider>,
-  );
+  const editing = saved ? { key: 'k1', saved: listed(saved) } : { key: null, saved: null };
+  renderWithProviders(<RuleDialog rules={ddnsRules} editing={editing} onClose={() => undefined} size="xl" Form={RuleForm} />, queryClient);
   return fetchSpy;
 }
 
@@ -61,9 +41,9 @@ const saved = ZDdnsTask.parse({
   credentials: { secret: SECRET_MASK },
 }) as DdnsTask;
 
-describe('TaskFormModal', () => {
+describe('the task form', () => {
   it('easy mode hides the advanced settings; customized shows them', async () => {
-    renderForm({ key: null, saved: null });
+    renderForm(null);
     await screen.findByTestId('ddns-name');
     expect(screen.queryByTestId('ddns-advanced')).toBeNull();
     fireEvent.click(screen.getByText('自定义模式'));
@@ -72,7 +52,7 @@ describe('TaskFormModal', () => {
   });
 
   it('refuses an empty domain list before any call, with the spec message on the field', async () => {
-    const fetchSpy = renderForm({ key: null, saved: null });
+    const fetchSpy = renderForm(null);
     fireEvent.change(await screen.findByTestId('ddns-name'), { target: { value: 'x' } });
     fireEvent.change(screen.getByTestId('ddns-cred-secret'), { target: { value: 'token' } });
     fireEvent.click(screen.getByTestId('ddns-save'));
@@ -83,7 +63,7 @@ describe('TaskFormModal', () => {
   });
 
   it('an unchanged stored secret goes back as the mask', async () => {
-    const fetchSpy = renderForm({ key: 'k1', saved });
+    const fetchSpy = renderForm(saved);
     expect(((await screen.findByTestId('ddns-cred-secret')) as HTMLInputElement).value).toBe(SECRET_MASK);
     fireEvent.click(screen.getByTestId('ddns-save'));
     await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
