@@ -23,6 +23,8 @@ export interface FormFrameProps {
   /** Lists every problem under this heading (see ProblemAlert). */
   problemListTitle?: string | undefined;
   problemNote?: ReactNode;
+  /** A short form whose fields show their problems themselves: no alert under it. */
+  problemsOnFieldsOnly?: boolean;
   /** A form inside another form's dialog: no <form> element of its own. */
   nested?: boolean;
   rootRef?: Ref<HTMLDivElement>;
@@ -34,7 +36,9 @@ export function FormFrame(props: FormFrameProps) {
   const body = (
     <Stack gap={props.gap ?? 'sm'} ref={props.rootRef}>
       {props.children}
-      <ProblemAlert problems={props.problems} testId={props.problemsTestId} listTitle={props.problemListTitle} note={props.problemNote} />
+      {!props.problemsOnFieldsOnly && (
+        <ProblemAlert problems={props.problems} testId={props.problemsTestId} listTitle={props.problemListTitle} note={props.problemNote} />
+      )}
       {props.serverError && (
         <Alert color="red" p="xs" data-testid={props.serverErrorTestId}>
           {props.serverError}
