@@ -23,7 +23,8 @@ import { lang } from '../../i18n';
 import { schemaProblems, type FormProblem, type ProblemWording } from '../../kit/form/problems';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
-import { ddnsTextIn, zh_CN, type DdnsText, type DdnsTextId } from './i18n';
+import { ddnsTextIn, type DdnsText, type DdnsTextId } from './i18n';
+import { zh_CN } from './i18n.zh_CN';
 
 export interface SourceForm {
   type: DdnsIpSource['type'];
