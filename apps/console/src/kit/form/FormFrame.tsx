@@ -32,6 +32,27 @@ export interface FormFrameProps {
   children: ReactNode;
 }
 
+/** A saving form's part of the frame (useSavingForm): its state, the usual buttons, its test ids. */
+export function savingFrame(
+  form: { submit: () => void; saving: boolean; problems: readonly FormProblem[]; serverError: string | null },
+  onCancel: () => void,
+  text: (id: 'cancel' | 'save') => string,
+  testIds: { save: string; problems: string; serverError: string },
+): Omit<FormFrameProps, 'children'> {
+  return {
+    onSave: form.submit,
+    onCancel,
+    saving: form.saving,
+    cancelText: text('cancel'),
+    saveText: text('save'),
+    saveTestId: testIds.save,
+    problems: form.problems,
+    problemsTestId: testIds.problems,
+    serverError: form.serverError,
+    serverErrorTestId: testIds.serverError,
+  };
+}
+
 export function FormFrame(props: FormFrameProps) {
   const body = (
     <Stack gap={props.gap ?? 'sm'} ref={props.rootRef}>

@@ -1,7 +1,7 @@
 /** A module settings form: the module's fields and conversions, the kit's checking and saving. */
 import type { RouteInput } from '@lucky/contracts';
 import { call } from '../../api';
-import type { FormFrameProps } from '../form/FormFrame';
+import { savingFrame } from '../form/FormFrame';
 import type { FormProblem } from '../form/problems';
 import { useSavingForm } from '../form/useSavingForm';
 import type { RuleModule, SettingsOf, UniformRuleRoutes } from '../rule-list/ruleModule';
@@ -25,17 +25,6 @@ export function useSettingsForm<R extends UniformRuleRoutes, F>(opts: {
     onSaved: opts.onClose,
   });
   const ids = rules.testIds;
-  const frame: Omit<FormFrameProps, 'children'> = {
-    onSave: form.submit,
-    onCancel: opts.onClose,
-    saving: form.saving,
-    cancelText: rules.text('cancel'),
-    saveText: rules.text('save'),
-    saveTestId: ids.settingsSave,
-    problems: form.problems,
-    problemsTestId: ids.settingsError,
-    serverError: form.serverError,
-    serverErrorTestId: ids.settingsServerError,
-  };
+  const frame = savingFrame(form, opts.onClose, rules.text, { save: ids.settingsSave, problems: ids.settingsError, serverError: ids.settingsServerError });
   return { ...form, frame };
 }

@@ -5,7 +5,7 @@
 import type { RouteInput } from '@lucky/contracts';
 import { useRef, useState } from 'react';
 import { call } from '../../api';
-import type { FormFrameProps } from '../form/FormFrame';
+import { savingFrame } from '../form/FormFrame';
 import type { FormProblem } from '../form/problems';
 import { useScrollToProblem } from '../form/scrollToProblem';
 import { useSavingForm } from '../form/useSavingForm';
@@ -24,59 +24,41 @@ export interface RuleFormProps<R extends UniformRuleRoutes> {
   onClose: () => void;
 }
 
-export function useRuleForm<R extends UniformRuleRoutes, F, T extends string = never>(opts: {
-  rules: RuleModule<R>;
-  editing: Editing<RuleViewOf<R>>;
-  onClose: () => void;
-  toForm: (saved: RuleViewOf<R> | null) => F;
+/** How a module's form holds a rule: a new one, one from the list, and back to what the API takes. */
+export interface RuleFormSpec<R extends UniformRuleRoutes, F, T extends string> {
+  empty: () => F;
+  toForm: (saved: RuleViewOf<R>) => F;
   toInput: (form: F) => RuleInputOf<R>;
   check: (form: F) => FormProblem[];
   /** Forms with tabs: the first one, and the tab that holds a problem's path. */
   tabs?: { first: T; of: (path: string) => T };
   onRefused?: (problems: FormProblem[]) => void;
-}) {
-  const { rules, editing } = opts;
-  const [tab, setTab] = useState<T | undefined>(opts.tabs?.first);
+}
+
+export function useRuleForm<R extends UniformRuleRoutes, F, T extends string = never>(rules: RuleModule<R>, page: RuleFormProps<R>, spec: RuleFormSpec<R, F, T>) {
+  const { editing, onClose } = page;
+  const [tab, setTab] = useState<T | undefined>(spec.tabs?.first);
   const rootRef = useRef<HTMLDivElement>(null);
   const form = useSavingForm({
-    initial: () => opts.toForm(editing.saved),
-    check: opts.check,
-    toBody: opts.toInput,
+    initial: () => (editing.saved ? spec.toForm(editing.saved) : spec.empty()),
+    check: spec.check,
+    toBody: spec.toInput,
     send: (body: RuleInputOf<R>) =>
       editing.key
         ? call(rules.routes.update, { params: { key: editing.key }, body } as unknown as RouteInput<R['update']>, { silent: true })
         : call(rules.routes.create, { body } as unknown as RouteInput<R['create']>, { silent: true }),
     savedText: rules.text('saved'),
     invalidate: rules.queries.keys.rules,
-    onSaved: opts.onClose,
+    onSaved: onClose,
     onRefused: (found) => {
-      if (opts.tabs) setTab(opts.tabs.of(found[0]!.path));
-      opts.onRefused?.(found);
+      if (spec.tabs) setTab(spec.tabs.of(found[0]!.path));
+      spec.onRefused?.(found);
     },
   });
   useScrollToProblem(rootRef, form.attempt, [tab]);
   const ids = rules.testIds;
-  const frame: Omit<FormFrameProps, 'children'> = {
-    onSave: form.submit,
-    onCancel: opts.onClose,
-    saving: form.saving,
-    cancelText: rules.text('cancel'),
-    saveText: rules.text('save'),
-    saveTestId: ids.save,
-    problems: form.problems,
-    problemsTestId: ids.formError,
-    serverError: form.serverError,
-    serverErrorTestId: ids.formServerError,
-    rootRef,
-    gap: 'md',
-  };
+  const frame = { ...savingFrame(form, onClose, rules.text, { save: ids.save, problems: ids.formError, serverError: ids.formServerError }), rootRef, gap: 'md' as const };
   /** Props for FormTabs: the open tab, problem marks and test ids. */
-  const tabsProps = opts.tabs && {
-    value: tab as T,
-    onChange: setTab as (t: T) => void,
-    problems: form.problems,
-    tabOf: opts.tabs.of,
-    testId: ids.tab,
-  };
+  const tabsProps = spec.tabs && { value: tab as T, onChange: setTab as (t: T) => void, problems: form.problems, tabOf: spec.tabs.of, testId: ids.tab };
   return { ...form, frame, tabsProps };
 }

@@ -16,6 +16,7 @@ import { ConfirmDelete } from './ConfirmDelete';
 import type { RuleModule, RuleViewOf, UniformRuleRoutes } from './ruleModule';
 import { RuleTableCard } from './RuleTableCard';
 import { useRuleActions } from './useRuleActions';
+import { TableHead } from '../table/TableHead';
 
 export interface RuleColumn<V> {
   head: string;
@@ -82,15 +83,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         testPrefix={ids.list}
         minWidth={props.minWidth}
       >
-        <Table.Thead>
-          <Table.Tr>
-            {props.columns.map((c) => (
-              <Table.Th key={c.head}>{c.head}</Table.Th>
-            ))}
-            <Table.Th>{text('colEnable')}</Table.Th>
-            <Table.Th>{text('colActions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead titles={[...props.columns.map((c) => c.head), text('colEnable'), text('colActions')]} />
         <Table.Tbody>
           {rows.map((r) => (
             <Table.Tr key={r.key} data-testid={ids.row} data-key={r.key} {...props.rowProps?.(r)}>

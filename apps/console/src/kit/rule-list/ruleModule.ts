@@ -59,6 +59,11 @@ export function ruleTestIds(prefix: string, kept: Partial<Record<'logOpen' | 'fo
 
 export type RuleTestIds = ReturnType<typeof ruleTestIds>;
 
+/** A module as the kit reaches it; `moduleNames` when the daemon's module list calls it otherwise. */
+export function ruleModule<R extends UniformRuleRoutes>(module: string, routes: R, parts: Omit<RuleModule<R>, 'module' | 'routes'>): RuleModule<R> {
+  return { module, routes, ...parts };
+}
+
 export interface RuleModule<R extends UniformRuleRoutes> {
   /** The module key: the "module disabled" notice names `module.<key>`. */
   module: string;

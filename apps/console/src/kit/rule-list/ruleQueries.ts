@@ -1,7 +1,8 @@
 /** queryOptions factories for what every rule module serves: the list, its settings, a rule's log. */
-import type { LogEntry, RouteInput, RouteResponse } from '@lucky/contracts';
+import type { LogEntry, RouteInput } from '@lucky/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { call } from '../../api';
+import { routeQuery } from '../../api/routeQuery';
 import type { UniformRuleRoutes } from './ruleModule';
 
 /** Lines kept in a rule's log view. */
@@ -30,19 +31,8 @@ export function ruleQueries<R extends UniformRuleRoutes>(
   };
   return {
     keys,
-    list: () =>
-      queryOptions<RouteResponse<R['list']>, Error, RouteResponse<R['list']>, typeof keys.rules>({
-        queryKey: keys.rules,
-        queryFn: ({ signal }) => call<R['list']>(routes.list, {} as RouteInput<R['list']>, { signal }),
-        refetchInterval: refresh.listMs ?? false,
-        retry: false,
-      }),
-    configure: () =>
-      queryOptions<RouteResponse<R['getConfigure']>, Error, RouteResponse<R['getConfigure']>, typeof keys.configure>({
-        queryKey: keys.configure,
-        queryFn: ({ signal }) => call<R['getConfigure']>(routes.getConfigure, {} as RouteInput<R['getConfigure']>, { signal }),
-        retry: false,
-      }),
+    list: () => routeQuery<R['list'], typeof keys.rules>(keys.rules, routes.list, refresh.listMs ? { refetchInterval: refresh.listMs } : {}),
+    configure: () => routeQuery<R['getConfigure'], typeof keys.configure>(keys.configure, routes.getConfigure),
     /** Polled with `pre` = the newest line already held, so each poll carries only new lines. */
     logs: (key: string) =>
       queryOptions<LogEntry[], Error, LogEntry[], ReturnType<typeof keys.logs>>({

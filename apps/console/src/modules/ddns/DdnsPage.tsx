@@ -7,7 +7,7 @@ import { pushNotice } from '../../api/notices';
 import { formatTime } from '../../kit/form/values';
 import { FirstEntries, RuleNameCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
-import { RulePage } from '../../kit/rule-list/RulePage';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { RuleLogLines } from '../../kit/rule-log/RuleLogDialog';
 import { ddnsText } from './i18n';
 import { RuleForm } from './RuleForm';
@@ -17,60 +17,62 @@ import { HistoryTable, RecordsTable, SyncStatusBadge } from './TaskHistory';
 
 type Task = RuleViewOf<typeof ddnsRoutes>;
 
+const columns: RuleColumn<Task>[] = [
+  {
+    head: ddnsText('colName'),
+    td: { maw: 320 },
+    cell: (x) => (
+      <RuleNameCell name={x.name} testId={ddnsRules.testIds.rowName}>
+        <Text fz="xs" c="dimmed">
+          {ddnsText(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
+        </Text>
+        <FirstEntries entries={x.domains} text={ddnsText} />
+      </RuleNameCell>
+    ),
+  },
+  {
+    head: ddnsText('colStatus'),
+    cell: (x) => (
+      <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
+        <span>
+          <SyncStatusBadge status={x.sync.status} testId="ddns-status" />
+        </span>
+      </Tooltip>
+    ),
+  },
+  {
+    head: ddnsText('colIp'),
+    td: { style: { fontFamily: 'monospace', fontSize: 12 }, 'data-testid': 'ddns-ip' },
+    cell: (x) => (
+      <>
+        {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
+        {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
+        {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
+      </>
+    ),
+  },
+  {
+    head: ddnsText('colLastSync'),
+    td: { fz: 'sm', 'data-testid': 'ddns-lastsync' },
+    cell: (x) => (
+      <>
+        <div>{x.sync.lastSync ? formatTime(x.sync.lastSync) : ddnsText('never')}</div>
+        {x.sync.lastCheck && (
+          <Text fz="xs" c="dimmed">
+            {ddnsText('checkedAt', { time: formatTime(x.sync.lastCheck) })}
+          </Text>
+        )}
+      </>
+    ),
+  },
+];
+
 export function DdnsPage() {
   return (
     <RulePage
       rules={ddnsRules}
       minWidth={900}
-      columns={[
-        {
-          head: ddnsText('colName'),
-          td: { maw: 320 },
-          cell: (x) => (
-            <RuleNameCell name={x.name} testId={ddnsRules.testIds.rowName}>
-              <Text fz="xs" c="dimmed">
-                {ddnsText(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
-              </Text>
-              <FirstEntries entries={x.domains} text={ddnsText} />
-            </RuleNameCell>
-          ),
-        },
-        {
-          head: ddnsText('colStatus'),
-          cell: (x) => (
-            <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
-              <span>
-                <SyncStatusBadge status={x.sync.status} testId="ddns-status" />
-              </span>
-            </Tooltip>
-          ),
-        },
-        {
-          head: ddnsText('colIp'),
-          td: { style: { fontFamily: 'monospace', fontSize: 12 }, 'data-testid': 'ddns-ip' },
-          cell: (x) => (
-            <>
-              {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
-              {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
-              {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
-            </>
-          ),
-        },
-        {
-          head: ddnsText('colLastSync'),
-          td: { fz: 'sm', 'data-testid': 'ddns-lastsync' },
-          cell: (x) => (
-            <>
-              <div>{x.sync.lastSync ? formatTime(x.sync.lastSync) : ddnsText('never')}</div>
-              {x.sync.lastCheck && (
-                <Text fz="xs" c="dimmed">
-                  {ddnsText('checkedAt', { time: formatTime(x.sync.lastCheck) })}
-                </Text>
-              )}
-            </>
-          ),
-        },
-      ]}
+      columns={columns}
       actions={(x) => <SyncButton task={x} />}
       form={{ size: 'xl', Form: RuleForm }}
       log={{

@@ -26,10 +26,9 @@ export function RuleForm(props: RuleFormProps<typeof ddnsRoutes>) {
   const saved = props.editing.saved;
   // A problem in a field easy mode hides switches the form to customized mode, and says so.
   const [switchedMode, setSwitchedMode] = useState(false);
-  const f = useRuleForm({
-    rules: ddnsRules,
-    ...props,
-    toForm: (s) => (s ? taskToForm(s) : emptyForm()),
+  const f = useRuleForm(ddnsRules, props, {
+    empty: emptyForm,
+    toForm: taskToForm,
     toInput: formToTask,
     check: checkTask,
     onRefused: ([p]) => {

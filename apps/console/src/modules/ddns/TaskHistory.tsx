@@ -7,6 +7,7 @@ import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { STATUS_COLOR } from './form';
 import { ddnsText } from './i18n';
 import { ddnsHistoryQuery } from './queries';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Task = RuleViewOf<typeof ddnsRoutes>;
 
@@ -28,18 +29,6 @@ function Empty({ text }: { text: string }) {
   );
 }
 
-function Head({ titles }: { titles: string[] }) {
-  return (
-    <Table.Thead>
-      <Table.Tr>
-        {titles.map((t) => (
-          <Table.Th key={t}>{t}</Table.Th>
-        ))}
-      </Table.Tr>
-    </Table.Thead>
-  );
-}
-
 const nowrap = { whiteSpace: 'nowrap' } as const;
 
 export function HistoryTable({ task }: { task: Task }) {
@@ -50,7 +39,7 @@ export function HistoryTable({ task }: { task: Task }) {
   return (
     <ScrollArea.Autosize mah="60vh">
       <Table striped fz="xs" data-testid="ddns-history">
-        <Head titles={[ddnsText('histTime'), ddnsText('histKind'), ddnsText('histDomain'), ddnsText('histIp'), ddnsText('histStatus'), ddnsText('histMessage')]} />
+        <TableHead titles={[ddnsText('histTime'), ddnsText('histKind'), ddnsText('histDomain'), ddnsText('histIp'), ddnsText('histStatus'), ddnsText('histMessage')]} />
         <Table.Tbody>
           {rows.map((h, i) => (
             <Table.Tr key={`${h.at}-${i}`}>
@@ -91,7 +80,7 @@ export function RecordsTable({ task }: { task: Task }) {
   if (task.sync.records.length === 0) return <Empty text={ddnsText('noRecords')} />;
   return (
     <Table striped fz="xs" data-testid="ddns-records">
-      <Head titles={[ddnsText('recDomain'), ddnsText('recType'), ddnsText('recStatus'), ddnsText('recIp'), ddnsText('recAt'), ddnsText('recMessage')]} />
+      <TableHead titles={[ddnsText('recDomain'), ddnsText('recType'), ddnsText('recStatus'), ddnsText('recIp'), ddnsText('recAt'), ddnsText('recMessage')]} />
       <Table.Tbody>
         {task.sync.records.map((r) => (
           <Table.Tr key={`${r.domain}-${r.type}`}>

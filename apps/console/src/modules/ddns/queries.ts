@@ -2,18 +2,13 @@
 import { coreRoutes, ddnsRoutes } from '@lucky/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { call } from '../../api';
+import { routeQuery } from '../../api/routeQuery';
 import { ruleQueries } from '../../kit/rule-list/ruleQueries';
 
 export const ddnsQueries = ruleQueries('ddns', ddnsRoutes, { listMs: 3000, logMs: 2000 });
 
 /** Providers with their credential fields, webhook and callback presets: fixed for a daemon's life. */
-export const ddnsProvidersQuery = () =>
-  queryOptions({
-    queryKey: ['ddns', 'providers'],
-    queryFn: ({ signal }) => call(ddnsRoutes.providers, {}, { signal }),
-    staleTime: Infinity,
-    retry: false,
-  });
+export const ddnsProvidersQuery = () => routeQuery(['ddns', 'providers'], ddnsRoutes.providers, { staleTime: Infinity });
 
 /** Addresses seen, sync results and webhook calls, newest first. */
 export const ddnsHistoryQuery = (key: string, limit = 100) =>
@@ -24,10 +19,4 @@ export const ddnsHistoryQuery = (key: string, limit = 100) =>
     retry: false,
   });
 
-export const netInterfacesQuery = () =>
-  queryOptions({
-    queryKey: ['netinterfaces'],
-    queryFn: ({ signal }) => call(coreRoutes.netInterfaces, {}, { signal }),
-    staleTime: 30_000,
-    retry: false,
-  });
+export const netInterfacesQuery = () => routeQuery(['netinterfaces'], coreRoutes.netInterfaces, { staleTime: 30_000 });

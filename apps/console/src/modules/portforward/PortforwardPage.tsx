@@ -1,9 +1,10 @@
 /** Port forwarding: rule list (listen, targets, engine status, live figures, switch), add/edit, log, settings. */
-import { Badge, Group, Stack, Text, Tooltip } from '@mantine/core';
+import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import type { portforwardRoutes } from '@lucky/contracts';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
+import { RuleFigures } from '../../kit/rule-list/RuleFigures';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
-import { RulePage } from '../../kit/rule-list/RulePage';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { figuresText, hostText, portCount } from './form';
 import { pfText } from './i18n';
 import { RuleForm } from './RuleForm';
@@ -14,19 +15,21 @@ type Row = RuleViewOf<typeof portforwardRoutes>;
 
 const mono = { fontFamily: 'monospace' } as const;
 
+const columns: RuleColumn<Row>[] = [
+  { head: pfText('colName'), td: { maw: 220 }, cell: (r) => <NameCell r={r} /> },
+  { head: pfText('colListen'), td: { maw: 220 }, cell: (r) => <ListenCell r={r} /> },
+  { head: pfText('colTargets'), td: { maw: 240 }, cell: (r) => <TargetsCell r={r} /> },
+  { head: pfText('colStatus'), td: { maw: 260 }, cell: (r) => <StatusCell r={r} /> },
+  { head: pfText('colFigures'), td: { 'data-testid': 'pf-figures' }, cell: (r) => <FiguresCell r={r} /> },
+];
+
 export function PortforwardPage() {
   return (
     <RulePage
       rules={pfRules}
       minWidth={1100}
       rowProps={(r) => ({ 'data-name': r.name })}
-      columns={[
-        { head: pfText('colName'), td: { maw: 220 }, cell: (r) => <NameCell r={r} /> },
-        { head: pfText('colListen'), td: { maw: 220 }, cell: (r) => <ListenCell r={r} /> },
-        { head: pfText('colTargets'), td: { maw: 240 }, cell: (r) => <TargetsCell r={r} /> },
-        { head: pfText('colStatus'), td: { maw: 260 }, cell: (r) => <StatusCell r={r} /> },
-        { head: pfText('colFigures'), td: { 'data-testid': 'pf-figures' }, cell: (r) => <FiguresCell r={r} /> },
-      ]}
+      columns={columns}
       form={{ size: 860, Form: RuleForm }}
       log={{ size: 1300 }}
       settings={{ title: pfText('settingsTitle'), size: 640, Form: SettingsForm }}
@@ -114,46 +117,27 @@ function StatusCell({ r }: { r: Row }) {
 function FiguresCell({ r }: { r: Row }) {
   const s = r.stats;
   const f = figuresText(s);
-  if (s.totalConnections === 0 && s.udpSessions === 0 && s.bytesIn === 0 && s.bytesOut === 0 && f.refused === 0) {
-    return (
-      <Text fz="xs" c="dimmed">
-        {pfText('noTraffic')}
-      </Text>
-    );
-  }
   return (
-    <Stack gap={2}>
-      <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
-        <span data-testid="pf-fig-tcp" data-value={s.tcpConnections}>
-          {pfText('tcpConns', { n: s.tcpConnections })}
-        </span>
-        {' · '}
-        <span data-testid="pf-fig-udp" data-value={s.udpSessions}>
-          {pfText('udpSessions', { n: s.udpSessions })}
-        </span>
-        {' · '}
-        <span data-testid="pf-fig-total" data-value={s.totalConnections}>
-          {pfText('totalConns', { n: s.totalConnections })}
-        </span>
-      </Text>
-      <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-        <Tooltip label={pfText('bytesInHint')}>
-          <span data-testid="pf-fig-in" data-value={s.bytesIn}>
-            ↑ {pfText('bytesIn', { v: f.bytesIn })}
-          </span>
-        </Tooltip>
-        {' · '}
-        <Tooltip label={pfText('bytesOutHint')}>
-          <span data-testid="pf-fig-out" data-value={s.bytesOut}>
-            ↓ {pfText('bytesOut', { v: f.bytesOut })}
-          </span>
-        </Tooltip>
-      </Text>
+    <RuleFigures
+      quiet={s.totalConnections === 0 && s.udpSessions === 0 && s.bytesIn === 0 && s.bytesOut === 0 && f.refused === 0}
+      quietText={pfText('noTraffic')}
+      lines={[
+        [
+          { text: pfText('tcpConns', { n: s.tcpConnections }), testId: 'pf-fig-tcp', value: s.tcpConnections },
+          { text: pfText('udpSessions', { n: s.udpSessions }), testId: 'pf-fig-udp', value: s.udpSessions },
+          { text: pfText('totalConns', { n: s.totalConnections }), testId: 'pf-fig-total', value: s.totalConnections },
+        ],
+        [
+          { text: `↑ ${pfText('bytesIn', { v: f.bytesIn })}`, testId: 'pf-fig-in', value: s.bytesIn, hint: pfText('bytesInHint') },
+          { text: `↓ ${pfText('bytesOut', { v: f.bytesOut })}`, testId: 'pf-fig-out', value: s.bytesOut, hint: pfText('bytesOutHint') },
+        ],
+      ]}
+    >
       {f.refused > 0 && (
         <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
           {pfText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
         </Text>
       )}
-    </Stack>
+    </RuleFigures>
   );
 }

@@ -47,14 +47,7 @@ function Feedback({ fb, testId }: { fb: PortFeedback; testId: string }) {
 }
 
 export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
-  const f = useRuleForm({
-    rules: pfRules,
-    ...props,
-    toForm: (saved) => (saved ? toForm(saved) : emptyForm()),
-    toInput: formToRule,
-    check: checkRule,
-    tabs: { first: 'basic' as RuleTab, of: tabOf },
-  });
+  const f = useRuleForm(pfRules, props, { empty: emptyForm, toForm, toInput: formToRule, check: checkRule, tabs: { first: 'basic' as RuleTab, of: tabOf } });
   const { form, err } = f;
   const b = bindFields(form, f.set, err);
   // A red placeholder under an error would read like a value.

@@ -4,6 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { safeText } from './i18n';
 import { auditQuery } from './queries';
 import { SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 export function AuditSection() {
   const audit = useInfiniteQuery(auditQuery());
@@ -33,16 +34,7 @@ export function AuditSection() {
         <>
           <Table.ScrollContainer minWidth={820}>
             <Table striped highlightOnHover verticalSpacing={4} data-testid="safe-audit-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={170}>{safeText('au.time')}</Table.Th>
-                  <Table.Th>{safeText('au.actor')}</Table.Th>
-                  <Table.Th>{safeText('au.address')}</Table.Th>
-                  <Table.Th>{safeText('au.action')}</Table.Th>
-                  <Table.Th>{safeText('au.target')}</Table.Th>
-                  <Table.Th>{safeText('au.result')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={(['au.time', 'au.actor', 'au.address', 'au.action', 'au.target', 'au.result'] as const).map((id) => safeText(id))} />
               <Table.Tbody>
                 {rows.map((r) => (
                   <Table.Tr key={r.id} data-testid="safe-audit-row" data-id={r.id}>

@@ -9,6 +9,7 @@ import { lang } from '../../i18n';
 import { safeText } from './i18n';
 import { lockoutsQuery } from './queries';
 import { ConfirmModal, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Form = Record<keyof LoginProtection, number | string>;
 const num = (v: number | string) => (typeof v === 'number' ? v : Number.NaN);
@@ -131,13 +132,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
         ) : (
           <Table.ScrollContainer minWidth={480}>
             <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{safeText('lp.address')}</Table.Th>
-                  <Table.Th>{safeText('lp.failures')}</Table.Th>
-                  <Table.Th>{safeText('lp.lockedUntil')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={[safeText('lp.address'), safeText('lp.failures'), safeText('lp.lockedUntil')]} />
               <Table.Tbody>
                 {list.map((l) => (
                   <Table.Tr key={l.address} data-testid="safe-lockout-row">

@@ -9,6 +9,7 @@ import { shortAgent } from './helpers';
 import { safeText } from './i18n';
 import { sessionsQuery } from './queries';
 import { ConfirmModal, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 export function SessionsSection() {
   const queryClient = useQueryClient();
@@ -76,16 +77,7 @@ export function SessionsSection() {
       ) : (
         <Table.ScrollContainer minWidth={760}>
           <Table striped data-testid="safe-sessions-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{safeText('se.address')}</Table.Th>
-                <Table.Th>{safeText('se.agent')}</Table.Th>
-                <Table.Th>{safeText('se.created')}</Table.Th>
-                <Table.Th>{safeText('se.lastSeen')}</Table.Th>
-                <Table.Th>{safeText('se.expires')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead titles={[safeText('se.address'), safeText('se.agent'), safeText('se.created'), safeText('se.lastSeen'), safeText('se.expires'), '']} />
             <Table.Tbody>
               {list.map((s) => (
                 <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>

@@ -9,6 +9,7 @@ import { lang } from '../../i18n';
 import { safeText } from './i18n';
 import { tokensQuery } from './queries';
 import { ConfirmModal, CopyBtn, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Scope = ApiToken['scope'];
 
@@ -114,16 +115,7 @@ export function TokensSection() {
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table striped highlightOnHover data-testid="safe-tokens-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{safeText('tk.name')}</Table.Th>
-                  <Table.Th>{safeText('tk.scope')}</Table.Th>
-                  <Table.Th>{safeText('tk.prefix')}</Table.Th>
-                  <Table.Th>{safeText('tk.created')}</Table.Th>
-                  <Table.Th>{safeText('tk.lastUsed')}</Table.Th>
-                  <Table.Th>{safeText('tk.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={(['tk.name', 'tk.scope', 'tk.prefix', 'tk.created', 'tk.lastUsed', 'tk.actions'] as const).map((id) => safeText(id))} />
               <Table.Tbody>
                 {list.map((t) => (
                   <Table.Tr key={t.id} data-testid="safe-token-row" data-id={t.id}>

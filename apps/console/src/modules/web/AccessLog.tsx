@@ -9,6 +9,7 @@ import { formatBytes } from '../../lib/helpers';
 import { webText } from './i18n';
 import { codeColor } from './listing';
 import { webAccessLogQuery, webQueries } from './queries';
+import { TableHead } from '../../kit/table/TableHead';
 
 /** 1-256, whole numbers; anything else falls back to `fallback`. */
 export function clampShow(v: number | string, fallback: number): number {
@@ -60,13 +61,7 @@ export function AccessLog({ ruleKey }: { ruleKey: string }) {
       ) : (
         <ScrollArea.Autosize mah="60vh">
           <Table striped fz="xs" verticalSpacing={4} data-testid="web-access-table">
-            <Table.Thead>
-              <Table.Tr>
-                {(['alTime', 'alClient', 'alMethod', 'alHost', 'alPath', 'alStatus', 'alBytes', 'alMs', 'alSub', 'alUa'] as const).map((id) => (
-                  <Table.Th key={id}>{webText(id)}</Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead titles={(['alTime', 'alClient', 'alMethod', 'alHost', 'alPath', 'alStatus', 'alBytes', 'alMs', 'alSub', 'alUa'] as const).map((id) => webText(id))} />
             <Table.Tbody>
               {entries.map((e, i) => (
                 <Table.Tr key={`${e.time}-${i}`} data-testid="web-access-row">

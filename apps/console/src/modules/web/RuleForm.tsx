@@ -26,10 +26,9 @@ type ErrorAt = (field: string) => string | undefined;
 export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
   // The access folds that are open; a refused save opens the one holding the problem.
   const [open, setOpen] = useState<string[]>([]);
-  const f = useRuleForm({
-    rules: webRules,
-    ...props,
-    toForm: (saved) => (saved ? ruleToForm(saved) : emptyRule()),
+  const f = useRuleForm(webRules, props, {
+    empty: emptyRule,
+    toForm: ruleToForm,
     toInput: formToRule,
     check: checkRule,
     tabs: { first: 'basic' as RuleTab, of: tabOf },

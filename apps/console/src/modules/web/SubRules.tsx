@@ -17,6 +17,7 @@ import { accessSectionOf, checkSubRule } from './checks';
 import { emptySubRule, type SubRuleForm } from './form';
 import { webText } from './i18n';
 import { ServiceEditor } from './ServiceEditor';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Editing = { index: number | null; form: SubRuleForm };
 
@@ -33,15 +34,7 @@ export function SubRules(props: { value: SubRuleForm[]; onChange: (v: SubRuleFor
         </Text>
       ) : (
         <Table striped verticalSpacing={6} data-testid="web-sub-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{webText('colName')}</Table.Th>
-              <Table.Th>{webText('subColDomains')}</Table.Th>
-              <Table.Th>{webText('subColService')}</Table.Th>
-              <Table.Th>{webText('colEnable')}</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead titles={[webText('colName'), webText('subColDomains'), webText('subColService'), webText('colEnable'), '']} />
           <Table.Tbody>
             {subs.map((s, i) => (
               <Table.Tr key={i} data-testid="web-sub-row">

@@ -1,9 +1,10 @@
 /** Web services: rule list (listen, engine status, live figures, switch), add/edit, logs, batch domain replace, settings. */
-import { Anchor, Badge, Group, Stack, Text, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Group, Text, Tooltip } from '@mantine/core';
 import type { webRoutes } from '@lucky/contracts';
 import { FirstEntries, RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
+import { RuleFigures } from '../../kit/rule-list/RuleFigures';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
-import { RulePage } from '../../kit/rule-list/RulePage';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { RuleLogLines } from '../../kit/rule-log/RuleLogDialog';
 import { AccessLog } from './AccessLog';
 import { webText } from './i18n';
@@ -15,17 +16,19 @@ import { SettingsForm } from './SettingsForm';
 
 type Rule = RuleViewOf<typeof webRoutes>;
 
+const columns: RuleColumn<Rule>[] = [
+  { head: webText('colName'), td: { maw: 260 }, cell: (r) => <NameCell r={r} /> },
+  { head: webText('colListen'), cell: (r) => <ListenCell r={r} /> },
+  { head: webText('colStatus'), td: { maw: 260 }, cell: (r) => <RuleStatusCell status={r.status} text={webText} testIds={webRules.testIds} /> },
+  { head: webText('colFigures'), td: { 'data-testid': 'web-figures' }, cell: (r) => <FiguresCell r={r} /> },
+];
+
 export function WebPage() {
   return (
     <RulePage
       rules={webRules}
       minWidth={1000}
-      columns={[
-        { head: webText('colName'), td: { maw: 260 }, cell: (r) => <NameCell r={r} /> },
-        { head: webText('colListen'), cell: (r) => <ListenCell r={r} /> },
-        { head: webText('colStatus'), td: { maw: 260 }, cell: (r) => <RuleStatusCell status={r.status} text={webText} testIds={webRules.testIds} /> },
-        { head: webText('colFigures'), td: { 'data-testid': 'web-figures' }, cell: (r) => <FiguresCell r={r} /> },
-      ]}
+      columns={columns}
       tools={(rules, enabled) => <ReplaceDomain rules={rules} enabled={enabled} />}
       form={{ size: 1000, Form: RuleForm }}
       log={{
@@ -88,27 +91,21 @@ function ListenCell({ r }: { r: Rule }) {
 function FiguresCell({ r }: { r: Rule }) {
   const f = figuresText(r.figures);
   const codes = codeList(r.figures.codes);
-  if (r.figures.requests === 0 && r.figures.connections === 0) {
-    return (
-      <Text fz="xs" c="dimmed">
-        {webText('noRequests')}
-      </Text>
-    );
-  }
   return (
-    <Stack gap={2}>
-      <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
-        <span data-testid="web-fig-requests" data-value={r.figures.requests}>
-          {webText('requests', { n: f.requests })}
-        </span>
-        {' · '}
-        <span data-testid="web-fig-connections">{webText('connections', { n: f.connections })}</span>
-      </Text>
-      <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-        <span data-testid="web-fig-in">↓ {webText('bytesIn', { v: f.bytesIn })}</span>
-        {' · '}
-        <span data-testid="web-fig-out">↑ {webText('bytesOut', { v: f.bytesOut })}</span>
-      </Text>
+    <RuleFigures
+      quiet={r.figures.requests === 0 && r.figures.connections === 0}
+      quietText={webText('noRequests')}
+      lines={[
+        [
+          { text: webText('requests', { n: f.requests }), testId: 'web-fig-requests', value: r.figures.requests },
+          { text: webText('connections', { n: f.connections }), testId: 'web-fig-connections' },
+        ],
+        [
+          { text: `↓ ${webText('bytesIn', { v: f.bytesIn })}`, testId: 'web-fig-in' },
+          { text: `↑ ${webText('bytesOut', { v: f.bytesOut })}`, testId: 'web-fig-out' },
+        ],
+      ]}
+    >
       {codes.length > 0 && (
         <Group gap={4}>
           {codes.slice(0, 6).map(([code, n]) => (
@@ -120,6 +117,6 @@ function FiguresCell({ r }: { r: Rule }) {
           ))}
         </Group>
       )}
-    </Stack>
+    </RuleFigures>
   );
 }

@@ -40,13 +40,7 @@ function proxyRule(): RuleForm {
 describe('web form helpers', () => {
   it('a new rule holds the schema defaults: HTTP on tcp4, a 404 text default, CORS methods of spec section 9', () => {
     const f = emptyRule();
-    expect(f.name).toBe('');
-    expect(f.port).toBe('');
-    expect(f.network).toBe('tcp4');
-    expect(f.protocol).toBe('http');
-    expect(f.minTls).toBe('1.2');
-    expect(f.defaultService.type).toBe('text');
-    expect(f.defaultService.status).toBe(404);
+    expect(f).toMatchObject({ name: '', port: '', network: 'tcp4', protocol: 'http', minTls: '1.2', defaultService: { type: 'text', status: 404 } });
     expect(f.access.cors.methods).toBe(DEFAULT_CORS_METHODS.join(', '));
     expect(f.access.cors.methods).toBe('POST, GET, PUT, OPTIONS, DELETE');
     expect(f.clientIpHeaders).toBe('X-Forwarded-For, X-Real-IP');

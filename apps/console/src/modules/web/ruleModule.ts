@@ -1,14 +1,7 @@
 import { webRoutes } from '@lucky/contracts';
-import { ruleTestIds, type RuleModule } from '../../kit/rule-list/ruleModule';
+import { ruleModule, ruleTestIds } from '../../kit/rule-list/ruleModule';
 import { webText } from './i18n';
 import { webQueries } from './queries';
 
-export const webRules: RuleModule<typeof webRoutes> = {
-  module: 'web',
-  /** The daemon's module list names this module `reverseproxy` (spec section 2); `web` is accepted too. */
-  moduleNames: ['reverseproxy', 'web'],
-  routes: webRoutes,
-  queries: webQueries,
-  text: webText,
-  testIds: ruleTestIds('web'),
-};
+/** The daemon's module list names this module `reverseproxy` (spec section 2); `web` is accepted too. */
+export const webRules = ruleModule('web', webRoutes, { moduleNames: ['reverseproxy', 'web'], queries: webQueries, text: webText, testIds: ruleTestIds('web') });

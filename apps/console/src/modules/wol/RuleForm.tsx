@@ -12,13 +12,7 @@ import { wolText } from './i18n';
 import { wolRules } from './ruleModule';
 
 export function RuleForm(props: RuleFormProps<typeof wolRoutes>) {
-  const f = useRuleForm({
-    rules: wolRules,
-    ...props,
-    toForm: (saved) => (saved ? toForm(saved) : emptyForm()),
-    toInput: formToDevice,
-    check: checkDevice,
-  });
+  const f = useRuleForm(wolRules, props, { empty: emptyForm, toForm, toInput: formToDevice, check: checkDevice });
   // The daemon's one line names the field; the fields themselves stay as typed.
   const b = bindFields(f.form, f.set);
   return (

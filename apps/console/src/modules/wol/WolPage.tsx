@@ -6,25 +6,27 @@ import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
-import { RulePage } from '../../kit/rule-list/RulePage';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { wolText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { wolRules } from './ruleModule';
 
 type Row = RuleViewOf<typeof wolRoutes>;
 
+const columns: RuleColumn<Row>[] = [
+  { head: wolText('colName'), cell: (d) => <RuleNameCell name={d.name} note={d.note} testId={wolRules.testIds.rowName} /> },
+  { head: wolText('macs'), td: { style: { fontFamily: 'monospace', fontSize: 12 } }, cell: (d) => d.macs.map((m) => <div key={m}>{m}</div>) },
+  { head: wolText('broadcast'), td: { fz: 'sm' }, cell: (d) => `${d.broadcast}:${d.port}` },
+  { head: wolText('status'), cell: (d) => <RuleStatusCell status={d.status} text={wolText} testIds={wolRules.testIds} /> },
+  { head: wolText('lastWake'), td: { fz: 'sm', 'data-testid': 'wol-lastwake' }, cell: (d) => (d.lastWake ? new Date(d.lastWake).toLocaleString() : wolText('never')) },
+];
+
 export function WolPage() {
   return (
     <RulePage
       rules={wolRules}
       minWidth={760}
-      columns={[
-        { head: wolText('colName'), cell: (d) => <RuleNameCell name={d.name} note={d.note} testId={wolRules.testIds.rowName} /> },
-        { head: wolText('macs'), td: { style: { fontFamily: 'monospace', fontSize: 12 } }, cell: (d) => d.macs.map((m) => <div key={m}>{m}</div>) },
-        { head: wolText('broadcast'), td: { fz: 'sm' }, cell: (d) => `${d.broadcast}:${d.port}` },
-        { head: wolText('status'), cell: (d) => <RuleStatusCell status={d.status} text={wolText} testIds={wolRules.testIds} /> },
-        { head: wolText('lastWake'), td: { fz: 'sm', 'data-testid': 'wol-lastwake' }, cell: (d) => (d.lastWake ? new Date(d.lastWake).toLocaleString() : wolText('never')) },
-      ]}
+      columns={columns}
       actions={(d) => <WakeButton device={d} />}
       form={{ size: 'lg', Form: RuleForm }}
       log={{ size: 'lg' }}
