@@ -10,6 +10,7 @@ export const en_US: Record<KitTextId, string> = {
   editShort: 'Edit',
   log: 'Log',
   settings: 'Settings',
+  settingsTitle: 'Settings',
   settingsSaved: 'Settings saved',
   enable: 'Enabled',
   note: 'Note',

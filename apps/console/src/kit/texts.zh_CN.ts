@@ -8,6 +8,7 @@ export const zh_CN = {
   editShort: '编辑',
   log: '日志',
   settings: '设置',
+  settingsTitle: '设置',
   settingsSaved: '设置已保存',
   enable: '启用',
   note: '备注',

@@ -14,7 +14,6 @@ export interface SettingsFormProps<R extends UniformRuleRoutes> {
 
 export function SettingsDialog<R extends UniformRuleRoutes>(props: {
   rules: RuleModule<R>;
-  title: string;
   opened: boolean;
   onClose: () => void;
   size: ModalProps['size'];
@@ -23,7 +22,7 @@ export function SettingsDialog<R extends UniformRuleRoutes>(props: {
   const configure = useQuery({ ...props.rules.queries.configure(), enabled: props.opened });
   const { Form } = props;
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} size={props.size} closeOnClickOutside={false} data-testid={props.rules.testIds.settings}>
+    <Modal opened={props.opened} onClose={props.onClose} title={props.rules.text('settingsTitle')} size={props.size} closeOnClickOutside={false} data-testid={props.rules.testIds.settings}>
       {props.opened &&
         (configure.data ? (
           <Form initial={(configure.data as unknown as { configure: SettingsOf<R> }).configure} onClose={props.onClose} />

@@ -3,7 +3,7 @@
  * module's columns plus the switch and the actions (the module's own first, then log, edit,
  * delete), and the dialogs behind them. A module brings its columns and its forms.
  */
-import { ActionIcon, Button, Group, Stack, Switch, Table, type ModalProps, type TableTdProps } from '@mantine/core';
+import { ActionIcon, Button, Group, Stack, Switch, Table, type TableTdProps } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ComponentType, type ReactNode } from 'react';
 import { modulesQuery } from '../../api/queries';
@@ -13,7 +13,7 @@ import { RuleDialog } from '../rule-dialog/RuleDialog';
 import type { Editing, RuleFormProps } from '../rule-dialog/useRuleForm';
 import { RuleLogDialog, type LogTab } from '../rule-log/RuleLogDialog';
 import { ConfirmDelete } from './ConfirmDelete';
-import type { RuleModule, RuleViewOf, UniformRuleRoutes } from './ruleModule';
+import { DEFAULT_LAYOUT, type RuleModule, type RuleViewOf, type UniformRuleRoutes } from './ruleModule';
 import { RuleTableCard } from './RuleTableCard';
 import { useRuleActions } from './useRuleActions';
 import { TableHead } from '../table/TableHead';
@@ -28,19 +28,21 @@ export interface RuleColumn<V> {
 export function RulePage<R extends UniformRuleRoutes>(props: {
   rules: RuleModule<R>;
   columns: RuleColumn<RuleViewOf<R>>[];
-  /** The table scrolls sideways below this width. */
-  minWidth: number;
-  /** More data attributes on a row. */
-  rowProps?: (row: RuleViewOf<R>) => Record<`data-${string}`, string>;
+  /** The add/edit form. */
+  Form: ComponentType<RuleFormProps<R>>;
+  /** The module settings form, when the module has settings. */
+  Settings?: ComponentType<SettingsFormProps<R>>;
   /** The module's own actions on a row, before log, edit and delete. */
   actions?: (row: RuleViewOf<R>) => ReactNode;
   /** The module's own buttons in the title bar, before add (each with its dialog). */
   tools?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
-  form: { size: ModalProps['size']; Form: ComponentType<RuleFormProps<R>> };
-  log: { size: ModalProps['size']; tabs?: LogTab<RuleViewOf<R>>[] };
-  settings?: { title: string; size: ModalProps['size']; Form: ComponentType<SettingsFormProps<R>> };
+  /** More than the rule's own log in the log dialog (see RuleLogDialog). */
+  logTabs?: LogTab<RuleViewOf<R>>[];
+  /** More data attributes on a row. */
+  rowProps?: (row: RuleViewOf<R>) => Record<`data-${string}`, string>;
 }) {
   const { rules } = props;
+  const layout = { ...DEFAULT_LAYOUT, ...rules.layout };
   const { text, testIds: ids } = rules;
   const modules = useQuery(modulesQuery());
   const names = rules.moduleNames ?? [rules.module];
@@ -60,7 +62,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
       <PageTitle
         right={
           <Group gap="xs">
-            {props.settings && (
+            {props.Settings && (
               <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid={ids.settingsOpen}>
                 {text('settings')}
               </Button>
@@ -81,7 +83,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         empty={rows.length === 0}
         emptyText={text('empty')}
         testPrefix={ids.list}
-        minWidth={props.minWidth}
+        minWidth={layout.minWidth}
       >
         <TableHead titles={[...props.columns.map((c) => c.head), text('colEnable'), text('colActions')]} />
         <Table.Tbody>
@@ -119,17 +121,10 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         </Table.Tbody>
       </RuleTableCard>
 
-      <RuleDialog rules={rules} editing={editing} onClose={() => setEditing(null)} size={props.form.size} Form={props.form.Form} />
-      <RuleLogDialog rules={rules} rule={logRow} onClose={() => setLogOf(null)} size={props.log.size} {...(props.log.tabs ? { tabs: props.log.tabs } : {})} />
-      {props.settings && (
-        <SettingsDialog
-          rules={rules}
-          title={props.settings.title}
-          opened={settingsOpen}
-          onClose={() => setSettingsOpen(false)}
-          size={props.settings.size}
-          Form={props.settings.Form}
-        />
+      <RuleDialog rules={rules} editing={editing} onClose={() => setEditing(null)} size={layout.form} Form={props.Form} />
+      <RuleLogDialog rules={rules} rule={logRow} onClose={() => setLogOf(null)} size={layout.log} {...(props.logTabs ? { tabs: props.logTabs } : {})} />
+      {props.Settings && (
+        <SettingsDialog rules={rules} opened={settingsOpen} onClose={() => setSettingsOpen(false)} size={layout.settings} Form={props.Settings} />
       )}
       <ConfirmDelete
         name={deleting?.name ?? null}

@@ -3,6 +3,7 @@
  * `ruleRoutes`), its queries, its texts and test ids. Row, input and settings types are read off
  * the routes, so a screen never restates them.
  */
+import type { ModalProps } from '@mantine/core';
 import type { RouteBody, RouteDef, RouteResponse, RuleStatus } from '@lucky/contracts';
 import type { RuleTexts } from '../texts';
 import type { RuleQueries } from './ruleQueries';
@@ -73,4 +74,16 @@ export interface RuleModule<R extends UniformRuleRoutes> {
   queries: RuleQueries<R>;
   text: RuleTexts;
   testIds: RuleTestIds;
+  /** Where the kit's sizes do not fit the module's list and dialogs. */
+  layout?: Partial<RuleLayout>;
 }
+
+export interface RuleLayout {
+  /** The list scrolls sideways below this width. */
+  minWidth: number;
+  form: ModalProps['size'];
+  log: ModalProps['size'];
+  settings: ModalProps['size'];
+}
+
+export const DEFAULT_LAYOUT: RuleLayout = { minWidth: 900, form: 'xl', log: 1100, settings: 'lg' };

@@ -8,7 +8,7 @@ import { formatTime } from '../../kit/form/values';
 import { FirstEntries, RuleNameCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
-import { RuleLogLines } from '../../kit/rule-log/RuleLogDialog';
+import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
 import { ddnsText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { ddnsRules } from './ruleModule';
@@ -67,25 +67,14 @@ const columns: RuleColumn<Task>[] = [
   },
 ];
 
+const logTabs: LogTab<Task>[] = [
+  { value: 'log', label: ddnsText('tabLog'), render: (x) => <RuleLogLines rules={ddnsRules} ruleKey={x.key} /> },
+  { value: 'history', label: ddnsText('tabHistory'), render: (x) => <HistoryTable task={x} /> },
+  { value: 'records', label: ddnsText('tabRecords'), render: (x) => <RecordsTable task={x} /> },
+];
+
 export function DdnsPage() {
-  return (
-    <RulePage
-      rules={ddnsRules}
-      minWidth={900}
-      columns={columns}
-      actions={(x) => <SyncButton task={x} />}
-      form={{ size: 'xl', Form: RuleForm }}
-      log={{
-        size: 1100,
-        tabs: [
-          { value: 'log', label: ddnsText('tabLog'), render: (x) => <RuleLogLines rules={ddnsRules} ruleKey={x.key} /> },
-          { value: 'history', label: ddnsText('tabHistory'), render: (x) => <HistoryTable task={x} /> },
-          { value: 'records', label: ddnsText('tabRecords'), render: (x) => <RecordsTable task={x} /> },
-        ],
-      }}
-      settings={{ title: ddnsText('settingsTitle'), size: 'lg', Form: SettingsForm }}
-    />
-  );
+  return <RulePage rules={ddnsRules} columns={columns} actions={(x) => <SyncButton task={x} />} logTabs={logTabs} Form={RuleForm} Settings={SettingsForm} />;
 }
 
 /** Syncs now; waits a few seconds for the result, or says it is under way. */

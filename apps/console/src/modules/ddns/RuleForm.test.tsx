@@ -2,37 +2,17 @@
 import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { RuleDialog } from '../../kit/rule-dialog/RuleDialog';
-import { renderWithProviders, stubFetch, testQueryClient, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
 import { ddnsProvidersQuery } from './queries';
 import { RuleForm } from './RuleForm';
 import { ddnsRules } from './ruleModule';
 
 withDomShims();
 
-/** The task as the list shows it: its fields plus what the daemon adds. */
-const listed = (t: DdnsTask) => ({
-  ...t,
-  key: 'k1',
-  status: { state: 'stopped' as const, message: '', since: 0 },
-  created: 0,
-  updated: 0,
-  sync: { status: 'waitingForSync' as const, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, message: '', records: [] },
-});
+const sync = { status: 'waitingForSync' as const, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, message: '', records: [] };
+const providers = { ret: 0 as const, providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })), webhookPresets: {}, callbackPresets: {} };
 
-function renderForm(saved: DdnsTask | null) {
-  const fetchSpy = stubFetch();
-  const queryClient = testQueryClient();
-  queryClient.setQueryData(ddnsProvidersQuery().queryKey, {
-    ret: 0 as const,
-    providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })),
-    webhookPresets: {},
-    callbackPresets: {},
-  });
-  const editing = saved ? { key: 'k1', saved: listed(saved) } : { key: null, saved: null };
-  renderWithProviders(<RuleDialog rules={ddnsRules} editing={editing} onClose={() => undefined} size="xl" Form={RuleForm} />, queryClient);
-  return fetchSpy;
-}
+const renderForm = (saved: DdnsTask | null) => renderRuleForm(ddnsRules, RuleForm, saved && listed(saved, { sync }), (qc) => qc.setQueryData(ddnsProvidersQuery().queryKey, providers));
 
 const saved = ZDdnsTask.parse({
   name: 'cf',

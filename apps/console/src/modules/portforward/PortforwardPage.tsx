@@ -24,17 +24,7 @@ const columns: RuleColumn<Row>[] = [
 ];
 
 export function PortforwardPage() {
-  return (
-    <RulePage
-      rules={pfRules}
-      minWidth={1100}
-      rowProps={(r) => ({ 'data-name': r.name })}
-      columns={columns}
-      form={{ size: 860, Form: RuleForm }}
-      log={{ size: 1300 }}
-      settings={{ title: pfText('settingsTitle'), size: 640, Form: SettingsForm }}
-    />
-  );
+  return <RulePage rules={pfRules} columns={columns} rowProps={(r) => ({ 'data-name': r.name })} Form={RuleForm} Settings={SettingsForm} />;
 }
 
 function NameCell({ r }: { r: Row }) {

@@ -2,32 +2,19 @@
 import { ZPortforwardConfigure, ZPortforwardRule, type PortforwardRule } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { RuleDialog } from '../../kit/rule-dialog/RuleDialog';
-import { renderWithProviders, stubFetch, testQueryClient, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
 import { pfQueries } from './queries';
 import { RuleForm } from './RuleForm';
 import { pfRules } from './ruleModule';
 
 withDomShims();
 
-/** The rule as the list shows it: its fields plus what the daemon adds. */
-const listed = (r: PortforwardRule) => ({
-  ...r,
-  key: 'k1',
-  status: { state: 'stopped' as const, message: '', since: 0 },
-  created: 0,
-  updated: 0,
-  stats: { tcpConnections: 0, udpSessions: 0, bytesIn: 0, bytesOut: 0, totalConnections: 0, refusedByLimit: 0, refusedByFilter: 0, listeners: 0, listenersWanted: 0 },
-});
+const stats = { tcpConnections: 0, udpSessions: 0, bytesIn: 0, bytesOut: 0, totalConnections: 0, refusedByLimit: 0, refusedByFilter: 0, listeners: 0, listenersWanted: 0 };
 
-function renderForm(saved: PortforwardRule | null) {
-  const fetchSpy = stubFetch();
-  const queryClient = testQueryClient();
-  queryClient.setQueryData(pfQueries.configure().queryKey, { ret: 0 as const, configure: ZPortforwardConfigure.parse({ udpSessionTimeout: 45 }) });
-  const editing = saved ? { key: 'k1', saved: listed(saved) } : { key: null, saved: null };
-  renderWithProviders(<RuleDialog rules={pfRules} editing={editing} onClose={() => undefined} size={860} Form={RuleForm} />, queryClient);
-  return fetchSpy;
-}
+const renderForm = (saved: PortforwardRule | null) =>
+  renderRuleForm(pfRules, RuleForm, saved && listed(saved, { stats }), (qc) =>
+    qc.setQueryData(pfQueries.configure().queryKey, { ret: 0 as const, configure: ZPortforwardConfigure.parse({ udpSessionTimeout: 45 }) }),
+  );
 
 const change = (id: string, value: string) => fireEvent.change(screen.getByTestId(id), { target: { value } });
 const items = () => screen.queryAllByTestId('pf-form-error-item').map((e) => e.textContent);

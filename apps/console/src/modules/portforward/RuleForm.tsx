@@ -27,24 +27,13 @@ import {
   targetPortFeedback,
   toForm,
   type LimitField,
-  type PortFeedback,
   type RuleForm as Form,
   type RuleTab,
 } from './form';
 import { pfText } from './i18n';
 import { pfQueries } from './queries';
+import { PortListInput } from './PortListInput';
 import { pfRules } from './ruleModule';
-
-/** The count of ports under a port field, green when it parses, red with the reason when not. */
-function Feedback({ fb, testId }: { fb: PortFeedback; testId: string }) {
-  if (!fb) return null;
-  return (
-    <Text fz="xs" c={fb.ok ? 'teal' : 'red'} data-testid={testId} data-ok={fb.ok}>
-      {fb.ok ? '✓ ' : '✗ '}
-      {fb.text}
-    </Text>
-  );
-}
 
 export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
   const f = useRuleForm(pfRules, props, { empty: emptyForm, toForm, toInput: formToRule, check: checkRule, tabs: { first: 'basic' as RuleTab, of: tabOf } });
@@ -52,7 +41,6 @@ export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
   const b = bindFields(form, f.set, err);
   // A red placeholder under an error would read like a value.
   const ph = (field: string, text: string) => (err(field) ? undefined : text);
-  const listenFb = portFeedback(form.listenPorts);
   const targetFb = targetPortFeedback(form.listenPorts, form.targetPorts);
   const tls = bindFields(form.tls, (tls) => f.set({ tls: { ...form.tls, ...tls } }), err, 'tls.');
 
@@ -87,19 +75,14 @@ export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
           inputWrapperOrder={HINT_BELOW}
           data-testid="pf-listen-host"
         />
-        <Stack gap={2}>
-          <TextInput
-            label={pfText('listenPorts')}
-            description={pfText('listenPortsHint')}
-            withAsterisk
-            placeholder={ph('listenPorts', '8080,9000-9010')}
-            {...b.text('listenPorts')}
-            styles={mono}
-            inputWrapperOrder={HINT_BELOW}
-            data-testid="pf-listen-ports"
-          />
-          {!err('listenPorts') && <Feedback fb={listenFb} testId="pf-listen-ports-count" />}
-        </Stack>
+        <PortListInput
+          label={pfText('listenPorts')}
+          description={pfText('listenPortsHint')}
+          placeholder={ph('listenPorts', '8080,9000-9010')}
+          {...b.text('listenPorts')}
+          feedback={portFeedback(form.listenPorts)}
+          testId="pf-listen-ports"
+        />
       </Group>
       <Group grow align="flex-start">
         <LinesInput
@@ -111,21 +94,16 @@ export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
           inputWrapperOrder={HINT_BELOW}
           data-testid="pf-targets"
         />
-        <Stack gap={2}>
-          <TextInput
-            label={pfText('targetPorts')}
-            description={pfText('targetPortsHint')}
-            withAsterisk
-            placeholder={ph('targetPorts', '80')}
-            {...b.text('targetPorts')}
-            // A count mismatch is said better by the live feedback than by the schema.
-            error={err('targetPorts') && targetFb && !targetFb.ok ? targetFb.text : err('targetPorts')}
-            styles={mono}
-            inputWrapperOrder={HINT_BELOW}
-            data-testid="pf-target-ports"
-          />
-          {!err('targetPorts') && <Feedback fb={targetFb} testId="pf-target-ports-count" />}
-        </Stack>
+        <PortListInput
+          label={pfText('targetPorts')}
+          description={pfText('targetPortsHint')}
+          placeholder={ph('targetPorts', '80')}
+          {...b.text('targetPorts')}
+          // A count mismatch is said better by the live feedback than by the schema.
+          error={err('targetPorts') && targetFb && !targetFb.ok ? targetFb.text : err('targetPorts')}
+          feedback={targetFb}
+          testId="pf-target-ports"
+        />
       </Group>
       <Switch label={pfText('enable')} {...b.check('enable')} data-testid="pf-enable" />
     </Stack>

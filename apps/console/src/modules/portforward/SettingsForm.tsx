@@ -6,21 +6,11 @@ import { FormFrame } from '../../kit/form/FormFrame';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import type { SettingsFormProps } from '../../kit/module-settings/SettingsDialog';
 import { useSettingsForm } from '../../kit/module-settings/useSettingsForm';
-import { checkSettings, settingsToBody, settingsToForm, SETTINGS_NUMBERS } from './form';
-import { pfText, type PfTextId } from './i18n';
+import { checkSettings, fieldLabel, settingsToBody, settingsToForm, SETTINGS_NUMBERS } from './form';
+import { pfText } from './i18n';
 import { pfRules } from './ruleModule';
 
 type NumberKey = (typeof SETTINGS_NUMBERS)[number];
-const LABELS: Record<NumberKey, PfTextId> = {
-  tcpMaxConnections: 'set.tcpMaxConnections',
-  udpMaxSessions: 'set.udpMaxSessions',
-  ruleTcpMaxConnections: 'set.ruleTcpMaxConnections',
-  ruleUdpMaxSessions: 'set.ruleUdpMaxSessions',
-  udpSessionTimeout: 'limit.udpSessionTimeout',
-  udpPacketSize: 'limit.udpPacketSize',
-  tcpIdleTimeout: 'limit.tcpIdleTimeout',
-  connectTimeout: 'set.connectTimeout',
-};
 const BOUNDS: Record<NumberKey, [number, number]> = {
   tcpMaxConnections: [0, 1_000_000],
   udpMaxSessions: [0, 1_000_000],
@@ -38,7 +28,7 @@ export function SettingsForm(props: SettingsFormProps<typeof portforwardRoutes>)
   const num = (k: NumberKey, description?: string) => (
     <WholeNumberInput
       allowNegative={false}
-      label={pfText(LABELS[k])}
+      label={fieldLabel([k], pfText)}
       description={description ?? `${BOUNDS[k][0]}-${BOUNDS[k][1]}`}
       min={BOUNDS[k][0]}
       max={BOUNDS[k][1]}

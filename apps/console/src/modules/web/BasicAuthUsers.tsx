@@ -5,29 +5,24 @@ import { webText } from './i18n';
 
 export function BasicAuthUsers(props: { users: UserForm[]; onChange: (users: UserForm[]) => void; errorAt: (field: string) => string | undefined; testId: string }) {
   const { users, testId: tid } = props;
-  const change = (i: number, patch: Partial<UserForm>) => props.onChange(users.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  /** The props of user `i`'s name or password input; labels only on the first row. */
+  const input = (i: number, field: 'user' | 'password') => ({
+    value: users[i]![field],
+    onChange: (e: React.ChangeEvent<HTMLInputElement>) => props.onChange(users.map((x, j) => (j === i ? { ...x, [field]: e.currentTarget.value } : x))),
+    error: props.errorAt(`basicAuth.users.${i}.${field}`),
+    'data-testid': `${tid}-${field}`,
+    style: { flex: 1 },
+  });
   return (
     <Stack gap="xs">
       {users.map((u, i) => (
         <Group key={i} align="flex-start" wrap="nowrap">
-          <TextInput
-            label={i === 0 ? webText('userName') : undefined}
-            value={u.user}
-            onChange={(e) => change(i, { user: e.currentTarget.value })}
-            error={props.errorAt(`basicAuth.users.${i}.user`)}
-            autoComplete="off"
-            data-testid={`${tid}-user`}
-            style={{ flex: 1 }}
-          />
+          <TextInput label={i === 0 ? webText('userName') : undefined} autoComplete="off" {...input(i, 'user')} />
           <PasswordInput
             label={i === 0 ? webText('password') : undefined}
             placeholder={keepsPassword(u) ? webText('passwordKept') : webText('passwordNew')}
-            value={u.password}
-            onChange={(e) => change(i, { password: e.currentTarget.value })}
-            error={props.errorAt(`basicAuth.users.${i}.password`)}
             autoComplete="new-password"
-            data-testid={`${tid}-password`}
-            style={{ flex: 1 }}
+            {...input(i, 'password')}
           />
           <ActionIcon variant="subtle" color="red" mt={i === 0 ? 26 : 4} onClick={() => props.onChange(users.filter((_, j) => j !== i))} aria-label={webText('remove')}>
             ✕

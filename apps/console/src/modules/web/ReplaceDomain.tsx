@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { bindFields } from '../../kit/form/bindFields';
-import { FormFrame } from '../../kit/form/FormFrame';
+import { FormFrame, savingFrame } from '../../kit/form/FormFrame';
 import { useSavingForm } from '../../kit/form/useSavingForm';
 import { mono } from '../../kit/fields/styles';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
@@ -43,16 +43,9 @@ function ReplaceBody(props: { rules: Rule[]; onClose: () => void }) {
   const b = bindFields(f.form, f.set, f.err);
   return (
     <FormFrame
-      onSave={f.submit}
-      onCancel={props.onClose}
-      saving={f.saving}
-      cancelText={webText('cancel')}
+      {...savingFrame(f, props.onClose, webText, { save: 'web-replace-run', problems: 'web-replace-error', serverError: 'web-replace-server-error' })}
       saveText={webText('replaceRun')}
-      saveTestId="web-replace-run"
-      problems={f.problems}
-      problemsTestId="web-replace-error"
       problemsOnFieldsOnly
-      serverError={f.serverError}
     >
       <Group grow align="flex-start">
         <TextInput label={webText('replaceFrom')} placeholder="old.example.com" {...b.text('from')} styles={mono} data-testid="web-replace-from" />

@@ -5,7 +5,7 @@ import { FirstEntries, RuleNameCell, RuleStatusCell } from '../../kit/rule-list/
 import { RuleFigures } from '../../kit/rule-list/RuleFigures';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
-import { RuleLogLines } from '../../kit/rule-log/RuleLogDialog';
+import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
 import { AccessLog } from './AccessLog';
 import { webText } from './i18n';
 import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains } from './listing';
@@ -23,24 +23,13 @@ const columns: RuleColumn<Rule>[] = [
   { head: webText('colFigures'), td: { 'data-testid': 'web-figures' }, cell: (r) => <FiguresCell r={r} /> },
 ];
 
+const logTabs: LogTab<Rule>[] = [
+  { value: 'access', label: webText('tabAccessLog'), render: (r) => <AccessLog ruleKey={r.key} /> },
+  { value: 'log', label: webText('tabServiceLog'), render: (r) => <RuleLogLines rules={webRules} ruleKey={r.key} /> },
+];
+
 export function WebPage() {
-  return (
-    <RulePage
-      rules={webRules}
-      minWidth={1000}
-      columns={columns}
-      tools={(rules, enabled) => <ReplaceDomain rules={rules} enabled={enabled} />}
-      form={{ size: 1000, Form: RuleForm }}
-      log={{
-        size: 1300,
-        tabs: [
-          { value: 'access', label: webText('tabAccessLog'), render: (r) => <AccessLog ruleKey={r.key} /> },
-          { value: 'log', label: webText('tabServiceLog'), render: (r) => <RuleLogLines rules={webRules} ruleKey={r.key} /> },
-        ],
-      }}
-      settings={{ title: webText('settingsTitle'), size: 'md', Form: SettingsForm }}
-    />
-  );
+  return <RulePage rules={webRules} columns={columns} tools={(rules, enabled) => <ReplaceDomain rules={rules} enabled={enabled} />} logTabs={logTabs} Form={RuleForm} Settings={SettingsForm} />;
 }
 
 function NameCell({ r }: { r: Rule }) {

@@ -22,16 +22,7 @@ const columns: RuleColumn<Row>[] = [
 ];
 
 export function WolPage() {
-  return (
-    <RulePage
-      rules={wolRules}
-      minWidth={760}
-      columns={columns}
-      actions={(d) => <WakeButton device={d} />}
-      form={{ size: 'lg', Form: RuleForm }}
-      log={{ size: 'lg' }}
-    />
-  );
+  return <RulePage rules={wolRules} columns={columns} actions={(d) => <WakeButton device={d} />} Form={RuleForm} />;
 }
 
 function WakeButton({ device }: { device: Row }) {
