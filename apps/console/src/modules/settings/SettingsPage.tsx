@@ -7,9 +7,7 @@ import {
   Anchor,
   Badge,
   Button,
-  Card,
   Group,
-  NumberInput,
   PasswordInput,
   Select,
   SimpleGrid,
@@ -26,8 +24,11 @@ import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { baseConfigQuery } from '../../api/queries';
 import { lang, shellText, type MessageId } from '../../i18n';
+import { toNumber, type Num } from '../../kit/form/values';
+import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { LOG_LEVEL_VALUES } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
+import { TitledCard } from '../../shell/TitledCard';
 import { SystemPanel } from './SystemPanel';
 
 /** The address the console answers at after a listen change, as seen from this browser. */
@@ -77,6 +78,8 @@ export function SettingsPage() {
   }
 
   const set = <K extends keyof BaseSettings>(key: K, value: BaseSettings[K]) => setForm({ ...form, [key]: value });
+  /** A number field: what is not a number stays NaN, so the check names the field. */
+  const number = (key: 'AdminWebListenPort' | 'SessionIdleHours' | 'LogMaxSize') => ({ value: form[key], onChange: (v: Num) => set(key, toNumber(v)) });
   const toggleModule = (key: ModuleKey, on: boolean) =>
     set(
       'EnabledModules',
@@ -148,10 +151,7 @@ export function SettingsPage() {
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {shellText('set.sectionAdmin')}
-          </Text>
+        <TitledCard title={shellText('set.sectionAdmin')}>
           <Stack gap="sm">
             <TextInput
               label={shellText('set.listenHost')}
@@ -160,23 +160,8 @@ export function SettingsPage() {
               onChange={(e) => set('AdminWebListenHost', e.currentTarget.value.trim())}
               data-testid="set-host"
             />
-            <NumberInput clampBehavior="none"
-              label={shellText('set.listenPort')}
-              min={1}
-              max={65535}
-              allowDecimal={false}
-              value={form.AdminWebListenPort}
-              onChange={(v) => set('AdminWebListenPort', typeof v === 'number' ? v : Number.NaN)}
-              data-testid="set-port"
-            />
-            <NumberInput clampBehavior="none"
-              label={shellText('set.sessionIdleHours')}
-              min={1}
-              max={24 * 90}
-              allowDecimal={false}
-              value={form.SessionIdleHours}
-              onChange={(v) => set('SessionIdleHours', typeof v === 'number' ? v : Number.NaN)}
-            />
+            <WholeNumberInput label={shellText('set.listenPort')} min={1} max={65535} {...number('AdminWebListenPort')} data-testid="set-port" />
+            <WholeNumberInput label={shellText('set.sessionIdleHours')} min={1} max={24 * 90} {...number('SessionIdleHours')} />
             <Switch
               label={shellText('set.autoExpand')}
               checked={form.FrontendDisableAutoExpandLeftMenu}
@@ -184,11 +169,8 @@ export function SettingsPage() {
               data-testid="set-autoexpand"
             />
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {shellText('set.sectionAccount')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionAccount')}>
           <Stack gap="sm">
             <TextInput
               label={shellText('set.account')}
@@ -218,11 +200,8 @@ export function SettingsPage() {
               </Badge>
             </Group>
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {shellText('set.sectionLog')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionLog')}>
           <Stack gap="sm">
             <Select
               label={shellText('set.logLevel')}
@@ -232,33 +211,19 @@ export function SettingsPage() {
               allowDeselect={false}
               data-testid="set-loglevel"
             />
-            <NumberInput clampBehavior="none"
-              label={shellText('set.logMaxSize')}
-              min={100}
-              max={100000}
-              allowDecimal={false}
-              value={form.LogMaxSize}
-              onChange={(v) => set('LogMaxSize', typeof v === 'number' ? v : Number.NaN)}
-              data-testid="set-logmax"
-            />
+            <WholeNumberInput label={shellText('set.logMaxSize')} min={100} max={100000} {...number('LogMaxSize')} data-testid="set-logmax" />
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {shellText('set.sectionSecurity')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionSecurity')}>
           <Switch
             label={shellText('set.allowInternet')}
             description={shellText('set.allowInternetHint')}
             checked={form.AllowInternetAccess}
             onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
           />
-        </Card>
+        </TitledCard>
       </SimpleGrid>
-      <Card withBorder>
-        <Text fw={600} mb="sm">
-          {shellText('set.sectionModules')}
-        </Text>
+      <TitledCard title={shellText('set.sectionModules')}>
         <SimpleGrid cols={{ base: 2, sm: 3, md: 4 }}>
           {MODULES.map((m) => (
             <Switch
@@ -270,7 +235,7 @@ export function SettingsPage() {
             />
           ))}
         </SimpleGrid>
-      </Card>
+      </TitledCard>
       <SystemPanel />
     </Stack>
   );
