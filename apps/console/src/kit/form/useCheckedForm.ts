@@ -31,5 +31,3 @@ export function useCheckedForm<F>(initial: () => F, check: (form: F) => FormProb
     },
   };
 }
-
-export type CheckedForm<F> = ReturnType<typeof useCheckedForm<F>>;

@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import type { RuleTexts } from '../texts';
 import type { RuleTestIds } from './ruleModule';
 
-export const STATE_COLOR: Record<RuleStatus['state'], string> = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray' };
+const STATE_COLOR: Record<RuleStatus['state'], string> = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray' };
 
 export function RuleNameCell(props: { name: string; note?: string; testId: string; children?: ReactNode }) {
   return (

@@ -12,11 +12,11 @@ import { SettingsDialog, type SettingsFormProps } from '../module-settings/Setti
 import { RuleDialog } from '../rule-dialog/RuleDialog';
 import type { Editing, RuleFormProps } from '../rule-dialog/useRuleForm';
 import { RuleLogDialog, type LogTab } from '../rule-log/RuleLogDialog';
+import { TableHead } from '../table/TableHead';
 import { ConfirmDelete } from './ConfirmDelete';
 import { DEFAULT_LAYOUT, type RuleModule, type RuleViewOf, type UniformRuleRoutes } from './ruleModule';
 import { RuleTableCard } from './RuleTableCard';
 import { useRuleActions } from './useRuleActions';
-import { TableHead } from '../table/TableHead';
 
 export interface RuleColumn<V> {
   head: string;
@@ -53,7 +53,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   const [settingsOpen, setSettingsOpen] = useState(false);
   const { toggle, remove, deleting, setDeleting } = useRuleActions(rules);
 
-  const rows = ((list.data as { list?: RuleViewOf<R>[] } | undefined)?.list ?? []);
+  const rows = (list.data as { list?: RuleViewOf<R>[] } | undefined)?.list ?? [];
   // The log dialog follows the list's refreshes (states change while it is open).
   const logRow = logOf ? (rows.find((r) => r.key === logOf) ?? null) : null;
 
