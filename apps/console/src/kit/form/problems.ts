@@ -92,6 +92,11 @@ export function schemaProblems(schema: Schema, value: unknown, w: ProblemWording
   return out;
 }
 
+/** The first problem alone, for forms that say one thing at a time. */
+export function firstProblem(schema: Schema, value: unknown, w: ProblemWording): FormProblem[] {
+  return schemaProblems(schema, value, w).slice(0, 1);
+}
+
 /** A field's message: "targets.2" is shown on "targets", "webhook.proxy.address" on "webhook.proxy". */
 export function errorFor(problems: readonly FormProblem[], field: string): string | undefined {
   return problems.find((p) => p.path === field || p.path.startsWith(field + '.'))?.inline;

@@ -20,7 +20,7 @@ import {
   type Lang,
 } from '@lucky/contracts';
 import { lang } from '../../i18n';
-import { schemaProblems, type FormProblem, type ProblemWording } from '../../kit/form/problems';
+import { firstProblem, type ProblemWording } from '../../kit/form/problems';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
 import { ddnsTextIn, type DdnsText, type DdnsTextId } from './i18n';
@@ -311,20 +311,20 @@ export function fieldLabel(path: readonly PropertyKey[], provider: DdnsProviderN
   return id ? text(id) : key;
 }
 
-/** One message at a time, naming the field (spec section 5); range messages name it themselves. */
-function firstProblem(schema: Parameters<typeof schemaProblems>[0], value: unknown, provider: DdnsProviderName, inLang: Lang): FormProblem[] {
+/** Messages name the field (spec section 5); range messages name it themselves. */
+function wording(provider: DdnsProviderName, inLang: Lang): ProblemWording {
   const text = ddnsTextIn(inLang);
-  const wording: ProblemWording = {
+  return {
     lang: inLang,
     text,
     label: (path) => fieldLabel(path, provider, text),
     own: (issue, at) => (/Range$/.test(issue.message) ? at.detail : undefined),
   };
-  return schemaProblems(schema, value, wording).slice(0, 1);
 }
 
-export const checkTask = (f: TaskForm, inLang: Lang = lang) => firstProblem(ZDdnsTask, formToTask(f), f.provider, inLang);
-export const checkSettings = (f: SettingsForm, inLang: Lang = lang) => firstProblem(ZDdnsConfigure, formToConfigure(f), 'callback', inLang);
+// One message at a time, as the form always said it.
+export const checkTask = (f: TaskForm, inLang: Lang = lang) => firstProblem(ZDdnsTask, formToTask(f), wording(f.provider, inLang));
+export const checkSettings = (f: SettingsForm, inLang: Lang = lang) => firstProblem(ZDdnsConfigure, formToConfigure(f), wording('callback', inLang));
 
 /** Fields easy mode does not show: a problem there switches the form to customized mode. */
 export function hiddenInEasyMode(path: string): boolean {

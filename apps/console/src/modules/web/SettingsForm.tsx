@@ -6,7 +6,7 @@ import { toNumber, type Num } from '../../kit/form/values';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import type { SettingsFormProps } from '../../kit/module-settings/SettingsDialog';
 import { useSettingsForm } from '../../kit/module-settings/useSettingsForm';
-import { firstProblem } from './checks';
+import { webProblem } from './checks';
 import { webText } from './i18n';
 import { webRules } from './ruleModule';
 
@@ -14,7 +14,7 @@ type Form = Record<keyof WebConfigure, Num>;
 const toBody = (f: Form): WebConfigure => ({ accessLogShow: toNumber(f.accessLogShow), servingThreads: toNumber(f.servingThreads) });
 
 export function SettingsForm(props: SettingsFormProps<typeof webRoutes>) {
-  const f = useSettingsForm({ rules: webRules, ...props, toForm: (c): Form => ({ ...c }), toBody, check: (form) => firstProblem(ZWebConfigure, toBody(form)) });
+  const f = useSettingsForm({ rules: webRules, ...props, toForm: (c): Form => ({ ...c }), toBody, check: (form) => webProblem(ZWebConfigure, toBody(form)) });
   const b = bindFields(f.form, f.set, f.err);
   return (
     <FormFrame {...f.frame} problemsOnFieldsOnly>

@@ -4,7 +4,7 @@
  */
 import { ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang } from '@lucky/contracts';
 import { lang } from '../../i18n';
-import { isEmptyIssue, schemaProblems, type FormProblem, type Schema } from '../../kit/form/problems';
+import { firstProblem, isEmptyIssue, type FormProblem, type Schema } from '../../kit/form/problems';
 import { formToRule, formToSubRule, keepsPassword, type RuleForm, type SubRuleForm, type UserForm } from './form';
 import { webTextIn, type WebText } from './i18n';
 
@@ -70,12 +70,12 @@ export function fieldLabel(path: readonly PropertyKey[], text: WebText): string 
 }
 
 /**
- * The first problem of `value`: "X cannot be empty" for empty fields, numeric bounds in words
- * ("访问日志容量不能大于 102400"), the contracts' own text otherwise, the line for list entries.
+ * The first problem of `value`, one at a time: "X cannot be empty" for empty fields, numeric bounds
+ * in words ("访问日志容量不能大于 102400"), the contracts' own text otherwise, the line for list entries.
  */
-export function firstProblem(schema: Schema, value: unknown, inLang: Lang = lang): FormProblem[] {
+export function webProblem(schema: Schema, value: unknown, inLang: Lang = lang): FormProblem[] {
   const text = webTextIn(inLang);
-  return schemaProblems(schema, value, {
+  return firstProblem(schema, value, {
     lang: inLang,
     text,
     label: (path) => fieldLabel(path, text),
@@ -87,7 +87,7 @@ export function firstProblem(schema: Schema, value: unknown, inLang: Lang = lang
       const msg = text(issue.code === 'too_big' ? 'err.max' : 'err.min', { field: at.label, n: Number(bound) });
       return at.row !== undefined ? text('err.row', { field: at.label, n: at.row + 1, detail: msg }) : msg;
     },
-  }).slice(0, 1);
+  });
 }
 
 /** A new user without a password cannot be saved (stored users keep theirs when left blank). */
@@ -106,7 +106,7 @@ function passwordProblem(users: readonly UserForm[], prefix: string, inLang: Lan
 }
 
 export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
-  const found = firstProblem(ZWebRule, formToRule(f), inLang);
+  const found = webProblem(ZWebRule, formToRule(f), inLang);
   if (found.length) return found;
   const own = passwordProblem(f.access.basicAuth.users, '', inLang);
   if (own.length) return own;
@@ -118,7 +118,7 @@ export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
 }
 
 export function checkSubRule(f: SubRuleForm, inLang: Lang = lang): FormProblem[] {
-  const found = firstProblem(ZWebSubRule, formToSubRule(f), inLang);
+  const found = webProblem(ZWebSubRule, formToSubRule(f), inLang);
   return found.length ? found : passwordProblem(f.access.basicAuth.users, '', inLang);
 }
 
@@ -128,7 +128,7 @@ export interface ReplaceForm {
   keys: string[];
 }
 export const replaceBody = (f: ReplaceForm) => ({ from: f.from.trim(), to: f.to.trim(), keys: f.keys });
-export const checkReplace = (f: ReplaceForm, inLang: Lang = lang) => firstProblem(ZWebDomainReplace, replaceBody(f), inLang);
+export const checkReplace = (f: ReplaceForm, inLang: Lang = lang) => webProblem(ZWebDomainReplace, replaceBody(f), inLang);
 
 /** Which tab of the rule form holds a path. */
 export type RuleTab = 'basic' | 'https' | 'service' | 'subrules' | 'access';
