@@ -7,7 +7,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot, sleep } from './harness';
+import { closeConsole, Daemon, freePort, launchBrowser, newPage, PASSWORD, requirePrerequisites, shot, shotOnFailure, sleep } from './harness';
 
 const WIDE = 1366;
 const NARROW = 1000;
@@ -51,18 +51,9 @@ describe('console e2e (chromium + built daemon)', () => {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 90_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      await shot(page, `FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  afterEach(shotOnFailure('console', () => page));
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await daemon?.stop().catch(() => undefined);
-    daemon?.cleanup();
-  }, 30_000);
+  afterAll(() => closeConsole({ daemon, browser, context }), 30_000);
 
   it('redirects to /login without a token and titles the page', async () => {
     const consoleErrors: string[] = [];

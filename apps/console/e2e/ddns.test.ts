@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep, withModuleOff } from './harness';
 
 /** Screenshots wait for dialogs' opening transitions to end. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -257,17 +257,12 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
   });
 
   it('a disabled module shows the module-disabled message', async () => {
-    const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
-    const all = (cfg.baseconfigure as { EnabledModules: string[] }).EnabledModules;
-    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all.filter((m) => m !== 'ddns') }, apiToken)).ret).toBe(0);
-    try {
+    await withModuleOff(daemon, apiToken, 'ddns', async () => {
       await page.reload();
       await page.getByTestId('module-disabled').waitFor();
       await expect(page.getByTestId('ddns-add').isDisabled()).resolves.toBe(true);
       expect(await page.getByTestId('ddns-table').count()).toBe(0);
-    } finally {
-      expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
-    }
+    });
     await page.reload();
     await page.getByTestId('ddns-row').first().waitFor();
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const DAEMON = join(ROOT, 'apps/daemon/dist/main.js');
@@ -70,24 +71,24 @@ export class Daemon {
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
-    await exited;
-    clearTimeout(timer);
+    await this.end('SIGTERM', 8000);
   }
 
   /** Kill hard (no graceful close), as a crash or a supervisor restart would. */
   async kill(): Promise<void> {
+    await this.end('SIGKILL');
+  }
+
+  /** Sends `signal` and waits for the exit; a SIGKILL follows after `graceMs` when given. */
+  private async end(signal: NodeJS.Signals, graceMs?: number): Promise<void> {
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGKILL');
+    child.kill(signal);
+    const timer = graceMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited;
+    clearTimeout(timer);
   }
 
   async api(method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
@@ -208,4 +209,16 @@ export function shotOnFailure(prefix: string, page: () => Page | undefined) {
       process.stderr.write(`[${prefix}] after the failure of "${ctx.task.name}":\n  ${lines.join('\n  ')}\n`);
     }
   };
+}
+
+/** Switches `module` off in the daemon while `check` runs, then on again; both changes must take. */
+export async function withModuleOff(daemon: Daemon, apiToken: string, module: string, check: () => Promise<void>): Promise<void> {
+  const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
+  const all = (cfg.baseconfigure as { EnabledModules: string[] }).EnabledModules;
+  expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all.filter((m) => m !== module) }, apiToken)).ret).toBe(0);
+  try {
+    await check();
+  } finally {
+    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
+  }
 }

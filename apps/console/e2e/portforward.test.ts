@@ -10,7 +10,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep, withModuleOff } from './harness';
 
 /** Screenshots wait for dialogs' opening transitions to end. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -424,17 +424,12 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
   });
 
   it('a disabled module shows the module-disabled message', async () => {
-    const cfg = await daemon.api('GET', '/api/baseconfigure', undefined, apiToken);
-    const all = (cfg.baseconfigure as { EnabledModules: string[] }).EnabledModules;
-    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all.filter((m) => m !== 'portforward') }, apiToken)).ret).toBe(0);
-    try {
+    await withModuleOff(daemon, apiToken, 'portforward', async () => {
       await page.reload();
       await page.getByTestId('module-disabled').waitFor();
       await expect(page.getByTestId('pf-add').isDisabled()).resolves.toBe(true);
       expect(await page.getByTestId('pf-table').count()).toBe(0);
-    } finally {
-      expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
-    }
+    });
     await page.reload();
     await row(page, '回环').waitFor();
     await expect.poll(() => row(page, '回环').getByTestId('pf-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('running');

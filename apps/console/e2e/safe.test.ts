@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Daemon, freePort, launchBrowser, newPage, PASSWORD, ROOT, requirePrerequisites, shot, sleep } from './harness';
+import { closeConsole, Daemon, freePort, launchBrowser, newPage, PASSWORD, ROOT, requirePrerequisites, shot, shotOnFailure, sleep } from './harness';
 
 // otpauth is a daemon dependency; the test makes codes the way an authenticator app would.
 const { Secret, TOTP } = createRequire(join(ROOT, 'apps/daemon/package.json'))('otpauth') as typeof import('otpauth');
@@ -67,18 +67,9 @@ describe('security management e2e (chromium + built daemon)', () => {
     await page.waitForURL(/#\/status$/);
   }, 90_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      await shot(page, `safe-FAILED-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => undefined);
-    }
-  });
+  afterEach(shotOnFailure('safe', () => page));
 
-  afterAll(async () => {
-    await context?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await daemon?.stop().catch(() => undefined);
-    daemon?.cleanup();
-  }, 30_000);
+  afterAll(() => closeConsole({ daemon, browser, context }), 30_000);
 
   it('shows the security page with the state at a glance', async () => {
     await openSafe();

@@ -1,7 +1,7 @@
 import { CONSOLE_MODULE_NAMES } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import { routeMeta, routeTree } from './routes';
-import { t } from './i18n';
+import { shellText } from './i18n';
 
 const children = (routeTree.children ?? []) as unknown as { options: { path: string; staticData?: unknown } }[];
 
@@ -24,7 +24,7 @@ describe('route table', () => {
   it('titles routes with the spec texts (default language zh_CN)', () => {
     const title = (p: string) => {
       const id = routeMeta(children.find((r) => r.options.path === p)?.options.staticData).title;
-      return id ? t(id) : undefined;
+      return id ? shellText(id) : undefined;
     };
     expect(title('/login')).toBe('登录');
     expect(title('/stun')).toBe('STUN内网穿透');

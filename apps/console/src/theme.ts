@@ -4,11 +4,11 @@
  * component it configures into the login page's bundle.
  */
 import { createTheme } from '@mantine/core';
-import { t } from './i18n';
+import { shellText } from './i18n';
 
 const size = 'sm';
 const small = { defaultProps: { size } };
-const closeLabel = { 'aria-label': t('shell.close') };
+const closeLabel = { 'aria-label': shellText('shell.close') };
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -18,9 +18,9 @@ export const theme = createTheme({
     Button: small,
     ActionIcon: small,
     TextInput: small,
-    PasswordInput: { defaultProps: { size, visibilityToggleButtonProps: { 'aria-label': t('shell.togglePassword') } } },
+    PasswordInput: { defaultProps: { size, visibilityToggleButtonProps: { 'aria-label': shellText('shell.togglePassword') } } },
     NumberInput: small,
-    Select: { defaultProps: { size, nothingFoundMessage: t('common.unknown') } },
+    Select: { defaultProps: { size, nothingFoundMessage: shellText('common.unknown') } },
     NativeSelect: small,
     Switch: small,
     Checkbox: small,
@@ -29,6 +29,6 @@ export const theme = createTheme({
     Modal: { defaultProps: { closeButtonProps: closeLabel } },
     ModalCloseButton: { defaultProps: closeLabel },
     Notification: { defaultProps: { closeButtonProps: closeLabel } },
-    Alert: { defaultProps: { closeButtonLabel: t('shell.close') } },
+    Alert: { defaultProps: { closeButtonLabel: shellText('shell.close') } },
   },
 });

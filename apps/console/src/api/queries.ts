@@ -1,66 +1,12 @@
 /** One queryOptions factory per resource; screens use these, never fetch. */
-import { coreRoutes, wolRoutes } from '@lucky/contracts';
-import { queryOptions } from '@tanstack/react-query';
-import { call } from './index';
+import { coreRoutes } from '@lucky/contracts';
+import { routeQuery } from './routeQuery';
 
 export const STATUS_REFRESH_MS = 2000;
 
-export const versionQuery = () =>
-  queryOptions({
-    queryKey: ['version'],
-    queryFn: ({ signal }) => call(coreRoutes.version, {}, { silent: true, signal }),
-    staleTime: 60_000,
-    retry: false,
-  });
-
-export const modulesQuery = () =>
-  queryOptions({
-    queryKey: ['modules'],
-    queryFn: ({ signal }) => call(coreRoutes.modulesList, {}, { silent: true, signal }),
-    staleTime: 30_000,
-    retry: false,
-  });
-
-export const frontendControlQuery = () =>
-  queryOptions({
-    queryKey: ['frontendcontrol'],
-    queryFn: ({ signal }) => call(coreRoutes.frontendControl, {}, { silent: true, signal }),
-    staleTime: 60_000,
-    retry: false,
-  });
-
-export const statusQuery = () =>
-  queryOptions({
-    queryKey: ['status'],
-    queryFn: ({ signal }) => call(coreRoutes.status, {}, { signal }),
-    refetchInterval: STATUS_REFRESH_MS,
-    retry: false,
-  });
-
-export const infoQuery = () =>
-  queryOptions({
-    queryKey: ['info'],
-    queryFn: ({ signal }) => call(coreRoutes.info, {}, { signal }),
-    retry: false,
-  });
-
-export const baseConfigQuery = () =>
-  queryOptions({
-    queryKey: ['baseconfigure'],
-    queryFn: ({ signal }) => call(coreRoutes.getBaseConfig, {}, { silent: true, signal }),
-    retry: false,
-  });
-
-export const wolListQuery = () =>
-  queryOptions({
-    queryKey: ['wol', 'rules'],
-    queryFn: ({ signal }) => call(wolRoutes.list, {}, { signal }),
-    retry: false,
-  });
-
-export const wolLogsQuery = (key: string) =>
-  queryOptions({
-    queryKey: ['wol', 'logs', key],
-    queryFn: ({ signal }) => call(wolRoutes.logs, { params: { key }, query: { pre: 0 } }, { signal }),
-    retry: false,
-  });
+export const versionQuery = () => routeQuery(['version'], coreRoutes.version, { silent: true, staleTime: 60_000 });
+export const modulesQuery = () => routeQuery(['modules'], coreRoutes.modulesList, { silent: true, staleTime: 30_000 });
+export const frontendControlQuery = () => routeQuery(['frontendcontrol'], coreRoutes.frontendControl, { silent: true, staleTime: 60_000 });
+export const statusQuery = () => routeQuery(['status'], coreRoutes.status, { refetchInterval: STATUS_REFRESH_MS });
+export const infoQuery = () => routeQuery(['info'], coreRoutes.info);
+export const baseConfigQuery = () => routeQuery(['baseconfigure'], coreRoutes.getBaseConfig, { silent: true });

@@ -8,7 +8,16 @@ import { en_US } from './en_US';
 import { zh_CN, type MessageId } from './zh_CN';
 
 export type { MessageId };
-export const DICTIONARIES: Record<Lang, Record<MessageId, string>> = { zh_CN, en_US };
+
+/** A pair of text tables with the same keys: the shell's, the kit's, or a module's (modules/<m>/i18n.ts). */
+export interface TextTables<K extends string> {
+  zh_CN: Record<K, string>;
+  en_US: Record<K, string>;
+}
+
+export type TextVars = Record<string, string | number>;
+
+export const SHELL_TABLES: TextTables<MessageId> = { zh_CN, en_US };
 
 function initialLang(): Lang {
   const stored = storage.get('lang');
@@ -17,24 +26,19 @@ function initialLang(): Lang {
 
 export const lang: Lang = initialLang();
 
-function fill(text: string, vars?: Record<string, string | number>): string {
+/** `{name}` placeholders of `text` filled from `vars`; unknown names stay as they are. */
+export function fillVars(text: string, vars?: TextVars): string {
   if (!vars) return text;
   return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
-/** The text for `id` in the page's language, `{name}` placeholders filled from `vars`. */
-export function t(id: MessageId, vars?: Record<string, string | number>): string {
-  return fill(DICTIONARIES[lang][id], vars);
+/** A lookup over one pair of tables, in the page's language unless `inLang` says otherwise (tests). */
+export function bindTexts<K extends string>(tables: TextTables<K>, inLang: Lang = lang) {
+  return (id: K, vars?: TextVars): string => fillVars(tables[inLang][id], vars);
 }
 
-/** A module screen's own pair of typed tables (modules/<m>/i18n.ts), looked up the same way. */
-export interface ModuleTexts<K extends string> {
-  zh_CN: Record<K, string>;
-  en_US: Record<K, string>;
-}
-export function moduleT<K extends string>(tables: ModuleTexts<K>) {
-  return (id: K, vars?: Record<string, string | number>): string => fill(tables[lang][id], vars);
-}
+/** The shell's own texts (menus, login, settings, status...). */
+export const shellText = bindTexts(SHELL_TABLES);
 
 /** Saves the choice and reloads, as the spec's language switch does. */
 export function switchLang(next: Lang): void {

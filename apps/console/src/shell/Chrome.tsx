@@ -4,7 +4,7 @@
  */
 import { Box, Button, Divider, Menu, NavLink, ScrollArea } from '@mantine/core';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { t } from '../i18n';
+import { shellText } from '../i18n';
 import type { MenuEntry } from './menu';
 
 export { LogoutDialog } from './LogoutDialog';
@@ -30,18 +30,18 @@ function LeftMenu(props: { entries: MenuEntry[]; pathname: string; autoExpand: b
                 key={e.id}
                 component={Link}
                 to={e.to}
-                label={t(e.label)}
+                label={shellText(e.label)}
                 active={props.pathname === e.to}
                 data-menu={e.id}
               />
             );
           case 'action':
-            return <NavLink key={e.id} component="button" label={t(e.label)} onClick={() => props.onAction(e.id)} data-menu={e.id} />;
+            return <NavLink key={e.id} component="button" label={shellText(e.label)} onClick={() => props.onAction(e.id)} data-menu={e.id} />;
           case 'group':
             return (
               <NavLink
                 key={e.id}
-                label={t(e.label)}
+                label={shellText(e.label)}
                 data-menu={e.id}
                 defaultOpened={props.autoExpand || e.children.some((c) => c.to === props.pathname)}
                 childrenOffset={20}
@@ -51,7 +51,7 @@ function LeftMenu(props: { entries: MenuEntry[]; pathname: string; autoExpand: b
                     key={c.id}
                     component={Link}
                     to={c.to}
-                    label={t(c.label)}
+                    label={shellText(c.label)}
                     active={props.pathname === c.to}
                     data-menu={c.id}
                   />
@@ -69,8 +69,8 @@ export function TopMenu(props: { entries: MenuEntry[]; onAction: (id: 'log' | 'l
   return (
     <Menu shadow="md" width={220} position="bottom-start">
       <Menu.Target>
-        <Button variant="white" data-testid="top-menu" aria-label={t('menu.open')}>
-          ☰ {t('menu.open')}
+        <Button variant="white" data-testid="top-menu" aria-label={shellText('menu.open')}>
+          ☰ {shellText('menu.open')}
         </Button>
       </Menu.Target>
       <Menu.Dropdown data-testid="top-menu-dropdown">
@@ -81,22 +81,22 @@ export function TopMenu(props: { entries: MenuEntry[]; onAction: (id: 'log' | 'l
             case 'link':
               return (
                 <Menu.Item key={e.id} data-menu={e.id} onClick={() => void navigate({ to: e.to })}>
-                  {t(e.label)}
+                  {shellText(e.label)}
                 </Menu.Item>
               );
             case 'action':
               return (
                 <Menu.Item key={e.id} data-menu={e.id} onClick={() => props.onAction(e.id)}>
-                  {t(e.label)}
+                  {shellText(e.label)}
                 </Menu.Item>
               );
             case 'group':
               return (
                 <Box key={e.id} data-menu={e.id}>
-                  <Menu.Label>{t(e.label)}</Menu.Label>
+                  <Menu.Label>{shellText(e.label)}</Menu.Label>
                   {e.children.map((c) => (
                     <Menu.Item key={c.id} data-menu={c.id} pl="lg" onClick={() => void navigate({ to: c.to })}>
-                      {t(c.label)}
+                      {shellText(c.label)}
                     </Menu.Item>
                   ))}
                 </Box>

@@ -1,6 +1,6 @@
 import { NativeSelect } from '@mantine/core';
 import type { Lang } from '@lucky/contracts';
-import { lang, switchLang, t } from '../i18n';
+import { lang, switchLang, shellText } from '../i18n';
 
 /** English / 中文 (spec section 4): saved, then the page reloads. A native select keeps the login page light. */
 export const LANG_OPTIONS: { value: Lang; label: string }[] = [
@@ -11,7 +11,7 @@ export const LANG_OPTIONS: { value: Lang; label: string }[] = [
 export function LangSwitch() {
   return (
     <NativeSelect
-      aria-label={t('shell.language')}
+      aria-label={shellText('shell.language')}
       data={LANG_OPTIONS}
       value={lang}
       onChange={(e) => switchLang(e.currentTarget.value as Lang)}

@@ -8,7 +8,7 @@ import { useViewportSize } from '@mantine/hooks';
 import { coreRoutes } from '@lucky/contracts';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { call } from '../api';
-import { t } from '../i18n';
+import { shellText } from '../i18n';
 import { applyLogResponse, initialLogState, type LogState } from './logState';
 
 export const LOG_POLL_MS = 1000;
@@ -51,8 +51,8 @@ export function LogDialog(props: { opened: boolean; onClose: () => void }) {
           style={{ cursor: 'move', userSelect: 'none' }}
           data-testid="log-dialog-header"
         >
-          <Modal.Title fw={700}>{t('log.title')}</Modal.Title>
-          <Modal.CloseButton aria-label={t('shell.close')} data-testid="log-close" />
+          <Modal.Title fw={700}>{shellText('log.title')}</Modal.Title>
+          <Modal.CloseButton aria-label={shellText('shell.close')} data-testid="log-close" />
         </Modal.Header>
         <Modal.Body>
           <Box h={size.height} style={{ display: 'flex', flexDirection: 'column' }}>
@@ -120,7 +120,7 @@ function LogView() {
   if (!loaded) {
     return (
       <Center h="100%" data-testid="log-loading">
-        <Loader aria-label={t('shell.loading')} />
+        <Loader aria-label={shellText('shell.loading')} />
       </Center>
     );
   }
@@ -145,7 +145,7 @@ function LogView() {
         wordBreak: 'break-all',
       }}
     >
-      {state.lines.length ? state.lines.join('\n') : t('log.empty')}
+      {state.lines.length ? state.lines.join('\n') : shellText('log.empty')}
     </pre>
   );
 }

@@ -1,13 +1,13 @@
 import { Anchor, Stack, Text } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
-import { t } from '../i18n';
+import { shellText } from '../i18n';
 
 export function NotFound() {
   return (
     <Stack align="center" mt="xl">
-      <Text fz="lg">{t('shell.notFound')}</Text>
+      <Text fz="lg">{shellText('shell.notFound')}</Text>
       <Anchor component={Link} to="/about">
-        {t('shell.backHome')}
+        {shellText('shell.backHome')}
       </Anchor>
     </Stack>
   );

@@ -12,7 +12,7 @@ import { coreRoutes } from '@lucky/contracts';
 import { call } from '../api';
 import { frontendControlQuery, modulesQuery, versionQuery } from '../api/queries';
 import { PROJECT_SITE } from '../config';
-import { t } from '../i18n';
+import { shellText } from '../i18n';
 import { storage } from '../storage';
 import { LangSwitch } from './LangSwitch';
 import { buildMenu } from './menu';
@@ -38,7 +38,7 @@ function usePageTitle(): void {
   const matches = useMatches();
   const title = [...matches].map((m) => routeMeta(m.staticData)).reverse().find((m) => m.title)?.title;
   useEffect(() => {
-    document.title = title ? `Lucky | ${t(title)}` : 'Lucky';
+    document.title = title ? `Lucky | ${shellText(title)}` : 'Lucky';
   }, [title]);
 }
 
@@ -110,7 +110,7 @@ export function Shell() {
           href={PROJECT_SITE}
           target="_blank"
           rel="noopener noreferrer"
-          title={t('shell.titleLink')}
+          title={shellText('shell.titleLink')}
           data-testid="app-title"
           style={{ color: 'white', fontWeight: 700, fontSize: 18 }}
         >

@@ -7,7 +7,7 @@ import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { infoQuery, versionQuery } from '../../api/queries';
 import { PROJECT_SITE } from '../../config';
-import { t } from '../../i18n';
+import { shellText } from '../../i18n';
 import { getRemoteState, subscribeRemote, UNKNOWN_VERSION } from '../../remote';
 import { PageTitle } from '../../shell/Shell';
 import { storage } from '../../storage';
@@ -36,52 +36,52 @@ export function AboutPage() {
   const restart = async () => {
     setConfirmRestart(false);
     const res = await call(coreRoutes.rebootProgram, {}).catch(() => null);
-    if (res) pushNotice(t('about.restarting'), 'blue');
+    if (res) pushNotice(shellText('about.restarting'), 'blue');
   };
 
   const i = info.data?.info;
   const rows: [string, string][] = i
     ? [
-        [t('about.node'), i.node],
-        [t('about.platform'), `${i.platform} ${i.arch}`],
-        [t('about.hostname'), i.hostname],
-        [t('about.pid'), String(i.pid)],
-        [t('about.startTime'), formatDate(i.startTime)],
-        [t('about.listen'), i.listen],
-        [t('about.dataDir'), i.dataDir],
-        [t('about.configFile'), i.configFile],
-        [t('about.execPath'), i.execPath],
-        [t('about.supervisor'), i.supervisor],
+        [shellText('about.node'), i.node],
+        [shellText('about.platform'), `${i.platform} ${i.arch}`],
+        [shellText('about.hostname'), i.hostname],
+        [shellText('about.pid'), String(i.pid)],
+        [shellText('about.startTime'), formatDate(i.startTime)],
+        [shellText('about.listen'), i.listen],
+        [shellText('about.dataDir'), i.dataDir],
+        [shellText('about.configFile'), i.configFile],
+        [shellText('about.execPath'), i.execPath],
+        [shellText('about.supervisor'), i.supervisor],
       ]
     : [];
 
   return (
     <Stack data-testid="about-page">
-      <PageTitle>{t('about.title')}</PageTitle>
+      <PageTitle>{shellText('about.title')}</PageTitle>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="xs">
-            {t('about.remoteInfo')}
+            {shellText('about.remoteInfo')}
           </Text>
           <Text fz="sm" mb="sm">
-            {t('about.intro')}
+            {shellText('about.intro')}
           </Text>
           <Table variant="vertical" layout="fixed" withRowBorders={false}>
             <Table.Tbody>
               <Table.Tr>
-                <Table.Th w={140}>{t('about.version')}</Table.Th>
+                <Table.Th w={140}>{shellText('about.version')}</Table.Th>
                 <Table.Td data-testid="about-version">{version.data?.version ?? '-'}</Table.Td>
               </Table.Tr>
               <Table.Tr>
-                <Table.Th>{t('about.latest')}</Table.Th>
+                <Table.Th>{shellText('about.latest')}</Table.Th>
                 <Table.Td data-testid="about-latest">{remote ? remote.githubVersion : '…'}</Table.Td>
               </Table.Tr>
               <Table.Tr>
-                <Table.Th>{t('about.qqGroupVersion')}</Table.Th>
+                <Table.Th>{shellText('about.qqGroupVersion')}</Table.Th>
                 <Table.Td>{remote ? remote.qqGroupVersion : '…'}</Table.Td>
               </Table.Tr>
               <Table.Tr>
-                <Table.Th>{t('about.site')}</Table.Th>
+                <Table.Th>{shellText('about.site')}</Table.Th>
                 <Table.Td>
                   <Anchor href={showAbout && remote?.staticHost ? remote.staticHost : PROJECT_SITE} target="_blank" rel="noopener noreferrer">
                     {showAbout && remote?.staticHost ? remote.staticHost : PROJECT_SITE}
@@ -92,15 +92,15 @@ export function AboutPage() {
           </Table>
           {remote && !showAbout && (
             <Alert mt="sm" color="gray" data-testid="about-local-view" p="xs">
-              {t('about.localView')}
+              {shellText('about.localView')}
             </Alert>
           )}
         </Card>
         <Card withBorder>
           <Group justify="space-between" mb="xs">
-            <Text fw={600}>{t('about.program')}</Text>
+            <Text fw={600}>{shellText('about.program')}</Text>
             <Button variant="light" color="orange" onClick={() => setConfirmRestart(true)}>
-              {t('about.restart')}
+              {shellText('about.restart')}
             </Button>
           </Group>
           {info.isPending ? (
@@ -119,14 +119,14 @@ export function AboutPage() {
           )}
         </Card>
       </SimpleGrid>
-      <Modal opened={confirmRestart} onClose={() => setConfirmRestart(false)} title={t('logout.title')} centered size="sm">
-        <Text mb="lg">{t('about.restartConfirm')}</Text>
+      <Modal opened={confirmRestart} onClose={() => setConfirmRestart(false)} title={shellText('logout.title')} centered size="sm">
+        <Text mb="lg">{shellText('about.restartConfirm')}</Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setConfirmRestart(false)}>
-            {t('common.cancel')}
+            {shellText('common.cancel')}
           </Button>
           <Button color="orange" onClick={() => void restart()}>
-            {t('common.confirm')}
+            {shellText('common.confirm')}
           </Button>
         </Group>
       </Modal>

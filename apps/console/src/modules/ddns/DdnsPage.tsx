@@ -1,167 +1,93 @@
 /** Dynamic DNS: task list (status, addresses, last sync, switch, manual sync, log), add/edit, settings. */
-import { ActionIcon, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import { ddnsRoutes } from '@lucky/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Button, Text, Tooltip } from '@mantine/core';
+import type { ddnsRoutes } from '@lucky/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
-import { modulesQuery } from '../../api/queries';
-import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
-import { useRuleActions } from '../../shell/useRuleActions';
-import { PageTitle } from '../../shell/Shell';
-import { formatTime, type DdnsRow } from './form';
-import { td } from './i18n';
-import { ddnsKeys, ddnsTasksQuery } from './queries';
-import { SettingsModal } from './Settings';
-import { TaskFormModal, type Editing } from './TaskForm';
-import { StatusBadge, TaskLogModal } from './TaskLog';
+import { formatTime } from '../../kit/form/values';
+import { FirstEntries, RuleNameCell } from '../../kit/rule-list/RuleCells';
+import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
+import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
+import { ddnsText } from './i18n';
+import { RuleForm } from './RuleForm';
+import { ddnsRules } from './ruleModule';
+import { SettingsForm } from './SettingsForm';
+import { HistoryTable, RecordsTable, SyncStatusBadge } from './TaskHistory';
+
+type Task = RuleViewOf<typeof ddnsRoutes>;
+
+const columns: RuleColumn<Task>[] = [
+  {
+    head: ddnsText('colName'),
+    td: { maw: 320 },
+    cell: (x) => (
+      <RuleNameCell name={x.name} testId={ddnsRules.testIds.rowName}>
+        <Text fz="xs" c="dimmed">
+          {ddnsText(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
+        </Text>
+        <FirstEntries entries={x.domains} text={ddnsText} />
+      </RuleNameCell>
+    ),
+  },
+  {
+    head: ddnsText('colStatus'),
+    cell: (x) => (
+      <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
+        <span>
+          <SyncStatusBadge status={x.sync.status} testId="ddns-status" />
+        </span>
+      </Tooltip>
+    ),
+  },
+  {
+    head: ddnsText('colIp'),
+    td: { style: { fontFamily: 'monospace', fontSize: 12 }, 'data-testid': 'ddns-ip' },
+    cell: (x) => (
+      <>
+        {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
+        {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
+        {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
+      </>
+    ),
+  },
+  {
+    head: ddnsText('colLastSync'),
+    td: { fz: 'sm', 'data-testid': 'ddns-lastsync' },
+    cell: (x) => (
+      <>
+        <div>{x.sync.lastSync ? formatTime(x.sync.lastSync) : ddnsText('never')}</div>
+        {x.sync.lastCheck && (
+          <Text fz="xs" c="dimmed">
+            {ddnsText('checkedAt', { time: formatTime(x.sync.lastCheck) })}
+          </Text>
+        )}
+      </>
+    ),
+  },
+];
+
+const logTabs: LogTab<Task>[] = [
+  { value: 'log', label: ddnsText('tabLog'), render: (x) => <RuleLogLines rules={ddnsRules} ruleKey={x.key} /> },
+  { value: 'history', label: ddnsText('tabHistory'), render: (x) => <HistoryTable task={x} /> },
+  { value: 'records', label: ddnsText('tabRecords'), render: (x) => <RecordsTable task={x} /> },
+];
 
 export function DdnsPage() {
-  const modules = useQuery(modulesQuery());
-  const enabled = modules.data ? modules.data.Modules.includes('ddns') : true;
-  const list = useQuery({ ...ddnsTasksQuery(), enabled });
+  return <RulePage rules={ddnsRules} columns={columns} actions={(x) => <SyncButton task={x} />} logTabs={logTabs} Form={RuleForm} Settings={SettingsForm} />;
+}
+
+/** Syncs now; waits a few seconds for the result, or says it is under way. */
+function SyncButton({ task }: { task: Task }) {
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [logOf, setLogOf] = useState<string | null>(null);
-  const [settingsOpen, setSettingsOpen] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ddnsKeys.tasks });
-
-  const { toggle, remove, deleting, setDeleting } = useRuleActions<DdnsRow>({
-    routes: ddnsRoutes,
-    listKey: ddnsKeys.tasks,
-    deletedText: td('deleted'),
-  });
-
   const sync = useMutation({
-    mutationFn: (key: string) => call(ddnsRoutes.sync, { params: { key }, query: { wait: 4 } }),
-    onSuccess: (r) => pushNotice(r.done ? r.msg : td('syncing'), r.done ? 'green' : 'blue'),
-    onSettled: refresh,
+    mutationFn: () => call(ddnsRules.routes.sync, { params: { key: task.key }, query: { wait: 4 } }),
+    onSuccess: (r) => pushNotice(r.done ? r.msg : ddnsText('syncing'), r.done ? 'green' : 'blue'),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ddnsRules.queries.keys.rules }),
   });
-
-
-  const tasks = (list.data?.list ?? []) as unknown as DdnsRow[];
-  // The log dialog follows the list's refreshes (record states change while it is open).
-  const logTask = logOf ? (tasks.find((x) => x.key === logOf) ?? null) : null;
-
   return (
-    <Stack data-testid="ddns-page">
-      <PageTitle
-        right={
-          <Group gap="xs">
-            <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="ddns-settings-open">
-              {td('settings')}
-            </Button>
-            <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="ddns-add">
-              {td('add')}
-            </Button>
-          </Group>
-        }
-      >
-        {td('title')}
-      </PageTitle>
-      <RuleTableCard
-        module="ddns"
-        enabled={enabled}
-        loading={list.isPending}
-        empty={tasks.length === 0}
-        emptyText={td('empty')}
-        testPrefix="ddns"
-        minWidth={900}
-      >
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{td('colName')}</Table.Th>
-            <Table.Th>{td('colStatus')}</Table.Th>
-            <Table.Th>{td('colIp')}</Table.Th>
-            <Table.Th>{td('colLastSync')}</Table.Th>
-            <Table.Th>{td('colEnable')}</Table.Th>
-            <Table.Th>{td('colActions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {tasks.map((x) => (
-            <Table.Tr key={x.key} data-testid="ddns-row" data-key={x.key}>
-              <Table.Td maw={320}>
-                <Text fw={500} fz="sm">
-                  {x.name}
-                </Text>
-                <Text fz="xs" c="dimmed">
-                  {td(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
-                </Text>
-                <Text fz="xs" c="dimmed" truncate="end" title={x.domains.join('\n')}>
-                  {x.domains.slice(0, 2).join(', ')}
-                  {x.domains.length > 2 ? ` ${td('domainsMore', { n: x.domains.length - 2 })}` : ''}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Tooltip label={x.sync.message} disabled={!x.sync.message} multiline maw={420}>
-                  <span>
-                    <StatusBadge status={x.sync.status} testId="ddns-status" />
-                  </span>
-                </Tooltip>
-              </Table.Td>
-              <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }} data-testid="ddns-ip">
-                {x.sync.ipv4 && <div>{x.sync.ipv4}</div>}
-                {x.sync.ipv6 && <div>{x.sync.ipv6}</div>}
-                {!x.sync.ipv4 && !x.sync.ipv6 && <Text c="dimmed">-</Text>}
-              </Table.Td>
-              <Table.Td fz="sm" data-testid="ddns-lastsync">
-                <div>{formatTime(x.sync.lastSync, td('never'))}</div>
-                {x.sync.lastCheck && (
-                  <Text fz="xs" c="dimmed">
-                    {td('checkedAt', { time: formatTime(x.sync.lastCheck, '') })}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Switch
-                  checked={x.enable}
-                  onChange={(e) => toggle.mutate({ key: x.key, enable: e.currentTarget.checked })}
-                  aria-label={td('colEnable')}
-                  data-testid="ddns-toggle"
-                />
-              </Table.Td>
-              <Table.Td>
-                <Group gap={6} wrap="nowrap">
-                  <Button
-                    size="xs"
-                    onClick={() => sync.mutate(x.key)}
-                    disabled={!x.enable}
-                    loading={sync.isPending && sync.variables === x.key}
-                    data-testid="ddns-sync"
-                  >
-                    {td('sync')}
-                  </Button>
-                  <Button size="xs" variant="light" onClick={() => setLogOf(x.key)} data-testid="ddns-log-open">
-                    {td('log')}
-                  </Button>
-                  <Button size="xs" variant="default" onClick={() => setEditing({ key: x.key, saved: x })} data-testid="ddns-edit">
-                    {td('editShort')}
-                  </Button>
-                  <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(x)} aria-label={td('delete')} size="md" data-testid="ddns-delete">
-                    ✕
-                  </ActionIcon>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </RuleTableCard>
-
-      <TaskFormModal editing={editing} onClose={() => setEditing(null)} />
-      <TaskLogModal task={logTask} onClose={() => setLogOf(null)} />
-      <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
-
-      <ConfirmDelete
-        opened={deleting !== null}
-        title={td('deleteTitle')}
-        question={td('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={td('delete')}
-        loading={remove.isPending}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.key)}
-        testId="ddns-delete-confirm"
-      />
-    </Stack>
+    <Button size="xs" onClick={() => sync.mutate()} disabled={!task.enable} loading={sync.isPending} data-testid="ddns-sync">
+      {ddnsText('sync')}
+    </Button>
   );
 }

@@ -1,15 +1,14 @@
 import { DDNS_SYNC_STATUSES, SECRET_MASK, ZDdnsConfigure, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
+import { errorFor } from '../../kit/form/problems';
 import {
   STATUS_COLOR,
-  applyCallbackPreset,
-  applyWebhookPreset,
+  applyPreset,
+  checkSettings,
+  checkTask,
   configureToForm,
   emptyForm,
-  errorFor,
   families,
-  fieldLabel,
-  firstProblem,
   formToConfigure,
   formToTask,
   hiddenInEasyMode,
@@ -18,12 +17,6 @@ import {
   taskToForm,
   type TaskForm,
 } from './form';
-import { en_US, zh_CN, type DdnsTextId } from './i18n';
-
-const fill = (s: string, vars?: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, k: string) => (vars && k in vars ? String(vars[k]) : m));
-const tdZh = (id: DdnsTextId, vars?: Record<string, string | number>) => fill(zh_CN[id], vars);
-const tdEn = (id: DdnsTextId, vars?: Record<string, string | number>) => fill(en_US[id], vars);
-const cred = (raw: string) => raw;
 
 function callbackForm(): TaskForm {
   const f = emptyForm('callback');
@@ -35,20 +28,21 @@ function callbackForm(): TaskForm {
   return f;
 }
 
-const check = (f: TaskForm, td = tdZh, lang: 'zh_CN' | 'en_US' = 'zh_CN') =>
-  firstProblem(ZDdnsTask, formToTask(f), lang, (p) => fieldLabel(p, f.provider, td, cred), td);
+/** The form's problem, one at a time as the form shows it. */
+const check = (f: TaskForm, lang: 'zh_CN' | 'en_US' = 'zh_CN') => checkTask(f, lang)[0] ?? null;
 
 describe('ddns form helpers', () => {
   it('a new form holds the schema defaults in easy mode', () => {
-    const f = emptyForm();
-    expect(f.mode).toBe('easy');
-    expect(f.provider).toBe('cloudflare');
-    expect(f.name).toBe('');
-    expect(f.domains).toBe('');
-    expect(f.forceSync).toBe(3600);
-    expect(f.httpTimeout).toBe(20);
-    expect(f.ipv4.type).toBe('url');
-    expect(f.ipv6.odhcpdFile).toBe('/tmp/hosts/odhcpd');
+    expect(emptyForm()).toMatchObject({
+      mode: 'easy',
+      provider: 'cloudflare',
+      name: '',
+      domains: '',
+      forceSync: 3600,
+      httpTimeout: 20,
+      ipv4: { type: 'url' },
+      ipv6: { odhcpdFile: '/tmp/hosts/odhcpd' },
+    });
   });
 
   it('turns text areas into lists and back', () => {
@@ -75,10 +69,10 @@ describe('ddns form helpers', () => {
     const zh = check(f);
     expect(zh).toMatchObject({ path: 'domains', message: '域名列表不能为空' });
     expect(zh?.summary).toBe('参数 domains 错误：不能为空');
-    const en = check(f, tdEn, 'en_US');
+    const en = check(f, 'en_US');
     expect(en?.message).toBe('Domain list cannot be empty');
-    expect(errorFor(zh, 'domains')).toBe('域名列表不能为空');
-    expect(errorFor(zh, 'name')).toBeUndefined();
+    expect(errorFor(checkTask(f, 'zh_CN'), 'domains')).toBe('域名列表不能为空');
+    expect(errorFor(checkTask(f, 'zh_CN'), 'name')).toBeUndefined();
   });
 
   it('section 5 messages: credentials by the provider label, interface, callback, proxies, webhook', () => {
@@ -120,19 +114,13 @@ describe('ddns form helpers', () => {
     expect(check(f)?.message).toBe('强制同步间隔必须在 60-3600 秒之间');
     f.forceSync = 60;
     f.httpTimeout = 61;
-    expect(check(f, tdEn, 'en_US')?.message).toBe('HTTP client timeout must be between 3 and 60 seconds');
+    expect(check(f, 'en_US')?.message).toBe('HTTP client timeout must be between 3 and 60 seconds');
   });
 
   it('knows which fields easy mode hides', () => {
-    expect(hiddenInEasyMode('domains')).toBe(false);
-    expect(hiddenInEasyMode('ipv4.command')).toBe(false);
-    expect(hiddenInEasyMode('webhook.url')).toBe(false);
-    expect(hiddenInEasyMode('callback.url')).toBe(false);
-    expect(hiddenInEasyMode('forceSync')).toBe(true);
-    expect(hiddenInEasyMode('proxy.address')).toBe(true);
-    expect(hiddenInEasyMode('webhook.proxy.address')).toBe(true);
-    expect(hiddenInEasyMode('callback.successCheck.text')).toBe(true);
-    expect(hiddenInEasyMode('ipv6.regex')).toBe(true);
+    const shown = ['domains', 'ipv4.command', 'webhook.url', 'callback.url'];
+    const hidden = ['forceSync', 'proxy.address', 'webhook.proxy.address', 'callback.successCheck.text', 'ipv6.regex'];
+    expect([...shown, ...hidden].filter(hiddenInEasyMode)).toEqual(hidden);
   });
 
   it('families follow the record type', () => {
@@ -145,11 +133,11 @@ describe('ddns form helpers', () => {
     const w = emptyForm().webhook;
     w.enable = true;
     w.proxy.type = 'http';
-    const next = applyWebhookPreset(w, 'dingtalk', { url: 'https://d/x', method: 'POST', headers: ['Content-Type: application/json'], successCheck: { enable: true, text: '"errcode":0' } });
+    const next = applyPreset(w, 'dingtalk', { url: 'https://d/x', method: 'POST', headers: ['Content-Type: application/json'], successCheck: { enable: true, text: '"errcode":0' } });
     expect(next).toMatchObject({ enable: true, preset: 'dingtalk', url: 'https://d/x', headers: 'Content-Type: application/json', successCheck: { enable: true } });
     expect(next.proxy.type).toBe('http');
-    expect(applyWebhookPreset(next, 'custom', {})).toMatchObject({ preset: 'custom', url: 'https://d/x' });
-    const c = applyCallbackPreset(emptyForm('callback').callback, 'noip', { url: 'https://u@x/?ip=#{ip}', method: 'GET' });
+    expect(applyPreset(next, 'custom', {})).toMatchObject({ preset: 'custom', url: 'https://d/x' });
+    const c = applyPreset(emptyForm('callback').callback, 'noip', { url: 'https://u@x/?ip=#{ip}', method: 'GET' });
     expect(c).toMatchObject({ preset: 'noip', url: 'https://u@x/?ip=#{ip}', method: 'GET' });
   });
 
@@ -174,11 +162,9 @@ describe('ddns form helpers', () => {
     expect(f.intervalChoice).toBe('custom'); // the default 300 s is not a preset
     expect(formToConfigure(f).interval).toBe(300);
     expect(formToConfigure({ ...f, intervalChoice: '600' }).interval).toBe(600);
-    const bad = formToConfigure({ ...f, interval: 29 });
-    const p = firstProblem(ZDdnsConfigure, bad, 'zh_CN', (path) => fieldLabel(path, 'callback', tdZh, cred), tdZh);
+    const p = checkSettings({ ...f, interval: 29 }, 'zh_CN')[0];
     expect(p?.message).toBe('检测间隔必须在 30-3600 秒之间');
-    const wh = formToConfigure({ ...f, webhook: { ...f.webhook, enable: true } });
-    const pw = firstProblem(ZDdnsConfigure, wh, 'zh_CN', (path) => fieldLabel(path, 'callback', tdZh, cred), tdZh);
+    const pw = checkSettings({ ...f, webhook: { ...f.webhook, enable: true } }, 'zh_CN')[0];
     expect(pw).toMatchObject({ path: 'webhook.url', message: 'Webhook 地址不能为空' });
     expect(intervalPresetLabel(60)).toEqual({ id: 'intervalMinutes', n: 1 });
     expect(intervalPresetLabel(3600)).toEqual({ id: 'intervalHours', n: 1 });

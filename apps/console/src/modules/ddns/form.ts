@@ -5,33 +5,26 @@
 import {
   DDNS_INTERVAL_PRESETS,
   DDNS_PROVIDER_INFO,
-  MESSAGES,
   SECRET_MASK,
+  ZDdnsConfigure,
   ZDdnsTask,
-  formatIssues,
-  msgKey,
   type DdnsCallback,
   type DdnsConfigure,
   type DdnsCredentials,
   type DdnsIpSource,
   type DdnsProviderName,
   type DdnsProxy,
-  type DdnsSyncState,
   type DdnsSyncStatus,
   type DdnsTask,
   type DdnsWebhook,
   type Lang,
-  type MessageKey,
-  type RuleStatus,
 } from '@lucky/contracts';
-
-/** A contracts schema (zod itself is the contracts' dependency, not the console's). */
-type Schema = Parameters<typeof formatIssues>[0];
+import { lang } from '../../i18n';
+import { firstProblem, type ProblemWording } from '../../kit/form/problems';
+import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
-import type { DdnsTextId } from './i18n';
-
-/** A NumberInput's value: a number, or the text being typed. */
-export type Num = number | string;
+import { ddnsTextIn, type DdnsText, type DdnsTextId } from './i18n';
+import { zh_CN } from './i18n.zh_CN';
 
 export interface SourceForm {
   type: DdnsIpSource['type'];
@@ -86,20 +79,15 @@ export interface TaskForm {
   callback: CallbackForm;
 }
 
-/** A list item: the task plus the rule-view fields (ruleView's inferred type loses the task's own fields). */
-export type DdnsRow = DdnsTask & { key: string; status: RuleStatus; created: number; updated: number; sync: DdnsSyncState };
 
-const text = (a: readonly string[]) => a.join('\n');
-const num = (v: Num): number => (typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v));
-
-const sourceToForm = (s: DdnsIpSource): SourceForm => ({ ...s, urls: text(s.urls) });
+const sourceToForm = (s: DdnsIpSource): SourceForm => ({ ...s, urls: joinLines(s.urls) });
 export const webhookToForm = (w: DdnsWebhook): WebhookForm => ({
   ...w,
-  headers: text(w.headers),
+  headers: joinLines(w.headers),
   successCheck: { ...w.successCheck },
   proxy: { ...w.proxy },
 });
-const callbackToForm = (c: DdnsCallback): CallbackForm => ({ ...c, headers: text(c.headers), successCheck: { ...c.successCheck } });
+const callbackToForm = (c: DdnsCallback): CallbackForm => ({ ...c, headers: joinLines(c.headers), successCheck: { ...c.successCheck } });
 
 export function taskToForm(t: DdnsTask): TaskForm {
   return {
@@ -109,10 +97,10 @@ export function taskToForm(t: DdnsTask): TaskForm {
     recordType: t.recordType,
     provider: t.provider,
     credentials: { ...t.credentials },
-    domains: text(t.domains),
+    domains: joinLines(t.domains),
     ipv4: sourceToForm(t.ipv4),
     ipv6: sourceToForm(t.ipv6),
-    resolverCheck: { enable: t.resolverCheck.enable, servers: text(t.resolverCheck.servers) },
+    resolverCheck: { enable: t.resolverCheck.enable, servers: joinLines(t.resolverCheck.servers) },
     ttl: t.ttl,
     forceSync: t.forceSync,
     webhook: webhookToForm(t.webhook),
@@ -137,7 +125,7 @@ const sourceToTask = (s: SourceForm): DdnsIpSource => ({
   regex: s.regex.trim(),
   interface: s.interface.trim(),
   rule: s.rule.trim(),
-  commandTimeout: num(s.commandTimeout),
+  commandTimeout: toNumber(s.commandTimeout),
   odhcpdHost: s.odhcpdHost.trim(),
 });
 const proxyToTask = (p: DdnsProxy): DdnsProxy => ({ ...p, address: p.address.trim() });
@@ -162,11 +150,11 @@ export function formToTask(f: TaskForm): DdnsTask {
     ipv4: sourceToTask(f.ipv4),
     ipv6: sourceToTask(f.ipv6),
     resolverCheck: { enable: f.resolverCheck.enable, servers: lines(f.resolverCheck.servers) },
-    ttl: num(f.ttl),
-    forceSync: num(f.forceSync),
+    ttl: toNumber(f.ttl),
+    forceSync: toNumber(f.forceSync),
     webhook: webhookToTask(f.webhook),
     proxy: proxyToTask(f.proxy),
-    httpTimeout: num(f.httpTimeout),
+    httpTimeout: toNumber(f.httpTimeout),
     skipVerify: f.skipVerify,
     callback: { ...f.callback, url: f.callback.url.trim(), headers: lines(f.callback.headers), successCheck: { ...f.callback.successCheck } },
   };
@@ -177,31 +165,22 @@ export function families(recordType: DdnsTask['recordType']): ('ipv4' | 'ipv6')[
   return recordType === 'both' ? ['ipv4', 'ipv6'] : recordType === 'AAAA' ? ['ipv6'] : ['ipv4'];
 }
 
-/** A preset's values over the webhook (the preset's own fields replace; the switch and proxy stay). */
-export function applyWebhookPreset(w: WebhookForm, preset: DdnsWebhook['preset'], values: Partial<DdnsWebhook> | undefined): WebhookForm {
-  const v = values ?? {};
-  return {
-    ...w,
-    preset,
-    ...(v.url !== undefined ? { url: v.url } : {}),
-    ...(v.method !== undefined ? { method: v.method } : {}),
-    ...(v.headers !== undefined ? { headers: text(v.headers) } : {}),
-    ...(v.body !== undefined ? { body: v.body } : {}),
-    ...(v.onFailure !== undefined ? { onFailure: v.onFailure } : {}),
-    ...(v.successCheck !== undefined ? { successCheck: { ...v.successCheck } } : {}),
-  };
-}
+/** The request a webhook or a callback makes, as the form holds it (headers one a line). */
+type RequestForm = WebhookForm | CallbackForm;
 
-export function applyCallbackPreset(c: CallbackForm, preset: DdnsCallback['preset'], values: Partial<DdnsCallback> | undefined): CallbackForm {
-  const v = values ?? {};
+/**
+ * A preset's values over a webhook or callback: the preset's own fields replace the form's; what it
+ * does not set (the switch, the proxy, anything the form lacks) stays.
+ */
+export function applyPreset<F extends RequestForm>(f: F, preset: F['preset'], values: Partial<DdnsWebhook> | Partial<DdnsCallback> | undefined): F {
+  const { headers, successCheck, ...plain } = values ?? {};
+  const own = Object.fromEntries(Object.entries(plain).filter(([k, v]) => v !== undefined && k in f && k !== 'enable' && k !== 'proxy'));
   return {
-    ...c,
+    ...f,
+    ...own,
     preset,
-    ...(v.url !== undefined ? { url: v.url } : {}),
-    ...(v.method !== undefined ? { method: v.method } : {}),
-    ...(v.headers !== undefined ? { headers: text(v.headers) } : {}),
-    ...(v.body !== undefined ? { body: v.body } : {}),
-    ...(v.successCheck !== undefined ? { successCheck: { ...v.successCheck } } : {}),
+    ...(headers !== undefined ? { headers: joinLines(headers) } : {}),
+    ...(successCheck !== undefined ? { successCheck: { ...successCheck } } : {}),
   };
 }
 
@@ -259,21 +238,11 @@ export function configureToForm(c: DdnsConfigure): SettingsForm {
 }
 export function formToConfigure(f: SettingsForm): DdnsConfigure {
   return {
-    interval: f.intervalChoice === 'custom' ? num(f.interval) : Number(f.intervalChoice),
-    firstDelay: num(f.firstDelay),
-    concurrency: num(f.concurrency),
+    interval: f.intervalChoice === 'custom' ? toNumber(f.interval) : Number(f.intervalChoice),
+    firstDelay: toNumber(f.firstDelay),
+    concurrency: toNumber(f.concurrency),
     webhook: webhookToTask(f.webhook),
   };
-}
-
-/** The first problem of a value: the contracts' one-line message, its path, and the spec's field message. */
-export interface Problem {
-  /** `formatIssues`: names the field as the daemon would ("参数 domains 错误：不能为空"). */
-  summary: string;
-  /** Dotted path: `domains`, `webhook.proxy.address`, `domains.1`. */
-  path: string;
-  /** Spec section 5 wording for the field ("域名列表不能为空"). */
-  message: string;
 }
 
 /** Field labels by path (numbers dropped), for spec section 5 messages. */
@@ -319,69 +288,45 @@ const FIELD_LABELS: Record<string, DdnsTextId> = {
   concurrency: 'field.concurrency',
 };
 
-type Td = (id: DdnsTextId, vars?: Record<string, string | number>) => string;
+/** A provider's credential label in the page's language when the screen knows it, else as the daemon gives it. */
+export function credLabel(raw: string, text: DdnsText): string {
+  const id = `cred.${raw}`;
+  return id in zh_CN ? text(id as DdnsTextId) : raw;
+}
 
 /**
  * The label of a field for messages. Credentials use the provider's own label (spec: "each provider's
  * credentials cannot be empty"), translated when the screen knows it.
  */
-export function fieldLabel(path: (string | number)[], provider: DdnsProviderName, td: Td, credLabel: (raw: string) => string): string {
+export function fieldLabel(path: readonly PropertyKey[], provider: DdnsProviderName, text: DdnsText): string {
   const names = path.filter((p): p is string => typeof p === 'string');
   // The global settings' webhook is checked on its own: its paths start at the webhook.
   const key = names.join('.');
   if (names[0] === 'credentials') {
     const info = DDNS_PROVIDER_INFO[provider];
     const raw = names[1] === 'id' ? info.id : names[1] === 'secret' ? info.secret : names[1] === 'server' ? info.server : null;
-    if (raw) return credLabel(raw);
+    if (raw) return credLabel(raw, text);
   }
   const id = FIELD_LABELS[key] ?? FIELD_LABELS[`webhook.${key}`];
-  return id ? td(id) : key;
+  return id ? text(id) : key;
 }
 
-/**
- * Checks `value` with `schema` in `lang`. Null when valid. The message says "X cannot be empty" for
- * empty fields (spec section 5), the contracts' own text for bounds and formats.
- */
-export function firstProblem(
-  schema: Schema,
-  value: unknown,
-  lang: Lang,
-  label: (path: (string | number)[]) => string,
-  td: Td,
-): Problem | null {
-  const r = schema.safeParse(value);
-  if (r.success) return null;
-  const issue = r.error.issues[0];
-  if (!issue) return null;
-  const summary = formatIssues(schema, value, lang);
-  const path = issue.path.map(String).join('.');
-  const field = label(issue.path as (string | number)[]);
-  const row = issue.path.find((p): p is number => typeof p === 'number');
-  let detail = issue.message;
-  if (detail === msgKey('cannotBeEmpty')) return { summary, path, message: td('err.empty', { field }) };
-  if (detail.startsWith('@msg:')) detail = MESSAGES[lang][detail.slice(5) as MessageKey] ?? detail;
-  else detail = summary.replace(/^[^:：]*[:：]\s*/, '');
-  // Range messages already name their field.
-  if (/Range$/.test(issue.message)) return { summary, path, message: detail };
-  const message = row !== undefined ? td('err.row', { field, n: row + 1, detail }) : td('err.field', { field, detail });
-  return { summary, path, message };
+/** Messages name the field (spec section 5); range messages name it themselves. */
+function wording(provider: DdnsProviderName, inLang: Lang): ProblemWording {
+  const text = ddnsTextIn(inLang);
+  return {
+    lang: inLang,
+    text,
+    label: (path) => fieldLabel(path, provider, text),
+    own: (issue, at) => (/Range$/.test(issue.message) ? at.detail : undefined),
+  };
 }
+
+// One message at a time, as the form always said it.
+export const checkTask = (f: TaskForm, inLang: Lang = lang) => firstProblem(ZDdnsTask, formToTask(f), wording(f.provider, inLang));
+export const checkSettings = (f: SettingsForm, inLang: Lang = lang) => firstProblem(ZDdnsConfigure, formToConfigure(f), wording('callback', inLang));
 
 /** Fields easy mode does not show: a problem there switches the form to customized mode. */
 export function hiddenInEasyMode(path: string): boolean {
   return /^(resolverCheck|ttl|forceSync|proxy|httpTimeout|skipVerify|webhook\.(?!enable|url|preset)|callback\.(headers|body|successCheck)|ipv[46]\.(regex|commandTimeout))/.test(path);
-}
-
-/** "ipv4.urls.2" is shown on the field "ipv4.urls". */
-export function errorFor(problem: Problem | null, field: string): string | undefined {
-  if (!problem) return undefined;
-  return problem.path === field || problem.path.startsWith(field + '.') ? problem.message : undefined;
-}
-
-/** Local date-time for list cells; `null` → the "never" text. */
-export function formatTime(ms: number | null, never: string): string {
-  if (!ms) return never;
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }

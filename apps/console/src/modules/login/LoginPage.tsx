@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { ApiError, api, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { versionQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { shellText } from '../../i18n';
 import { preloadChrome } from '../../shell/Shell';
 import { storage } from '../../storage';
 
@@ -26,7 +26,7 @@ export function LoginPage() {
     e.preventDefault();
     setError(null);
     if (account.trim() === '' || password === '') {
-      setError(t('login.empty'));
+      setError(shellText('login.empty'));
       return;
     }
     setBusy(true);
@@ -40,11 +40,11 @@ export function LoginPage() {
       preloadChrome();
       api.resetFailures();
       queryClient.clear();
-      pushNotice(t('login.success'), 'green');
+      pushNotice(shellText('login.success'), 'green');
       await navigate({ to: '/status' });
     } catch (err) {
       // The daemon's message is already in the user's language; a transport error gets the spec's text.
-      setError(err instanceof ApiError && err.kind === 'backend' ? err.message : t('login.failed'));
+      setError(err instanceof ApiError && err.kind === 'backend' ? err.message : shellText('login.failed'));
     } finally {
       setBusy(false);
     }
@@ -59,10 +59,10 @@ export function LoginPage() {
               Lucky
             </Title>
             <Text ta="center" c="dimmed" mt={-10}>
-              {t('login.title')}
+              {shellText('login.title')}
             </Text>
             <TextInput
-              label={t('login.account')}
+              label={shellText('login.account')}
               name="account"
               autoComplete="username"
               value={account}
@@ -71,7 +71,7 @@ export function LoginPage() {
               autoFocus
             />
             <PasswordInput
-              label={t('login.password')}
+              label={shellText('login.password')}
               name="password"
               autoComplete="current-password"
               value={password}
@@ -80,8 +80,8 @@ export function LoginPage() {
             />
             {twoFA && (
               <TextInput
-                label={t('login.twoFA')}
-                placeholder={t('login.twoFAPlaceholder')}
+                label={shellText('login.twoFA')}
+                placeholder={shellText('login.twoFAPlaceholder')}
                 name="twofa"
                 inputMode="numeric"
                 autoComplete="one-time-code"
@@ -96,10 +96,10 @@ export function LoginPage() {
               </Alert>
             )}
             <Button type="submit" loading={busy} fullWidth data-testid="login-submit">
-              {t('login.submit')}
+              {shellText('login.submit')}
             </Button>
             <Text fz="xs" c="dimmed" data-testid="login-reset-hint">
-              {t('login.resetHint')}
+              {shellText('login.resetHint')}
             </Text>
           </Stack>
         </form>

@@ -4,7 +4,7 @@ import { MODULES } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useMatches } from '@tanstack/react-router';
 import { modulesQuery } from '../../api/queries';
-import { t, type MessageId } from '../../i18n';
+import { shellText, type MessageId } from '../../i18n';
 import { routeMeta } from '../../routeMeta';
 import { PageTitle } from '../../shell/Shell';
 
@@ -13,20 +13,20 @@ export function Placeholder() {
   const meta = [...matches].map((m) => routeMeta(m.staticData)).reverse().find((m) => m.title);
   const title = meta?.title;
   const module = meta?.module ?? '';
-  const moduleName = module ? t(`module.${module}` as MessageId) : '';
+  const moduleName = module ? shellText(`module.${module}` as MessageId) : '';
   const modules = useQuery(modulesQuery());
   const menuKey = MODULES.find((m) => m.key === module)?.menuKey;
   const disabled = !!menuKey && !!modules.data && !modules.data.Modules.includes(menuKey);
   return (
     <Stack data-testid="placeholder" data-module={module}>
-      <PageTitle>{title ? t(title) : ''}</PageTitle>
+      <PageTitle>{title ? shellText(title) : ''}</PageTitle>
       {disabled && (
         <Alert color="orange" data-testid="module-disabled">
-          {t('shell.moduleDisabled', { module: moduleName })}
+          {shellText('shell.moduleDisabled', { module: moduleName })}
         </Alert>
       )}
-      <Alert color="blue" title={t('shell.placeholder', { module: moduleName })}>
-        <Text fz="sm">{t('shell.placeholderHint')}</Text>
+      <Alert color="blue" title={shellText('shell.placeholder', { module: moduleName })}>
+        <Text fz="sm">{shellText('shell.placeholderHint')}</Text>
       </Alert>
     </Stack>
   );

@@ -1,248 +1,133 @@
 /** Port forwarding: rule list (listen, targets, engine status, live figures, switch), add/edit, log, settings. */
-import { ActionIcon, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import { portforwardRoutes } from '@lucky/contracts';
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { modulesQuery } from '../../api/queries';
-import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
-import { useRuleActions } from '../../shell/useRuleActions';
-import { PageTitle } from '../../shell/Shell';
-import { RuleLogModal, SettingsModal } from './Dialogs';
-import { figuresText, hostText, portCount, STATE_COLOR, type PfRow } from './form';
-import { tp } from './i18n';
-import { pfKeys, pfRulesQuery } from './queries';
-import { RuleFormModal, type Editing } from './RuleForm';
+import { Badge, Group, Text, Tooltip } from '@mantine/core';
+import type { portforwardRoutes } from '@lucky/contracts';
+import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
+import { RuleFigures } from '../../kit/rule-list/RuleFigures';
+import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
+import { figuresText, hostText, portCount } from './form';
+import { pfText } from './i18n';
+import { RuleForm } from './RuleForm';
+import { pfRules } from './ruleModule';
+import { SettingsForm } from './SettingsForm';
 
-export function PortforwardPage() {
-  const modules = useQuery(modulesQuery());
-  const enabled = modules.data ? modules.data.Modules.includes('portforward') : true;
-  const list = useQuery({ ...pfRulesQuery(), enabled });
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [logOf, setLogOf] = useState<string | null>(null);
-  const [settingsOpen, setSettingsOpen] = useState(false);
-
-  const { toggle, remove, deleting, setDeleting } = useRuleActions<PfRow>({
-    routes: portforwardRoutes,
-    listKey: pfKeys.rules,
-    afterDelete: pfKeys.all,
-    deletedText: tp('deleted'),
-  });
-
-
-  const rules = (list.data?.list ?? []) as unknown as PfRow[];
-  const logRule = logOf ? (rules.find((r) => r.key === logOf) ?? null) : null;
-
-  return (
-    <Stack data-testid="pf-page">
-      <PageTitle
-        right={
-          <Group gap="xs">
-            <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="pf-settings-open">
-              {tp('settings')}
-            </Button>
-            <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="pf-add">
-              {tp('add')}
-            </Button>
-          </Group>
-        }
-      >
-        {tp('title')}
-      </PageTitle>
-      <RuleTableCard
-        module="portforward"
-        enabled={enabled}
-        loading={list.isPending}
-        empty={rules.length === 0}
-        emptyText={tp('empty')}
-        testPrefix="pf"
-        minWidth={1100}
-      >
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{tp('colName')}</Table.Th>
-            <Table.Th>{tp('colListen')}</Table.Th>
-            <Table.Th>{tp('colTargets')}</Table.Th>
-            <Table.Th>{tp('colStatus')}</Table.Th>
-            <Table.Th>{tp('colFigures')}</Table.Th>
-            <Table.Th>{tp('colEnable')}</Table.Th>
-            <Table.Th>{tp('colActions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rules.map((r) => (
-            <RuleRow
-              key={r.key}
-              r={r}
-              onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
-              onLog={() => setLogOf(r.key)}
-              onEdit={() => setEditing({ key: r.key, saved: r })}
-              onDelete={() => setDeleting(r)}
-            />
-          ))}
-        </Table.Tbody>
-      </RuleTableCard>
-
-      <RuleFormModal editing={editing} onClose={() => setEditing(null)} />
-      <RuleLogModal rule={logRule} onClose={() => setLogOf(null)} />
-      <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
-
-      <ConfirmDelete
-        opened={deleting !== null}
-        title={tp('deleteTitle')}
-        question={tp('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={tp('delete')}
-        loading={remove.isPending}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.key)}
-        testId="pf-delete-confirm"
-      />
-    </Stack>
-  );
-}
+type Row = RuleViewOf<typeof portforwardRoutes>;
 
 const mono = { fontFamily: 'monospace' } as const;
 
-function RuleRow(props: { r: PfRow; onToggle: (v: boolean) => void; onLog: () => void; onEdit: () => void; onDelete: () => void }) {
-  const { r } = props;
+const columns: RuleColumn<Row>[] = [
+  { head: pfText('colName'), td: { maw: 220 }, cell: (r) => <NameCell r={r} /> },
+  { head: pfText('colListen'), td: { maw: 220 }, cell: (r) => <ListenCell r={r} /> },
+  { head: pfText('colTargets'), td: { maw: 240 }, cell: (r) => <TargetsCell r={r} /> },
+  { head: pfText('colStatus'), td: { maw: 260 }, cell: (r) => <StatusCell r={r} /> },
+  { head: pfText('colFigures'), td: { 'data-testid': 'pf-figures' }, cell: (r) => <FiguresCell r={r} /> },
+];
+
+export function PortforwardPage() {
+  return <RulePage rules={pfRules} columns={columns} rowProps={(r) => ({ 'data-name': r.name })} Form={RuleForm} Settings={SettingsForm} />;
+}
+
+function NameCell({ r }: { r: Row }) {
+  return (
+    <RuleNameCell name={r.name} note={r.note} testId={pfRules.testIds.rowName}>
+      <Group gap={4} mt={2}>
+        {r.types.map((ty) => (
+          <Badge key={ty} size="xs" variant="outline" tt="none" color={ty.startsWith('tcp') ? 'blue' : 'grape'}>
+            {ty}
+          </Badge>
+        ))}
+        {(r.tls.listen || r.tls.target) && (
+          <Badge size="xs" variant="light" color="teal" tt="none">
+            {pfText('tlsBadge')}
+          </Badge>
+        )}
+        {r.proxyProtocol !== 'off' && (
+          <Badge size="xs" variant="light" color="gray" tt="none">
+            {pfText('proxyBadge', { v: r.proxyProtocol })}
+          </Badge>
+        )}
+        {r.filter.mode !== 'off' && (
+          <Badge size="xs" variant="light" color="orange" tt="none">
+            {pfText(`filter.${r.filter.mode}`)}
+          </Badge>
+        )}
+      </Group>
+    </RuleNameCell>
+  );
+}
+
+function ListenCell({ r }: { r: Row }) {
+  const count = portCount(r.listenPorts);
+  const every = r.listenHost === '';
+  return (
+    <>
+      <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-listen">
+        {every ? '*' : hostText(r.listenHost)}:{r.listenPorts.replace(/\s+/g, '')}
+      </Text>
+      <Text fz="xs" c="dimmed">
+        {every ? pfText('allAddresses') : ''}
+        {every && count > 1 ? ' · ' : ''}
+        {count > 1 ? pfText('portsN', { n: count }) : ''}
+      </Text>
+    </>
+  );
+}
+
+function TargetsCell({ r }: { r: Row }) {
+  return (
+    <>
+      <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-targets">
+        {r.targets.map((h) => (
+          <span key={h} style={{ display: 'block' }}>
+            {hostText(h)}:{r.targetPorts.replace(/\s+/g, '')}
+          </span>
+        ))}
+      </Text>
+      {r.targets.length > 1 && (
+        <Text fz="xs" c="dimmed">
+          {pfText('targetsFailover', { n: r.targets.length })}
+        </Text>
+      )}
+    </>
+  );
+}
+
+function StatusCell({ r }: { r: Row }) {
+  const s = r.stats;
+  const listeners = r.enable && (
+    <Tooltip label={pfText('listenersHint')}>
+      <Text fz="xs" c={s.listeners < s.listenersWanted ? 'red' : 'dimmed'} data-testid="pf-listeners" style={{ whiteSpace: 'nowrap' }}>
+        {pfText('listeners', { v: figuresText(s).listeners })}
+      </Text>
+    </Tooltip>
+  );
+  return <RuleStatusCell status={r.status} text={pfText} testIds={pfRules.testIds} aside={listeners} />;
+}
+
+function FiguresCell({ r }: { r: Row }) {
   const s = r.stats;
   const f = figuresText(s);
-  const state = r.status.state;
-  const listenCount = portCount(r.listenPorts);
-  const quiet = s.totalConnections === 0 && s.udpSessions === 0 && s.bytesIn === 0 && s.bytesOut === 0 && f.refused === 0;
   return (
-    <Table.Tr data-testid="pf-row" data-key={r.key} data-name={r.name}>
-      <Table.Td maw={220}>
-        <Text fw={500} fz="sm" data-testid="pf-row-name">
-          {r.name}
+    <RuleFigures
+      quiet={s.totalConnections === 0 && s.udpSessions === 0 && s.bytesIn === 0 && s.bytesOut === 0 && f.refused === 0}
+      quietText={pfText('noTraffic')}
+      lines={[
+        [
+          { text: pfText('tcpConns', { n: s.tcpConnections }), testId: 'pf-fig-tcp', value: s.tcpConnections },
+          { text: pfText('udpSessions', { n: s.udpSessions }), testId: 'pf-fig-udp', value: s.udpSessions },
+          { text: pfText('totalConns', { n: s.totalConnections }), testId: 'pf-fig-total', value: s.totalConnections },
+        ],
+        [
+          { text: `↑ ${pfText('bytesIn', { v: f.bytesIn })}`, testId: 'pf-fig-in', value: s.bytesIn, hint: pfText('bytesInHint') },
+          { text: `↓ ${pfText('bytesOut', { v: f.bytesOut })}`, testId: 'pf-fig-out', value: s.bytesOut, hint: pfText('bytesOutHint') },
+        ],
+      ]}
+    >
+      {f.refused > 0 && (
+        <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
+          {pfText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
         </Text>
-        <Group gap={4} mt={2}>
-          {r.types.map((ty) => (
-            <Badge key={ty} size="xs" variant="outline" tt="none" color={ty.startsWith('tcp') ? 'blue' : 'grape'}>
-              {ty}
-            </Badge>
-          ))}
-          {(r.tls.listen || r.tls.target) && (
-            <Badge size="xs" variant="light" color="teal" tt="none">
-              {tp('tlsBadge')}
-            </Badge>
-          )}
-          {r.proxyProtocol !== 'off' && (
-            <Badge size="xs" variant="light" color="gray" tt="none">
-              {tp('proxyBadge', { v: r.proxyProtocol })}
-            </Badge>
-          )}
-          {r.filter.mode !== 'off' && (
-            <Badge size="xs" variant="light" color="orange" tt="none">
-              {tp(`filter.${r.filter.mode}`)}
-            </Badge>
-          )}
-        </Group>
-        {r.note && (
-          <Text fz="xs" c="dimmed" truncate="end" title={r.note}>
-            {r.note}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td maw={220}>
-        <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-listen">
-          {r.listenHost === '' ? '*' : hostText(r.listenHost)}:{r.listenPorts.replace(/\s+/g, '')}
-        </Text>
-        <Text fz="xs" c="dimmed">
-          {r.listenHost === '' ? tp('allAddresses') : ''}
-          {r.listenHost === '' && listenCount > 1 ? ' · ' : ''}
-          {listenCount > 1 ? tp('portsN', { n: listenCount }) : ''}
-        </Text>
-      </Table.Td>
-      <Table.Td maw={240}>
-        <Text fz="sm" style={{ ...mono, wordBreak: 'break-all' }} data-testid="pf-row-targets">
-          {r.targets.map((h) => (
-            <span key={h} style={{ display: 'block' }}>
-              {hostText(h)}:{r.targetPorts.replace(/\s+/g, '')}
-            </span>
-          ))}
-        </Text>
-        {r.targets.length > 1 && (
-          <Text fz="xs" c="dimmed">
-            {tp('targetsFailover', { n: r.targets.length })}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td maw={260}>
-        <Group gap={6} wrap="nowrap">
-          <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid="pf-status" data-state={state}>
-            {tp(`state.${state}`)}
-          </Badge>
-          {r.enable && (
-            <Tooltip label={tp('listenersHint')}>
-              <Text fz="xs" c={s.listeners < s.listenersWanted ? 'red' : 'dimmed'} data-testid="pf-listeners" style={{ whiteSpace: 'nowrap' }}>
-                {tp('listeners', { v: f.listeners })}
-              </Text>
-            </Tooltip>
-          )}
-        </Group>
-        {r.status.message && (
-          <Text fz="xs" c={state === 'error' ? 'red' : 'dimmed'} style={{ wordBreak: 'break-word' }} data-testid="pf-status-message">
-            {r.status.message}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td data-testid="pf-figures">
-        {quiet ? (
-          <Text fz="xs" c="dimmed">
-            {tp('noTraffic')}
-          </Text>
-        ) : (
-          <Stack gap={2}>
-            <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
-              <span data-testid="pf-fig-tcp" data-value={s.tcpConnections}>
-                {tp('tcpConns', { n: s.tcpConnections })}
-              </span>
-              {' · '}
-              <span data-testid="pf-fig-udp" data-value={s.udpSessions}>
-                {tp('udpSessions', { n: s.udpSessions })}
-              </span>
-              {' · '}
-              <span data-testid="pf-fig-total" data-value={s.totalConnections}>
-                {tp('totalConns', { n: s.totalConnections })}
-              </span>
-            </Text>
-            <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-              <Tooltip label={tp('bytesInHint')}>
-                <span data-testid="pf-fig-in" data-value={s.bytesIn}>
-                  ↑ {tp('bytesIn', { v: f.bytesIn })}
-                </span>
-              </Tooltip>
-              {' · '}
-              <Tooltip label={tp('bytesOutHint')}>
-                <span data-testid="pf-fig-out" data-value={s.bytesOut}>
-                  ↓ {tp('bytesOut', { v: f.bytesOut })}
-                </span>
-              </Tooltip>
-            </Text>
-            {f.refused > 0 && (
-              <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
-                {tp('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
-              </Text>
-            )}
-          </Stack>
-        )}
-      </Table.Td>
-      <Table.Td>
-        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={tp('colEnable')} data-testid="pf-toggle" />
-      </Table.Td>
-      <Table.Td>
-        <Group gap={6} wrap="nowrap">
-          <Button size="xs" variant="light" onClick={props.onLog} data-testid="pf-log-open">
-            {tp('log')}
-          </Button>
-          <Button size="xs" variant="default" onClick={props.onEdit} data-testid="pf-edit">
-            {tp('editShort')}
-          </Button>
-          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tp('delete')} size="md" data-testid="pf-delete">
-            ✕
-          </ActionIcon>
-        </Group>
-      </Table.Td>
-    </Table.Tr>
+      )}
+    </RuleFigures>
   );
 }

@@ -1,59 +1,27 @@
 /** The rule form in jsdom: the spec's required fields refused without a call, live port counts, create and edit bodies. */
-import { MantineProvider } from '@mantine/core';
 import { ZPortforwardConfigure, ZPortforwardRule, type PortforwardRule } from '@lucky/contracts';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pfConfigureQuery } from './queries';
-import { RuleFormModal, type Editing } from './RuleForm';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { pfQueries } from './queries';
+import { RuleForm } from './RuleForm';
+import { pfRules } from './ruleModule';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false,
-    media: query,
-    onchange: null,
-    addEventListener: () => undefined,
-    removeEventListener: () => undefined,
-    addListener: () => undefined,
-    removeListener: () => undefined,
-    dispatchEvent: () => false,
-  })) as unknown as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => undefined;
-  if (!('fonts' in document)) {
-    Object.defineProperty(document, 'fonts', { value: { addEventListener: () => undefined, removeEventListener: () => undefined, ready: Promise.resolve() } });
-  }
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-});
+withDomShims();
 
-function renderForm(editing: Editing) {
-  const fetchSpy = vi.fn((_url: string, _init?: RequestInit) => Promise.resolve(new Response(JSON.stringify({ ret: 0, key: 'k1', msg: '' }))));
-  vi.stubGlobal('fetch', fetchSpy);
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } });
-  queryClient.setQueryData(pfConfigureQuery().queryKey, { ret: 0 as const, configure: ZPortforwardConfigure.parse({ udpSessionTimeout: 45 }) });
-  render(
-    <MantineProvider env="test">
-      <QueryClientProvider client={queryClient}>
-        <RuleFormModal editing={editing} onClose={() => undefined} />
-      </QueryClientProvider>
-    </MantineProvider>,
+const stats = { tcpConnections: 0, udpSessions: 0, bytesIn: 0, bytesOut: 0, totalConnections: 0, refusedByLimit: 0, refusedByFilter: 0, listeners: 0, listenersWanted: 0 };
+
+const renderForm = (saved: PortforwardRule | null) =>
+  renderRuleForm(pfRules, RuleForm, saved && listed(saved, { stats }), (qc) =>
+    qc.setQueryData(pfQueries.configure().queryKey, { ret: 0 as const, configure: ZPortforwardConfigure.parse({ udpSessionTimeout: 45 }) }),
   );
-  return fetchSpy;
-}
 
 const change = (id: string, value: string) => fireEvent.change(screen.getByTestId(id), { target: { value } });
 const items = () => screen.queryAllByTestId('pf-form-error-item').map((e) => e.textContent);
 
-describe('RuleFormModal', () => {
+describe('the rule form', () => {
   it('refuses a form without type, ports and target before any call (spec section 5)', async () => {
-    const fetchSpy = renderForm({ key: null, saved: null });
+    const fetchSpy = renderForm(null);
     change('pf-name', 'x');
     fireEvent.click(await screen.findByTestId('pf-type-tcp'));
     fireEvent.click(screen.getByTestId('pf-type-udp'));
@@ -64,7 +32,7 @@ describe('RuleFormModal', () => {
   });
 
   it('counts ports while typing and explains a mismatch', async () => {
-    renderForm({ key: null, saved: null });
+    renderForm(null);
     change('pf-listen-ports', '8000-8002, 9000');
     expect((await screen.findByTestId('pf-listen-ports-count')).textContent).toBe('✓ 共 4 个端口');
     change('pf-target-ports', '80,81');
@@ -75,7 +43,7 @@ describe('RuleFormModal', () => {
   });
 
   it('creates with blank limits as null', async () => {
-    const fetchSpy = renderForm({ key: null, saved: null });
+    const fetchSpy = renderForm(null);
     change('pf-name', 'nas');
     change('pf-listen-ports', '8080');
     change('pf-targets', '192.168.1.10\nnas.lan');
@@ -102,7 +70,7 @@ describe('RuleFormModal', () => {
       filter: { mode: 'blacklist', list: ['10.1.0.0/16'] },
       proxyProtocol: 'v2',
     });
-    const fetchSpy = renderForm({ key: 'k1', saved });
+    const fetchSpy = renderForm(saved);
     fireEvent.click(await screen.findByTestId('pf-tab-limits'));
     expect((await screen.findByTestId('pf-limit-udpSessionTimeout')).getAttribute('placeholder')).toBe('默认 45');
     fireEvent.click(screen.getByTestId('pf-save'));

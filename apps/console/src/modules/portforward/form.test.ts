@@ -18,12 +18,6 @@ import {
   toForm,
   type RuleForm,
 } from './form';
-import { en_US, zh_CN, type PfTextId } from './i18n';
-import { appendLogs } from './queries';
-
-const fill = (s: string, v?: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, k: string) => (v && k in v ? String(v[k]) : m));
-const tz = (id: PfTextId, v?: Record<string, string | number>) => fill(zh_CN[id], v);
-const te = (id: PfTextId, v?: Record<string, string | number>) => fill(en_US[id], v);
 
 const good = (): RuleForm => ({ ...emptyForm(), name: 'nas', listenPorts: '8080', targets: '192.168.1.10', targetPorts: '80' });
 
@@ -66,7 +60,7 @@ describe('form ↔ rule', () => {
 
 describe('validation (spec section 5)', () => {
   it('an empty form names the four required things', () => {
-    const p = checkRule({ ...emptyForm(), name: 'x', types: [] }, 'zh_CN', tz);
+    const p = checkRule({ ...emptyForm(), name: 'x', types: [] }, 'zh_CN');
     const byField = Object.fromEntries(p.map((x) => [x.field, x.message]));
     expect(byField.types).toBe('至少选择一种转发类型');
     expect(byField.listenPorts).toBe('监听端口不能为空');
@@ -75,42 +69,43 @@ describe('validation (spec section 5)', () => {
   });
 
   it('in English too', () => {
-    const p = checkRule({ ...emptyForm(), name: 'x', types: [] }, 'en_US', te);
+    const p = checkRule({ ...emptyForm(), name: 'x', types: [] }, 'en_US');
     expect(p.map((x) => x.message)).toEqual(
       expect.arrayContaining(['Choose at least one forwarding type', 'Listening ports cannot be empty', 'Target addresses cannot be empty', 'Target ports cannot be empty']),
     );
   });
 
   it('70000, reversed ranges and mismatched counts use the contracts texts', () => {
-    expect(checkRule({ ...good(), listenPorts: '70000' }, 'zh_CN', tz)[0]).toMatchObject({ field: 'listenPorts', message: '监听端口：端口必须在 1-65535 之间', inline: '端口必须在 1-65535 之间' });
-    expect(checkRule({ ...good(), listenPorts: '10-5' }, 'en_US', te)[0]!.message).toBe('Listening ports: a port range must not start above its end');
-    const m = checkRule({ ...good(), listenPorts: '8000-8002', targetPorts: '80,81' }, 'en_US', te);
-    expect(m).toEqual([
+    expect(checkRule({ ...good(), listenPorts: '70000' }, 'zh_CN')[0]).toMatchObject({ field: 'listenPorts', message: '监听端口：端口必须在 1-65535 之间', inline: '端口必须在 1-65535 之间' });
+    expect(checkRule({ ...good(), listenPorts: '10-5' }, 'en_US')[0]!.message).toBe('Listening ports: a port range must not start above its end');
+    const m = checkRule({ ...good(), listenPorts: '8000-8002', targetPorts: '80,81' }, 'en_US');
+    expect(m).toHaveLength(1);
+    expect(m).toMatchObject([
       { field: 'targetPorts', message: 'Target ports: target ports must be as many as the listening ports, or a single port', inline: 'target ports must be as many as the listening ports, or a single port' },
     ]);
   });
 
   it('a bad target is named by its entry; a bad listen address by the field', () => {
-    expect(checkRule({ ...good(), targets: 'ok.lan\nbad host!' }, 'en_US', te)[0]).toEqual({
+    expect(checkRule({ ...good(), targets: 'ok.lan\nbad host!' }, 'en_US')[0]).toMatchObject({
       field: 'targets',
       message: 'Target addresses, entry 2: is not a valid IP address or domain name',
       inline: 'entry 2: is not a valid IP address or domain name',
     });
-    expect(checkRule({ ...good(), listenHost: '1.2.3' }, 'en_US', te)[0]!.field).toBe('listenHost');
-    expect(checkRule({ ...good(), listenHost: '::1', types: ['tcp4'] }, 'en_US', te)[0]!.field).toBe('listenHost');
+    expect(checkRule({ ...good(), listenHost: '1.2.3' }, 'en_US')[0]!.field).toBe('listenHost');
+    expect(checkRule({ ...good(), listenHost: '::1', types: ['tcp4'] }, 'en_US')[0]!.field).toBe('listenHost');
   });
 
   it('limits out of bounds, TLS without PEM, an empty whitelist', () => {
-    const lim = checkRule({ ...good(), limits: { ...emptyForm().limits, udpPacketSize: 10, udpSessionTimeout: 0 } }, 'en_US', te);
+    const lim = checkRule({ ...good(), limits: { ...emptyForm().limits, udpPacketSize: 10, udpSessionTimeout: 0 } }, 'en_US');
     expect(lim.map((x) => x.field)).toEqual(['limits.udpSessionTimeout', 'limits.udpPacketSize']);
     expect(lim[1]!.message).toContain('64');
-    const tls = checkRule({ ...good(), tls: { ...emptyForm().tls, listen: true } }, 'en_US', te);
+    const tls = checkRule({ ...good(), tls: { ...emptyForm().tls, listen: true } }, 'en_US');
     expect(tls.map((x) => x.field)).toEqual(['tls.cert', 'tls.key']);
     // A stored rule's key comes masked: the form passes its own check and sends the mask back (the daemon keeps the key).
     const masked = { ...emptyForm().tls, listen: true, cert: '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----', key: SECRET_MASK };
-    expect(checkRule({ ...good(), tls: masked }, 'en_US', te)).toEqual([]);
+    expect(checkRule({ ...good(), tls: masked }, 'en_US')).toEqual([]);
     expect(formToRule({ ...good(), tls: masked }).tls.key).toBe(SECRET_MASK);
-    expect(checkRule({ ...good(), filterMode: 'whitelist' }, 'en_US', te)[0]).toEqual({ field: 'filter.list', message: 'Address list cannot be empty', inline: 'Address list cannot be empty' });
+    expect(checkRule({ ...good(), filterMode: 'whitelist' }, 'en_US')[0]).toMatchObject({ field: 'filter.list', message: 'Address list cannot be empty', inline: 'Address list cannot be empty' });
   });
 
   it('each field belongs to a tab', () => {
@@ -123,16 +118,16 @@ describe('validation (spec section 5)', () => {
 
 describe('live port feedback', () => {
   it('counts ports or says what is wrong', () => {
-    expect(portFeedback('', 'en_US', te)).toBeNull();
-    expect(portFeedback('80,443,1000-1010', 'en_US', te)).toEqual({ ok: true, count: 13, text: '13 ports' });
-    expect(portFeedback('70000', 'zh_CN', tz)).toEqual({ ok: false, text: '端口必须在 1-65535 之间' });
-    expect(portFeedback('80,,81', 'en_US', te)!.ok).toBe(false);
+    expect(portFeedback('', 'en_US')).toBeNull();
+    expect(portFeedback('80,443,1000-1010', 'en_US')).toEqual({ ok: true, count: 13, text: '13 ports' });
+    expect(portFeedback('70000', 'zh_CN')).toEqual({ ok: false, text: '端口必须在 1-65535 之间' });
+    expect(portFeedback('80,,81', 'en_US')!.ok).toBe(false);
   });
 
   it('target ports: paired, one for all, or mismatched', () => {
-    expect(targetPortFeedback('8000-8002', '9000-9002', 'en_US', te)!.text).toBe('3 ports, paired with the listening ports');
-    expect(targetPortFeedback('8000-8002', '80', 'en_US', te)!.text).toBe('1 port, for all 3 listening ports');
-    const bad = targetPortFeedback('8000-8002', '80,81', 'en_US', te)!;
+    expect(targetPortFeedback('8000-8002', '9000-9002', 'en_US')!.text).toBe('3 ports, paired with the listening ports');
+    expect(targetPortFeedback('8000-8002', '80', 'en_US')!.text).toBe('1 port, for all 3 listening ports');
+    const bad = targetPortFeedback('8000-8002', '80,81', 'en_US')!;
     expect(bad.ok).toBe(false);
     expect(bad.text).toContain('(3 ≠ 2)');
   });
@@ -155,7 +150,7 @@ describe('settings', () => {
     expect(body.connectTimeout).toBe(9);
   });
   it('bounds are checked', () => {
-    const p = checkSettings({ ...settingsToForm(defaults), udpPacketSize: 10, connectTimeout: '' }, 'en_US', te);
+    const p = checkSettings({ ...settingsToForm(defaults), udpPacketSize: 10, connectTimeout: '' }, 'en_US');
     expect(p.map((x) => x.field)).toEqual(['udpPacketSize', 'connectTimeout']);
   });
   it('a rule limit left blank follows the matching default', () => {
@@ -163,14 +158,5 @@ describe('settings', () => {
     expect(defaultLimit(c, 'tcpMaxConnections')).toBe(7);
     expect(defaultLimit(c, 'udpSessionTimeout')).toBe(30);
     expect(defaultLimit(undefined, 'udpPacketSize')).toBeUndefined();
-  });
-});
-
-describe('log lines', () => {
-  it('appends only lines newer than those shown, keeping the last N', () => {
-    const a = [{ timestamp: 1, log: 'a' }, { timestamp: 2, log: 'b' }];
-    expect(appendLogs(a, [{ timestamp: 2, log: 'b' }, { timestamp: 3, log: 'c' }]).map((l) => l.log)).toEqual(['a', 'b', 'c']);
-    expect(appendLogs(a, [])).toBe(a);
-    expect(appendLogs(a, [{ timestamp: 5, log: 'e' }], 2).map((l) => l.log)).toEqual(['b', 'e']);
   });
 });

@@ -9,8 +9,6 @@ import {
   MESSAGES,
   ZPortforwardConfigure,
   ZPortforwardRule,
-  formatIssues,
-  msgKey,
   parsePortList,
   type ForwardType,
   type Lang,
@@ -21,18 +19,14 @@ import {
   type PortforwardStats,
   type PortforwardTls,
   type PortListError,
-  type RuleStatus,
 } from '@lucky/contracts';
+import { lang } from '../../i18n';
+import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
+import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { formatBytes, lines } from '../../lib/helpers';
-import type { PfTextId } from './i18n';
+import { pfTextIn, type PfText } from './i18n';
 
 export { FORWARD_TYPES };
-
-/** A NumberInput's value: a number, or the text being typed ('' = blank). */
-export type Num = number | string;
-
-/** A list item: contracts' ruleView() loses the input's own fields in its inferred type. */
-export type PfRow = PortforwardRule & { key: string; status: RuleStatus; created: number; updated: number; stats: PortforwardStats };
 
 export const LIMIT_FIELDS = ['tcpMaxConnections', 'udpMaxSessions', 'udpSessionTimeout', 'udpPacketSize', 'tcpIdleTimeout'] as const satisfies readonly (keyof PortforwardLimits)[];
 export type LimitField = (typeof LIMIT_FIELDS)[number];
@@ -83,11 +77,11 @@ export function toForm(r: PortforwardRule): RuleForm {
     types: [...r.types],
     listenHost: r.listenHost,
     listenPorts: r.listenPorts,
-    targets: r.targets.join('\n'),
+    targets: joinLines(r.targets),
     targetPorts: r.targetPorts,
     limits,
     filterMode: r.filter.mode,
-    filterList: r.filter.list.join('\n'),
+    filterList: joinLines(r.filter.list),
     tls: { ...r.tls },
     proxyProtocol: r.proxyProtocol,
     note: r.note,
@@ -101,9 +95,6 @@ export function limitValue(v: Num): number | null {
   const n = Number(v);
   return Number.isFinite(n) ? n : Number.NaN;
 }
-
-/** A number field that has no blank meaning. */
-export const numberValue = (v: Num): number => (typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v));
 
 /** Lines, and commas within a line, split a list (spaces stay, so a bad entry is shown whole). */
 export const listItems = (text: string): string[] =>
@@ -134,9 +125,7 @@ export function formToRule(f: RuleForm): PortforwardRule {
   };
 }
 
-type Td = (id: PfTextId, vars?: Record<string, string | number>) => string;
-
-const FIELD_LABELS: Record<string, PfTextId> = {
+const FIELD_LABELS: Record<string, Parameters<PfText>[0]> = {
   name: 'name',
   types: 'types',
   listenHost: 'listenHost',
@@ -166,83 +155,33 @@ const FIELD_LABELS: Record<string, PfTextId> = {
   connectTimeout: 'set.connectTimeout',
 };
 
-export function fieldLabel(path: readonly PropertyKey[], td: Td): string {
-  const names = path.filter((x): x is string => typeof x === 'string');
-  const id = FIELD_LABELS[names.join('.')];
-  return id ? td(id) : names.join('.');
+export function fieldLabel(path: readonly PropertyKey[], text: PfText): string {
+  const names = path.filter((x): x is string => typeof x === 'string').join('.');
+  const id = FIELD_LABELS[names];
+  return id ? text(id) : names;
 }
 
-/** The field a path is shown on: `targets.2` → `targets`, `filter.list.0` → `filter.list`. */
-export function fieldOf(path: readonly PropertyKey[]): string {
-  return path.filter((x): x is string => typeof x === 'string').join('.');
+/** Every problem is listed under the form; a field shows its own without its name. */
+function wording(inLang: Lang): ProblemWording {
+  const text = pfTextIn(inLang);
+  return {
+    lang: inLang,
+    text,
+    label: (path) => fieldLabel(path, text),
+    own: (issue) => (issue.path[0] === 'types' ? text('err.types') : undefined),
+    shortInline: true,
+  };
 }
 
-export interface Problem {
-  /** The field, dotted (`targetPorts`, `tls.cert`). */
-  field: string;
-  /** The message for the user, naming the field (for the list under the form). */
-  message: string;
-  /** The same without the field's name where the field itself shows it. */
-  inline: string;
-}
+export const checkRule = (f: RuleForm, inLang: Lang = lang) => schemaProblems(ZPortforwardRule, formToRule(f), wording(inLang));
+export const checkSettings = (s: SettingsForm, inLang: Lang = lang) => schemaProblems(ZPortforwardConfigure, settingsToBody(s), wording(inLang));
 
-type Schema = Parameters<typeof formatIssues>[0];
-
-/**
- * Every problem of `value`, the first per field, in the schema's order. "X cannot be empty" for
- * empty required fields, "choose at least one forwarding type", the contracts' own texts otherwise.
- */
-export function problems(schema: Schema, value: unknown, lang: Lang, td: Td): Problem[] {
-  const r = schema.safeParse(value);
-  if (r.success) return [];
-  const out: Problem[] = [];
-  const seen = new Set<string>();
-  const summary = formatIssues(schema, value, lang);
-  r.error.issues.forEach((issue, i) => {
-    const path = issue.path;
-    const field = fieldOf(path);
-    if (seen.has(field)) return;
-    seen.add(field);
-    const label = fieldLabel(path, td);
-    const row = path.find((x): x is number => typeof x === 'number');
-    let detail = issue.message;
-    let message: string;
-    let inline: string | undefined;
-    if (field === 'types') message = td('err.types');
-    else if (detail === msgKey('cannotBeEmpty') || (issue.code === 'too_small' && (issue as { minimum?: unknown }).minimum === 1 && row === undefined)) {
-      message = td('err.empty', { field: label });
-    } else {
-      if (detail.startsWith('@msg:')) detail = MESSAGES[lang][detail.slice(5) as MessageKey] ?? detail;
-      // zod's own texts (bounds, NaN) come translated through formatIssues for the first issue only.
-      else if (i === 0) detail = summary.replace(/^[^:：]*[:：]\s*/, '');
-      else detail = genericDetail(issue, lang);
-      message = row !== undefined ? td('err.row', { field: label, n: row + 1, detail }) : td('err.field', { field: label, detail });
-      inline = row !== undefined ? td('err.rowInline', { n: row + 1, detail }) : detail;
-    }
-    out.push({ field, message, inline: inline ?? message });
-  });
-  return out;
-}
-
-/** Bounds and non-numbers for issues after the first (formatIssues describes only the first). */
-function genericDetail(issue: { code: string; minimum?: unknown; maximum?: unknown }, lang: Lang): string {
-  const zh = lang === 'zh_CN';
-  if (issue.code === 'too_small' && typeof issue.minimum !== 'undefined') return zh ? `不能小于 ${String(issue.minimum)}` : `must be at least ${String(issue.minimum)}`;
-  if (issue.code === 'too_big' && typeof issue.maximum !== 'undefined') return zh ? `不能大于 ${String(issue.maximum)}` : `must be at most ${String(issue.maximum)}`;
-  return zh ? '格式不正确' : 'is not valid';
-}
-
-export const checkRule = (f: RuleForm, lang: Lang, td: Td) => problems(ZPortforwardRule, formToRule(f), lang, td);
-export const checkSettings = (s: SettingsForm, lang: Lang, td: Td) => problems(ZPortforwardConfigure, settingsToBody(s), lang, td);
-
-export const errorAt = (list: Problem[], field: string): string | undefined => list.find((p) => p.field === field)?.inline;
-
-/** Which tab of the rule form holds a field. */
+/** Which tab of the rule form holds a path. */
 export type RuleTab = 'basic' | 'limits' | 'filter' | 'tls';
-export function tabOf(field: string): RuleTab {
-  if (field.startsWith('limits')) return 'limits';
-  if (field.startsWith('filter')) return 'filter';
-  if (field.startsWith('tls') || field === 'proxyProtocol') return 'tls';
+export function tabOf(path: string): RuleTab {
+  if (path.startsWith('limits')) return 'limits';
+  if (path.startsWith('filter')) return 'filter';
+  if (path.startsWith('tls') || path === 'proxyProtocol') return 'tls';
   return 'basic';
 }
 
@@ -258,22 +197,23 @@ const PORT_ERRORS: Record<PortListError, MessageKey> = {
 export type PortFeedback = { ok: true; count: number; text: string } | { ok: false; text: string } | null;
 
 /** Live feedback under a port list field: how many ports it means, or what is wrong. Null when blank. */
-export function portFeedback(text: string, lang: Lang, td: Td): PortFeedback {
-  if (text.trim() === '') return null;
-  const r = parsePortList(text);
-  if (!r.ok) return { ok: false, text: MESSAGES[lang][PORT_ERRORS[r.error]] };
-  return { ok: true, count: r.ports.length, text: td('portCount', { n: r.ports.length }) };
+export function portFeedback(ports: string, inLang: Lang = lang): PortFeedback {
+  if (ports.trim() === '') return null;
+  const r = parsePortList(ports);
+  if (!r.ok) return { ok: false, text: MESSAGES[inLang][PORT_ERRORS[r.error]] };
+  return { ok: true, count: r.ports.length, text: pfTextIn(inLang)('portCount', { n: r.ports.length }) };
 }
 
 /** Under the target ports: 1:1 with the listening ports, one for all, or the mismatch. */
-export function targetPortFeedback(listen: string, target: string, lang: Lang, td: Td): PortFeedback {
-  const t = portFeedback(target, lang, td);
+export function targetPortFeedback(listen: string, target: string, inLang: Lang = lang): PortFeedback {
+  const t = portFeedback(target, inLang);
   if (!t || !t.ok) return t;
   const l = parsePortList(listen);
   if (!l.ok) return t;
-  if (t.count === 1) return { ...t, text: l.ports.length === 1 ? td('portCount', { n: 1 }) : td('portOneForAll', { n: l.ports.length }) };
-  if (t.count === l.ports.length) return { ...t, text: td('portPaired', { n: t.count }) };
-  return { ok: false, text: MESSAGES[lang].pfPortCountMismatch + ` (${l.ports.length} ≠ ${t.count})` };
+  const text = pfTextIn(inLang);
+  if (t.count === 1) return { ...t, text: l.ports.length === 1 ? text('portCount', { n: 1 }) : text('portOneForAll', { n: l.ports.length }) };
+  if (t.count === l.ports.length) return { ...t, text: text('portPaired', { n: t.count }) };
+  return { ok: false, text: MESSAGES[inLang].pfPortCountMismatch + ` (${l.ports.length} ≠ ${t.count})` };
 }
 
 /** `host:ports` with IPv6 in brackets; all addresses shown as `*`. */
@@ -299,8 +239,6 @@ export function figuresText(s: PortforwardStats) {
   };
 }
 
-export const STATE_COLOR = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray' } as const;
-
 // ---- settings ----
 
 export type SettingsForm = Record<Exclude<keyof PortforwardConfigure, 'logConnections'>, Num> & { logConnections: boolean };
@@ -321,7 +259,7 @@ export const settingsToForm = (c: PortforwardConfigure): SettingsForm => ({ ...c
 /** The whole settings object: PUT replaces it. */
 export function settingsToBody(s: SettingsForm): PortforwardConfigure {
   const out = { logConnections: s.logConnections } as PortforwardConfigure;
-  for (const k of SETTINGS_NUMBERS) out[k] = numberValue(s[k]);
+  for (const k of SETTINGS_NUMBERS) out[k] = toNumber(s[k]);
   return out;
 }
 
@@ -331,12 +269,6 @@ export function defaultLimit(c: PortforwardConfigure | undefined, f: LimitField)
   if (f === 'tcpMaxConnections') return c.ruleTcpMaxConnections;
   if (f === 'udpMaxSessions') return c.ruleUdpMaxSessions;
   return c[f];
-}
-
-export function formatTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
 /** Lines of `text`, for counting CIDR entries and targets in hints. */

@@ -11,7 +11,7 @@ import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { accessToForm, dateToExpiry, formToAccess, isExpired, type AccessForm, type EntryRow } from './helpers';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { ConfirmModal, SectionTitle } from './ui';
 
 function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => void; testid: string }) {
@@ -20,16 +20,16 @@ function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => vo
     <Stack gap={6} data-testid={props.testid}>
       {props.rows.length === 0 ? (
         <Text fz="sm" c="dimmed">
-          {ts('ac.empty')}
+          {safeText('ac.empty')}
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={620}>
           <Table verticalSpacing={4} withRowBorders={false}>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th w="34%">{ts('ac.cidr')}</Table.Th>
-                <Table.Th>{ts('ac.note')}</Table.Th>
-                <Table.Th w={190}>{ts('ac.expires')}</Table.Th>
+                <Table.Th w="34%">{safeText('ac.cidr')}</Table.Th>
+                <Table.Th>{safeText('ac.note')}</Table.Th>
+                <Table.Th w={190}>{safeText('ac.expires')}</Table.Th>
                 <Table.Th w={40} />
               </Table.Tr>
             </Table.Thead>
@@ -39,34 +39,34 @@ function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => vo
                   <Table.Td>
                     <TextInput
                       value={r.cidr}
-                      placeholder={ts('ac.cidrPlaceholder')}
+                      placeholder={safeText('ac.cidrPlaceholder')}
                       onChange={(e) => set(i, { cidr: e.currentTarget.value })}
-                      aria-label={ts('ac.cidr')}
+                      aria-label={safeText('ac.cidr')}
                       data-testid={`${props.testid}-cidr`}
                     />
                   </Table.Td>
                   <Table.Td>
-                    <TextInput value={r.note} maxLength={128} onChange={(e) => set(i, { note: e.currentTarget.value })} aria-label={ts('ac.note')} />
+                    <TextInput value={r.note} maxLength={128} onChange={(e) => set(i, { note: e.currentTarget.value })} aria-label={safeText('ac.note')} />
                   </Table.Td>
                   <Table.Td>
                     <Group gap={4} wrap="nowrap">
                       <TextInput
                         type="date"
                         value={r.date}
-                        title={ts('ac.expiresHint')}
+                        title={safeText('ac.expiresHint')}
                         onChange={(e) => set(i, { date: e.currentTarget.value })}
-                        aria-label={ts('ac.expires')}
+                        aria-label={safeText('ac.expires')}
                         style={{ flex: 1 }}
                       />
                       {r.date && isExpired({ expires: dateToExpiry(r.date) }) && (
                         <Badge color="gray" variant="light" size="sm">
-                          {ts('ac.expired')}
+                          {safeText('ac.expired')}
                         </Badge>
                       )}
                     </Group>
                   </Table.Td>
                   <Table.Td>
-                    <ActionIcon variant="subtle" color="red" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={ts('ac.remove')}>
+                    <ActionIcon variant="subtle" color="red" onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))} aria-label={safeText('ac.remove')}>
                       ✕
                     </ActionIcon>
                   </Table.Td>
@@ -78,7 +78,7 @@ function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => vo
       )}
       <Group>
         <Button size="xs" variant="light" onClick={() => props.onChange([...props.rows, { cidr: '', note: '', date: '' }])} data-testid={`${props.testid}-add`}>
-          {ts('ac.addEntry')}
+          {safeText('ac.addEntry')}
         </Button>
       </Group>
     </Stack>
@@ -102,7 +102,7 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
     setWanBusy(true);
     try {
       await call(coreRoutes.putBaseConfig, { body: { AllowInternetAccess: on } });
-      pushNotice(ts('ac.wanSaved'), 'green');
+      pushNotice(safeText('ac.wanSaved'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
       await queryClient.invalidateQueries({ queryKey: ['baseconfigure'] });
     } catch {
@@ -123,7 +123,7 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
     setBusy(true);
     try {
       const r = await call(safeRoutes.putAccess, { body: checked.data }, { silent: true });
-      pushNotice(r.msg || ts('saved'), 'green');
+      pushNotice(r.msg || safeText('saved'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
@@ -135,10 +135,10 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
   return (
     <Stack>
       <Card withBorder>
-        <SectionTitle>{ts('ac.wanTitle')}</SectionTitle>
+        <SectionTitle>{safeText('ac.wanTitle')}</SectionTitle>
         <Switch
-          label={ts('ac.wan')}
-          description={ts('ac.wanHint')}
+          label={safeText('ac.wan')}
+          description={safeText('ac.wanHint')}
           checked={props.allowInternetAccess}
           disabled={wanBusy}
           // Turning it off is not checked against the caller's address by the daemon: ask first.
@@ -147,14 +147,14 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
         />
         <ConfirmModal
           opened={confirmWanOff}
-          title={ts('ac.wanTitle')}
+          title={safeText('ac.wanTitle')}
           color="orange"
           loading={wanBusy}
           onClose={() => setConfirmWanOff(false)}
           onConfirm={() => void setWan(false).then(() => setConfirmWanOff(false))}
           testid="safe-wan-off-confirm"
         >
-          {ts('ac.wanOffConfirm')}
+          {safeText('ac.wanOffConfirm')}
         </ConfirmModal>
       </Card>
       <Card withBorder data-testid="safe-access">
@@ -162,19 +162,19 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
           right={
             <Group gap="xs">
               <Button variant="default" size="xs" onClick={() => (setError(null), setForm(accessToForm(props.access)))}>
-                {ts('cancel')}
+                {safeText('cancel')}
               </Button>
               <Button size="xs" onClick={() => void save()} loading={busy} data-testid="safe-access-save">
-                {ts('save')}
+                {safeText('save')}
               </Button>
             </Group>
           }
         >
-          {ts('ac.policyTitle')}
+          {safeText('ac.policyTitle')}
         </SectionTitle>
         <Stack gap="md">
           <Text fz="xs" c="dimmed">
-            {ts('ac.lockoutNote')}
+            {safeText('ac.lockoutNote')}
           </Text>
           {error && (
             <Alert color="red" p="xs" data-testid="safe-access-error" withCloseButton onClose={() => setError(null)}>
@@ -182,33 +182,33 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
             </Alert>
           )}
           <Switch
-            label={ts('ac.whitelistOnly')}
-            description={ts('ac.whitelistOnlyHint')}
+            label={safeText('ac.whitelistOnly')}
+            description={safeText('ac.whitelistOnlyHint')}
             checked={form.whitelistOnly}
             onChange={(e) => setForm({ ...form, whitelistOnly: e.currentTarget.checked })}
             data-testid="safe-whitelist-only"
           />
           <div>
             <Text fw={500} fz="sm">
-              {ts('ac.whitelist')}
+              {safeText('ac.whitelist')}
             </Text>
             <Text fz="xs" c="dimmed" mb={4}>
-              {ts('ac.whitelistHint')}
+              {safeText('ac.whitelistHint')}
             </Text>
             <EntryList rows={form.whitelist} onChange={(whitelist) => setForm({ ...form, whitelist })} testid="safe-whitelist" />
           </div>
           <div>
             <Text fw={500} fz="sm">
-              {ts('ac.blacklist')}
+              {safeText('ac.blacklist')}
             </Text>
             <Text fz="xs" c="dimmed" mb={4}>
-              {ts('ac.blacklistHint')}
+              {safeText('ac.blacklistHint')}
             </Text>
             <EntryList rows={form.blacklist} onChange={(blacklist) => setForm({ ...form, blacklist })} testid="safe-blacklist" />
           </div>
           <Textarea
-            label={ts('ac.localNetworks')}
-            description={ts('ac.localNetworksHint')}
+            label={safeText('ac.localNetworks')}
+            description={safeText('ac.localNetworksHint')}
             autosize
             minRows={2}
             value={form.localNetworks}

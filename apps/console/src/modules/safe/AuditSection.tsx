@@ -1,9 +1,10 @@
 /** The audit log: newest first, older pages on request. */
 import { Badge, Button, Card, Group, Skeleton, Table, Text } from '@mantine/core';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { auditQuery } from './queries';
 import { SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 export function AuditSection() {
   const audit = useInfiniteQuery(auditQuery());
@@ -14,35 +15,26 @@ export function AuditSection() {
       <SectionTitle
         right={
           <Button size="xs" variant="default" onClick={() => void audit.refetch()} loading={audit.isRefetching && !audit.isFetchingNextPage}>
-            {ts('refresh')}
+            {safeText('refresh')}
           </Button>
         }
       >
-        {ts('tab.audit')}
+        {safeText('tab.audit')}
       </SectionTitle>
       <Text fz="sm" c="dimmed" mb="sm">
-        {ts('au.intro')}
+        {safeText('au.intro')}
       </Text>
       {audit.isPending ? (
         <Skeleton h={160} />
       ) : rows.length === 0 ? (
         <Text fz="sm" c="dimmed" ta="center" py="md">
-          {ts('au.empty')}
+          {safeText('au.empty')}
         </Text>
       ) : (
         <>
           <Table.ScrollContainer minWidth={820}>
             <Table striped highlightOnHover verticalSpacing={4} data-testid="safe-audit-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={170}>{ts('au.time')}</Table.Th>
-                  <Table.Th>{ts('au.actor')}</Table.Th>
-                  <Table.Th>{ts('au.address')}</Table.Th>
-                  <Table.Th>{ts('au.action')}</Table.Th>
-                  <Table.Th>{ts('au.target')}</Table.Th>
-                  <Table.Th>{ts('au.result')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={(['au.time', 'au.actor', 'au.address', 'au.action', 'au.target', 'au.result'] as const).map((id) => safeText(id))} />
               <Table.Tbody>
                 {rows.map((r) => (
                   <Table.Tr key={r.id} data-testid="safe-audit-row" data-id={r.id}>
@@ -62,11 +54,11 @@ export function AuditSection() {
                     <Table.Td>
                       {r.result === 0 ? (
                         <Badge color="green" variant="light" size="sm">
-                          {ts('au.ok')}
+                          {safeText('au.ok')}
                         </Badge>
                       ) : (
                         <Badge color="red" variant="light" size="sm">
-                          {ts('au.failed', { ret: r.result })}
+                          {safeText('au.failed', { ret: r.result })}
                         </Badge>
                       )}
                     </Table.Td>
@@ -78,11 +70,11 @@ export function AuditSection() {
           <Group justify="center" mt="sm">
             {audit.hasNextPage ? (
               <Button variant="light" size="xs" onClick={() => void audit.fetchNextPage()} loading={audit.isFetchingNextPage} data-testid="safe-audit-more">
-                {ts('au.more')}
+                {safeText('au.more')}
               </Button>
             ) : (
               <Text fz="xs" c="dimmed" data-testid="safe-audit-end">
-                {ts('au.end')}
+                {safeText('au.end')}
               </Text>
             )}
           </Group>

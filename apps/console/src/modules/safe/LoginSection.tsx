@@ -6,9 +6,10 @@ import { useEffect, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { lockoutsQuery } from './queries';
 import { ConfirmModal, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Form = Record<keyof LoginProtection, number | string>;
 const num = (v: number | string) => (typeof v === 'number' ? v : Number.NaN);
@@ -37,13 +38,13 @@ export function LoginSection(props: { settings: LoginProtection }) {
       return;
     }
     if (checked.data.maxLockSeconds < checked.data.baseLockSeconds) {
-      setError(ts('lp.maxBelowBase'));
+      setError(safeText('lp.maxBelowBase'));
       return;
     }
     setBusy(true);
     try {
       const r = await call(safeRoutes.putLoginProtection, { body: checked.data }, { silent: true });
-      pushNotice(r.msg || ts('saved'), 'green');
+      pushNotice(r.msg || safeText('saved'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
@@ -55,7 +56,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
   const clear = async () => {
     try {
       await call(safeRoutes.clearLockouts, {});
-      pushNotice(ts('lp.cleared'), 'green');
+      pushNotice(safeText('lp.cleared'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'lockouts'] });
     } catch {
       // shown by the client
@@ -86,14 +87,14 @@ export function LoginSection(props: { settings: LoginProtection }) {
         <SectionTitle
           right={
             <Button size="xs" onClick={() => void save()} loading={busy} data-testid="safe-lp-save">
-              {ts('save')}
+              {safeText('save')}
             </Button>
           }
         >
-          {ts('lp.title')}
+          {safeText('lp.title')}
         </SectionTitle>
         <Text fz="sm" c="dimmed" mb="sm">
-          {ts('lp.intro')}
+          {safeText('lp.intro')}
         </Text>
         {error && (
           <Alert color="red" p="xs" mb="sm" data-testid="safe-lp-error">
@@ -101,10 +102,10 @@ export function LoginSection(props: { settings: LoginProtection }) {
           </Alert>
         )}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          {field('freeFailures', ts('lp.freeFailures'), 1, 100)}
-          {field('globalFailuresPerMinute', ts('lp.global'), 1, 10000, ts('lp.globalHint'))}
-          {field('baseLockSeconds', ts('lp.baseLock'), 1, 86400)}
-          {field('maxLockSeconds', ts('lp.maxLock'), 1, 7 * 86400)}
+          {field('freeFailures', safeText('lp.freeFailures'), 1, 100)}
+          {field('globalFailuresPerMinute', safeText('lp.global'), 1, 10000, safeText('lp.globalHint'))}
+          {field('baseLockSeconds', safeText('lp.baseLock'), 1, 86400)}
+          {field('maxLockSeconds', safeText('lp.maxLock'), 1, 7 * 86400)}
         </SimpleGrid>
       </Card>
       <Card withBorder data-testid="safe-lockouts">
@@ -112,32 +113,26 @@ export function LoginSection(props: { settings: LoginProtection }) {
           right={
             <Group gap="xs">
               <Button size="xs" variant="default" onClick={() => void locks.refetch()} loading={locks.isFetching && !locks.isPending}>
-                {ts('refresh')}
+                {safeText('refresh')}
               </Button>
               <Button size="xs" color="red" variant="light" disabled={list.length === 0} onClick={() => setClearing(true)} data-testid="safe-lockouts-clear">
-                {ts('lp.clear')}
+                {safeText('lp.clear')}
               </Button>
             </Group>
           }
         >
-          {ts('lp.locksTitle')}
+          {safeText('lp.locksTitle')}
         </SectionTitle>
         {locks.isPending ? (
           <Skeleton h={60} />
         ) : list.length === 0 ? (
           <Text fz="sm" c="dimmed" data-testid="safe-lockouts-empty">
-            {ts('lp.noLocks')}
+            {safeText('lp.noLocks')}
           </Text>
         ) : (
           <Table.ScrollContainer minWidth={480}>
             <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{ts('lp.address')}</Table.Th>
-                  <Table.Th>{ts('lp.failures')}</Table.Th>
-                  <Table.Th>{ts('lp.lockedUntil')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={[safeText('lp.address'), safeText('lp.failures'), safeText('lp.lockedUntil')]} />
               <Table.Tbody>
                 {list.map((l) => (
                   <Table.Tr key={l.address} data-testid="safe-lockout-row">
@@ -150,7 +145,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
                         </Badge>
                       ) : (
                         <Text fz="sm" c="dimmed">
-                          {ts('lp.notLocked')}
+                          {safeText('lp.notLocked')}
                         </Text>
                       )}
                     </Table.Td>
@@ -161,8 +156,8 @@ export function LoginSection(props: { settings: LoginProtection }) {
           </Table.ScrollContainer>
         )}
       </Card>
-      <ConfirmModal opened={clearing} title={ts('lp.clear')} onClose={() => setClearing(false)} onConfirm={() => void clear()} testid="safe-lockouts-clear-confirm">
-        {ts('lp.clearConfirm')}
+      <ConfirmModal opened={clearing} title={safeText('lp.clear')} onClose={() => setClearing(false)} onConfirm={() => void clear()} testid="safe-lockouts-clear-confirm">
+        {safeText('lp.clearConfirm')}
       </ConfirmModal>
     </Stack>
   );

@@ -8,7 +8,7 @@ import { useState } from 'react';
 import { PageTitle } from '../../shell/Shell';
 import { AccessSection } from './AccessSection';
 import { AuditSection } from './AuditSection';
-import { ts, type SafeTextId } from './i18n';
+import { safeText, type SafeTextId } from './i18n';
 import { LoginSection } from './LoginSection';
 import { safeOverviewQuery } from './queries';
 import { SafeUrlSection } from './SafeUrlSection';
@@ -43,35 +43,35 @@ export function SafePage() {
       <PageTitle
         right={
           <Button variant="default" onClick={() => void queryClient.invalidateQueries({ queryKey: ['safe'] })} loading={overview.isFetching && !overview.isPending}>
-            {ts('refresh')}
+            {safeText('refresh')}
           </Button>
         }
       >
-        {ts('title')}
+        {safeText('title')}
       </PageTitle>
       {overview.isError && !o ? (
-        <Alert color="red">{ts('loadFailed')}</Alert>
+        <Alert color="red">{safeText('loadFailed')}</Alert>
       ) : !o ? (
         <Skeleton h={320} />
       ) : (
         <>
           <Card withBorder py="xs">
             <Group gap="xl">
-              <Fact label={ts('ov.twoFA')} value={o.twoFAEnable ? ts('ov.on') : ts('ov.off')} color={o.twoFAEnable ? 'green' : 'gray'} testid="safe-ov-2fa" />
+              <Fact label={safeText('ov.twoFA')} value={o.twoFAEnable ? safeText('ov.on') : safeText('ov.off')} color={o.twoFAEnable ? 'green' : 'gray'} testid="safe-ov-2fa" />
               <Fact
-                label={ts('ov.wan')}
-                value={o.allowInternetAccess ? ts('ov.allowed') : ts('ov.denied')}
+                label={safeText('ov.wan')}
+                value={o.allowInternetAccess ? safeText('ov.allowed') : safeText('ov.denied')}
                 color={o.allowInternetAccess ? 'orange' : 'green'}
                 testid="safe-ov-wan"
               />
-              <Fact label={ts('ov.safeUrl')} value={o.safeURL ? ts('ov.set') : ts('ov.notSet')} color={o.safeURL ? 'green' : 'gray'} testid="safe-ov-safeurl" />
+              <Fact label={safeText('ov.safeUrl')} value={o.safeURL ? safeText('ov.set') : safeText('ov.notSet')} color={o.safeURL ? 'green' : 'gray'} testid="safe-ov-safeurl" />
             </Group>
           </Card>
           <Tabs value={tab} onChange={(v) => v && setTab(v as SafeTab)} keepMounted={false} variant="outline">
             <Tabs.List>
               {SAFE_TABS.map((id) => (
                 <Tabs.Tab key={id} value={id} data-testid={`safe-tab-${id}`}>
-                  {ts(`tab.${id}` as SafeTextId)}
+                  {safeText(`tab.${id}` as SafeTextId)}
                 </Tabs.Tab>
               ))}
             </Tabs.List>

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { lang } from '../../i18n';
 import { safeEntryAddress } from './helpers';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { CopyBtn, SectionTitle } from './ui';
 
 export const MOVE_AFTER_S = 10;
@@ -57,33 +57,33 @@ export function SafeUrlSection(props: { safeURL: string }) {
 
   return (
     <Card withBorder data-testid="safe-url">
-      <SectionTitle>{ts('su.title')}</SectionTitle>
+      <SectionTitle>{safeText('su.title')}</SectionTitle>
       <Stack gap="sm">
         <Text fz="sm" c="dimmed">
-          {ts('su.intro')}
+          {safeText('su.intro')}
         </Text>
         <Group gap="xs">
-          <Text fz="sm">{ts('su.current')}:</Text>
+          <Text fz="sm">{safeText('su.current')}:</Text>
           {current ? (
             <Code data-testid="safe-url-current">{current}</Code>
           ) : (
             <Text fz="sm" c="dimmed" data-testid="safe-url-current">
-              {ts('su.none')}
+              {safeText('su.none')}
             </Text>
           )}
         </Group>
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (path.trim() === '') setError(ts('su.emptyPath'));
+            if (path.trim() === '') setError(safeText('su.emptyPath'));
             else void apply(path);
           }}
           noValidate
         >
           <Group align="flex-end" gap="xs">
             <TextInput
-              label={ts('su.path')}
-              description={ts('su.pathHint')}
+              label={safeText('su.path')}
+              description={safeText('su.pathHint')}
               leftSection={<Text fz="sm">/</Text>}
               maxLength={64}
               value={path}
@@ -92,11 +92,11 @@ export function SafeUrlSection(props: { safeURL: string }) {
               data-testid="safe-url-input"
             />
             <Button type="submit" loading={busy} data-testid="safe-url-set">
-              {ts('su.set')}
+              {safeText('su.set')}
             </Button>
             {props.safeURL && (
               <Button variant="light" color="red" onClick={() => void apply('')} disabled={busy} data-testid="safe-url-clear">
-                {ts('su.clear')}
+                {safeText('su.clear')}
               </Button>
             )}
           </Group>
@@ -107,14 +107,14 @@ export function SafeUrlSection(props: { safeURL: string }) {
           </Alert>
         )}
         <Text fz="xs" c="dimmed">
-          {ts('su.cliHint')}
+          {safeText('su.cliHint')}
         </Text>
       </Stack>
 
-      <Modal opened={moved !== null} onClose={() => moved && go(moved.address)} title={ts('su.movedTitle')} centered withCloseButton={false} closeOnClickOutside={false}>
+      <Modal opened={moved !== null} onClose={() => moved && go(moved.address)} title={safeText('su.movedTitle')} centered withCloseButton={false} closeOnClickOutside={false}>
         {moved && (
           <Stack gap="sm" data-testid="safe-url-moved">
-            <Text fz="sm">{moved.cleared ? ts('su.clearedText') : ts('su.movedText')}</Text>
+            <Text fz="sm">{moved.cleared ? safeText('su.clearedText') : safeText('su.movedText')}</Text>
             <Group gap="xs" wrap="nowrap">
               <Anchor href={`${moved.address}#/safe`} fw={600} style={{ wordBreak: 'break-all' }} data-testid="safe-url-new">
                 {moved.address}
@@ -122,11 +122,11 @@ export function SafeUrlSection(props: { safeURL: string }) {
               <CopyBtn text={moved.address} />
             </Group>
             <Text fz="xs" c="dimmed">
-              {ts('su.oldGone')} {ts('su.goIn', { seconds: Math.max(0, left) })}
+              {safeText('su.oldGone')} {safeText('su.goIn', { seconds: Math.max(0, left) })}
             </Text>
             <Group justify="flex-end">
               <Button onClick={() => go(moved.address)} data-testid="safe-url-go">
-                {ts('su.go')}
+                {safeText('su.go')}
               </Button>
             </Group>
           </Stack>

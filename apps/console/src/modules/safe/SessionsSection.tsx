@@ -6,9 +6,10 @@ import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { shortAgent } from './helpers';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { sessionsQuery } from './queries';
 import { ConfirmModal, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 export function SessionsSection() {
   const queryClient = useQueryClient();
@@ -21,7 +22,7 @@ export function SessionsSection() {
     setBusy(id);
     try {
       await call(safeRoutes.revokeSession, { params: { id } });
-      pushNotice(ts('se.revoked'), 'green');
+      pushNotice(safeText('se.revoked'), 'green');
       await refresh();
     } catch {
       // shown by the client
@@ -34,7 +35,7 @@ export function SessionsSection() {
     setBusy('others');
     try {
       const r = await call(safeRoutes.revokeOtherSessions, {});
-      pushNotice(ts('se.revokedN', { n: r.revoked }), 'green');
+      pushNotice(safeText('se.revokedN', { n: r.revoked }), 'green');
       await refresh();
     } catch {
       // shown by the client
@@ -54,38 +55,29 @@ export function SessionsSection() {
         right={
           <Group gap="xs">
             <Button size="xs" variant="default" onClick={() => void sessions.refetch()} loading={sessions.isFetching && !sessions.isPending}>
-              {ts('refresh')}
+              {safeText('refresh')}
             </Button>
             <Button size="xs" color="red" variant="light" disabled={others === 0} onClick={() => setConfirmOthers(true)} data-testid="safe-sessions-revoke-others">
-              {ts('se.revokeOthers')}
+              {safeText('se.revokeOthers')}
             </Button>
           </Group>
         }
       >
-        {ts('tab.sessions')}
+        {safeText('tab.sessions')}
       </SectionTitle>
       <Text fz="sm" c="dimmed" mb="sm">
-        {ts('se.intro')}
+        {safeText('se.intro')}
       </Text>
       {sessions.isPending ? (
         <Skeleton h={80} />
       ) : list.length === 0 ? (
         <Text fz="sm" c="dimmed">
-          {ts('se.empty')}
+          {safeText('se.empty')}
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={760}>
           <Table striped data-testid="safe-sessions-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{ts('se.address')}</Table.Th>
-                <Table.Th>{ts('se.agent')}</Table.Th>
-                <Table.Th>{ts('se.created')}</Table.Th>
-                <Table.Th>{ts('se.lastSeen')}</Table.Th>
-                <Table.Th>{ts('se.expires')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead titles={[safeText('se.address'), safeText('se.agent'), safeText('se.created'), safeText('se.lastSeen'), safeText('se.expires'), '']} />
             <Table.Tbody>
               {list.map((s) => (
                 <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>
@@ -101,11 +93,11 @@ export function SessionsSection() {
                   <Table.Td>
                     {s.current ? (
                       <Badge color="green" variant="light" data-testid="safe-session-current">
-                        {ts('se.current')}
+                        {safeText('se.current')}
                       </Badge>
                     ) : (
                       <Button size="xs" color="red" variant="subtle" loading={busy === s.id} onClick={() => void revoke(s.id)} data-testid="safe-session-revoke">
-                        {ts('se.revoke')}
+                        {safeText('se.revoke')}
                       </Button>
                     )}
                   </Table.Td>
@@ -117,13 +109,13 @@ export function SessionsSection() {
       )}
       <ConfirmModal
         opened={confirmOthers}
-        title={ts('se.revokeOthers')}
+        title={safeText('se.revokeOthers')}
         loading={busy === 'others'}
         onClose={() => setConfirmOthers(false)}
         onConfirm={() => void revokeOthers()}
         testid="safe-sessions-revoke-others-confirm"
       >
-        {ts('se.revokeOthersConfirm')}
+        {safeText('se.revokeOthersConfirm')}
       </ConfirmModal>
     </Card>
   );

@@ -6,9 +6,10 @@ import { useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { tokensQuery } from './queries';
 import { ConfirmModal, CopyBtn, SectionTitle, fmtTime } from './ui';
+import { TableHead } from '../../kit/table/TableHead';
 
 type Scope = ApiToken['scope'];
 
@@ -49,7 +50,7 @@ export function TokensSection() {
     setRevokeBusy(true);
     try {
       await call(safeRoutes.revokeToken, { params: { id: t.id } });
-      pushNotice(ts('tk.revoked'), 'green');
+      pushNotice(safeText('tk.revoked'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'tokens'] });
     } catch {
       // shown by the client
@@ -60,14 +61,14 @@ export function TokensSection() {
   };
 
   const list = tokens.data?.list ?? [];
-  const scopeData = (['read', 'full'] as const).map((s) => ({ value: s, label: ts(`tk.scope.${s}`) }));
+  const scopeData = (['read', 'full'] as const).map((s) => ({ value: s, label: safeText(`tk.scope.${s}`) }));
 
   return (
     <Card withBorder data-testid="safe-tokens">
-      <SectionTitle>{ts('tab.tokens')}</SectionTitle>
+      <SectionTitle>{safeText('tab.tokens')}</SectionTitle>
       <Stack gap="sm">
         <Text fz="sm" c="dimmed">
-          {ts('tk.intro')}
+          {safeText('tk.intro')}
         </Text>
         <form
           onSubmit={(e) => {
@@ -78,8 +79,8 @@ export function TokensSection() {
         >
           <Group align="flex-end" gap="xs">
             <TextInput
-              label={ts('tk.name')}
-              placeholder={ts('tk.namePlaceholder')}
+              label={safeText('tk.name')}
+              placeholder={safeText('tk.namePlaceholder')}
               maxLength={64}
               value={name}
               onChange={(e) => setName(e.currentTarget.value)}
@@ -87,7 +88,7 @@ export function TokensSection() {
               data-testid="safe-token-name"
             />
             <Select
-              label={ts('tk.scope')}
+              label={safeText('tk.scope')}
               data={scopeData}
               value={scope}
               onChange={(v) => v && setScope(v as Scope)}
@@ -96,7 +97,7 @@ export function TokensSection() {
               data-testid="safe-token-scope"
             />
             <Button type="submit" loading={busy} data-testid="safe-token-create">
-              {ts('tk.create')}
+              {safeText('tk.create')}
             </Button>
           </Group>
         </form>
@@ -109,28 +110,19 @@ export function TokensSection() {
           <Skeleton h={80} />
         ) : list.length === 0 ? (
           <Text fz="sm" c="dimmed" ta="center" py="md" data-testid="safe-tokens-empty">
-            {ts('tk.empty')}
+            {safeText('tk.empty')}
           </Text>
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table striped highlightOnHover data-testid="safe-tokens-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{ts('tk.name')}</Table.Th>
-                  <Table.Th>{ts('tk.scope')}</Table.Th>
-                  <Table.Th>{ts('tk.prefix')}</Table.Th>
-                  <Table.Th>{ts('tk.created')}</Table.Th>
-                  <Table.Th>{ts('tk.lastUsed')}</Table.Th>
-                  <Table.Th>{ts('tk.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead titles={(['tk.name', 'tk.scope', 'tk.prefix', 'tk.created', 'tk.lastUsed', 'tk.actions'] as const).map((id) => safeText(id))} />
               <Table.Tbody>
                 {list.map((t) => (
                   <Table.Tr key={t.id} data-testid="safe-token-row" data-id={t.id}>
                     <Table.Td fw={500}>{t.name}</Table.Td>
                     <Table.Td>
                       <Badge variant="light" color={t.scope === 'full' ? 'orange' : 'blue'}>
-                        {ts(`tk.scope.${t.scope}`)}
+                        {safeText(`tk.scope.${t.scope}`)}
                       </Badge>
                     </Table.Td>
                     <Table.Td>
@@ -142,7 +134,7 @@ export function TokensSection() {
                     </Table.Td>
                     <Table.Td>
                       <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} data-testid="safe-token-revoke">
-                        {ts('tk.revoke')}
+                        {safeText('tk.revoke')}
                       </Button>
                     </Table.Td>
                   </Table.Tr>
@@ -153,11 +145,11 @@ export function TokensSection() {
         )}
       </Stack>
 
-      <Modal opened={created !== null} onClose={() => setCreated(null)} title={ts('tk.createdTitle')} size="lg" closeOnClickOutside={false}>
+      <Modal opened={created !== null} onClose={() => setCreated(null)} title={safeText('tk.createdTitle')} size="lg" closeOnClickOutside={false}>
         {created && (
           <Stack gap="sm">
             <Alert color="orange" p="xs">
-              {ts('tk.shownOnce')}
+              {safeText('tk.shownOnce')}
             </Alert>
             <Group gap="xs" wrap="nowrap">
               <Code block fz="sm" style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="safe-token-value">
@@ -167,7 +159,7 @@ export function TokensSection() {
             </Group>
             <Group justify="flex-end">
               <Button onClick={() => setCreated(null)} data-testid="safe-token-done">
-                {ts('close')}
+                {safeText('close')}
               </Button>
             </Group>
           </Stack>
@@ -175,14 +167,14 @@ export function TokensSection() {
       </Modal>
       <ConfirmModal
         opened={revoking !== null}
-        title={ts('tk.revoke')}
-        confirmLabel={ts('tk.revoke')}
+        title={safeText('tk.revoke')}
+        confirmLabel={safeText('tk.revoke')}
         loading={revokeBusy}
         onClose={() => setRevoking(null)}
         onConfirm={() => revoking && void revoke(revoking)}
         testid="safe-token-revoke-confirm"
       >
-        {ts('tk.revokeConfirm', { name: revoking?.name ?? '' })}
+        {safeText('tk.revokeConfirm', { name: revoking?.name ?? '' })}
       </ConfirmModal>
     </Card>
   );

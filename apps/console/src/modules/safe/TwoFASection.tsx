@@ -7,7 +7,7 @@ import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { cleanTotp, recoveryText } from './helpers';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { CopyBtn } from './ui';
 
 interface Enrolment {
@@ -53,7 +53,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
     setError(null);
     const body = { code: cleanTotp(code) };
     if (!safeRoutes.twoFAEnable.body.safeParse(body).success) {
-      setError(/^\d*$/.test(body.code) && body.code.length !== 6 ? ts('tf.codeInvalid') : formatIssues(safeRoutes.twoFAEnable.body, body, lang));
+      setError(/^\d*$/.test(body.code) && body.code.length !== 6 ? safeText('tf.codeInvalid') : formatIssues(safeRoutes.twoFAEnable.body, body, lang));
       return;
     }
     setBusy(true);
@@ -61,7 +61,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
       const r = await call(safeRoutes.twoFAEnable, { body }, { silent: true });
       setEnrol(null);
       setCodes(r.recoveryCodes);
-      pushNotice(ts('tf.enabled'), 'green');
+      pushNotice(safeText('tf.enabled'), 'green');
       await refresh();
     } catch (err) {
       setError(errText(err));
@@ -82,7 +82,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
     try {
       if (pwdAction === 'disable') {
         await call(safeRoutes.twoFADisable, { body }, { silent: true });
-        pushNotice(ts('tf.disabled'), 'green');
+        pushNotice(safeText('tf.disabled'), 'green');
       } else {
         const r = await call(safeRoutes.twoFARecovery, { body }, { silent: true });
         setCodes(r.recoveryCodes);
@@ -102,44 +102,44 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
       <Stack gap="sm">
         <Group gap="sm">
           <Badge size="lg" variant="light" tt="none" color={props.enabled ? 'green' : 'gray'} data-testid="safe-2fa-state" data-on={props.enabled}>
-            {props.enabled ? ts('tf.statusOn') : ts('tf.statusOff')}
+            {props.enabled ? safeText('tf.statusOn') : safeText('tf.statusOff')}
           </Badge>
           {props.enabled && (
             <Text fz="sm" c={props.codesLeft <= 2 ? 'orange' : 'dimmed'} data-testid="safe-2fa-codes-left">
-              {ts('tf.codesLeft', { n: props.codesLeft })}
+              {safeText('tf.codesLeft', { n: props.codesLeft })}
             </Text>
           )}
         </Group>
         <Text fz="sm" c="dimmed">
-          {ts('tf.intro')}
+          {safeText('tf.intro')}
         </Text>
         {props.enabled && props.codesLeft <= 2 && (
           <Alert color="orange" p="xs">
-            {ts('tf.codesLow')}
+            {safeText('tf.codesLow')}
           </Alert>
         )}
         <Group>
           {props.enabled ? (
             <>
               <Button variant="default" onClick={() => (setError(null), setPassword(''), setPwdAction('regenerate'))} data-testid="safe-2fa-regenerate">
-                {ts('tf.regenerate')}
+                {safeText('tf.regenerate')}
               </Button>
               <Button color="red" variant="light" onClick={() => (setError(null), setPassword(''), setPwdAction('disable'))} data-testid="safe-2fa-disable">
-                {ts('tf.disable')}
+                {safeText('tf.disable')}
               </Button>
             </>
           ) : (
             <Button onClick={() => void start()} loading={busy && !enrol} data-testid="safe-2fa-enable">
-              {ts('tf.enable')}
+              {safeText('tf.enable')}
             </Button>
           )}
         </Group>
         <Text fz="xs" c="dimmed">
-          {ts('tf.cliHint')}
+          {safeText('tf.cliHint')}
         </Text>
       </Stack>
 
-      <Modal opened={enrol !== null} onClose={() => setEnrol(null)} title={ts('tf.enrolTitle')} size="md" closeOnClickOutside={false}>
+      <Modal opened={enrol !== null} onClose={() => setEnrol(null)} title={safeText('tf.enrolTitle')} size="md" closeOnClickOutside={false}>
         {enrol && (
           <form
             onSubmit={(e) => {
@@ -149,23 +149,23 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
             noValidate
           >
             <Stack gap="sm">
-              <Text fz="sm">{ts('tf.step1')}</Text>
+              <Text fz="sm">{safeText('tf.step1')}</Text>
               <Group justify="center">
-                <Image src={enrol.qrcode} alt={ts('tf.qrAlt')} w={200} h={200} fit="contain" data-testid="safe-2fa-qr" />
+                <Image src={enrol.qrcode} alt={safeText('tf.qrAlt')} w={200} h={200} fit="contain" data-testid="safe-2fa-qr" />
               </Group>
               <Group gap="xs" justify="center" wrap="nowrap">
                 <Text fz="sm" c="dimmed">
-                  {ts('tf.secret')}:
+                  {safeText('tf.secret')}:
                 </Text>
                 <Code fz="sm" data-testid="safe-2fa-secret" style={{ wordBreak: 'break-all', letterSpacing: 1 }}>
                   {enrol.secret}
                 </Code>
                 <CopyBtn text={enrol.secret} />
               </Group>
-              <Text fz="sm">{ts('tf.step2')}</Text>
+              <Text fz="sm">{safeText('tf.step2')}</Text>
               <TextInput
-                label={ts('tf.code')}
-                placeholder={ts('tf.codePlaceholder')}
+                label={safeText('tf.code')}
+                placeholder={safeText('tf.codePlaceholder')}
                 inputMode="numeric"
                 autoComplete="one-time-code"
                 maxLength={9}
@@ -181,10 +181,10 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
               )}
               <Group justify="flex-end">
                 <Button variant="default" onClick={() => setEnrol(null)}>
-                  {ts('cancel')}
+                  {safeText('cancel')}
                 </Button>
                 <Button type="submit" loading={busy} data-testid="safe-2fa-confirm">
-                  {ts('tf.confirmEnable')}
+                  {safeText('tf.confirmEnable')}
                 </Button>
               </Group>
             </Stack>
@@ -195,7 +195,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
       <Modal
         opened={codes !== null}
         onClose={() => setCodes(null)}
-        title={ts('tf.recoveryTitle')}
+        title={safeText('tf.recoveryTitle')}
         size="md"
         closeOnClickOutside={false}
         closeOnEscape={false}
@@ -203,7 +203,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
         {codes && (
           <Stack gap="sm">
             <Alert color="orange" p="xs">
-              {ts('tf.recoveryIntro')}
+              {safeText('tf.recoveryIntro')}
             </Alert>
             <SimpleGrid cols={2} spacing="xs" data-testid="safe-recovery-codes">
               {codes.map((c) => (
@@ -215,7 +215,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
             <Group justify="space-between">
               <CopyBtn text={recoveryText(codes)} testid="safe-recovery-copy" />
               <Button onClick={() => setCodes(null)} data-testid="safe-recovery-done">
-                {ts('tf.recoverySaved')}
+                {safeText('tf.recoverySaved')}
               </Button>
             </Group>
           </Stack>
@@ -225,7 +225,7 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
       <Modal
         opened={pwdAction !== null}
         onClose={() => setPwdAction(null)}
-        title={pwdAction === 'disable' ? ts('tf.passwordTitleDisable') : ts('tf.passwordTitleRegenerate')}
+        title={pwdAction === 'disable' ? safeText('tf.passwordTitleDisable') : safeText('tf.passwordTitleRegenerate')}
         size="sm"
         centered
       >
@@ -237,14 +237,14 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
           noValidate
         >
           <Stack gap="sm">
-            <Text fz="sm">{ts('tf.passwordPrompt')}</Text>
+            <Text fz="sm">{safeText('tf.passwordPrompt')}</Text>
             {pwdAction === 'regenerate' && (
               <Text fz="sm" c="orange">
-                {ts('tf.regenerateWarn')}
+                {safeText('tf.regenerateWarn')}
               </Text>
             )}
             <PasswordInput
-              label={ts('tf.password')}
+              label={safeText('tf.password')}
               autoComplete="current-password"
               value={password}
               onChange={(e) => setPassword(e.currentTarget.value)}
@@ -258,10 +258,10 @@ export function TwoFASection(props: { enabled: boolean; codesLeft: number }) {
             )}
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setPwdAction(null)}>
-                {ts('cancel')}
+                {safeText('cancel')}
               </Button>
               <Button type="submit" color={pwdAction === 'disable' ? 'red' : 'blue'} loading={busy} data-testid="safe-2fa-password-submit">
-                {ts('confirm')}
+                {safeText('confirm')}
               </Button>
             </Group>
           </Stack>

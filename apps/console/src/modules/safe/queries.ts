@@ -1,33 +1,16 @@
 /** The security screen's queryOptions factories; its sections use these, never fetch. */
 import { safeRoutes } from '@lucky/contracts';
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions } from '@tanstack/react-query';
 import { call } from '../../api';
+import { routeQuery } from '../../api/routeQuery';
 
 export const AUDIT_PAGE = 50;
 
-export const safeOverviewQuery = () =>
-  queryOptions({
-    queryKey: ['safe', 'overview'],
-    queryFn: ({ signal }) => call(safeRoutes.overview, {}, { signal }),
-  });
-
-export const lockoutsQuery = () =>
-  queryOptions({
-    queryKey: ['safe', 'lockouts'],
-    queryFn: ({ signal }) => call(safeRoutes.lockouts, {}, { signal }),
-  });
-
-export const tokensQuery = () =>
-  queryOptions({
-    queryKey: ['safe', 'tokens'],
-    queryFn: ({ signal }) => call(safeRoutes.tokens, {}, { signal }),
-  });
-
-export const sessionsQuery = () =>
-  queryOptions({
-    queryKey: ['safe', 'sessions'],
-    queryFn: ({ signal }) => call(safeRoutes.sessions, {}, { signal }),
-  });
+// These retry as TanStack does by default: a failure shows after the tries.
+export const safeOverviewQuery = () => routeQuery(['safe', 'overview'], safeRoutes.overview, { retry: true });
+export const lockoutsQuery = () => routeQuery(['safe', 'lockouts'], safeRoutes.lockouts, { retry: true });
+export const tokensQuery = () => routeQuery(['safe', 'tokens'], safeRoutes.tokens, { retry: true });
+export const sessionsQuery = () => routeQuery(['safe', 'sessions'], safeRoutes.sessions, { retry: true });
 
 /** Newest first, AUDIT_PAGE at a time; the next page starts below the last id seen. */
 export const auditQuery = () =>

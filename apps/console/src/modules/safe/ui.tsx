@@ -3,11 +3,11 @@ import { Button, Group, Modal, Text, type ButtonProps } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
-import { ts } from './i18n';
+import { safeText } from './i18n';
 import { copyText } from './transfer';
 
 export function fmtTime(ms: number): string {
-  if (!ms) return ts('never');
+  if (!ms) return safeText('never');
   return new Date(ms).toLocaleString(lang === 'en_US' ? 'en-US' : 'zh-CN', { hour12: false });
 }
 
@@ -24,7 +24,7 @@ export function CopyBtn(props: { text: string; testid?: string } & ButtonProps) 
       onClick={() => {
         void copyText(text).then((ok) => {
           if (!ok) {
-            pushNotice(ts('copyFailed'), 'red', 6000);
+            pushNotice(safeText('copyFailed'), 'red', 6000);
             return;
           }
           setDone(true);
@@ -32,7 +32,7 @@ export function CopyBtn(props: { text: string; testid?: string } & ButtonProps) 
         });
       }}
     >
-      {done ? ts('copied') : ts('copy')}
+      {done ? safeText('copied') : safeText('copy')}
     </Button>
   );
 }
@@ -55,10 +55,10 @@ export function ConfirmModal(props: {
       </Text>
       <Group justify="flex-end">
         <Button variant="default" onClick={props.onClose}>
-          {ts('cancel')}
+          {safeText('cancel')}
         </Button>
         <Button color={props.color ?? 'red'} loading={props.loading} onClick={props.onConfirm} data-testid={props.testid}>
-          {props.confirmLabel ?? ts('confirm')}
+          {props.confirmLabel ?? safeText('confirm')}
         </Button>
       </Group>
     </Modal>

@@ -7,9 +7,7 @@ import {
   Anchor,
   Badge,
   Button,
-  Card,
   Group,
-  NumberInput,
   PasswordInput,
   Select,
   SimpleGrid,
@@ -25,9 +23,12 @@ import { useEffect, useState } from 'react';
 import { ApiError, call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { baseConfigQuery } from '../../api/queries';
-import { lang, t, type MessageId } from '../../i18n';
+import { lang, shellText, type MessageId } from '../../i18n';
+import { toNumber, type Num } from '../../kit/form/values';
+import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { LOG_LEVEL_VALUES } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
+import { TitledCard } from '../../shell/TitledCard';
 import { SystemPanel } from './SystemPanel';
 
 /** The address the console answers at after a listen change, as seen from this browser. */
@@ -70,13 +71,15 @@ export function SettingsPage() {
   if (!form || !cfg) {
     return (
       <Stack data-testid="settings-page">
-        <PageTitle>{t('set.title')}</PageTitle>
-        {query.isError ? <Alert color="red">{t('shell.loadFailed')}</Alert> : <Skeleton h={300} />}
+        <PageTitle>{shellText('set.title')}</PageTitle>
+        {query.isError ? <Alert color="red">{shellText('shell.loadFailed')}</Alert> : <Skeleton h={300} />}
       </Stack>
     );
   }
 
   const set = <K extends keyof BaseSettings>(key: K, value: BaseSettings[K]) => setForm({ ...form, [key]: value });
+  /** A number field: what is not a number stays NaN, so the check names the field. */
+  const number = (key: 'AdminWebListenPort' | 'SessionIdleHours' | 'LogMaxSize') => ({ value: form[key], onChange: (v: Num) => set(key, toNumber(v)) });
   const toggleModule = (key: ModuleKey, on: boolean) =>
     set(
       'EnabledModules',
@@ -92,7 +95,7 @@ export function SettingsPage() {
       return;
     }
     if (password !== password2) {
-      setError(t('set.passwordMismatch'));
+      setError(shellText('set.passwordMismatch'));
       return;
     }
     setBusy(true);
@@ -110,7 +113,7 @@ export function SettingsPage() {
         await queryClient.invalidateQueries({ queryKey: ['modules'] });
         await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
       }
-      pushNotice(res.msg || t('set.saved'), 'green');
+      pushNotice(res.msg || shellText('set.saved'), 'green');
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
     } finally {
@@ -124,15 +127,15 @@ export function SettingsPage() {
         right={
           <Group>
             <Button variant="default" onClick={() => setForm(pick(cfg))}>
-              {t('set.reset')}
+              {shellText('set.reset')}
             </Button>
             <Button onClick={() => void save()} loading={busy} data-testid="settings-save">
-              {t('set.save')}
+              {shellText('set.save')}
             </Button>
           </Group>
         }
       >
-        {t('set.title')}
+        {shellText('set.title')}
       </PageTitle>
       {error && (
         <Alert color="red" data-testid="settings-error" withCloseButton onClose={() => setError(null)}>
@@ -141,136 +144,98 @@ export function SettingsPage() {
       )}
       {moved && (
         <Alert color="orange" data-testid="settings-moved">
-          {t('set.moved', { address: moved })}{' '}
+          {shellText('set.moved', { address: moved })}{' '}
           <Anchor href={moved} target="_blank" rel="noopener noreferrer">
-            {t('set.openNew')}
+            {shellText('set.openNew')}
           </Anchor>
         </Alert>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {t('set.sectionAdmin')}
-          </Text>
+        <TitledCard title={shellText('set.sectionAdmin')}>
           <Stack gap="sm">
             <TextInput
-              label={t('set.listenHost')}
-              description={t('set.listenHostHint')}
+              label={shellText('set.listenHost')}
+              description={shellText('set.listenHostHint')}
               value={form.AdminWebListenHost}
               onChange={(e) => set('AdminWebListenHost', e.currentTarget.value.trim())}
               data-testid="set-host"
             />
-            <NumberInput clampBehavior="none"
-              label={t('set.listenPort')}
-              min={1}
-              max={65535}
-              allowDecimal={false}
-              value={form.AdminWebListenPort}
-              onChange={(v) => set('AdminWebListenPort', typeof v === 'number' ? v : Number.NaN)}
-              data-testid="set-port"
-            />
-            <NumberInput clampBehavior="none"
-              label={t('set.sessionIdleHours')}
-              min={1}
-              max={24 * 90}
-              allowDecimal={false}
-              value={form.SessionIdleHours}
-              onChange={(v) => set('SessionIdleHours', typeof v === 'number' ? v : Number.NaN)}
-            />
+            <WholeNumberInput label={shellText('set.listenPort')} min={1} max={65535} {...number('AdminWebListenPort')} data-testid="set-port" />
+            <WholeNumberInput label={shellText('set.sessionIdleHours')} min={1} max={24 * 90} {...number('SessionIdleHours')} />
             <Switch
-              label={t('set.autoExpand')}
+              label={shellText('set.autoExpand')}
               checked={form.FrontendDisableAutoExpandLeftMenu}
               onChange={(e) => set('FrontendDisableAutoExpandLeftMenu', e.currentTarget.checked)}
               data-testid="set-autoexpand"
             />
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {t('set.sectionAccount')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionAccount')}>
           <Stack gap="sm">
             <TextInput
-              label={t('set.account')}
+              label={shellText('set.account')}
               value={form.AdminAccount}
               onChange={(e) => set('AdminAccount', e.currentTarget.value)}
               data-testid="set-account"
             />
             <PasswordInput
-              label={t('set.newPassword')}
-              description={t('set.newPasswordHint')}
+              label={shellText('set.newPassword')}
+              description={shellText('set.newPasswordHint')}
               value={password}
               autoComplete="new-password"
               onChange={(e) => setPassword(e.currentTarget.value)}
               data-testid="set-password"
             />
             <PasswordInput
-              label={t('set.confirmPassword')}
+              label={shellText('set.confirmPassword')}
               value={password2}
               autoComplete="new-password"
               onChange={(e) => setPassword2(e.currentTarget.value)}
               data-testid="set-password2"
             />
             <Group gap="xs">
-              <Text fz="sm">{t('set.twoFA')}:</Text>
+              <Text fz="sm">{shellText('set.twoFA')}:</Text>
               <Badge color={cfg.TwoFAEnable ? 'green' : 'gray'} variant="light">
-                {cfg.TwoFAEnable ? t('set.twoFAOn') : t('set.twoFAOff')}
+                {cfg.TwoFAEnable ? shellText('set.twoFAOn') : shellText('set.twoFAOff')}
               </Badge>
             </Group>
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {t('set.sectionLog')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionLog')}>
           <Stack gap="sm">
             <Select
-              label={t('set.logLevel')}
-              data={LOG_LEVEL_VALUES.map((l) => ({ value: String(l), label: t(`level.${l}` as MessageId) }))}
+              label={shellText('set.logLevel')}
+              data={LOG_LEVEL_VALUES.map((l) => ({ value: String(l), label: shellText(`level.${l}` as MessageId) }))}
               value={String(form.LogLevel)}
               onChange={(v) => v && set('LogLevel', Number(v))}
               allowDeselect={false}
               data-testid="set-loglevel"
             />
-            <NumberInput clampBehavior="none"
-              label={t('set.logMaxSize')}
-              min={100}
-              max={100000}
-              allowDecimal={false}
-              value={form.LogMaxSize}
-              onChange={(v) => set('LogMaxSize', typeof v === 'number' ? v : Number.NaN)}
-              data-testid="set-logmax"
-            />
+            <WholeNumberInput label={shellText('set.logMaxSize')} min={100} max={100000} {...number('LogMaxSize')} data-testid="set-logmax" />
           </Stack>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="sm">
-            {t('set.sectionSecurity')}
-          </Text>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionSecurity')}>
           <Switch
-            label={t('set.allowInternet')}
-            description={t('set.allowInternetHint')}
+            label={shellText('set.allowInternet')}
+            description={shellText('set.allowInternetHint')}
             checked={form.AllowInternetAccess}
             onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
           />
-        </Card>
+        </TitledCard>
       </SimpleGrid>
-      <Card withBorder>
-        <Text fw={600} mb="sm">
-          {t('set.sectionModules')}
-        </Text>
+      <TitledCard title={shellText('set.sectionModules')}>
         <SimpleGrid cols={{ base: 2, sm: 3, md: 4 }}>
           {MODULES.map((m) => (
             <Switch
               key={m.key}
-              label={t(`module.${m.key}` as MessageId)}
+              label={shellText(`module.${m.key}` as MessageId)}
               checked={form.EnabledModules.includes(m.key)}
               onChange={(e) => toggleModule(m.key, e.currentTarget.checked)}
               data-testid={`set-module-${m.key}`}
             />
           ))}
         </SimpleGrid>
-      </Card>
+      </TitledCard>
       <SystemPanel />
     </Stack>
   );

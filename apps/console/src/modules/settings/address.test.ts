@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { formToDevice } from '../wol/WolPage';
 import { newConsoleAddress } from './SettingsPage';
 
 describe('new console address after a listen change', () => {
@@ -15,10 +14,3 @@ describe('new console address after a listen change', () => {
   });
 });
 
-describe('wake-on-LAN form', () => {
-  it('turns the form into the contract input: one MAC per line, numbers kept as NaN when empty', () => {
-    const d = formToDevice({ name: ' NAS ', enable: true, macs: '<b>00:11:22:33:44:55</b>\n\n 66:77:88:99:aa:bb ', broadcast: ' 192.168.1.255', port: 9, secureOn: '', repeat: '', note: 'n' });
-    expect(d).toMatchObject({ name: 'NAS', macs: ['00:11:22:33:44:55', '66:77:88:99:aa:bb'], broadcast: '192.168.1.255', port: 9 });
-    expect(Number.isNaN(d.repeat)).toBe(true);
-  });
-});

@@ -6,9 +6,10 @@ import { useEffect, useRef, useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { statusQuery } from '../../api/queries';
-import { t } from '../../i18n';
+import { shellText } from '../../i18n';
 import { formatBytes } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
+import { TitledCard } from '../../shell/TitledCard';
 import { Meter, Sparkline } from './Sparkline';
 
 export const HISTORY = 60;
@@ -27,9 +28,9 @@ export function formatDuration(seconds: number): string {
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);
   const m = Math.floor((s % 3600) / 60);
-  if (d > 0) return t('status.days', { d, h });
-  if (h > 0) return t('status.hours', { h, m });
-  return t('status.minutes', { m, s: s % 60 });
+  if (d > 0) return shellText('status.days', { d, h });
+  if (h > 0) return shellText('status.hours', { h, m });
+  return shellText('status.minutes', { m, s: s % 60 });
 }
 
 function useHistory(data: Status | undefined): Sample[] {
@@ -53,6 +54,39 @@ function useHistory(data: Status | undefined): Sample[] {
 
 const pct = (n: number) => `${n.toFixed(1)}%`;
 
+/** Named figures, one a row. */
+function FiguresCard(props: { title: string; children: React.ReactNode }) {
+  return (
+    <TitledCard title={props.title}>
+      <Table variant="vertical" withRowBorders={false} fz="sm">
+        <Table.Tbody>{props.children}</Table.Tbody>
+      </Table>
+    </TitledCard>
+  );
+}
+
+/** A figure of the last minutes: its value now and its line. */
+function MetricCard(props: { label: string; value: string; values: number[]; max?: number; color?: string; testid?: string }) {
+  return (
+    <Card withBorder>
+      <Group justify="space-between">
+        <Text fz="sm" c="dimmed">
+          {props.label}
+        </Text>
+        <Text fw={700} data-testid={props.testid}>
+          {props.value}
+        </Text>
+      </Group>
+      <Sparkline
+        values={props.values}
+        {...(props.max !== undefined ? { max: props.max } : {})}
+        {...(props.color ? { color: `var(--mantine-color-${props.color}-6)` } : {})}
+        label={props.label}
+      />
+    </Card>
+  );
+}
+
 function Figure(props: { label: string; value: React.ReactNode; testid?: string }) {
   return (
     <Table.Tr>
@@ -75,7 +109,7 @@ export function StatusPage() {
     setGcBusy(true);
     try {
       const r = await call(coreRoutes.execGc, {});
-      pushNotice(t('about.gcDone', { freed: formatBytes(Math.max(0, r.before.heapUsed - r.after.heapUsed)) }), 'green');
+      pushNotice(shellText('about.gcDone', { freed: formatBytes(Math.max(0, r.before.heapUsed - r.after.heapUsed)) }), 'green');
       await queryClient.invalidateQueries({ queryKey: ['status'] });
     } catch {
       // the client already showed the message
@@ -87,7 +121,7 @@ export function StatusPage() {
   if (!data) {
     return (
       <Stack data-testid="status-page">
-        <PageTitle>{t('status.title')}</PageTitle>
+        <PageTitle>{shellText('status.title')}</PageTitle>
         <Skeleton h={240} />
       </Stack>
     );
@@ -102,118 +136,72 @@ export function StatusPage() {
       <PageTitle
         right={
           <Button variant="light" onClick={() => void gc()} loading={gcBusy} data-testid="status-gc">
-            {t('status.gc')}
+            {shellText('status.gc')}
           </Button>
         }
       >
-        {t('status.title')}
+        {shellText('status.title')}
       </PageTitle>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-        <Card withBorder>
-          <Group justify="space-between">
-            <Text fz="sm" c="dimmed">
-              {t('status.processCpu')}
-            </Text>
-            <Text fw={700} data-testid="status-proc-cpu">
-              {pct(p.cpuPercent)}
-            </Text>
-          </Group>
-          <Sparkline values={history.map((h) => h.procCpu)} max={100} label={t('status.processCpu')} />
-        </Card>
-        <Card withBorder>
-          <Group justify="space-between">
-            <Text fz="sm" c="dimmed">
-              {t('status.systemCpu')}
-            </Text>
-            <Text fw={700}>{pct(s.cpuPercent)}</Text>
-          </Group>
-          <Sparkline values={history.map((h) => h.sysCpu)} max={100} color="var(--mantine-color-orange-6)" label={t('status.systemCpu')} />
-        </Card>
-        <Card withBorder>
-          <Group justify="space-between">
-            <Text fz="sm" c="dimmed">
-              {t('status.rss')}
-            </Text>
-            <Text fw={700} data-testid="status-rss">
-              {formatBytes(p.memory.rss)}
-            </Text>
-          </Group>
-          <Sparkline values={history.map((h) => h.rss)} color="var(--mantine-color-grape-6)" label={t('status.rss')} />
-        </Card>
-        <Card withBorder>
-          <Group justify="space-between">
-            <Text fz="sm" c="dimmed">
-              {t('status.memUsed')}
-            </Text>
-            <Text fw={700}>
-              {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
-            </Text>
-          </Group>
-          <Sparkline values={history.map((h) => h.memUsed)} max={s.memTotal} color="var(--mantine-color-teal-6)" label={t('status.memUsed')} />
-        </Card>
+        <MetricCard label={shellText('status.processCpu')} value={pct(p.cpuPercent)} values={history.map((h) => h.procCpu)} max={100} testid="status-proc-cpu" />
+        <MetricCard label={shellText('status.systemCpu')} value={pct(s.cpuPercent)} values={history.map((h) => h.sysCpu)} max={100} color="orange" />
+        <MetricCard label={shellText('status.rss')} value={formatBytes(p.memory.rss)} values={history.map((h) => h.rss)} color="grape" testid="status-rss" />
+        <MetricCard
+          label={shellText('status.memUsed')}
+          value={`${formatBytes(memUsed)} / ${formatBytes(s.memTotal)}`}
+          values={history.map((h) => h.memUsed)}
+          max={s.memTotal}
+          color="teal"
+        />
       </SimpleGrid>
       <Text fz="xs" c="dimmed" mt={-8}>
-        {t('status.lastMinutes', { n })}
+        {shellText('status.lastMinutes', { n })}
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder>
-          <Text fw={600} mb="xs">
-            {t('status.process')}
-          </Text>
-          <Table variant="vertical" withRowBorders={false} fz="sm">
-            <Table.Tbody>
-              <Figure label={t('status.pid')} value={p.pid} />
-              <Figure label={t('status.uptime')} value={formatDuration(p.uptime)} testid="status-uptime" />
-              <Figure
-                label={t('status.heap')}
-                value={
-                  <Stack gap={4}>
-                    <span>{t('status.heapUsedOfTotal', { used: formatBytes(p.memory.heapUsed), total: formatBytes(p.memory.heapTotal) })}</span>
-                    <Meter value={p.memory.heapUsed} max={p.memory.heapTotal} label={t('status.heap')} />
-                  </Stack>
-                }
-              />
-              <Figure label={t('status.external')} value={formatBytes(p.memory.external)} />
-              <Figure
-                label={t('status.eventLoop')}
-                value={t('status.eventLoopValue', { mean: p.eventLoopDelay.mean.toFixed(1), p99: p.eventLoopDelay.p99.toFixed(1) })}
-              />
-              <Figure label={t('status.handles')} value={p.activeHandles} />
-              <Figure label={t('status.adminConnections')} value={data.connections.admin} />
-              <Figure label={t('status.sessions')} value={data.sessions} />
-              <Figure label={t('status.runtime')} value={`Node ${data.runtime.node} · V8 ${data.runtime.v8}`} />
-            </Table.Tbody>
-          </Table>
-        </Card>
-        <Card withBorder>
-          <Text fw={600} mb="xs">
-            {t('status.system')}
-          </Text>
-          <Table variant="vertical" withRowBorders={false} fz="sm">
-            <Table.Tbody>
-              <Figure label={t('status.hostname')} value={s.hostname} />
-              <Figure label={t('status.os')} value={`${s.platform} ${s.arch} ${s.release}`} />
-              <Figure label={t('status.uptime')} value={formatDuration(s.uptime)} />
-              <Figure label={t('status.cpus')} value={s.cpus} />
-              <Figure label={t('status.cpuModel')} value={s.cpuModel} />
-              <Figure label={t('status.load')} value={s.loadavg.map((l) => l.toFixed(2)).join(' / ')} />
-              <Figure
-                label={t('status.memUsed')}
-                value={
-                  <Stack gap={4}>
-                    <span>
-                      {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
-                    </span>
-                    <Meter value={memUsed} max={s.memTotal} label={t('status.memUsed')} />
-                  </Stack>
-                }
-              />
-              {Object.entries(data.connections.modules).map(([m, c]) => (
-                <Figure key={m} label={`${t('status.connections')} · ${m}`} value={<Badge variant="light">{c}</Badge>} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Card>
+        <FiguresCard title={shellText('status.process')}>
+          <Figure label={shellText('status.pid')} value={p.pid} />
+          <Figure label={shellText('status.uptime')} value={formatDuration(p.uptime)} testid="status-uptime" />
+          <Figure
+            label={shellText('status.heap')}
+            value={
+              <Stack gap={4}>
+                <span>{shellText('status.heapUsedOfTotal', { used: formatBytes(p.memory.heapUsed), total: formatBytes(p.memory.heapTotal) })}</span>
+                <Meter value={p.memory.heapUsed} max={p.memory.heapTotal} label={shellText('status.heap')} />
+              </Stack>
+            }
+          />
+          <Figure label={shellText('status.external')} value={formatBytes(p.memory.external)} />
+          <Figure
+            label={shellText('status.eventLoop')}
+            value={shellText('status.eventLoopValue', { mean: p.eventLoopDelay.mean.toFixed(1), p99: p.eventLoopDelay.p99.toFixed(1) })}
+          />
+          <Figure label={shellText('status.handles')} value={p.activeHandles} />
+          <Figure label={shellText('status.adminConnections')} value={data.connections.admin} />
+          <Figure label={shellText('status.sessions')} value={data.sessions} />
+          <Figure label={shellText('status.runtime')} value={`Node ${data.runtime.node} · V8 ${data.runtime.v8}`} />
+        </FiguresCard>
+        <FiguresCard title={shellText('status.system')}>
+          <Figure label={shellText('status.hostname')} value={s.hostname} />
+          <Figure label={shellText('status.os')} value={`${s.platform} ${s.arch} ${s.release}`} />
+          <Figure label={shellText('status.uptime')} value={formatDuration(s.uptime)} />
+          <Figure label={shellText('status.cpus')} value={s.cpus} />
+          <Figure label={shellText('status.cpuModel')} value={s.cpuModel} />
+          <Figure label={shellText('status.load')} value={s.loadavg.map((l) => l.toFixed(2)).join(' / ')} />
+          <Figure
+            label={shellText('status.memUsed')}
+            value={
+              <Stack gap={4}>
+                <span>
+                  {formatBytes(memUsed)} / {formatBytes(s.memTotal)}
+                </span>
+                <Meter value={memUsed} max={s.memTotal} label={shellText('status.memUsed')} />
+              </Stack>
+            }
+          />
+          {Object.entries(data.connections.modules).map(([m, c]) => (
+            <Figure key={m} label={`${shellText('status.connections')} · ${m}`} value={<Badge variant="light">{c}</Badge>} />
+          ))}
+        </FiguresCard>
       </SimpleGrid>
     </Stack>
   );

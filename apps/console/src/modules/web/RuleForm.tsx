@@ -1,598 +1,160 @@
-/** Add/edit a web rule: listener, HTTPS certificates, default service, sub rules (own dialog), access settings. */
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  NumberInput,
-  SegmentedControl,
-  Select,
-  Stack,
-  Switch,
-  Table,
-  Tabs,
-  Text,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
-import { webRoutes, type WebRule } from '@lucky/contracts';
-import { useMemo, useRef, useState } from 'react';
-import { lang } from '../../i18n';
-import { AccessEditor, CertEditor, CLIENT_IP_DEFAULT, mono, ServiceEditor } from './editors';
-import {
-  accessSectionOf,
-  checkRule,
-  checkSubRule,
-  emptyCert,
-  emptyRule,
-  emptySubRule,
-  errorFor,
-  formToRule,
-  keepsPassword,
-  missingPassword,
-  ruleToForm,
-  tabOf,
-  TLS_VERSIONS,
-  type Problem,
-  type RuleForm,
-  type RuleTab,
-  type SubRuleForm,
-} from './form';
-import { tw } from './i18n';
-import { webKeys } from './queries';
-import { useRuleSave } from '../../shell/useRuleActions';
-import { problemTabProps, useScrollToProblem } from '../../shell/RuleScreen';
+/** Add/edit a web rule: listener, HTTPS certificates, default service, sub rules, access settings. */
+import { Alert, Button, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import { DEFAULT_CLIENT_IP_HEADERS, type webRoutes } from '@lucky/contracts';
+import { useState } from 'react';
+import { bindFields } from '../../kit/form/bindFields';
+import { FormFrame } from '../../kit/form/FormFrame';
+import { FormTabs } from '../../kit/form/FormTabs';
+import { AddressPortFields } from '../../kit/fields/AddressPortFields';
+import { LinesInput } from '../../kit/fields/LinesInput';
+import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
+import { SegmentedField } from '../../kit/fields/SegmentedField';
+import { mono } from '../../kit/fields/styles';
+import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
+import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
+import { AccessEditor } from './AccessEditor';
+import { CertEditor } from './CertEditor';
+import { accessSectionOf, checkRule, tabOf, type RuleTab } from './checks';
+import { emptyCert, emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
+import { webText } from './i18n';
+import { webRules } from './ruleModule';
+import { ServiceEditor } from './ServiceEditor';
+import { SubRules } from './SubRules';
 
-export interface Editing {
-  key: string | null;
-  /** The rule as stored (passwords blank), null for a new one. */
-  saved: WebRule | null;
-}
+type ErrorAt = (field: string) => string | undefined;
 
-/** A problem of the form, or a new user's missing password (the daemon would refuse it). */
-function passwordProblem(users: RuleForm['access']['basicAuth']['users'], prefix: string): Problem | null {
-  const user = missingPassword(users);
-  if (user === null) return null;
-  const i = users.findIndex((u) => u.user.trim() === user && !keepsPassword(u) && u.password === '');
-  const message = tw('err.password', { user });
-  return { summary: message, path: `${prefix}basicAuth.users.${i}.password`, message };
-}
-
-export function ruleProblem(f: RuleForm): Problem | null {
-  return (
-    checkRule(f, lang, tw) ??
-    passwordProblem(f.access.basicAuth.users, '') ??
-    f.subRules.reduce<Problem | null>((p, s, i) => p ?? passwordProblem(s.access.basicAuth.users, `subRules.${i}.`), null)
-  );
-}
-
-export function subRuleProblem(f: SubRuleForm): Problem | null {
-  return checkSubRule(f, lang, tw) ?? passwordProblem(f.access.basicAuth.users, '');
-}
-
-function ProblemAlert({ problem, testId }: { problem: Problem; testId: string }) {
-  return (
-    <Alert color="red" p="xs" data-testid={testId}>
-      <Text fz="sm" fw={500} data-testid={`${testId}-message`}>
-        {problem.message}
-      </Text>
-      {problem.summary !== problem.message && (
-        <Text fz="xs" c="dimmed" data-testid={`${testId}-summary`}>
-          {problem.summary}
-        </Text>
-      )}
-    </Alert>
-  );
-}
-
-export function RuleFormModal(props: { editing: Editing | null; onClose: () => void }) {
-  const narrow = useMediaQuery('(max-width: 768px)');
-  return (
-    <Modal
-      opened={props.editing !== null}
-      onClose={props.onClose}
-      title={props.editing?.key ? tw('edit') : tw('add')}
-      size={1000}
-      fullScreen={narrow}
-      closeOnClickOutside={false}
-      data-testid="web-form"
-    >
-      {props.editing && <RuleFormBody editing={props.editing} onClose={props.onClose} />}
-    </Modal>
-  );
-}
-
-function RuleFormBody({ editing, onClose }: { editing: Editing; onClose: () => void }) {
-  const [form, setForm] = useState<RuleForm>(() => (editing.saved ? ruleToForm(editing.saved) : emptyRule()));
-  const [tab, setTab] = useState<RuleTab>('basic');
-  const [attempt, setAttempt] = useState(0);
-  const [serverError, setServerError] = useState<string | null>(null);
+export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
+  // The access folds that are open; a refused save opens the one holding the problem.
   const [open, setOpen] = useState<string[]>([]);
-  const [subEditing, setSubEditing] = useState<{ index: number | null; form: SubRuleForm } | null>(null);
-  const rootRef = useRef<HTMLDivElement>(null);
-
-  const edit = (fn: (d: RuleForm) => void) =>
-    setForm((prev) => {
-      const d = structuredClone(prev);
-      fn(d);
-      return d;
-    });
-
-  // Checked on save; after a refused save, again on every change so a fixed field stops showing red.
-  const problem = useMemo(() => (attempt > 0 ? ruleProblem(form) : null), [attempt, form]);
-  const err = (field: string) => errorFor(problem, field);
-
-  useScrollToProblem(rootRef, attempt, [tab]);
-
-  const save = useRuleSave<WebRule>({
-    routes: webRoutes,
-    ruleKey: editing.key,
-    invalidate: webKeys.all,
-    savedText: tw('saved'),
-    onSaved: onClose,
-    onError: setServerError,
+  const f = useRuleForm(webRules, props, {
+    empty: emptyRule,
+    toForm: ruleToForm,
+    toInput: formToRule,
+    check: checkRule,
+    tabs: { first: 'basic' as RuleTab, of: tabOf },
+    onRefused: ([p]) => {
+      const section = accessSectionOf(p!.path);
+      if (section && !p!.path.startsWith('subRules') && !open.includes(section)) setOpen([...open, section]);
+    },
   });
+  const { form, err, set } = f;
+  const b = bindFields(form, set, err);
 
-  const submit = () => {
-    setServerError(null);
-    const p = ruleProblem(form);
-    setAttempt((n) => n + 1);
-    if (p) {
-      setTab(tabOf(p.path));
-      const section = accessSectionOf(p.path);
-      if (section && !p.path.startsWith('subRules') && !open.includes(section)) setOpen([...open, section]);
-      return;
-    }
-    save.mutate(formToRule(form));
-  };
-
-  const https = form.protocol === 'https';
-  const tabError = (t: RuleTab) => (problem && tabOf(problem.path) === t ? 'red' : undefined);
-  /** A tab holding the problem shows it in red even when it is not the one open. */
-  const tabProps = (t: RuleTab) => problemTabProps(tabError(t) !== undefined);
-  const subError = (i: number) => (problem?.path.startsWith(`subRules.${i}.`) ? problem.message : undefined);
-
-  return (
-    <>
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
-      noValidate
-    >
-      <Stack gap="md" ref={rootRef}>
-        <Tabs value={tab} onChange={(v) => v && setTab(v as RuleTab)}>
-          <Tabs.List mb="sm">
-            <Tabs.Tab value="basic" {...tabProps('basic')} data-testid="web-tab-basic">
-              {tw('tabBasic')}
-            </Tabs.Tab>
-            <Tabs.Tab value="https" {...tabProps('https')} data-testid="web-tab-https">
-              {tw('tabHttps')}
-            </Tabs.Tab>
-            <Tabs.Tab value="service" {...tabProps('service')} data-testid="web-tab-service">
-              {tw('tabService')}
-            </Tabs.Tab>
-            <Tabs.Tab value="subrules" {...tabProps('subrules')} data-testid="web-tab-subrules">
-              {tw('tabSubRules', { n: form.subRules.length })}
-            </Tabs.Tab>
-            <Tabs.Tab value="access" {...tabProps('access')} data-testid="web-tab-access">
-              {tw('tabAccess')}
-            </Tabs.Tab>
-          </Tabs.List>
-
-          <Tabs.Panel value="basic">
-            <Stack gap="xs">
-              <Group grow align="flex-start">
-                <TextInput
-                  label={tw('name')}
-                  value={form.name}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    edit((d) => void (d.name = v));
-                  }}
-                  error={err('name')}
-                  data-testid="web-name"
-                />
-                <Switch
-                  mt={30}
-                  label={tw('enable')}
-                  checked={form.enable}
-                  onChange={(e) => {
-                    const v = e.currentTarget.checked;
-                    edit((d) => void (d.enable = v));
-                  }}
-                  data-testid="web-enable"
-                />
-              </Group>
-              <Group align="flex-end" gap="md">
-                <Stack gap={4}>
-                  <Text fz="sm" fw={500}>
-                    {tw('network')}
-                  </Text>
-                  <SegmentedControl
-                    data={['tcp4', 'tcp6']}
-                    value={form.network}
-                    onChange={(v) => edit((d) => void (d.network = v as RuleForm['network']))}
-                    data-testid="web-network"
-                  />
-                </Stack>
-                <Stack gap={4}>
-                  <Text fz="sm" fw={500}>
-                    {tw('protocol')}
-                  </Text>
-                  <SegmentedControl
-                    data={[
-                      { value: 'http', label: 'HTTP' },
-                      { value: 'https', label: 'HTTPS' },
-                    ]}
-                    value={form.protocol}
-                    onChange={(v) => edit((d) => void (d.protocol = v as RuleForm['protocol']))}
-                    data-testid="web-protocol"
-                  />
-                </Stack>
-              </Group>
-              <Group grow align="flex-start">
-                <TextInput
-                  label={tw('address')}
-                  description={tw('addressHint')}
-                  placeholder={form.network === 'tcp6' ? '::' : '0.0.0.0'}
-                  value={form.address}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    edit((d) => void (d.address = v));
-                  }}
-                  error={err('address')}
-                  styles={mono}
-                  data-testid="web-address"
-                />
-                <NumberInput
-                  clampBehavior="none"
-                  allowDecimal={false}
-                  label={tw('port')}
-                  description="1-65535"
-                  min={1}
-                  max={65535}
-                  value={form.port}
-                  onChange={(v) => edit((d) => void (d.port = v))}
-                  error={err('port')}
-                  data-testid="web-port"
-                />
-              </Group>
-              <Switch
-                label={tw('firewallAllow')}
-                description={tw('firewallAllowHint')}
-                checked={form.firewallAllow}
-                onChange={(e) => {
-                  const v = e.currentTarget.checked;
-                  edit((d) => void (d.firewallAllow = v));
-                }}
-                data-testid="web-firewall"
-              />
-              <Textarea
-                label={tw('note')}
-                autosize
-                minRows={1}
-                maxRows={4}
-                value={form.note}
-                onChange={(e) => {
-                  const v = e.currentTarget.value;
-                  edit((d) => void (d.note = v));
-                }}
-                error={err('note')}
-              />
-            </Stack>
-          </Tabs.Panel>
-
-          <Tabs.Panel value="https">
-            <Stack gap="xs">
-              {!https && (
-                <Alert color="blue" p="xs">
-                  {tw('httpsOnly')}
-                </Alert>
-              )}
-              <Select
-                label={tw('minTls')}
-                data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))}
-                value={form.minTls}
-                allowDeselect={false}
-                onChange={(v) => v && edit((d) => void (d.minTls = v as RuleForm['minTls']))}
-                maw={240}
-                data-testid="web-mintls"
-              />
-              <Text fz="sm" fw={500}>
-                {tw('certs')}
-              </Text>
-              <Text fz="xs" c="dimmed" mt={-6}>
-                {tw('certsHint')}
-              </Text>
-              {form.certs.map((c, i) => (
-                <CertEditor
-                  key={i}
-                  index={i}
-                  value={c}
-                  onChange={(v) => edit((d) => void (d.certs[i] = v))}
-                  onRemove={() => edit((d) => void d.certs.splice(i, 1))}
-                  errorAt={(f) => err(`certs.${i}.${f}`)}
-                />
-              ))}
-              <Button variant="light" w="fit-content" onClick={() => edit((d) => void d.certs.push(emptyCert()))} data-testid="web-cert-add">
-                {tw('certAdd')}
-              </Button>
-            </Stack>
-          </Tabs.Panel>
-
-          <Tabs.Panel value="service">
-            <Stack gap="xs">
-              <Text fz="xs" c="dimmed">
-                {tw('defaultServiceHint')}
-              </Text>
-              <ServiceEditor
-                value={form.defaultService}
-                onChange={(s) => edit((d) => void (d.defaultService = s))}
-                errorAt={(f) => err(`defaultService.${f}`)}
-                testId="web-default"
-              />
-            </Stack>
-          </Tabs.Panel>
-
-          <Tabs.Panel value="subrules">
-            <Stack gap="xs">
-              {form.subRules.length === 0 ? (
-                <Text c="dimmed" fz="sm" data-testid="web-sub-empty">
-                  {tw('subEmpty')}
-                </Text>
-              ) : (
-                <Table striped verticalSpacing={6} data-testid="web-sub-table">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>{tw('colName')}</Table.Th>
-                      <Table.Th>{tw('subColDomains')}</Table.Th>
-                      <Table.Th>{tw('subColService')}</Table.Th>
-                      <Table.Th>{tw('colEnable')}</Table.Th>
-                      <Table.Th />
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {form.subRules.map((s, i) => (
-                      <Table.Tr key={i} data-testid="web-sub-row">
-                        <Table.Td>
-                          {s.name || (
-                            <Text span c="dimmed" fz="sm">
-                              {tw('subNoName')}
-                            </Text>
-                          )}
-                          {subError(i) && (
-                            <Text fz="xs" c="red">
-                              {subError(i)}
-                            </Text>
-                          )}
-                        </Table.Td>
-                        <Table.Td style={{ fontFamily: 'monospace', fontSize: 12 }}>{s.domains.split('\n').filter(Boolean).join(', ')}</Table.Td>
-                        <Table.Td>
-                          <Badge variant="light" tt="none">
-                            {tw(`type.${s.service.type}`)}
-                          </Badge>
-                        </Table.Td>
-                        <Table.Td>
-                          <Switch
-                            checked={s.enable}
-                            onChange={(e) => {
-                              const v = e.currentTarget.checked;
-                              edit((d) => void (d.subRules[i]!.enable = v));
-                            }}
-                            aria-label={tw('colEnable')}
-                          />
-                        </Table.Td>
-                        <Table.Td>
-                          <Group gap={6} wrap="nowrap" justify="flex-end">
-                            <Button size="xs" variant="default" onClick={() => setSubEditing({ index: i, form: structuredClone(s) })} data-testid="web-sub-edit">
-                              {tw('editShort')}
-                            </Button>
-                            <ActionIcon
-                              variant="subtle"
-                              color="red"
-                              onClick={() => edit((d) => void d.subRules.splice(i, 1))}
-                              aria-label={tw('delete')}
-                              data-testid="web-sub-delete"
-                            >
-                              ✕
-                            </ActionIcon>
-                          </Group>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              )}
-              <Group justify="space-between">
-                <Button variant="light" onClick={() => setSubEditing({ index: null, form: emptySubRule() })} data-testid="web-sub-add">
-                  {tw('subAdd')}
-                </Button>
-                {editing.key && (
-                  <Text fz="xs" c="dimmed">
-                    {tw('subUnsaved')}
-                  </Text>
-                )}
-              </Group>
-            </Stack>
-          </Tabs.Panel>
-
-          <Tabs.Panel value="access">
-            <Stack gap="sm">
-              <Text fz="xs" c="dimmed">
-                {tw('accessRuleHint')}
-              </Text>
-              <AccessEditor
-                value={form.access}
-                onChange={(a) => edit((d) => void (d.access = a))}
-                errorAt={err}
-                open={open}
-                onOpen={setOpen}
-                testId="web-access"
-              />
-              <Text fz="sm" fw={500} mt="xs">
-                {tw('sectionClientIp')}
-              </Text>
-              <Group grow align="flex-start">
-                <Textarea
-                  label={tw('trustedProxies')}
-                  description={tw('trustedProxiesHint')}
-                  autosize
-                  minRows={2}
-                  maxRows={6}
-                  value={form.trustedProxies}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    edit((d) => void (d.trustedProxies = v));
-                  }}
-                  error={err('trustedProxies')}
-                  styles={mono}
-                  data-testid="web-trusted"
-                />
-                <TextInput
-                  label={tw('clientIpHeaders')}
-                  description={tw('clientIpHeadersHint', { headers: CLIENT_IP_DEFAULT })}
-                  value={form.clientIpHeaders}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    edit((d) => void (d.clientIpHeaders = v));
-                  }}
-                  error={err('clientIpHeaders')}
-                  styles={mono}
-                />
-              </Group>
-              <NumberInput
-                clampBehavior="none"
-                allowDecimal={false}
-                label={tw('accessLogCapacity')}
-                description={tw('accessLogCapacityHint')}
-                min={0}
-                max={102400}
-                value={form.accessLogCapacity}
-                onChange={(v) => edit((d) => void (d.accessLogCapacity = v))}
-                error={err('accessLog.capacity')}
-                maw={320}
-                data-testid="web-accesslog-capacity"
-              />
-            </Stack>
-          </Tabs.Panel>
-        </Tabs>
-
-        {problem && <ProblemAlert problem={problem} testId="web-form-error" />}
-        {serverError && (
-          <Alert color="red" p="xs" data-testid="web-form-server-error">
-            {serverError}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            {tw('cancel')}
-          </Button>
-          <Button type="submit" loading={save.isPending} data-testid="web-save">
-            {tw('save')}
-          </Button>
-        </Group>
-      </Stack>
-    </form>
-
-      <SubRuleModal
-        editing={subEditing}
-        onClose={() => setSubEditing(null)}
-        onDone={(s) => {
-          const at = subEditing?.index ?? null;
-          edit((d) => {
-            if (at === null) d.subRules.push(s);
-            else d.subRules[at] = s;
-          });
-          setSubEditing(null);
-        }}
+  const basic = (
+    <Stack gap="xs">
+      <NameAndSwitch
+        name={{ label: webText('name'), ...b.text('name'), 'data-testid': 'web-name' }}
+        enable={{ label: webText('enable'), ...b.check('enable'), 'data-testid': 'web-enable' }}
       />
-    </>
-  );
-}
-
-function SubRuleModal(props: { editing: { index: number | null; form: SubRuleForm } | null; onClose: () => void; onDone: (s: SubRuleForm) => void }) {
-  const narrow = useMediaQuery('(max-width: 768px)');
-  return (
-    <Modal
-      opened={props.editing !== null}
-      onClose={props.onClose}
-      title={props.editing?.index === null ? tw('subAdd') : tw('subEdit')}
-      size={900}
-      fullScreen={narrow}
-      closeOnClickOutside={false}
-      data-testid="web-sub-form"
-    >
-      {props.editing && <SubRuleBody initial={props.editing.form} onClose={props.onClose} onDone={props.onDone} />}
-    </Modal>
-  );
-}
-
-function SubRuleBody(props: { initial: SubRuleForm; onClose: () => void; onDone: (s: SubRuleForm) => void }) {
-  const [form, setForm] = useState<SubRuleForm>(props.initial);
-  const [attempt, setAttempt] = useState(0);
-  const [open, setOpen] = useState<string[]>([]);
-  const problem = useMemo(() => (attempt > 0 ? subRuleProblem(form) : null), [attempt, form]);
-  const err = (field: string) => errorFor(problem, field);
-  const set = (patch: Partial<SubRuleForm>) => setForm((f) => ({ ...f, ...patch }));
-  const rootRef = useRef<HTMLDivElement>(null);
-  useScrollToProblem(rootRef, attempt);
-
-  // The sub rule's own form is a nested form: its submit must not submit the rule's.
-  const done = (e?: React.SyntheticEvent) => {
-    e?.preventDefault();
-    e?.stopPropagation();
-    const p = subRuleProblem(form);
-    setAttempt((n) => n + 1);
-    if (p) {
-      const section = accessSectionOf(p.path);
-      if (section && !open.includes(section)) setOpen([...open, section]);
-      return;
-    }
-    props.onDone(form);
-  };
-
-  return (
-    <Stack gap="sm" ref={rootRef}>
-      <Group grow align="flex-start">
-        <TextInput label={tw('subName')} value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={err('name')} data-testid="web-sub-name" />
-        <Switch mt={30} label={tw('enable')} checked={form.enable} onChange={(e) => set({ enable: e.currentTarget.checked })} data-testid="web-sub-enable" />
+      <Group align="flex-end" gap="md">
+        <SegmentedField label={webText('network')} data={['tcp4', 'tcp6']} {...b.choice('network')} data-testid="web-network" />
+        <SegmentedField
+          label={webText('protocol')}
+          data={[
+            { value: 'http', label: 'HTTP' },
+            { value: 'https', label: 'HTTPS' },
+          ]}
+          {...b.choice('protocol')}
+          data-testid="web-protocol"
+        />
       </Group>
-      <Textarea
-        label={tw('subDomains')}
-        description={tw('subDomainsHint')}
-        // A red placeholder under an error would read like a value.
-        placeholder={err('domains') ? undefined : 'www.example.com\n*.example.com'}
-        autosize
-        minRows={2}
-        maxRows={10}
-        value={form.domains}
-        onChange={(e) => set({ domains: e.currentTarget.value })}
-        error={err('domains')}
-        styles={mono}
-        data-testid="web-sub-domains"
+      <AddressPortFields
+        address={{ label: webText('address'), description: webText('addressHint'), placeholder: form.network === 'tcp6' ? '::' : '0.0.0.0', ...b.text('address'), 'data-testid': 'web-address' }}
+        port={{ label: webText('port'), description: '1-65535', ...b.number('port'), 'data-testid': 'web-port' }}
       />
-      <ServiceEditor value={form.service} onChange={(s) => set({ service: s })} errorAt={(f) => err(`service.${f}`)} testId="web-sub-service" />
+      <Switch label={webText('firewallAllow')} description={webText('firewallAllowHint')} {...b.check('firewallAllow')} data-testid="web-firewall" />
+      <Textarea label={webText('note')} autosize minRows={1} maxRows={4} {...b.text('note')} />
+    </Stack>
+  );
+
+  const https = (
+    <Stack gap="xs">
+      {form.protocol !== 'https' && (
+        <Alert color="blue" p="xs">
+          {webText('httpsOnly')}
+        </Alert>
+      )}
+      <Select label={webText('minTls')} data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))} allowDeselect={false} {...b.choice('minTls')} maw={240} data-testid="web-mintls" />
+      <Text fz="sm" fw={500}>
+        {webText('certs')}
+      </Text>
+      <Text fz="xs" c="dimmed" mt={-6}>
+        {webText('certsHint')}
+      </Text>
+      {form.certs.map((c, i) => (
+        <CertEditor
+          key={i}
+          index={i}
+          value={c}
+          onChange={(v) => f.edit((d) => void (d.certs[i] = v))}
+          onRemove={() => f.edit((d) => void d.certs.splice(i, 1))}
+          errorAt={(field) => err(`certs.${i}.${field}`)}
+        />
+      ))}
+      <Button variant="light" w="fit-content" onClick={() => f.edit((d) => void d.certs.push(emptyCert()))} data-testid="web-cert-add">
+        {webText('certAdd')}
+      </Button>
+    </Stack>
+  );
+
+  const service = (
+    <Stack gap="xs">
+      <Text fz="xs" c="dimmed">
+        {webText('defaultServiceHint')}
+      </Text>
+      <ServiceEditor value={form.defaultService} onChange={(defaultService) => set({ defaultService })} errorAt={(field) => err(`defaultService.${field}`)} testId="web-default" />
+    </Stack>
+  );
+
+  const subRules = <SubRules value={form.subRules} onChange={(subRules) => set({ subRules })} errorAt={err} ruleSaved={props.editing.key !== null} />;
+
+  return (
+    <FormFrame {...f.frame}>
+      <FormTabs
+        {...f.tabsProps!}
+        tabs={[
+          { value: 'basic', label: webText('tabBasic'), content: basic },
+          { value: 'https', label: webText('tabHttps'), content: https },
+          { value: 'service', label: webText('tabService'), content: service },
+          { value: 'subrules', label: webText('tabSubRules', { n: form.subRules.length }), content: subRules },
+          { value: 'access', label: webText('tabAccess'), content: <AccessTab form={form} set={set} err={err} open={open} onOpen={setOpen} /> },
+        ]}
+      />
+    </FormFrame>
+  );
+}
+
+/** What applies to every request of the rule: access folds, whose address is the client's, the access log. */
+function AccessTab(props: { form: Form; set: (patch: Partial<Form>) => void; err: ErrorAt; open: string[]; onOpen: (v: string[]) => void }) {
+  const { form, set, err } = props;
+  const b = bindFields(form, set, err);
+  return (
+    <Stack gap="sm">
+      <Text fz="xs" c="dimmed">
+        {webText('accessRuleHint')}
+      </Text>
+      <AccessEditor value={form.access} onChange={(access) => set({ access })} errorAt={err} open={props.open} onOpen={props.onOpen} testId="web-access" />
       <Text fz="sm" fw={500} mt="xs">
-        {tw('tabAccess')}
+        {webText('sectionClientIp')}
       </Text>
-      <Text fz="xs" c="dimmed" mt={-8}>
-        {tw('accessSubHint')}
-      </Text>
-      <AccessEditor value={form.access} onChange={(a) => set({ access: a })} errorAt={err} open={open} onOpen={setOpen} testId="web-sub-access" />
-      {problem && <ProblemAlert problem={problem} testId="web-sub-error" />}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={props.onClose}>
-          {tw('cancel')}
-        </Button>
-        <Button onClick={done} data-testid="web-sub-done">
-          {tw('ok')}
-        </Button>
+      <Group grow align="flex-start">
+        <LinesInput label={webText('trustedProxies')} description={webText('trustedProxiesHint')} maxRows={6} {...b.text('trustedProxies')} data-testid="web-trusted" />
+        <TextInput
+          label={webText('clientIpHeaders')}
+          description={webText('clientIpHeadersHint', { headers: DEFAULT_CLIENT_IP_HEADERS.join(', ') })}
+          {...b.text('clientIpHeaders')}
+          styles={mono}
+        />
       </Group>
+      <WholeNumberInput
+        label={webText('accessLogCapacity')}
+        description={webText('accessLogCapacityHint')}
+        min={0}
+        max={102400}
+        {...b.number('accessLogCapacity', 'accessLog.capacity')}
+        maw={320}
+        data-testid="web-accesslog-capacity"
+      />
     </Stack>
   );
 }

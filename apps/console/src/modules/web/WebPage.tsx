@@ -1,227 +1,111 @@
 /** Web services: rule list (listen, engine status, live figures, switch), add/edit, logs, batch domain replace, settings. */
-import { ActionIcon, Anchor, Badge, Button, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import { webRoutes } from '@lucky/contracts';
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { modulesQuery } from '../../api/queries';
-import { ConfirmDelete, RuleTableCard } from '../../shell/RuleScreen';
-import { useRuleActions } from '../../shell/useRuleActions';
-import { PageTitle } from '../../shell/Shell';
-import { ReplaceModal, SettingsModal } from './Dialogs';
-import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains, STATE_COLOR, type WebRow } from './form';
-import { tw } from './i18n';
-import { webKeys, webRulesQuery } from './queries';
-import { RuleFormModal, type Editing } from './RuleForm';
-import { RuleLogModal } from './RuleLog';
+import { Anchor, Badge, Group, Text, Tooltip } from '@mantine/core';
+import type { webRoutes } from '@lucky/contracts';
+import { FirstEntries, RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
+import { RuleFigures } from '../../kit/rule-list/RuleFigures';
+import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
+import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
+import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
+import { AccessLog } from './AccessLog';
+import { webText } from './i18n';
+import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains } from './listing';
+import { ReplaceDomain } from './ReplaceDomain';
+import { RuleForm } from './RuleForm';
+import { webRules } from './ruleModule';
+import { SettingsForm } from './SettingsForm';
 
-/** The daemon's module list names this module `reverseproxy` (spec section 2); `web` is accepted too. */
-const MODULE_NAMES = ['reverseproxy', 'web'];
+type Rule = RuleViewOf<typeof webRoutes>;
+
+const columns: RuleColumn<Rule>[] = [
+  { head: webText('colName'), td: { maw: 260 }, cell: (r) => <NameCell r={r} /> },
+  { head: webText('colListen'), cell: (r) => <ListenCell r={r} /> },
+  { head: webText('colStatus'), td: { maw: 260 }, cell: (r) => <RuleStatusCell status={r.status} text={webText} testIds={webRules.testIds} /> },
+  { head: webText('colFigures'), td: { 'data-testid': 'web-figures' }, cell: (r) => <FiguresCell r={r} /> },
+];
+
+const logTabs: LogTab<Rule>[] = [
+  { value: 'access', label: webText('tabAccessLog'), render: (r) => <AccessLog ruleKey={r.key} /> },
+  { value: 'log', label: webText('tabServiceLog'), render: (r) => <RuleLogLines rules={webRules} ruleKey={r.key} /> },
+];
 
 export function WebPage() {
-  const modules = useQuery(modulesQuery());
-  const enabled = modules.data ? modules.data.Modules.some((m) => MODULE_NAMES.includes(m)) : true;
-  const list = useQuery({ ...webRulesQuery(), enabled });
-  const [editing, setEditing] = useState<Editing | null>(null);
-  const [logOf, setLogOf] = useState<string | null>(null);
-  const [replaceOpen, setReplaceOpen] = useState(false);
-  const [settingsOpen, setSettingsOpen] = useState(false);
+  return <RulePage rules={webRules} columns={columns} tools={(rules, enabled) => <ReplaceDomain rules={rules} enabled={enabled} />} logTabs={logTabs} Form={RuleForm} Settings={SettingsForm} />;
+}
 
-  const { toggle, remove, deleting, setDeleting } = useRuleActions<WebRow>({
-    routes: webRoutes,
-    listKey: webKeys.rules,
-    afterDelete: webKeys.all,
-    deletedText: tw('deleted'),
-  });
-
-
-  const rules = (list.data?.list ?? []) as unknown as WebRow[];
-  const logRule = logOf ? (rules.find((r) => r.key === logOf) ?? null) : null;
-  const pageHost = typeof window !== 'undefined' ? window.location.hostname : 'localhost';
-
+function NameCell({ r }: { r: Rule }) {
+  const domains = ruleDomains(r);
   return (
-    <Stack data-testid="web-page">
-      <PageTitle
-        right={
-          <Group gap="xs">
-            <Button variant="default" onClick={() => setSettingsOpen(true)} disabled={!enabled} data-testid="web-settings-open">
-              {tw('settings')}
-            </Button>
-            <Button variant="default" onClick={() => setReplaceOpen(true)} disabled={!enabled || rules.length === 0} data-testid="web-replace-open">
-              {tw('replace')}
-            </Button>
-            <Button onClick={() => setEditing({ key: null, saved: null })} disabled={!enabled} data-testid="web-add">
-              {tw('add')}
-            </Button>
-          </Group>
-        }
-      >
-        {tw('title')}
-      </PageTitle>
-      <RuleTableCard
-        module="web"
-        enabled={enabled}
-        loading={list.isPending}
-        empty={rules.length === 0}
-        emptyText={tw('empty')}
-        testPrefix="web"
-        minWidth={1000}
-      >
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{tw('colName')}</Table.Th>
-            <Table.Th>{tw('colListen')}</Table.Th>
-            <Table.Th>{tw('colStatus')}</Table.Th>
-            <Table.Th>{tw('colFigures')}</Table.Th>
-            <Table.Th>{tw('colEnable')}</Table.Th>
-            <Table.Th>{tw('colActions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rules.map((r) => (
-            <RuleRow
-              key={r.key}
-              r={r}
-              pageHost={pageHost}
-              onToggle={(enable) => toggle.mutate({ key: r.key, enable })}
-              onLog={() => setLogOf(r.key)}
-              onEdit={() => setEditing({ key: r.key, saved: r })}
-              onDelete={() => setDeleting(r)}
-            />
-          ))}
-        </Table.Tbody>
-      </RuleTableCard>
-
-      <RuleFormModal editing={editing} onClose={() => setEditing(null)} />
-      <RuleLogModal rule={logRule} onClose={() => setLogOf(null)} />
-      <ReplaceModal opened={replaceOpen} onClose={() => setReplaceOpen(false)} rules={rules} />
-      <SettingsModal opened={settingsOpen} onClose={() => setSettingsOpen(false)} />
-
-      <ConfirmDelete
-        opened={deleting !== null}
-        title={tw('deleteTitle')}
-        question={tw('deleteConfirm', { name: deleting?.name ?? '' })}
-        deleteText={tw('delete')}
-        loading={remove.isPending}
-        onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.key)}
-        testId="web-delete-confirm"
-      />
-    </Stack>
+    <RuleNameCell name={r.name} note={r.note} testId={webRules.testIds.rowName}>
+      <Text fz="xs" c="dimmed">
+        {webText('subRulesCount', { n: r.subRules.length })} · {webText(`type.${r.defaultService.type}`)}
+      </Text>
+      {domains.length > 0 && <FirstEntries entries={domains} text={webText} mono testId="web-row-domains" />}
+    </RuleNameCell>
   );
 }
 
-function RuleRow(props: { r: WebRow; pageHost: string; onToggle: (v: boolean) => void; onLog: () => void; onEdit: () => void; onDelete: () => void }) {
-  const { r } = props;
-  const domains = ruleDomains(r);
+function ListenCell({ r }: { r: Rule }) {
+  // Every address means the address this page came from.
+  const pageHost = typeof window !== 'undefined' ? window.location.hostname : 'localhost';
+  return (
+    <>
+      <Group gap={4} wrap="nowrap">
+        <Badge size="xs" variant="outline" tt="none">
+          {r.network}
+        </Badge>
+        <Badge size="xs" variant="outline" color={r.protocol === 'https' ? 'teal' : 'gray'} tt="none">
+          {r.protocol}
+        </Badge>
+      </Group>
+      <Anchor
+        href={openUrl(r, pageHost)}
+        target="_blank"
+        rel="noreferrer"
+        fz="sm"
+        style={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}
+        title={webText('open')}
+        data-testid="web-row-listen"
+      >
+        {listenText(r)}
+      </Anchor>
+      {r.firewallAllow && r.firewall && (
+        <Text fz="xs" c="dimmed" maw={220} data-testid="web-row-firewall">
+          {webText('firewallNote', { note: r.firewall })}
+        </Text>
+      )}
+    </>
+  );
+}
+
+function FiguresCell({ r }: { r: Rule }) {
   const f = figuresText(r.figures);
   const codes = codeList(r.figures.codes);
-  const state = r.status.state;
   return (
-    <Table.Tr data-testid="web-row" data-key={r.key}>
-      <Table.Td maw={260}>
-        <Text fw={500} fz="sm" data-testid="web-row-name">
-          {r.name}
-        </Text>
-        <Text fz="xs" c="dimmed">
-          {tw('subRulesCount', { n: r.subRules.length })} · {tw(`type.${r.defaultService.type}`)}
-        </Text>
-        {domains.length > 0 && (
-          <Text fz="xs" c="dimmed" truncate="end" title={domains.join('\n')} style={{ fontFamily: 'monospace' }} data-testid="web-row-domains">
-            {domains.slice(0, 2).join(', ')}
-            {domains.length > 2 ? ` ${tw('domainsMore', { n: domains.length - 2 })}` : ''}
-          </Text>
-        )}
-        {r.note && (
-          <Text fz="xs" c="dimmed" truncate="end">
-            {r.note}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td>
-        <Group gap={4} wrap="nowrap">
-          <Badge size="xs" variant="outline" tt="none">
-            {r.network}
-          </Badge>
-          <Badge size="xs" variant="outline" color={r.protocol === 'https' ? 'teal' : 'gray'} tt="none">
-            {r.protocol}
-          </Badge>
+    <RuleFigures
+      quiet={r.figures.requests === 0 && r.figures.connections === 0}
+      quietText={webText('noRequests')}
+      lines={[
+        [
+          { text: webText('requests', { n: f.requests }), testId: 'web-fig-requests', value: r.figures.requests },
+          { text: webText('connections', { n: f.connections }), testId: 'web-fig-connections' },
+        ],
+        [
+          { text: `↓ ${webText('bytesIn', { v: f.bytesIn })}`, testId: 'web-fig-in' },
+          { text: `↑ ${webText('bytesOut', { v: f.bytesOut })}`, testId: 'web-fig-out' },
+        ],
+      ]}
+    >
+      {codes.length > 0 && (
+        <Group gap={4}>
+          {codes.slice(0, 6).map(([code, n]) => (
+            <Tooltip key={code} label={code === '0' ? webText('codeClosed') : code}>
+              <Badge size="xs" variant="light" color={codeColor(code)} tt="none" data-testid="web-fig-code" data-code={code}>
+                {code === '0' ? '—' : code}: {n}
+              </Badge>
+            </Tooltip>
+          ))}
         </Group>
-        <Anchor
-          href={openUrl(r, props.pageHost)}
-          target="_blank"
-          rel="noreferrer"
-          fz="sm"
-          style={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}
-          title={tw('open')}
-          data-testid="web-row-listen"
-        >
-          {listenText(r)}
-        </Anchor>
-        {r.firewallAllow && r.firewall && (
-          <Text fz="xs" c="dimmed" maw={220} data-testid="web-row-firewall">
-            {tw('firewallNote', { note: r.firewall })}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td maw={260}>
-        <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid="web-status" data-state={state}>
-          {tw(`state.${state}`)}
-        </Badge>
-        {r.status.message && (
-          <Text fz="xs" c={state === 'error' ? 'red' : 'dimmed'} style={{ wordBreak: 'break-word' }} data-testid="web-status-message">
-            {r.status.message}
-          </Text>
-        )}
-      </Table.Td>
-      <Table.Td data-testid="web-figures">
-        {r.figures.requests === 0 && r.figures.connections === 0 ? (
-          <Text fz="xs" c="dimmed">
-            {tw('noRequests')}
-          </Text>
-        ) : (
-          <Stack gap={2}>
-            <Text fz="xs" style={{ whiteSpace: 'nowrap' }}>
-              <span data-testid="web-fig-requests" data-value={r.figures.requests}>
-                {tw('requests', { n: f.requests })}
-              </span>
-              {' · '}
-              <span data-testid="web-fig-connections">{tw('connections', { n: f.connections })}</span>
-            </Text>
-            <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-              <span data-testid="web-fig-in">↓ {tw('bytesIn', { v: f.bytesIn })}</span>
-              {' · '}
-              <span data-testid="web-fig-out">↑ {tw('bytesOut', { v: f.bytesOut })}</span>
-            </Text>
-            {codes.length > 0 && (
-              <Group gap={4}>
-                {codes.slice(0, 6).map(([code, n]) => (
-                  <Tooltip key={code} label={code === '0' ? tw('codeClosed') : code}>
-                    <Badge size="xs" variant="light" color={codeColor(code)} tt="none" data-testid="web-fig-code" data-code={code}>
-                      {code === '0' ? '—' : code}: {n}
-                    </Badge>
-                  </Tooltip>
-                ))}
-              </Group>
-            )}
-          </Stack>
-        )}
-      </Table.Td>
-      <Table.Td>
-        <Switch checked={r.enable} onChange={(e) => props.onToggle(e.currentTarget.checked)} aria-label={tw('colEnable')} data-testid="web-toggle" />
-      </Table.Td>
-      <Table.Td>
-        <Group gap={6} wrap="nowrap">
-          <Button size="xs" variant="light" onClick={props.onLog} data-testid="web-log-open">
-            {tw('log')}
-          </Button>
-          <Button size="xs" variant="default" onClick={props.onEdit} data-testid="web-edit">
-            {tw('edit')}
-          </Button>
-          <ActionIcon variant="subtle" color="red" onClick={props.onDelete} aria-label={tw('delete')} size="md" data-testid="web-delete">
-            ✕
-          </ActionIcon>
-        </Group>
-      </Table.Td>
-    </Table.Tr>
+      )}
+    </RuleFigures>
   );
 }

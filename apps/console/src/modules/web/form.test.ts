@@ -1,38 +1,27 @@
-import { DEFAULT_CORS_METHODS, SECRET_MASK, ZWebDomainReplace, ZWebRule, type WebFigures } from '@lucky/contracts';
+import { DEFAULT_CORS_METHODS, SECRET_MASK, ZWebRule, type WebFigures } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
+import { errorFor } from '../../kit/form/problems';
+import { clampShow } from './AccessLog';
+import { accessSectionOf, checkReplace, checkRule, checkSubRule, fieldLabel, missingPassword, tabOf } from './checks';
 import {
-  accessSectionOf,
-  codeList,
   emptyAccess,
   emptyRule,
   emptyService,
   emptySubRule,
-  errorFor,
-  fieldLabel,
-  figuresText,
-  firstProblem,
   formToRule,
   formToService,
   formToSubRule,
-  listenText,
-  missingPassword,
-  openUrl,
   parseHeaders,
-  ruleDomains,
   ruleToForm,
   serviceToForm,
-  tabOf,
   words,
-  checkRule,
-  checkSubRule,
   type RuleForm,
 } from './form';
-import { clampShow } from './RuleLog';
-import { en_US, zh_CN, type WebTextId } from './i18n';
+import { webTextIn } from './i18n';
+import { codeList, figuresText, listenText, openUrl, ruleDomains } from './listing';
 
-const fill = (s: string, vars?: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, k: string) => (vars && k in vars ? String(vars[k]) : m));
-const twZh = (id: WebTextId, vars?: Record<string, string | number>) => fill(zh_CN[id], vars);
-const twEn = (id: WebTextId, vars?: Record<string, string | number>) => fill(en_US[id], vars);
+/** The form's problem, one at a time as the form shows it. */
+const first = <T,>(found: T[]) => found[0] ?? null;
 
 function proxyRule(): RuleForm {
   const f = emptyRule();
@@ -51,13 +40,7 @@ function proxyRule(): RuleForm {
 describe('web form helpers', () => {
   it('a new rule holds the schema defaults: HTTP on tcp4, a 404 text default, CORS methods of spec section 9', () => {
     const f = emptyRule();
-    expect(f.name).toBe('');
-    expect(f.port).toBe('');
-    expect(f.network).toBe('tcp4');
-    expect(f.protocol).toBe('http');
-    expect(f.minTls).toBe('1.2');
-    expect(f.defaultService.type).toBe('text');
-    expect(f.defaultService.status).toBe(404);
+    expect(f).toMatchObject({ name: '', port: '', network: 'tcp4', protocol: 'http', minTls: '1.2', defaultService: { type: 'text', status: 404 } });
     expect(f.access.cors.methods).toBe(DEFAULT_CORS_METHODS.join(', '));
     expect(f.access.cors.methods).toBe('POST, GET, PUT, OPTIONS, DELETE');
     expect(f.clientIpHeaders).toBe('X-Forwarded-For, X-Real-IP');
@@ -110,70 +93,69 @@ describe('web form helpers', () => {
   it('a sub rule without domains: "domain cannot be empty" (spec section 5), in both languages', () => {
     const sub = emptySubRule();
     sub.service = { ...emptyService('text'), body: 'x' };
-    const zh = checkSubRule(sub, 'zh_CN', twZh);
+    const zh = first(checkSubRule(sub, 'zh_CN'));
     expect(zh?.message).toBe('域名不能为空');
     expect(zh?.path).toBe('domains');
     expect(zh?.summary).toContain('domains');
-    expect(checkSubRule(sub, 'en_US', twEn)?.message).toBe('Domain cannot be empty');
+    expect(first(checkSubRule(sub, 'en_US'))?.message).toBe('Domain cannot be empty');
     // Whitespace-only lines are no domain either.
     sub.domains = '  \n ';
-    expect(checkSubRule(sub, 'zh_CN', twZh)?.message).toBe('域名不能为空');
+    expect(first(checkSubRule(sub, 'zh_CN'))?.message).toBe('域名不能为空');
     sub.domains = 'ok.example.com';
-    expect(checkSubRule(sub, 'zh_CN', twZh)).toBeNull();
+    expect(first(checkSubRule(sub, 'zh_CN'))).toBeNull();
   });
 
   it('names the sub rule and the line of a bad entry inside the rule', () => {
     const f = proxyRule();
     f.subRules[0]!.domains = 'ok.example.com\nbad domain';
-    const p = checkRule(f, 'en_US', twEn);
+    const p = first(checkRule(f, 'en_US'));
     expect(p?.path).toBe('subRules.0.domains.1');
     expect(p?.message).toBe('Sub rule 1 · Domain, line 2: is not a valid domain');
     expect(tabOf(p!.path)).toBe('subrules');
     f.subRules[0]!.domains = 'ok.example.com';
     f.subRules[0]!.service.targets = 'ftp://x';
-    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('子规则 1 · 后端地址第 1 行：不是有效的后端地址（http:// 或 https://）');
+    expect(first(checkRule(f, 'zh_CN'))?.message).toBe('子规则 1 · 后端地址第 1 行：不是有效的后端地址（http:// 或 https://）');
     f.subRules[0]!.service.targets = '';
-    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('子规则 1 · 后端地址不能为空');
+    expect(first(checkRule(f, 'zh_CN'))?.message).toBe('子规则 1 · 后端地址不能为空');
   });
 
   it('checks port, access log capacity and CIDRs with the contracts', () => {
     const f = proxyRule();
     f.port = '';
-    let p = checkRule(f, 'zh_CN', twZh);
+    let p = first(checkRule(f, 'zh_CN'));
     expect(p?.path).toBe('port');
     expect(tabOf(p!.path)).toBe('basic');
     f.port = 8080;
     f.accessLogCapacity = 102401;
-    p = checkRule(f, 'en_US', twEn);
+    p = first(checkRule(f, 'en_US'));
     expect(p?.path).toBe('accessLog.capacity');
     expect(p?.message).toBe('Access log capacity cannot be more than 102400');
     f.accessLogCapacity = -1;
-    expect(checkRule(f, 'zh_CN', twZh)?.message).toBe('访问日志容量不能小于 0');
+    expect(first(checkRule(f, 'zh_CN'))?.message).toBe('访问日志容量不能小于 0');
     expect(tabOf(p!.path)).toBe('access');
     f.accessLogCapacity = 0;
     f.access.ipFilter = { mode: 'whitelist', list: '192.168.1.0/24\n10.0.0.0/33' };
-    p = checkRule(f, 'en_US', twEn);
+    p = first(checkRule(f, 'en_US'));
     expect(p?.path).toBe('ipFilter.list.1');
     expect(accessSectionOf(p!.path)).toBe('ipFilter');
-    expect(errorFor(p, 'ipFilter')).toBe(p?.message);
-    expect(errorFor(p, 'uaFilter')).toBeUndefined();
+    expect(errorFor(checkRule(f, 'en_US'), 'ipFilter')).toBe(p?.message);
+    expect(errorFor(checkRule(f, 'en_US'), 'uaFilter')).toBeUndefined();
     f.access.ipFilter.list = '192.168.1.0/24';
-    expect(checkRule(f, 'en_US', twEn)).toBeNull();
+    expect(first(checkRule(f, 'en_US'))).toBeNull();
   });
 
   it('labels by path', () => {
-    expect(fieldLabel(['defaultService', 'targets', 0], twZh)).toBe('后端地址');
-    expect(fieldLabel(['subRules', 2, 'basicAuth', 'users', 0, 'user'], twEn)).toBe('Sub rule 3 · User name');
-    expect(fieldLabel(['somethingElse'], twEn)).toBe('somethingElse');
+    expect(fieldLabel(['defaultService', 'targets', 0], webTextIn('zh_CN'))).toBe('后端地址');
+    expect(fieldLabel(['subRules', 2, 'basicAuth', 'users', 0, 'user'], webTextIn('en_US'))).toBe('Sub rule 3 · User name');
+    expect(fieldLabel(['somethingElse'], webTextIn('en_US'))).toBe('somethingElse');
     expect(tabOf('certs.0.cert')).toBe('https');
     expect(tabOf('defaultService.body')).toBe('service');
   });
 
   it('the batch replace refuses an empty domain', () => {
-    const p = firstProblem(ZWebDomainReplace, { from: '', to: 'b.example.com', keys: [] }, 'zh_CN', twZh);
-    expect(p?.message).toBe('原域名不能为空');
-    expect(firstProblem(ZWebDomainReplace, { from: 'a.example.com', to: '', keys: [] }, 'en_US', twEn)?.message).toBe('New domain cannot be empty');
-    expect(firstProblem(ZWebDomainReplace, { from: 'a.example.com', to: 'b.example.com', keys: [] }, 'en_US', twEn)).toBeNull();
+    expect(first(checkReplace({ from: '', to: 'b.example.com', keys: [] }, 'zh_CN'))?.message).toBe('原域名不能为空');
+    expect(first(checkReplace({ from: 'a.example.com', to: '', keys: [] }, 'en_US'))?.message).toBe('New domain cannot be empty');
+    expect(first(checkReplace({ from: 'a.example.com', to: 'b.example.com', keys: [] }, 'en_US'))).toBeNull();
   });
 
   it('new users need a password; stored users keep theirs when blank', () => {

@@ -1,0 +1,36 @@
+/** Every text table of the console: both languages have the same keys, no empty text, the same placeholders. */
+import { describe, expect, it } from 'vitest';
+import { en_US as kitEn } from '../kit/texts.en_US';
+import { zh_CN as kitZh } from '../kit/texts.zh_CN';
+import { en_US as ddnsEn } from '../modules/ddns/i18n.en_US';
+import { zh_CN as ddnsZh } from '../modules/ddns/i18n.zh_CN';
+import { en_US as pfEn } from '../modules/portforward/i18n.en_US';
+import { zh_CN as pfZh } from '../modules/portforward/i18n.zh_CN';
+import { en_US as safeEn } from '../modules/safe/i18n.en_US';
+import { zh_CN as safeZh } from '../modules/safe/i18n.zh_CN';
+import { en_US as systemEn } from '../modules/settings/system.i18n.en_US';
+import { zh_CN as systemZh } from '../modules/settings/system.i18n.zh_CN';
+import { en_US as webEn } from '../modules/web/i18n.en_US';
+import { zh_CN as webZh } from '../modules/web/i18n.zh_CN';
+import { en_US as wolEn } from '../modules/wol/i18n.en_US';
+import { zh_CN as wolZh } from '../modules/wol/i18n.zh_CN';
+import { en_US } from './en_US';
+import { parityProblems } from './parity';
+import { zh_CN } from './zh_CN';
+
+const TABLES: [string, Record<string, string>, Record<string, string>][] = [
+  ['shell', zh_CN, en_US],
+  ['kit', kitZh, kitEn],
+  ['ddns', ddnsZh, ddnsEn],
+  ['portforward', pfZh, pfEn],
+  ['safe', safeZh, safeEn],
+  ['settings system panel', systemZh, systemEn],
+  ['web', webZh, webEn],
+  ['wol', wolZh, wolEn],
+];
+
+describe('text tables', () => {
+  it.each(TABLES)('%s: zh_CN and en_US match', (_name, zh, en) => {
+    expect(parityProblems(zh, en)).toEqual([]);
+  });
+});

@@ -1,0 +1,26 @@
+import { Button, Group, Modal, Text } from '@mantine/core';
+import type { RuleTexts } from '../texts';
+
+/** "Delete the rule X?" with the module's own wording of what goes with it. */
+export function ConfirmDelete(props: {
+  name: string | null;
+  text: RuleTexts;
+  loading: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+  testId: string;
+}) {
+  return (
+    <Modal opened={props.name !== null} onClose={props.onCancel} title={props.text('deleteTitle')} centered size="sm">
+      <Text mb="lg">{props.text('deleteConfirm', { name: props.name ?? '' })}</Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={props.onCancel}>
+          {props.text('cancel')}
+        </Button>
+        <Button color="red" loading={props.loading} onClick={props.onConfirm} data-testid={props.testId}>
+          {props.text('delete')}
+        </Button>
+      </Group>
+    </Modal>
+  );
+}

@@ -1,0 +1,62 @@
+/** Cells every rule list shows alike: the name with its details, the engine's state, a few list entries. */
+import { Badge, Group, Text } from '@mantine/core';
+import type { RuleStatus } from '@lucky/contracts';
+import type { ReactNode } from 'react';
+import type { RuleTexts } from '../texts';
+import type { RuleTestIds } from './ruleModule';
+
+const STATE_COLOR: Record<RuleStatus['state'], string> = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray' };
+
+export function RuleNameCell(props: { name: string; note?: string; testId: string; children?: ReactNode }) {
+  return (
+    <>
+      <Text fw={500} fz="sm" data-testid={props.testId}>
+        {props.name}
+      </Text>
+      {props.children}
+      {props.note && (
+        <Text fz="xs" c="dimmed" truncate="end" title={props.note}>
+          {props.note}
+        </Text>
+      )}
+    </>
+  );
+}
+
+/** The engine's state; its message (why it is not running) under it; `aside` next to the badge. */
+export function RuleStatusCell(props: { status: RuleStatus; text: RuleTexts; testIds: RuleTestIds; aside?: ReactNode }) {
+  const { state, message } = props.status;
+  const badge = (
+    <Badge color={STATE_COLOR[state]} variant="light" tt="none" data-testid={props.testIds.status} data-state={state}>
+      {props.text(`state.${state}`)}
+    </Badge>
+  );
+  return (
+    <>
+      {props.aside ? (
+        <Group gap={6} wrap="nowrap">
+          {badge}
+          {props.aside}
+        </Group>
+      ) : (
+        badge
+      )}
+      {message && (
+        <Text fz="xs" c={state === 'error' ? 'red' : 'dimmed'} style={{ wordBreak: 'break-word' }} data-testid={props.testIds.statusMessage}>
+          {message}
+        </Text>
+      )}
+    </>
+  );
+}
+
+/** The first two entries of a list (domains), "and N more" for the rest; all of them on hover. */
+export function FirstEntries(props: { entries: readonly string[]; text: RuleTexts; mono?: boolean; testId?: string }) {
+  const { entries } = props;
+  return (
+    <Text fz="xs" c="dimmed" truncate="end" title={entries.join('\n')} style={props.mono ? { fontFamily: 'monospace' } : undefined} data-testid={props.testId}>
+      {entries.slice(0, 2).join(', ')}
+      {entries.length > 2 ? ` ${props.text('domainsMore', { n: entries.length - 2 })}` : ''}
+    </Text>
+  );
+}

@@ -1,0 +1,57 @@
+/** The task form in jsdom: easy mode hides the advanced fields, an empty domain list is refused without a call, a mask is sent back. */
+import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { ddnsProvidersQuery } from './queries';
+import { RuleForm } from './RuleForm';
+import { ddnsRules } from './ruleModule';
+
+withDomShims();
+
+const sync = { status: 'waitingForSync' as const, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, message: '', records: [] };
+const providers = { ret: 0 as const, providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })), webhookPresets: {}, callbackPresets: {} };
+
+const renderForm = (saved: DdnsTask | null) => renderRuleForm(ddnsRules, RuleForm, saved && listed(saved, { sync }), (qc) => qc.setQueryData(ddnsProvidersQuery().queryKey, providers));
+
+const saved = ZDdnsTask.parse({
+  name: 'cf',
+  provider: 'cloudflare',
+  domains: ['www.example.com'],
+  credentials: { secret: SECRET_MASK },
+}) as DdnsTask;
+
+describe('the task form', () => {
+  it('easy mode hides the advanced settings; customized shows them', async () => {
+    renderForm(null);
+    await screen.findByTestId('ddns-name');
+    expect(screen.queryByTestId('ddns-advanced')).toBeNull();
+    fireEvent.click(screen.getByText('自定义模式'));
+    expect(await screen.findByTestId('ddns-advanced')).toBeTruthy();
+    expect(screen.getByTestId('ddns-forcesync')).toBeTruthy();
+  });
+
+  it('refuses an empty domain list before any call, with the spec message on the field', async () => {
+    const fetchSpy = renderForm(null);
+    fireEvent.change(await screen.findByTestId('ddns-name'), { target: { value: 'x' } });
+    fireEvent.change(screen.getByTestId('ddns-cred-secret'), { target: { value: 'token' } });
+    fireEvent.click(screen.getByTestId('ddns-save'));
+    expect((await screen.findByTestId('ddns-form-error-message')).textContent).toBe('域名列表不能为空');
+    expect(screen.getByTestId('ddns-form-error-summary').textContent).toContain('domains');
+    expect(screen.getByTestId('ddns-domains').getAttribute('aria-invalid')).toBe('true');
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it('an unchanged stored secret goes back as the mask', async () => {
+    const fetchSpy = renderForm(saved);
+    expect(((await screen.findByTestId('ddns-cred-secret')) as HTMLInputElement).value).toBe(SECRET_MASK);
+    fireEvent.click(screen.getByTestId('ddns-save'));
+    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
+    const [url, init] = fetchSpy.mock.calls[0]!;
+    expect(String(url)).toContain('/api/ddns/rules/k1');
+    expect(init?.method).toBe('PUT');
+    const body = JSON.parse(String(init?.body)) as DdnsTask;
+    expect(body.credentials.secret).toBe(SECRET_MASK);
+    expect(body.domains).toEqual(['www.example.com']);
+  });
+});

@@ -1,0 +1,27 @@
+import { PasswordInput } from '@mantine/core';
+import { SECRET_MASK } from '@lucky/contracts';
+import { HINT_BELOW } from '../../kit/fields/styles';
+import { isMask } from './form';
+import { ddnsText } from './i18n';
+
+/** Selects the whole mask on focus, so typing replaces a stored secret instead of appending to it. */
+const selectMask = (e: React.FocusEvent<HTMLInputElement>) => {
+  if (isMask(e.currentTarget.value)) e.currentTarget.select();
+};
+
+/** A secret the daemon keeps: shown as its mask, sent back unchanged unless replaced. */
+export function SecretInput(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined; testId?: string }) {
+  return (
+    <PasswordInput
+      label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.currentTarget.value)}
+      onFocus={selectMask}
+      description={isMask(props.value) ? ddnsText('secretKept', { mask: SECRET_MASK }) : undefined}
+      error={props.error}
+      autoComplete="new-password"
+      data-testid={props.testId}
+      inputWrapperOrder={HINT_BELOW}
+    />
+  );
+}

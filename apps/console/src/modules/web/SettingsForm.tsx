@@ -1,0 +1,32 @@
+/** The module settings: how many access log entries a rule's log shows, how many threads serve. */
+import { WEB_SERVING_THREADS_MAX, ZWebConfigure, type WebConfigure, type webRoutes } from '@lucky/contracts';
+import { bindFields } from '../../kit/form/bindFields';
+import { FormFrame } from '../../kit/form/FormFrame';
+import { toNumber, type Num } from '../../kit/form/values';
+import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
+import type { SettingsFormProps } from '../../kit/module-settings/SettingsDialog';
+import { useSettingsForm } from '../../kit/module-settings/useSettingsForm';
+import { webProblem } from './checks';
+import { webText } from './i18n';
+import { webRules } from './ruleModule';
+
+type Form = Record<keyof WebConfigure, Num>;
+const toBody = (f: Form): WebConfigure => ({ accessLogShow: toNumber(f.accessLogShow), servingThreads: toNumber(f.servingThreads) });
+
+export function SettingsForm(props: SettingsFormProps<typeof webRoutes>) {
+  const f = useSettingsForm({ rules: webRules, ...props, toForm: (c): Form => ({ ...c }), toBody, check: (form) => webProblem(ZWebConfigure, toBody(form)) });
+  const b = bindFields(f.form, f.set, f.err);
+  return (
+    <FormFrame {...f.frame} problemsOnFieldsOnly>
+      <WholeNumberInput label={webText('accessLogShow')} description={webText('accessLogShowHint')} min={1} max={256} {...b.number('accessLogShow')} data-testid="web-set-show" />
+      <WholeNumberInput
+        label={webText('servingThreads')}
+        description={webText('servingThreadsHint')}
+        min={0}
+        max={WEB_SERVING_THREADS_MAX}
+        {...b.number('servingThreads')}
+        data-testid="web-set-threads"
+      />
+    </FormFrame>
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * What is wrong with a web rule, a sub rule or a domain replace, one message at a time, naming the
+ * field (spec section 5: "domain cannot be empty"); where a problem sits (tab, fold).
+ */
+import { ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang } from '@lucky/contracts';
+import { lang } from '../../i18n';
+import { firstProblem, isEmptyIssue, type FormProblem, type Schema } from '../../kit/form/problems';
+import { formToRule, formToSubRule, keepsPassword, type RuleForm, type SubRuleForm, type UserForm } from './form';
+import { webTextIn, type WebText } from './i18n';
+
+/** Field labels by path with the numbers dropped; sub rule paths without their `subRules.N.` prefix. */
+const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
+  name: 'field.name',
+  port: 'field.port',
+  address: 'field.address',
+  'certs.cert': 'field.cert',
+  'certs.key': 'field.key',
+  'certs.domains': 'field.certDomains',
+  domains: 'field.domains',
+  'service.targets': 'field.targets',
+  'service.target': 'field.target',
+  'service.root': 'field.root',
+  'service.index': 'field.index',
+  'service.status': 'field.status',
+  'service.contentType': 'field.contentType',
+  'service.requestHeaders': 'field.requestHeaders',
+  'service.responseHeaders': 'field.responseHeaders',
+  'service.healthCheck.path': 'field.healthPath',
+  'service.healthCheck.intervalSeconds': 'field.healthInterval',
+  'service.healthCheck.timeoutSeconds': 'field.healthTimeout',
+  'service.maxFails': 'field.maxFails',
+  'service.failTimeoutSeconds': 'field.failTimeout',
+  'service.timeoutSeconds': 'field.proxyTimeout',
+  'basicAuth.users.user': 'field.user',
+  'basicAuth.users.password': 'field.password',
+  'basicAuth.realm': 'field.realm',
+  'ipFilter.list': 'field.ipList',
+  'uaFilter.list': 'field.uaList',
+  'cache.maxBytes': 'field.cacheMax',
+  'cache.maxEntryBytes': 'field.cacheEntryMax',
+  'cache.ttlSeconds': 'field.cacheTtl',
+  'cors.origins': 'field.corsOrigins',
+  'cors.methods': 'field.corsMethods',
+  'cors.headers': 'field.corsHeaders',
+  'cors.maxAgeSeconds': 'field.corsMaxAge',
+  'robots.text': 'field.robots',
+  trustedProxies: 'field.trustedProxies',
+  clientIpHeaders: 'field.clientIpHeaders',
+  'accessLog.capacity': 'field.accessLogCapacity',
+  note: 'field.note',
+  from: 'field.from',
+  to: 'field.to',
+  accessLogShow: 'field.accessLogShow',
+  servingThreads: 'field.servingThreads',
+};
+
+
+/** `defaultService` is the rule's `service`; a sub rule's fields are named inside "sub rule N". */
+export function fieldLabel(path: readonly PropertyKey[], text: WebText): string {
+  let p = [...path];
+  let prefix = '';
+  if (p[0] === 'subRules' && typeof p[1] === 'number') {
+    prefix = text('field.subRule', { n: p[1] + 1 }) + ' · ';
+    p = p.slice(2);
+  }
+  if (p[0] === 'defaultService') p = ['service', ...p.slice(1)];
+  const names = p.filter((x): x is string => typeof x === 'string');
+  const id = FIELD_LABELS[names.join('.')];
+  return prefix + (id ? text(id) : names.join('.'));
+}
+
+/**
+ * The first problem of `value`, one at a time: "X cannot be empty" for empty fields, numeric bounds
+ * in words ("访问日志容量不能大于 102400"), the contracts' own text otherwise, the line for list entries.
+ */
+export function webProblem(schema: Schema, value: unknown, inLang: Lang = lang): FormProblem[] {
+  const text = webTextIn(inLang);
+  return firstProblem(schema, value, {
+    lang: inLang,
+    text,
+    label: (path) => fieldLabel(path, text),
+    // The entry inside a list field, not the sub rule's own index.
+    row: (path) => (path[0] === 'subRules' ? path.slice(2) : path).find((x): x is number => typeof x === 'number'),
+    own: (issue, at) => {
+      const bound = issue.code === 'too_big' ? issue.maximum : issue.code === 'too_small' ? issue.minimum : undefined;
+      if (bound === undefined || issue.origin !== 'number' || issue.message.startsWith('@msg:') || isEmptyIssue(issue, at.row)) return undefined;
+      const msg = text(issue.code === 'too_big' ? 'err.max' : 'err.min', { field: at.label, n: Number(bound) });
+      return at.row !== undefined ? text('err.row', { field: at.label, n: at.row + 1, detail: msg }) : msg;
+    },
+  });
+}
+
+/** A new user without a password cannot be saved (stored users keep theirs when left blank). */
+export function missingPassword(users: readonly UserForm[]): string | null {
+  return users.find((u) => !keepsPassword(u) && u.user.trim() !== '' && u.password === '')?.user.trim() ?? null;
+}
+
+/** A new user's missing password, which the daemon would refuse, as a problem of the form. */
+function passwordProblem(users: readonly UserForm[], prefix: string, inLang: Lang): FormProblem[] {
+  const user = missingPassword(users);
+  if (user === null) return [];
+  const i = users.findIndex((u) => u.user.trim() === user && !keepsPassword(u) && u.password === '');
+  const message = webTextIn(inLang)('err.password', { user });
+  const path = `${prefix}basicAuth.users.${i}.password`;
+  return [{ path, field: path.replace(/\.\d+(?=\.|$)/g, ''), message, inline: message, summary: message }];
+}
+
+export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
+  const found = webProblem(ZWebRule, formToRule(f), inLang);
+  if (found.length) return found;
+  const own = passwordProblem(f.access.basicAuth.users, '', inLang);
+  if (own.length) return own;
+  for (const [i, s] of f.subRules.entries()) {
+    const sub = passwordProblem(s.access.basicAuth.users, `subRules.${i}.`, inLang);
+    if (sub.length) return sub;
+  }
+  return [];
+}
+
+export function checkSubRule(f: SubRuleForm, inLang: Lang = lang): FormProblem[] {
+  const found = webProblem(ZWebSubRule, formToSubRule(f), inLang);
+  return found.length ? found : passwordProblem(f.access.basicAuth.users, '', inLang);
+}
+
+export interface ReplaceForm {
+  from: string;
+  to: string;
+  keys: string[];
+}
+export const replaceBody = (f: ReplaceForm) => ({ from: f.from.trim(), to: f.to.trim(), keys: f.keys });
+export const checkReplace = (f: ReplaceForm, inLang: Lang = lang) => webProblem(ZWebDomainReplace, replaceBody(f), inLang);
+
+/** Which tab of the rule form holds a path. */
+export type RuleTab = 'basic' | 'https' | 'service' | 'subrules' | 'access';
+export function tabOf(path: string): RuleTab {
+  if (path.startsWith('certs') || path === 'minTls') return 'https';
+  if (path.startsWith('defaultService')) return 'service';
+  if (path.startsWith('subRules')) return 'subrules';
+  if (/^(basicAuth|ipFilter|uaFilter|cache|cors|robots|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';
+  return 'basic';
+}
+
+/** Which section of the access editor holds a path (so it can be opened). */
+export function accessSectionOf(path: string): string | null {
+  const m = /^(?:subRules\.\d+\.)?(basicAuth|ipFilter|uaFilter|cache|cors|robots)/.exec(path);
+  return m ? m[1]! : null;
+}
+

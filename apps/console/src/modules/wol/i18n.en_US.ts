@@ -1,0 +1,31 @@
+/** Wake-on-LAN texts: English, the same keys as i18n.zh_CN.ts. */
+import type { WolTextId } from './i18n';
+
+export const en_US: Record<WolTextId, string> = {
+  title: 'Wake-on-LAN',
+  add: 'Add device',
+  edit: 'Edit device',
+  editShort: 'Edit device',
+  empty: 'No devices yet; click "Add device" to start.',
+  name: 'Name',
+  macs: 'MAC addresses',
+  macsHint: 'One MAC address per line, e.g. 00:11:22:33:44:55',
+  broadcast: 'Broadcast address',
+  broadcastHint: 'e.g. 255.255.255.255 or 192.168.1.255',
+  port: 'Port',
+  secureOn: 'SecureOn password',
+  secureOnHint: '6 bytes as hex or MAC notation; empty for none',
+  repeat: 'Packets per wake',
+  status: 'Status',
+  lastWake: 'Last woken',
+  never: 'never',
+  wake: 'Wake',
+  deleteTitle: 'Warning',
+  deleteConfirm: 'Delete the device {name}?',
+  logTitle: 'Log · {name}',
+  noLogs: 'No log lines',
+  'state.running': 'running',
+  'state.stopped': 'stopped',
+  'state.error': 'error',
+  'state.disabled': 'disabled',
+};
