@@ -3,8 +3,6 @@
  * after a code from the app proves it was scanned; recovery codes are stored hashed and used once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { BaseConfigStore } from '../core/baseconfig.js';
 import { verifyTotp } from '../core/totp.js';
 
@@ -30,6 +28,8 @@ export class TwoFA {
 
   /** A new secret for this session to scan; replaces any earlier pending one. */
   async start(sessionKey: string, account: string): Promise<{ secret: string; otpauthUrl: string; qrcode: string }> {
+    // Only enrolment needs these two libraries: imported here, not when the daemon starts.
+    const [{ Secret, TOTP }, { default: QRCode }] = await Promise.all([import('otpauth'), import('qrcode')]);
     const secret = new Secret({ size: 20 }).base32;
     const otpauthUrl = new TOTP({ issuer: 'Lucky', label: account, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).toString();
     this.pending.set(sessionKey, { secret, expires: Date.now() + PENDING_MS });
