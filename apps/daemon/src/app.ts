@@ -20,6 +20,10 @@ export interface BuildOptions {
   serverFactory?: FastifyServerFactory;
 }
 
+function noJsonSchemas(): never {
+  throw new Error('routes are validated with the contracts (zod); a Fastify JSON schema is not supported here');
+}
+
 export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.programLog.logger.child({ mod: 'http' }) as FastifyBaseLogger,
@@ -28,6 +32,9 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     // Generous but bounded: a slow client must not hold a request forever.
     requestTimeout: 60_000,
     rewriteUrl: safeUrlRewriter(deps.config),
+    // Routes are validated with the contracts' zod schemas (core/routes.ts) and declare no JSON
+    // schema: Fastify's own compilers (ajv, fast-json-stringify: ~0.6 MB of code) are never loaded.
+    schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
     ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
   });
   installEnvelope(app);
