@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE_CONFIG_FILE, BaseConfigError, BaseConfigStore, readBaseConfigFile } from './core/baseconfig.js';
 import { DB_FILE, DamagedDbError } from './core/db.js';
-import { RestoreError, damagedDbAdvice, restoreSnapshot } from './core/snapshotrestore.js';
 import { restartProcess } from './restart.js';
 import { sayer } from './core/logs.js';
 import { openRuntime, type Runtime } from './runtime.js';
@@ -70,6 +69,7 @@ async function main(): Promise<void> {
   if (cli.restoreSnapshot) {
     // Then exit like the other recovery switches: left in a service's command line, it must not
     // roll the database back at every start.
+    const { restoreSnapshot, RestoreError } = await import('./core/snapshotrestore.js');
     try {
       const r = restoreSnapshot(cli.dataDir, cli.restoreSnapshot);
       process.stdout.write(`lucky: ${join(cli.dataDir, DB_FILE)} restored from ${r.snapshot}\n`);
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
     }
     if (err instanceof DamagedDbError) {
       const command = ['node', process.argv[1] ?? 'main.js', '--data-dir', cli.dataDir].map(shellWord).join(' ');
+      const { damagedDbAdvice } = await import('./core/snapshotrestore.js');
       process.stderr.write(damagedDbAdvice(err, cli.dataDir, command));
       process.exit(1);
     }

@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps.js';
 import { applyRestore, BackupError, createBackup, PendingRestores, prepareRestore } from './backup.js';
 import { installService, serviceStatus, systemdAvailable, uninstallService, UNIT_NAME } from './service.js';
 import { human, MAX_UPLOAD, readUpload, saveUpload } from './upload.js';
-import { UpdateError, Updater, UpdateTooLarge } from './update.js';
+import type { Updater } from './update.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Where the built directories of this install live (the repository root in a checkout). */
@@ -21,7 +21,10 @@ export const INSTALL_ROOT = resolve(here, '..', '..', '..', '..');
 export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { db, config } = deps;
   const pending = new PendingRestores();
-  const updater = new Updater(deps.installRoot ?? INSTALL_ROOT, deps.dataDir, deps.version);
+  // Updates are rare: their code (tar reader, staging) is imported on the first update call.
+  let updating: Promise<{ updater: Updater; UpdateError: typeof import('./update.js').UpdateError; UpdateTooLarge: typeof import('./update.js').UpdateTooLarge }> | undefined;
+  const update = () =>
+    (updating ??= import('./update.js').then((m) => ({ updater: new m.Updater(deps.installRoot ?? INSTALL_ROOT, deps.dataDir, deps.version), UpdateError: m.UpdateError, UpdateTooLarge: m.UpdateTooLarge })));
 
   addRoute(app, coreRoutes.configureDownload, ({ query, reply, req }) => {
     const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets: query.secrets === '1' });
@@ -90,6 +93,7 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   addRoute(app, coreRoutes.updateUpload, async ({ req }) => {
+    const { updater, UpdateError, UpdateTooLarge } = await update();
     // To a file first, then unpacked from it as a stream: neither the upload nor what it unpacks to is held in memory.
     const upload = await saveUpload(req, MAX_UPLOAD, updater.workDir);
     try {
@@ -105,7 +109,8 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
     }
   });
 
-  addRoute(app, coreRoutes.updateConfirm, ({ req, reply }) => {
+  addRoute(app, coreRoutes.updateConfirm, async ({ req, reply }) => {
+    const { updater, UpdateError } = await update();
     if (!updater.staged()) throw fail(Ret.notFound, 'updateNone');
     try {
       const info = updater.apply();
@@ -118,7 +123,8 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
     return { msg: message(req.lang, 'updateApplied') };
   });
 
-  addRoute(app, coreRoutes.updateCancel, ({ req }) => {
+  addRoute(app, coreRoutes.updateCancel, async ({ req }) => {
+    const { updater } = await update();
     if (!updater.cancel()) throw fail(Ret.notFound, 'updateNone');
     return { msg: message(req.lang, 'updateCancelled') };
   });
