@@ -47,7 +47,7 @@ interface Run {
 
 export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private serving: Serving;
-  private threads: number;
+  private threads: number | 'auto';
   private runs = new Map<string, Run>();
   private busy = new Set<Promise<unknown>>();
   private switching: Promise<void> | null = null;

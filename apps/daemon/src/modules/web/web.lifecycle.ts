@@ -5,7 +5,7 @@
  * rule), and closed gracefully. Figures and the access log are read from here.
  */
 import { closeSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
@@ -26,6 +26,8 @@ export class WebListeners implements Serving {
   readonly threads = 1;
   private listeners = new Map<string, Open>();
   private retiring = new Set<Promise<void>>();
+  /** Listeners that stopped accepting while their connections finish (drain). */
+  private draining = new Set<Open>();
 
   constructor(
     private o: {
@@ -129,17 +131,35 @@ export class WebListeners implements Serving {
     return done;
   }
 
+  /**
+   * Stops accepting while its connections finish: each closes after its next answer, and what is
+   * left after `graceMs` is cut. `figures` reads the rule's counters meanwhile; `done` gives the
+   * last ones. Used when the rule moves to serving threads that already listen on its port.
+   */
+  drain(key: string, graceMs: number): { figures(): WebFigures; done: Promise<WebFigures> } {
+    const rt = this.listeners.get(key);
+    if (!rt) return { figures: () => zeroFigures(), done: Promise.resolve(zeroFigures()) };
+    this.listeners.delete(key);
+    this.draining.add(rt);
+    rt.server.prependListener('request', (_req, res: ServerResponse) => {
+      res.shouldKeepAlive = false;
+    });
+    rt.server.close();
+    rt.server.closeIdleConnections();
+    const done = (async () => {
+      const end = Date.now() + graceMs;
+      while (rt.sockets.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200).unref());
+      const last = figuresOf(rt);
+      this.draining.delete(rt);
+      await this.retire(rt, 0);
+      return last;
+    })();
+    return { figures: () => figuresOf(rt), done };
+  }
+
   figures(key: string): WebFigures {
     const rt = this.listeners.get(key);
-    if (!rt) return { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
-    let bytesIn = rt.stats.closedIn;
-    let bytesOut = rt.stats.closedOut;
-    for (const s of rt.sockets) {
-      const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
-      bytesIn += n.bytesRead ?? 0;
-      bytesOut += n.bytesWritten ?? 0;
-    }
-    return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
+    return rt ? figuresOf(rt) : zeroFigures();
   }
 
   accessLog(key: string, limit: number): AccessLogPage {
@@ -156,9 +176,24 @@ export class WebListeners implements Serving {
   }
 
   async close(): Promise<void> {
+    // Connections still finishing after a drain end now.
+    for (const rt of this.draining) for (const sock of rt.sockets) sock.destroy();
     await Promise.all([...this.listeners.keys()].map((k) => this.stop(k)));
     await Promise.all([...this.retiring]);
   }
+}
+
+export const zeroFigures = (): WebFigures => ({ requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} });
+
+function figuresOf(rt: Listener): WebFigures {
+  let bytesIn = rt.stats.closedIn;
+  let bytesOut = rt.stats.closedOut;
+  for (const s of rt.sockets) {
+    const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
+    bytesIn += n.bytesRead ?? 0;
+    bytesOut += n.bytesWritten ?? 0;
+  }
+  return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
 }
 
 function listen(server: Server, host: string, port: number, ipv6Only: boolean, fd?: number): Promise<NodeJS.ErrnoException | null> {

@@ -13,6 +13,7 @@ import { nativeAddon } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
 import { WebListeners } from './web.lifecycle.js';
 import { WebThreads } from './web.threads.js';
+import { AutoServing } from './web.autoscale.js';
 
 /** What a running rule tells beyond its start: lines for its log (a backend marked down...). */
 export interface ServingEvents {
@@ -47,20 +48,25 @@ const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '
 
 /**
  * How many threads serve: the module setting when it names a count, else LUCKY_WEB_THREADS when
- * set, else one per CPU up to 4. 0 or 1 serves on the main thread.
+ * set, else 'auto': the main thread, moving to one thread per CPU (up to 4) once it gets busy
+ * (web.autoscale.ts). 0 or 1 serves on the main thread.
  */
-export function servingThreads(setting: number, env: number | undefined): number {
+export function servingThreads(setting: number, env: number | undefined): number | 'auto' {
   if (setting > 0) return setting;
   if (env !== undefined) return env;
-  return Math.min(availableParallelism(), 4);
+  return 'auto';
 }
 
 /**
  * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or for
- * one thread, the main thread serves.
+ * one thread, or on one CPU, the main thread serves.
  */
-export function createServing(threads: number, o: { say: Say; workerFile?: string }): Serving {
+export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string }): Serving {
   const workerFile = o.workerFile ?? WORKER;
-  if (threads >= 2 && nativeAddon() && existsSync(workerFile)) return new WebThreads({ threads, workerFile, say: o.say });
+  const can = nativeAddon() !== null && existsSync(workerFile);
+  if (threads === 'auto') {
+    const cpus = Math.min(availableParallelism(), 4);
+    if (can && cpus >= 2) return new AutoServing({ threads: cpus, workerFile, say: o.say });
+  } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
   return new WebListeners({ say: o.say });
 }

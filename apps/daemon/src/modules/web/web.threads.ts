@@ -81,6 +81,13 @@ interface Placed {
   events: ServingEvents;
 }
 
+/** Why a rule's SO_REUSEPORT socket could not be opened, as its status says it. */
+export function listenFailure(plan: WebPlan, err: unknown): RuleProblem {
+  const r = plan.rule;
+  const detail = String((err as Error)?.message ?? err);
+  return new RuleProblem(listenProblem(fmtAddr(listenHost(r), r.port), r.port, err instanceof ListenError ? err.code : undefined, detail));
+}
+
 export class WebThreads implements Serving {
   readonly threads: number;
   private pool: ServingThread[] = [];
@@ -190,9 +197,7 @@ export class WebThreads implements Serving {
         this.opened.delete(fd);
         closeSync(fd);
       }
-      const r = plan.rule;
-      const detail = String((err as Error)?.message ?? err);
-      throw new RuleProblem(listenProblem(fmtAddr(listenHost(r), r.port), r.port, err instanceof ListenError ? err.code : undefined, detail));
+      throw listenFailure(plan, err);
     }
   }
 
