@@ -12,6 +12,8 @@ export const TEST_PACKAGES = [
   { pkg: 'iproute2', probe: '/usr/sbin/ip' },
   // The web rules' firewall auto-allow, tested against real nftables inside such a namespace.
   { pkg: 'nftables', probe: '/usr/sbin/nft' },
+  // setcap: the firewall test gives a copy of nft CAP_NET_ADMIN, as the Docker image does.
+  { pkg: 'libcap2-bin', probe: '/usr/sbin/setcap' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

@@ -76,13 +76,15 @@ describe('docker/Dockerfile', () => {
     expect(/NODE_OPTIONS="([^"]*)"/.exec(env)?.[1]).toBe(DAEMON_NODE_OPTIONS);
   });
 
-  it('installs nft in the final stage, as root, without recommends, and drops the apt lists', () => {
+  it('installs nft in the final stage, as root, without recommends, with CAP_NET_ADMIN of its own, and drops the apt lists', () => {
     const runs = stage.filter((i) => i.op === 'RUN');
     const nft = runs.find((r) => /\bnftables\b/.test(r.args));
     expect(nft, 'a RUN installing nftables in the final stage').toBeDefined();
     const steps = nft!.args.split('&&').map((s) => s.trim());
     expect(steps[0]).toBe('apt-get update');
-    expect(steps).toContain('apt-get install -y --no-install-recommends nftables');
+    expect(steps).toContain('apt-get install -y --no-install-recommends nftables libcap2-bin');
+    // Lucky runs as `node`: nft carries the capability itself (web.firewall.test.ts proves the way).
+    expect(steps).toContain('setcap cap_net_admin+ep /usr/sbin/nft');
     expect(steps.at(-1)).toBe('rm -rf /var/lib/apt/lists/*');
     // apt-get needs root: the install comes before the switch to the unprivileged user.
     expect(stage.indexOf(nft!)).toBeLessThan(stage.findIndex((i) => i.op === 'USER'));

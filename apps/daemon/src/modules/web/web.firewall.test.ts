@@ -3,7 +3,10 @@
  * firewall (an `inet filter input` chain that drops), its own addresses on a veth link. A port the
  * chain drops is reachable from outside while the rule is open, and dropped again once closed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHost, type TestHost } from '../../test/netns.js';
@@ -95,6 +98,24 @@ describe('nftables auto-allow (real nft in a network namespace)', () => {
     expect((await tagged('k3'))[0]).toContain('meta nfproto ipv6');
     expect(await reach()).toBe('dropped');
     await fw.close('k3');
+  });
+
+  it('as an unprivileged user says it needs the right, and opens with an nft that carries CAP_NET_ADMIN (as in the Docker image)', async () => {
+    const asNobody = (nftPath: string) => new NftFirewall(['ip', 'netns', 'exec', ns.name, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', nftPath]);
+    expect(await open(asNobody('/usr/sbin/nft'), 'k5', PORT)).toBe('not opened: not permitted (needs root or NET_ADMIN)');
+    const dir = mkdtempSync(join(tmpdir(), 'lucky-nft-'));
+    try {
+      chmodSync(dir, 0o755);
+      copyFileSync('/usr/sbin/nft', join(dir, 'nft'));
+      execFileSync('setcap', ['cap_net_admin+ep', join(dir, 'nft')]);
+      const fwCap = asNobody(join(dir, 'nft'));
+      expect(await open(fwCap, 'k5', PORT)).toBe(`opened tcp/${PORT}`);
+      expect(await reach()).toBe('hi');
+      await fwCap.close('k5');
+      expect(await tagged('k5')).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says why nothing was opened when nft is missing or the chain does not exist', async () => {

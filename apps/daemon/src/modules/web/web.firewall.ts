@@ -1,7 +1,8 @@
 /**
  * Firewall auto-allow: while a rule runs, an nftables accept rule for its port sits in the host's
- * `inet filter input` chain, tagged with the rule's key. Only tried when permitted (root, nft present,
- * that chain exists); otherwise the reason is reported and the web rule runs regardless.
+ * `inet filter input` chain, tagged with the rule's key. nft decides whether it is permitted (root,
+ * or CAP_NET_ADMIN: the Docker image gives the nft binary that capability, which works where the
+ * container was granted NET_ADMIN); otherwise the reason is reported and the web rule runs regardless.
  */
 import { execFile } from 'node:child_process';
 import type { StatusPart } from '../../core/engine.js';
@@ -60,10 +61,11 @@ export class NftFirewall implements Firewall {
   async open(key: string, port: number, network: 'tcp4' | 'tcp6'): Promise<StatusPart> {
     this.opened.delete(key);
     if (process.platform !== 'linux') return { key: 'fwLinuxOnly' };
-    if (typeof process.getuid === 'function' && process.getuid() !== 0) return { key: 'fwNeedsRoot' };
     const chain = await this.run(['list', 'chain', ...CHAIN]);
     if (!chain.ok) {
       if (/ENOENT|not found/i.test(chain.out)) return { key: 'fwNoNft' };
+      // Refused by netlink, or the binary's capability is beyond what this process may hold.
+      if (/EPERM|Operation not permitted|Permission denied/i.test(chain.out)) return { key: 'fwNeedsRoot' };
       if (/No such file or directory|does not exist/i.test(chain.out)) return { key: 'fwNoChain' };
       return { key: 'fwFailed', vars: { detail: chain.out.split('\n')[0] || 'nft failed' } };
     }
