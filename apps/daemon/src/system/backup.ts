@@ -5,15 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { maskSecrets as maskDeclared, SECRET_MASK, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import { maskSecrets, restoreSecrets, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
 import type { BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import type { ModuleData } from '../core/modulehost.js';
 
 export const BACKUP_FORMAT = 'lucky-backup';
-export const MASK = SECRET_MASK;
-/** Field names whose values are secrets wherever they appear in module data. */
-const SECRET_NAME = /(password|passwd|secret|token|apikey|api_key|privatekey|private_key|accesskey|credential)s?$/i;
 const BASE_SECRETS = ['AdminPasswordHash', 'TwoFASecret', 'TwoFARecoveryHashes'] as const;
 /** Restoring never moves the admin listener: a backup from another machine must not lock the user out. */
 const BASE_KEPT = ['AdminWebListenHost', 'AdminWebListenPort'] as const;
@@ -29,33 +26,6 @@ export const ZBackupFile = z.object({
   modules: z.record(z.string(), z.object({ rules: z.array(ZStoredRule).max(10_000), settings: z.unknown().nullable() })),
 });
 export type BackupFile = z.infer<typeof ZBackupFile>;
-
-/** PEM private keys are secrets whatever their field is called. */
-const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
-
-export function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [
-        k,
-        typeof v === 'string' && v !== '' && (SECRET_NAME.test(k) || PRIVATE_KEY.test(v)) ? MASK : maskSecrets(v),
-      ]),
-    );
-  }
-  return value;
-}
-
-/** Puts the current secret back wherever the backup holds the mask. */
-function unmask(value: unknown, current: unknown): unknown {
-  if (value === MASK) return typeof current === 'string' ? current : '';
-  if (Array.isArray(value)) return value.map((v, i) => unmask(v, Array.isArray(current) ? current[i] : undefined));
-  if (value && typeof value === 'object') {
-    const cur = current && typeof current === 'object' ? (current as Record<string, unknown>) : {};
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmask(v, cur[k])]));
-  }
-  return value;
-}
 
 interface RuleRow {
   module: string;
@@ -77,9 +47,8 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
     const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
     const settings = settingsRow ? (JSON.parse(settingsRow.data) as unknown) : null;
     const { rule, settings: settingsSchema } = def.data!;
-    // What the contract declares secret, and what looks like one (modules not yet declaring theirs).
-    const hide = (schema: z.ZodType, v: unknown) => maskSecrets(maskDeclared(schema, v));
-    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: hide(rule, r.data) })), settings: hide(settingsSchema, settings) };
+    // Without secrets: what each module's contract declares secret is masked.
+    modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: maskSecrets(rule, r.data) })), settings: maskSecrets(settingsSchema, settings) };
   }
   return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
 }
@@ -125,7 +94,7 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
         .map((r) => [r.key, JSON.parse(r.data) as unknown]),
     );
     const rules = m.rules.map((r, i) => {
-      const data = unmask(r.data, existing.get(r.key));
+      const data = restoreSecrets(def.data!.rule, r.data, existing.get(r.key));
       const parsed = def.data!.rule.safeParse(data);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -139,7 +108,7 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
     const curSettings = curSettingsRow ? (JSON.parse(curSettingsRow.data) as unknown) : undefined;
     let settings: unknown = null;
     if (m.settings !== null) {
-      const parsed = def.data.settings.safeParse(unmask(m.settings, curSettings));
+      const parsed = def.data.settings.safeParse(restoreSecrets(def.data.settings, m.settings, curSettings));
       if (!parsed.success) throw new BackupError(`modules.${key}.settings: ${parsed.error.issues[0]?.message}`);
       settings = parsed.data;
     }

@@ -1,3 +1,4 @@
+import { MODULE_CONTRACTS, secretPaths } from '@lucky/contracts';
 /** Backups, restores, update archives, uploads and the service call, through the real app. */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,6 @@ import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../test/harness.js';
-import { maskSecrets } from './backup.js';
 import { systemdAvailable } from './service.js';
 import { readTar, TarReader, writeTar, type TarEntry } from './tar.js';
 import { MAX_UNPACKED, RELEASE_DIRS, RELEASE_MANIFEST } from './update.js';
@@ -162,26 +162,16 @@ describe('configuration backup and restore', () => {
   });
 });
 
-describe('secret masking', () => {
-  it('masks secret-named fields and private keys anywhere, leaves the rest', () => {
-    const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
-    const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    expect(
-      maskSecrets({
-        name: 'x',
-        tls: { cert, key },
-        users: [{ user: 'a', password: 'p' }],
-        credentials: { id: 'AKID', secret: 's' },
-        apiToken: 't',
-        empty: { password: '' },
-      }),
-    ).toEqual({
-      name: 'x',
-      tls: { cert, key: '******' },
-      users: [{ user: 'a', password: '******' }],
-      credentials: { id: 'AKID', secret: '******' },
-      apiToken: '******',
-      empty: { password: '' },
+describe('secrets in backups', () => {
+  it('are what the contracts declare, module by module', () => {
+    const declared = Object.fromEntries(
+      Object.entries(MODULE_CONTRACTS).map(([m, c]) => [m, [...secretPaths(c!.rule), ...secretPaths(c!.configure)].map((p) => p.path.map((s) => (Array.isArray(s) ? '[]' : s)).join('.'))]),
+    );
+    expect(declared).toEqual({
+      wol: ['secureOn'],
+      ddns: expect.arrayContaining(['credentials.secret', 'proxy.password', 'webhook.proxy.password']),
+      web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
+      portforward: ['tls.key'],
     });
   });
 });
