@@ -4,12 +4,12 @@
  * the routes, so a screen never restates them.
  */
 import type { ModalProps } from '@mantine/core';
-import type { RouteBody, RouteDef, RouteResponse, RuleStatus } from '@lucky/contracts';
+import type { RouteBody, RouteDef, RouteResponse, RuleRouteName, RuleStatus } from '@lucky/contracts';
 import type { RuleTexts } from '../texts';
 import type { RuleQueries } from './ruleQueries';
 
 /** The routes of contracts' `ruleRoutes(...)`, whatever the module's schemas. */
-export type UniformRuleRoutes = Record<'list' | 'create' | 'update' | 'remove' | 'enable' | 'logs' | 'getConfigure' | 'putConfigure', RouteDef>;
+export type UniformRuleRoutes = Record<RuleRouteName, RouteDef>;
 
 /** What every list item has (contracts' `ruleView`), whatever else the module adds. */
 export interface RuleRow {
