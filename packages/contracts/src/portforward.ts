@@ -44,7 +44,8 @@ export function parsePortList(text: string): PortListResult {
   return { ok: true, ports };
 }
 
-const PORT_LIST_MESSAGES = {
+/** What each problem of a port list says (the console's own check says the same). */
+export const PORT_LIST_MESSAGES = {
   empty: 'cannotBeEmpty',
   syntax: 'pfPortListSyntax',
   range: 'invalidPort',

@@ -18,7 +18,7 @@ import {
   type PortforwardRule,
   type PortforwardStats,
   type PortforwardTls,
-  type PortListError,
+  PORT_LIST_MESSAGES,
 } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
@@ -185,14 +185,6 @@ export function tabOf(path: string): RuleTab {
   return 'basic';
 }
 
-const PORT_ERRORS: Record<PortListError, MessageKey> = {
-  empty: 'cannotBeEmpty',
-  syntax: 'pfPortListSyntax',
-  range: 'invalidPort',
-  reversed: 'pfPortRangeReversed',
-  duplicate: 'pfPortListDuplicate',
-  tooMany: 'pfPortListTooLong',
-};
 
 export type PortFeedback = { ok: true; count: number; text: string } | { ok: false; text: string } | null;
 
@@ -200,7 +192,7 @@ export type PortFeedback = { ok: true; count: number; text: string } | { ok: fal
 export function portFeedback(ports: string, inLang: Lang = lang): PortFeedback {
   if (ports.trim() === '') return null;
   const r = parsePortList(ports);
-  if (!r.ok) return { ok: false, text: MESSAGES[inLang][PORT_ERRORS[r.error]] };
+  if (!r.ok) return { ok: false, text: MESSAGES[inLang][PORT_LIST_MESSAGES[r.error]] };
   return { ok: true, count: r.ports.length, text: pfTextIn(inLang)('portCount', { n: r.ports.length }) };
 }
 
