@@ -11,6 +11,7 @@ export * from './wol.js';
 export * from './portforward.js';
 export * from './ddns.js';
 export * from './web.js';
+export * from './stun.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -22,6 +23,7 @@ import { wolContract, wolRoutes } from './wol.js';
 import { portforwardContract, portforwardRoutes } from './portforward.js';
 import { ddnsContract, ddnsRoutes } from './ddns.js';
 import { webContract, webRoutes } from './web.js';
+import { stunContract, stunRoutes } from './stun.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -31,6 +33,7 @@ export const API = {
   portforward: portforwardRoutes,
   ddns: ddnsRoutes,
   web: webRoutes,
+  stun: stunRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -39,4 +42,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   ddns: ddnsContract,
   portforward: portforwardContract,
   web: webContract,
+  stun: stunContract,
 };
