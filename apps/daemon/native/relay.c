@@ -1,7 +1,8 @@
 /*
  * Native relay for the port forwarding engine (Linux): the data path only. Node keeps deciding
- * (limits, filters, targets, logs) and keeps owning every descriptor; this code never opens or
- * closes a socket, it moves bytes between sockets Node hands over and reports back.
+ * (limits, filters, targets, logs) and keeps owning every descriptor; the relay never opens or
+ * closes a socket, it moves bytes between sockets Node hands over and reports back. Beside it, two
+ * socket openers for what Node cannot set up itself (SO_REUSEPORT), which hand the fd to Node.
  *
  * - TCP pairs: splice(2) moves bytes from one socket to the other through a kernel pipe, so they
  *   never enter user space; each side's FIN is passed on as a half-close.
@@ -22,6 +23,9 @@
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
  *   remove(id) -> [a, b] | null                 take an object back at once (no onEnd follows)
  * reason: 0 both sides finished, 1 error (errno set), 2 idle timeout.
+ *   listenTcp(ip, port, ipv6Only, backlog) -> fd  a SO_REUSEPORT listener (web serving threads, STUN)
+ *   connectTcp(localIp, localPort, ip, port) -> fd  an outbound connect from a port a listener holds
+ *   connectState(fd) -> 0 connected, 1 connecting, -errno failed
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
@@ -32,6 +36,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -873,6 +878,64 @@ static napi_value js_listen_tcp(napi_env env, napi_callback_info info) {
   return number(env, fd);
 }
 
+/*
+ * connectTcp(localIp, localPort, ip, port) -> fd, or -errno. An outbound TCP socket bound to a port
+ * that a SO_REUSEPORT listener already holds: STUN over TCP learns, and keeps open, the NAT mapping
+ * of the listener's own port this way (Node can bind a client socket but not share its port). The
+ * connect is started non-blocking; poll connectState(fd), then hand the fd to a net.Socket.
+ */
+static napi_value js_connect_tcp(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  char lip[64], rip[64];
+  size_t len = 0;
+  int64_t lport, rport;
+  if (!args(env, info, 4, argv) || napi_get_value_string_utf8(env, argv[0], lip, sizeof lip, &len) != napi_ok || !get_int(env, argv[1], &lport) ||
+      napi_get_value_string_utf8(env, argv[2], rip, sizeof rip, &len) != napi_ok || !get_int(env, argv[3], &rport) || lport < 0 || lport > 65535 ||
+      rport < 1 || rport > 65535)
+    return throw_err(env, "connectTcp(localIp, localPort, ip, port)");
+  struct addrinfo hints = {0}, *local = NULL, *remote = NULL;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  hints.ai_socktype = SOCK_STREAM;
+  char lservice[8], rservice[8];
+  snprintf(lservice, sizeof lservice, "%d", (int)lport);
+  snprintf(rservice, sizeof rservice, "%d", (int)rport);
+  if (getaddrinfo(lip, lservice, &hints, &local) != 0 || !local) return number(env, -EINVAL);
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  if (getaddrinfo(rip, rservice, &hints, &remote) != 0 || !remote || remote->ai_family != local->ai_family) {
+    freeaddrinfo(local);
+    if (remote) freeaddrinfo(remote);
+    return number(env, -EINVAL);
+  }
+  int err = 0, one = 1;
+  int fd = socket(local->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) err = errno;
+  else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0 ||
+           bind(fd, local->ai_addr, local->ai_addrlen) < 0 || (connect(fd, remote->ai_addr, remote->ai_addrlen) < 0 && errno != EINPROGRESS))
+    err = errno;
+  freeaddrinfo(local);
+  freeaddrinfo(remote);
+  if (err) {
+    if (fd >= 0) close(fd);
+    return number(env, -err);
+  }
+  return number(env, fd);
+}
+
+/* connectState(fd) -> 0 connected, 1 still connecting, -errno failed (the fd stays the caller's). */
+static napi_value js_connect_state(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int64_t fd;
+  if (!args(env, info, 1, argv) || !get_int(env, argv[0], &fd) || fd < 0) return throw_err(env, "connectState(fd)");
+  struct pollfd p = {.fd = (int)fd, .events = POLLOUT};
+  int r = poll(&p, 1, 0);
+  if (r < 0) return number(env, -errno);
+  if (r == 0) return number(env, 1);
+  int e = 0;
+  socklen_t l = sizeof e;
+  if (getsockopt((int)fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0) return number(env, -errno);
+  return number(env, e ? -e : 0);
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"start", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
@@ -883,6 +946,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"counters", NULL, js_counters, NULL, NULL, NULL, napi_default, NULL},
       {"remove", NULL, js_remove, NULL, NULL, NULL, napi_default, NULL},
       {"listenTcp", NULL, js_listen_tcp, NULL, NULL, NULL, napi_default, NULL},
+      {"connectTcp", NULL, js_connect_tcp, NULL, NULL, NULL, napi_default, NULL},
+      {"connectState", NULL, js_connect_state, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

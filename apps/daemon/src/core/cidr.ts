@@ -46,3 +46,23 @@ export function isLocalAddress(ip: string): boolean {
   const b = ipBytes(ip);
   return b !== null && LOCAL_RANGES.some((c) => inCidr(b, c));
 }
+
+/** A rule's IP filter (port forwarding, STUN), compiled once per rule version. */
+export class IpFilter {
+  private ranges: Cidr[];
+
+  constructor(
+    readonly mode: 'off' | 'blacklist' | 'whitelist',
+    list: string[],
+  ) {
+    this.ranges = list.map((s) => parseCidr(s)).filter((c): c is Cidr => c !== null);
+  }
+
+  /** True when the address may connect. */
+  allows(address: string | undefined): boolean {
+    if (this.mode === 'off') return true;
+    const b = address ? ipBytes(address) : null;
+    const hit = b !== null && this.ranges.some((c) => inCidr(b, c));
+    return this.mode === 'blacklist' ? !hit : hit;
+  }
+}

@@ -1,9 +1,10 @@
 /**
  * The native addon (native/relay.c, built into dist/native by `npm run build`), loaded once per
- * process. Port forwarding relays through it; the web engine opens its SO_REUSEPORT listeners with
- * it. Where it is missing (not Linux, no compiler at build time) callers fall back to plain Node.
+ * process. Port forwarding relays through it; the web engine and STUN open their SO_REUSEPORT
+ * listeners with it, and STUN its outbound connections from a listener's port. Where it is missing (not Linux, no compiler at build time) callers fall back to plain Node.
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,6 +22,8 @@ export interface NativeAddon {
   counters(id: number): [number, number, number] | null;
   remove(id: number): [number, number] | null;
   listenTcp(ip: string, port: number, ipv6Only: boolean, backlog: number): number;
+  connectTcp(localIp: string, localPort: number, ip: string, port: number): number;
+  connectState(fd: number): number;
 }
 
 /** dist/native from src/core or dist/core alike. */
@@ -62,4 +65,28 @@ export function listenReusePort(ip: string, port: number, ipv6Only: boolean, bac
   const r = addon.listenTcp(ip, port, ipv6Only, backlog);
   if (r < 0) throw new ListenError(ERRNO_NAMES.get(-r) ?? `errno ${-r}`);
   return r;
+}
+
+/**
+ * A TCP connection from localIp:localPort, a port a listenReusePort listener may already hold (the
+ * NAT then maps the listener's port, which is what STUN over TCP publishes). Rejects with
+ * ListenError (bind or connect failed: EADDRINUSE, ECONNREFUSED…) or an Error on timeout.
+ */
+export async function connectReusePort(localIp: string, localPort: number, ip: string, port: number, timeoutMs: number): Promise<Socket> {
+  const addon = nativeAddon();
+  if (!addon) throw new Error('native addon unavailable');
+  const fd = addon.connectTcp(localIp, localPort, ip, port);
+  if (fd < 0) throw new ListenError(ERRNO_NAMES.get(-fd) ?? `errno ${-fd}`);
+  // The connect runs in the kernel; a few polls a connection (one per keepalive interval) cost nothing.
+  const until = Date.now() + timeoutMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    const st = addon.connectState(fd);
+    if (st === 0) return new Socket({ fd, readable: true, writable: true });
+    if (st < 0 || Date.now() >= until) {
+      closeSync(fd);
+      if (st < 0) throw new ListenError(ERRNO_NAMES.get(-st) ?? `errno ${-st}`);
+      throw new ListenError('ETIMEDOUT');
+    }
+    await new Promise((r) => setTimeout(r, wait));
+  }
 }

@@ -4,7 +4,6 @@
  * port registry before any engine code is loaded.
  */
 import { parsePortList, type PortforwardRule } from '@lucky/contracts';
-import { inCidr, ipBytes, parseCidr, type Cidr } from '../../core/cidr.js';
 import type { Endpoint } from '../../core/ports.js';
 
 export interface ListenSpec {
@@ -66,24 +65,4 @@ export function listenEndpoints(rule: PortforwardRule): Endpoint[] {
     for (const port of listen.ports) out.push({ proto, address: b.host, port, ...(b.ipv6Only ? { v6only: true } : {}) });
   }
   return out;
-}
-
-/** The IP filter, compiled once per rule version. */
-export class IpFilter {
-  private ranges: Cidr[];
-
-  constructor(
-    readonly mode: 'off' | 'blacklist' | 'whitelist',
-    list: string[],
-  ) {
-    this.ranges = list.map((s) => parseCidr(s)).filter((c): c is Cidr => c !== null);
-  }
-
-  /** True when the address may connect. */
-  allows(address: string | undefined): boolean {
-    if (this.mode === 'off') return true;
-    const b = address ? ipBytes(address) : null;
-    const hit = b !== null && this.ranges.some((c) => inCidr(b, c));
-    return this.mode === 'blacklist' ? !hit : hit;
-  }
 }
