@@ -14,6 +14,19 @@ export const TEST_PACKAGES = [
   { pkg: 'nftables', probe: '/usr/sbin/nft' },
   // setcap: the firewall test gives a copy of nft CAP_NET_ADMIN, as the Docker image does.
   { pkg: 'libcap2-bin', probe: '/usr/sbin/setcap' },
+  // The STUN module's tests. None of these leaves a daemon behind in the tests' way: coturn's
+  // package enables a systemd `coturn` unit (0.0.0.0:3478/3479 where systemd runs; not started in
+  // containers, where policy-rc.d refuses it), so the tests' coturn uses other ports or its own
+  // namespace; miniupnpd-nftables installs no unit and no config (its scripts in /etc/miniupnpd
+  // are not used), so nothing starts it.
+  // A real STUN server (RFC 5780 with two addresses) for the STUN client and NAT tests.
+  { pkg: 'coturn', probe: '/usr/bin/turnserver' },
+  // A real UPnP IGD and NAT-PMP gateway in the NAT lab's router namespace.
+  { pkg: 'miniupnpd-nftables', probe: '/usr/sbin/miniupnpd' },
+  // A second UPnP client, to see from outside what the router holds.
+  { pkg: 'miniupnpc', probe: '/usr/bin/upnpc' },
+  // A second NAT-PMP client, to check the gateway by hand when a test fails.
+  { pkg: 'natpmpc', probe: '/usr/bin/natpmpc' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
