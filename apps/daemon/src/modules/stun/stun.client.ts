@@ -5,7 +5,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import type { Socket as TcpSocket } from 'node:net';
-import { isIPv4, isIPv6, parseHostPort, STUN_DEFAULT_PORT, type Msg } from '@lucky/contracts';
+import { isIPv4, isIPv6, parseHostPort, STUN_DEFAULT_PORT } from '@lucky/contracts';
 import { MsgError } from '../../lib/msgerror.js';
 import { bindingRequest, decodeStun, isStunPacket, mappedOf, STUN_HEADER_LENGTH, stunFrameLength, StunParseError, type StunAddress, type StunMessage } from './stun.message.js';
 
@@ -240,9 +240,4 @@ export function tcpBinding(socket: TcpSocket, label: string, timeoutMs: number):
     socket.once('close', onClose);
     socket.write(buf);
   });
-}
-
-/** For callers that report a failed server: the error as the module's message. */
-export function stunFailure(label: string, detail: Msg): Msg {
-  return { key: 'stunServerFailed', vars: { server: label, detail } };
 }
