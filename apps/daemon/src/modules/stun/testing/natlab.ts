@@ -262,7 +262,10 @@ export async function createNatLab(tag: string): Promise<NatLab> {
     ip('-n', wanNs, 'link', 'set', wanPeerIf, 'up');
     ip('-n', wanNs, 'link', 'set', 'lo', 'up');
     // The sysctl is per namespace: forwarding here changes nothing in the root namespace.
-    execFileSync('ip', ['netns', 'exec', routerNs, 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Without promote_secondaries, renumberWan's removal of the old (primary) WAN address would
+    // take the new one, a secondary in the same subnet, with it.
+    const sysctls = `echo 1 > /proc/sys/net/ipv4/ip_forward && echo 1 > /proc/sys/net/ipv4/conf/${wanRouterIf}/promote_secondaries`;
+    execFileSync('ip', ['netns', 'exec', routerNs, 'sh', '-c', sysctls], { stdio: ['ignore', 'ignore', 'pipe'] });
     const ruleset = `
 table inet filter {
   chain forward {
