@@ -3,6 +3,7 @@
  * NAT lab's router namespace, coturn for RFC 5780, and real packets through the router's NAT.
  */
 import dgram from 'node:dgram';
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MsgError } from '../../lib/msgerror.js';
@@ -109,6 +110,15 @@ describe('UPnP IGD against miniupnpd', () => {
     expect(await m.externalAddress()).toBe(lab.routerWanAddr());
     await m.unmap({ protocol: 'udp', externalPort: p, internalPort: p });
     m.close();
+  });
+
+  it('without a local address, names the one its connection to the gateway came from', async () => {
+    const m = upnpMapper({ gatewayUrl: lab.upnpUrl });
+    const p = port();
+    await m.map({ protocol: 'tcp', internalPort: p, externalPort: p, lifetimeSec: 300, description: 'lucky own address' });
+    // secure_mode=yes: miniupnpd accepts only the asker's own address as the internal client.
+    expect(await lab.upnpList()).toContain(`${p}->${lab.lanAddr}:${p}`);
+    await m.unmap({ protocol: 'tcp', externalPort: p, internalPort: p });
   });
 
   it('passes the router’s UPnPError on as a refusal', async () => {
@@ -244,6 +254,41 @@ describe('the router renumbers its WAN', () => {
 });
 
 describe('parts', () => {
+  it('UPnP: an IGD:1 router that only takes permanent leases (725) gets lease 0', async () => {
+    // miniupnpd takes leases, so this router is a small fake: IGD:1, a relative control URL.
+    const leases: string[] = [];
+    const srv = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        if (req.url === '/desc.xml') {
+          res.end(`<?xml version="1.0"?><root><device><deviceList><device><serviceList><service>
+            <serviceType>urn:schemas-upnp-org:service:WANIPConnection:1</serviceType><controlURL>ctl/ip</controlURL>
+            </service></serviceList></device></deviceList></device></root>`);
+          return;
+        }
+        expect(req.headers.soapaction).toBe('"urn:schemas-upnp-org:service:WANIPConnection:1#AddPortMapping"');
+        const lease = xmlText(body, 'NewLeaseDuration')!;
+        leases.push(lease);
+        if (lease !== '0') {
+          res.statusCode = 500;
+          res.end('<s:Envelope><s:Body><s:Fault><detail><UPnPError><errorCode>725</errorCode><errorDescription>OnlyPermanentLeasesSupported</errorDescription></UPnPError></detail></s:Fault></s:Body></s:Envelope>');
+        } else {
+          res.end('<s:Envelope><s:Body><u:AddPortMappingResponse xmlns:u="urn:schemas-upnp-org:service:WANIPConnection:1"></u:AddPortMappingResponse></s:Body></s:Envelope>');
+        }
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}/desc.xml`;
+      const r = await upnpMapper({ gatewayUrl: url }).map({ protocol: 'udp', internalPort: 5, externalPort: 6, lifetimeSec: 3600, description: 'd' });
+      expect(r).toEqual({ gateway: url, externalPort: 6, lifetimeSec: 0 });
+      expect(leases).toEqual(['3600', '0']);
+    } finally {
+      srv.close();
+    }
+  });
+
   it('defaultGateway reads the default route of /proc/net/route', () => {
     const gw = defaultGateway();
     expect(gw === null || /^\d+\.\d+\.\d+\.\d+$/.test(gw)).toBe(true);

@@ -111,6 +111,15 @@ function request(url: string, timeoutMs: number, post?: { action: string; body: 
   const server = u.host;
   return new Promise((resolve, reject) => {
     const body = post ? Buffer.from(post.body) : undefined;
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      req.destroy();
+      reject(new MsgError({ key: 'stunConnectFailed', vars: { server, detail: err instanceof MsgError ? err.msg : err.message } }));
+    };
+    const timedOut = () => fail(new MsgError({ key: 'stunTimeout', vars: { seconds: timeoutMs / 1000 } }));
     const req = http.request(
       u,
       {
@@ -123,27 +132,29 @@ function request(url: string, timeoutMs: number, post?: { action: string; body: 
           : { Connection: 'close' },
       },
       (res) => {
+        // Read now: with Connection: close the socket may be gone by the end of the body.
+        const localAddress = (res.socket?.localAddress ?? '').replace(/^::ffff:/, '');
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > MAX_BODY) req.destroy(new Error(`answer larger than ${MAX_BODY} bytes`));
+          if (size > MAX_BODY) fail(new Error(`answer larger than ${MAX_BODY} bytes`));
           else chunks.push(c);
         });
         res.on('end', () => {
+          if (settled) return;
+          settled = true;
           clearTimeout(deadline);
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), localAddress: (req.socket?.localAddress ?? '').replace(/^::ffff:/, '') });
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), localAddress });
         });
-        res.on('error', () => {});
+        res.on('error', fail);
+        res.on('close', () => fail(new Error('connection closed before the end of the answer')));
       },
     );
     // `timeout` only bounds idle time; this bounds the whole exchange.
-    const deadline = setTimeout(() => req.destroy(new MsgError({ key: 'stunTimeout', vars: { seconds: timeoutMs / 1000 } })), timeoutMs);
-    req.on('timeout', () => req.destroy(new MsgError({ key: 'stunTimeout', vars: { seconds: timeoutMs / 1000 } })));
-    req.on('error', (err) => {
-      clearTimeout(deadline);
-      reject(new MsgError({ key: 'stunConnectFailed', vars: { server, detail: err instanceof MsgError ? err.msg : err.message } }));
-    });
+    const deadline = setTimeout(timedOut, timeoutMs);
+    req.on('timeout', timedOut);
+    req.on('error', fail);
     req.end(body);
   });
 }

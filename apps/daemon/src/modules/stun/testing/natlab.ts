@@ -34,7 +34,7 @@ export interface NsHandle {
   ns: string;
   /** Runs a command inside the namespace; resolves with its stdout, rejects on a non-zero exit. */
   exec(cmd: string, args: string[], timeoutMs?: number): Promise<string>;
-  /** Starts a long-running command inside the namespace; the caller kills it. */
+  /** Starts a long-running command inside the namespace (stdout/stderr piped: read or drop them); the caller kills it. */
   spawn(cmd: string, args: string[]): ChildProcess;
 }
 
@@ -203,6 +203,8 @@ export async function createNatLab(tag: string): Promise<NatLab> {
         `http_port=${UPNP_HTTP_PORT}`,
         'enable_upnp=yes',
         'enable_natpmp=yes',
+        // Secure mode, as on real routers: a mapping must point at the asker's own address, so a
+        // client naming the wrong NewInternalClient fails here as it would at home (718).
         'secure_mode=yes',
         'system_uptime=yes',
         `lease_file=${join(dir, 'leases')}`,
