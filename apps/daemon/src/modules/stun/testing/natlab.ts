@@ -123,8 +123,9 @@ function routeExists(prefix: string): boolean {
 }
 
 /** A third octet whose LAN /24 and WAN /28 no other lab (or anything else) routes yet. */
-function pickK(): number {
-  const start = process.pid % 200;
+function pickK(tag: string): number {
+  // The tag spreads labs of one process (worker threads share a pid) over different starts.
+  const start = [...tag].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 200, process.pid % 200);
   for (let i = 0; i < 200; i++) {
     const k = 20 + ((start + i) % 200);
     if (!routeExists(`10.77.${k}.0/24`) && !routeExists(`198.20.${k}.0/28`)) return k;
@@ -153,7 +154,7 @@ export async function createNatLab(tag: string): Promise<NatLab> {
   const lanRouterIf = `lb${id}`.slice(0, 15);
   const wanRouterIf = `lc${id}`.slice(0, 15);
   const wanPeerIf = `ld${id}`.slice(0, 15);
-  const k = pickK();
+  const k = pickK(tag);
   const lanAddr = `10.77.${k}.2`;
   const routerLanAddr = `10.77.${k}.1`;
   const wanPrefix = `198.20.${k}.0/28`;
