@@ -144,6 +144,11 @@ describe('round trips', () => {
     }
   });
 
+  it('an ERROR-CODE reason loses the NUL padding some servers count into its length', () => {
+    const buf = encodeStun({ cls: 'error', transactionId: randomBytes(12), attrs: { errorCode: { code: 420, reason: 'Unknown attribute\0\0' } } });
+    expect(decodeStun(buf).attrs.errorCode).toEqual({ code: 420, reason: 'Unknown attribute' });
+  });
+
   it('methods above 0x0f keep their bits apart from the class bits', () => {
     for (const method of [0x003, 0x00f, 0x010, 0x0ff, 0xfff]) {
       const m = decodeStun(encodeStun({ method, cls: 'error', transactionId: randomBytes(12) }));

@@ -250,7 +250,8 @@ export function decodeStun(buf: Buffer): StunMessage {
           break;
         case STUN_ATTR.ERROR_CODE:
           if (len < 4) throw new StunParseError('ERROR-CODE too short');
-          a.errorCode ??= { code: (v[2]! & 0x07) * 100 + v[3]!, reason: text(v.subarray(4), 763, at) };
+          // coturn counts NUL padding into the reason's length.
+          a.errorCode ??= { code: (v[2]! & 0x07) * 100 + v[3]!, reason: text(v.subarray(4), 763, at).replace(/\0+$/, '') };
           break;
         case STUN_ATTR.SOFTWARE:
           a.software ??= text(v, 763, at);
