@@ -58,4 +58,10 @@ export const en_US: Record<KitTextId, string> = {
   proxyAddressHint: 'host:port, e.g. 127.0.0.1:7890',
   proxyUser: 'Proxy user',
   proxyPassword: 'Proxy password',
+  // Limits of a forwarding rule (kit/fields/LimitFields).
+  'limit.tcpMaxConnections': 'TCP max connections',
+  'limit.udpMaxSessions': 'UDP max sessions',
+  'limit.udpSessionTimeout': 'UDP session timeout (s)',
+  'limit.udpPacketSize': 'UDP max packet size (bytes)',
+  'limit.tcpIdleTimeout': 'TCP idle timeout (s)',
 };

@@ -56,4 +56,10 @@ export const zh_CN = {
   proxyAddressHint: '主机:端口，例如 127.0.0.1:7890',
   proxyUser: '代理用户名',
   proxyPassword: '代理密码',
+  // Limits of a forwarding rule (kit/fields/LimitFields).
+  'limit.tcpMaxConnections': 'TCP 最大连接数',
+  'limit.udpMaxSessions': 'UDP 最大会话数',
+  'limit.udpSessionTimeout': 'UDP 会话超时（秒）',
+  'limit.udpPacketSize': 'UDP 最大包大小（字节）',
+  'limit.tcpIdleTimeout': 'TCP 空闲超时（秒）',
 } as const;
