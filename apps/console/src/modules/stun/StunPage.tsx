@@ -6,7 +6,7 @@ import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { formatTime } from '../../kit/form/values';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
-import { RuleFigures } from '../../kit/rule-list/RuleFigures';
+import { RefusedFigure, RuleFigures } from '../../kit/rule-list/RuleFigures';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { figuresText, localPortText } from './form';
@@ -175,11 +175,7 @@ function FiguresCell({ r }: { r: Row }) {
         ],
       ]}
     >
-      {f.refused > 0 && (
-        <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="stun-fig-refused">
-          {stunText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
-        </Text>
-      )}
+      <RefusedFigure count={f.refused} text={stunText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })} testId="stun-fig-refused" />
       {s.lastCheck !== null && (
         <Text fz="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
           {stunText('lastCheck', { time: formatTime(s.lastCheck) })}
