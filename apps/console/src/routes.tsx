@@ -71,7 +71,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   storagemanagement: { title: 'route.storagemanagement', module: 'storage', component: placeholder },
   ddns: { title: 'route.ddns', module: 'ddns', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ddns/DdnsPage')), 'DdnsPage') },
   web: { title: 'route.web', module: 'web', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/web/WebPage')), 'WebPage') },
-  stun: { title: 'route.stun', module: 'stun', component: placeholder },
+  stun: { title: 'route.stun', module: 'stun', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/stun/StunPage')), 'StunPage') },
   portforward: { title: 'route.portforward', module: 'portforward', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portforward/PortforwardPage')), 'PortforwardPage') },
 };
 

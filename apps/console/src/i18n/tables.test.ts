@@ -8,6 +8,8 @@ import { en_US as pfEn } from '../modules/portforward/i18n.en_US';
 import { zh_CN as pfZh } from '../modules/portforward/i18n.zh_CN';
 import { en_US as safeEn } from '../modules/safe/i18n.en_US';
 import { zh_CN as safeZh } from '../modules/safe/i18n.zh_CN';
+import { en_US as stunEn } from '../modules/stun/i18n.en_US';
+import { zh_CN as stunZh } from '../modules/stun/i18n.zh_CN';
 import { en_US as systemEn } from '../modules/settings/system.i18n.en_US';
 import { zh_CN as systemZh } from '../modules/settings/system.i18n.zh_CN';
 import { en_US as webEn } from '../modules/web/i18n.en_US';
@@ -25,6 +27,7 @@ const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['portforward', pfZh, pfEn],
   ['safe', safeZh, safeEn],
   ['settings system panel', systemZh, systemEn],
+  ['stun', stunZh, stunEn],
   ['web', webZh, webEn],
   ['wol', wolZh, wolEn],
 ];

@@ -42,3 +42,13 @@ export function RuleFigures(props: { quiet: boolean; quietText: string; lines: F
     </Stack>
   );
 }
+
+/** Connections a forwarding rule refused (limits, IP filter), under its figures; nothing while there are none. */
+export function RefusedFigure(props: { count: number; text: string; testId: string }) {
+  if (props.count === 0) return null;
+  return (
+    <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid={props.testId}>
+      {props.text}
+    </Text>
+  );
+}

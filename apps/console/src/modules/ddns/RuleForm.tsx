@@ -11,14 +11,14 @@ import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { HINT_BELOW } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
+import { SecretInput } from '../../kit/fields/SecretInput';
+import { ProxyEditor } from '../../kit/webhook/ProxyEditor';
+import { RequestFields } from '../../kit/webhook/RequestFields';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
 import { checkTask, credLabel, emptyForm, families, formToTask, hiddenInEasyMode, switchProvider, taskToForm, type TaskForm } from './form';
 import { ddnsText } from './i18n';
-import { ProxyEditor } from './ProxyEditor';
 import { ddnsProvidersQuery } from './queries';
-import { RequestFields } from './RequestFields';
 import { ddnsRules } from './ruleModule';
-import { SecretInput } from './SecretInput';
 import { SourceEditor } from './SourceEditor';
 import { WebhookEditor } from './WebhookEditor';
 

@@ -9,10 +9,10 @@ import { HINT_BELOW, mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { toNumber } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
-import type { SourceForm } from './form';
+import { testTimeout, type SourceForm } from './form';
 import { ddnsText } from './i18n';
 import { netInterfacesQuery } from './queries';
-import { errorText, TestResult, testTimeout, useTestRun } from './TestRun';
+import { errorText, TestResult, useTestRun } from '../../kit/form/TestRun';
 
 /** The task-level settings an IP test uses (proxy and timeouts apply to URL sources). */
 export interface IpTestContext {

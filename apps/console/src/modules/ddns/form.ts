@@ -5,7 +5,6 @@
 import {
   DDNS_INTERVAL_PRESETS,
   DDNS_PROVIDER_INFO,
-  SECRET_MASK,
   ZDdnsConfigure,
   ZDdnsTask,
   type DdnsCallback,
@@ -23,6 +22,7 @@ import { lang } from '../../i18n';
 import { firstProblem, type ProblemWording } from '../../kit/form/problems';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
+import { applyPreset, isMask, webhookToBody, webhookToForm as webhookToFormOf, type WebhookFormOf } from '../../kit/webhook/request';
 import { ddnsTextIn, type DdnsText, type DdnsTextId } from './i18n';
 import { zh_CN } from './i18n.zh_CN';
 
@@ -38,17 +38,7 @@ export interface SourceForm {
   odhcpdHost: string;
 }
 
-export interface WebhookForm {
-  enable: boolean;
-  preset: DdnsWebhook['preset'];
-  url: string;
-  method: DdnsWebhook['method'];
-  headers: string;
-  body: string;
-  onFailure: boolean;
-  successCheck: { enable: boolean; text: string };
-  proxy: DdnsProxy;
-}
+export type WebhookForm = WebhookFormOf<DdnsWebhook>;
 
 export interface CallbackForm {
   preset: DdnsCallback['preset'];
@@ -81,12 +71,7 @@ export interface TaskForm {
 
 
 const sourceToForm = (s: DdnsIpSource): SourceForm => ({ ...s, urls: joinLines(s.urls) });
-export const webhookToForm = (w: DdnsWebhook): WebhookForm => ({
-  ...w,
-  headers: joinLines(w.headers),
-  successCheck: { ...w.successCheck },
-  proxy: { ...w.proxy },
-});
+export const webhookToForm = (w: DdnsWebhook): WebhookForm => webhookToFormOf(w);
 const callbackToForm = (c: DdnsCallback): CallbackForm => ({ ...c, headers: joinLines(c.headers), successCheck: { ...c.successCheck } });
 
 export function taskToForm(t: DdnsTask): TaskForm {
@@ -129,13 +114,7 @@ const sourceToTask = (s: SourceForm): DdnsIpSource => ({
   odhcpdHost: s.odhcpdHost.trim(),
 });
 const proxyToTask = (p: DdnsProxy): DdnsProxy => ({ ...p, address: p.address.trim() });
-export const webhookToTask = (w: WebhookForm): DdnsWebhook => ({
-  ...w,
-  url: w.url.trim(),
-  headers: lines(w.headers),
-  successCheck: { ...w.successCheck },
-  proxy: proxyToTask(w.proxy),
-});
+export const webhookToTask = (w: WebhookForm): DdnsWebhook => webhookToBody<DdnsWebhook>(w);
 
 /** The task as the API takes it; numbers stay NaN when not numbers so validation names the field. */
 export function formToTask(f: TaskForm): DdnsTask {
@@ -165,24 +144,7 @@ export function families(recordType: DdnsTask['recordType']): ('ipv4' | 'ipv6')[
   return recordType === 'both' ? ['ipv4', 'ipv6'] : recordType === 'AAAA' ? ['ipv6'] : ['ipv4'];
 }
 
-/** The request a webhook or a callback makes, as the form holds it (headers one a line). */
-type RequestForm = WebhookForm | CallbackForm;
-
-/**
- * A preset's values over a webhook or callback: the preset's own fields replace the form's; what it
- * does not set (the switch, the proxy, anything the form lacks) stays.
- */
-export function applyPreset<F extends RequestForm>(f: F, preset: F['preset'], values: Partial<DdnsWebhook> | Partial<DdnsCallback> | undefined): F {
-  const { headers, successCheck, ...plain } = values ?? {};
-  const own = Object.fromEntries(Object.entries(plain).filter(([k, v]) => v !== undefined && k in f && k !== 'enable' && k !== 'proxy'));
-  return {
-    ...f,
-    ...own,
-    preset,
-    ...(headers !== undefined ? { headers: joinLines(headers) } : {}),
-    ...(successCheck !== undefined ? { successCheck: { ...successCheck } } : {}),
-  };
-}
+export { applyPreset, isMask };
 
 /**
  * Switching provider: credentials of another provider mean nothing here (and a stored secret's mask
@@ -195,8 +157,6 @@ export function switchProvider(f: TaskForm, next: DdnsProviderName, saved: DdnsT
   const recordType = DDNS_PROVIDER_INFO[next].ipv6 ? f.recordType : 'A';
   return { ...f, provider: next, credentials, recordType };
 }
-
-export const isMask = (s: string) => s === SECRET_MASK;
 
 /** Colours of the nine statuses: green written, red failed, teal nothing to do, grey/orange not running. */
 export const STATUS_COLOR: Record<DdnsSyncStatus, string> = {
@@ -327,6 +287,9 @@ export const checkTask = (f: TaskForm, inLang: Lang = lang) => firstProblem(ZDdn
 export const checkSettings = (f: SettingsForm, inLang: Lang = lang) => firstProblem(ZDdnsConfigure, formToConfigure(f), wording('callback', inLang));
 
 /** Fields easy mode does not show: a problem there switches the form to customized mode. */
+/** The form's HTTP timeout when it is valid (3-60 s), else the default: a test should run anyway. */
+export const testTimeout = (seconds: number) => (Number.isInteger(seconds) && seconds >= 3 && seconds <= 60 ? seconds : 10);
+
 export function hiddenInEasyMode(path: string): boolean {
   return /^(resolverCheck|ttl|forceSync|proxy|httpTimeout|skipVerify|webhook\.(?!enable|url|preset)|callback\.(headers|body|successCheck)|ipv[46]\.(regex|commandTimeout))/.test(path);
 }

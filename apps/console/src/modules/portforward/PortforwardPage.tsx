@@ -2,7 +2,7 @@
 import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import type { portforwardRoutes } from '@lucky/contracts';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
-import { RuleFigures } from '../../kit/rule-list/RuleFigures';
+import { RefusedFigure, RuleFigures } from '../../kit/rule-list/RuleFigures';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { figuresText, hostText, portCount } from './form';
@@ -123,11 +123,7 @@ function FiguresCell({ r }: { r: Row }) {
         ],
       ]}
     >
-      {f.refused > 0 && (
-        <Text fz="xs" c="orange" style={{ whiteSpace: 'nowrap' }} data-testid="pf-fig-refused">
-          {pfText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })}
-        </Text>
-      )}
+      <RefusedFigure count={f.refused} text={pfText('refused', { limit: s.refusedByLimit, filter: s.refusedByFilter })} testId="pf-fig-refused" />
     </RuleFigures>
   );
 }

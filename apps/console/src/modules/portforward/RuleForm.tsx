@@ -1,5 +1,5 @@
 /** Add/edit a port forwarding rule: types, listener, targets, limits, IP filter, TLS, PROXY protocol. */
-import { Checkbox, Group, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Checkbox, Group, Stack, Switch, TextInput } from '@mantine/core';
 import type { portforwardRoutes } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { bindFields } from '../../kit/form/bindFields';
@@ -10,7 +10,7 @@ import { LinesInput } from '../../kit/fields/LinesInput';
 import { PemInput } from '../../kit/fields/PemInput';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { HINT_BELOW, mono } from '../../kit/fields/styles';
-import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
+import { LimitFields } from '../../kit/fields/LimitFields';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
 import {
   checkRule,
@@ -20,7 +20,6 @@ import {
   FILTER_MODES,
   FORWARD_TYPES,
   formToRule,
-  LIMIT_FIELDS,
   portFeedback,
   PROXY_PROTOCOLS,
   tabOf,
@@ -193,36 +192,20 @@ function LimitsTab(props: { form: Form; set: (limits: Partial<Form['limits']>) =
   const configure = useQuery(pfQueries.configure());
   const hasTcp = props.form.types.some((t) => t.startsWith('tcp'));
   const hasUdp = props.form.types.some((t) => t.startsWith('udp'));
-  const limit = (field: LimitField) => {
+  const placeholder = (field: LimitField) => {
     const def = defaultLimit(configure.data?.configure, field);
     const shown = def === undefined ? '' : def === 0 ? pfText('unlimited') : String(def);
-    const used = field.startsWith('tcp') ? hasTcp : hasUdp;
-    return (
-      <WholeNumberInput
-        key={field}
-        allowNegative={false}
-        label={pfText(`limit.${field}`)}
-        placeholder={shown ? pfText('defaultIs', { v: shown }) : ''}
-        value={props.form.limits[field]}
-        onChange={(v) => props.set({ [field]: v })}
-        error={props.err(`limits.${field}`)}
-        opacity={used ? 1 : 0.6}
-        data-testid={`pf-limit-${field}`}
-      />
-    );
+    return shown ? pfText('defaultIs', { v: shown }) : '';
   };
   return (
-    <Stack gap="sm">
-      <Text fz="sm" c="dimmed">
-        {pfText('limitsHint')}
-      </Text>
-      <Group grow align="flex-start">
-        {LIMIT_FIELDS.slice(0, 3).map(limit)}
-      </Group>
-      <Group grow align="flex-start">
-        {LIMIT_FIELDS.slice(3).map(limit)}
-        <div />
-      </Group>
-    </Stack>
+    <LimitFields
+      value={props.form.limits}
+      onChange={props.set}
+      err={props.err}
+      hint={pfText('limitsHint')}
+      placeholder={placeholder}
+      unused={(field) => !(field.startsWith('tcp') ? hasTcp : hasUdp)}
+      testPrefix="pf"
+    />
   );
 }

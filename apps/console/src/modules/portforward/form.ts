@@ -14,7 +14,6 @@ import {
   type Lang,
   type MessageKey,
   type PortforwardConfigure,
-  type PortforwardLimits,
   type PortforwardRule,
   type PortforwardStats,
   type PortforwardTls,
@@ -22,14 +21,14 @@ import {
 } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
+import { emptyLimits, LIMIT_FIELDS, limitsToBody, limitsToForm, limitValue, type LimitField, type LimitsForm } from '../../kit/form/limits';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { formatBytes, lines } from '../../lib/helpers';
 import { pfTextIn, type PfText } from './i18n';
 
 export { FORWARD_TYPES };
 
-export const LIMIT_FIELDS = ['tcpMaxConnections', 'udpMaxSessions', 'udpSessionTimeout', 'udpPacketSize', 'tcpIdleTimeout'] as const satisfies readonly (keyof PortforwardLimits)[];
-export type LimitField = (typeof LIMIT_FIELDS)[number];
+export { LIMIT_FIELDS, limitValue, type LimitField };
 export const FILTER_MODES = ['off', 'whitelist', 'blacklist'] as const;
 export const PROXY_PROTOCOLS = ['off', 'v1', 'v2'] as const;
 
@@ -43,7 +42,7 @@ export interface RuleForm {
   targets: string;
   targetPorts: string;
   /** Blank = the module setting. */
-  limits: Record<LimitField, Num>;
+  limits: LimitsForm;
   filterMode: (typeof FILTER_MODES)[number];
   /** One address or CIDR range a line. */
   filterList: string;
@@ -60,7 +59,7 @@ export const emptyForm = (): RuleForm => ({
   listenPorts: '',
   targets: '',
   targetPorts: '',
-  limits: { tcpMaxConnections: '', udpMaxSessions: '', udpSessionTimeout: '', udpPacketSize: '', tcpIdleTimeout: '' },
+  limits: emptyLimits(),
   filterMode: 'off',
   filterList: '',
   tls: { listen: false, cert: '', key: '', target: false, targetServerName: '', targetInsecure: false },
@@ -69,8 +68,6 @@ export const emptyForm = (): RuleForm => ({
 });
 
 export function toForm(r: PortforwardRule): RuleForm {
-  const limits = {} as Record<LimitField, Num>;
-  for (const f of LIMIT_FIELDS) limits[f] = r.limits[f] ?? '';
   return {
     name: r.name,
     enable: r.enable,
@@ -79,21 +76,13 @@ export function toForm(r: PortforwardRule): RuleForm {
     listenPorts: r.listenPorts,
     targets: joinLines(r.targets),
     targetPorts: r.targetPorts,
-    limits,
+    limits: limitsToForm(r.limits),
     filterMode: r.filter.mode,
     filterList: joinLines(r.filter.list),
     tls: { ...r.tls },
     proxyProtocol: r.proxyProtocol,
     note: r.note,
   };
-}
-
-/** '' → null (module default); not a number → NaN so validation names the field. */
-export function limitValue(v: Num): number | null {
-  if (typeof v === 'number') return v;
-  if (v.trim() === '') return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : Number.NaN;
 }
 
 /** Lines, and commas within a line, split a list (spaces stay, so a bad entry is shown whole). */
@@ -107,8 +96,6 @@ export const listItems = (text: string): string[] =>
 export const sortTypes = (types: readonly ForwardType[]): ForwardType[] => FORWARD_TYPES.filter((t) => types.includes(t));
 
 export function formToRule(f: RuleForm): PortforwardRule {
-  const limits = {} as PortforwardLimits;
-  for (const k of LIMIT_FIELDS) limits[k] = limitValue(f.limits[k]);
   return {
     name: f.name.trim(),
     enable: f.enable,
@@ -117,7 +104,7 @@ export function formToRule(f: RuleForm): PortforwardRule {
     listenPorts: f.listenPorts.trim(),
     targets: listItems(f.targets),
     targetPorts: f.targetPorts.trim(),
-    limits,
+    limits: limitsToBody(f.limits),
     filter: { mode: f.filterMode, list: listItems(f.filterList) },
     tls: { ...f.tls, cert: f.tls.cert.trim() === '' ? '' : f.tls.cert, key: f.tls.key.trim() === '' ? '' : f.tls.key, targetServerName: f.tls.targetServerName.trim() },
     proxyProtocol: f.proxyProtocol,

@@ -1,8 +1,8 @@
 import { PasswordInput } from '@mantine/core';
 import { SECRET_MASK } from '@lucky/contracts';
-import { HINT_BELOW } from '../../kit/fields/styles';
-import { isMask } from './form';
-import { ddnsText } from './i18n';
+import { kitText } from '../texts';
+import { isMask } from '../webhook/request';
+import { HINT_BELOW } from './styles';
 
 /** Selects the whole mask on focus, so typing replaces a stored secret instead of appending to it. */
 const selectMask = (e: React.FocusEvent<HTMLInputElement>) => {
@@ -17,7 +17,7 @@ export function SecretInput(props: { label: string; value: string; onChange: (v:
       value={props.value}
       onChange={(e) => props.onChange(e.currentTarget.value)}
       onFocus={selectMask}
-      description={isMask(props.value) ? ddnsText('secretKept', { mask: SECRET_MASK }) : undefined}
+      description={isMask(props.value) ? kitText('secretKept', { mask: SECRET_MASK }) : undefined}
       error={props.error}
       autoComplete="new-password"
       data-testid={props.testId}

@@ -1,5 +1,5 @@
 /**
- * The "test" buttons of the DDNS forms (an IP source, a webhook): the request is checked by its
+ * The "test" buttons of the forms (an IP source, a webhook, a NAT test): the request is checked by its
  * contract first, so a form's mistake is said at once; then sent, and its outcome shown.
  */
 import { Alert, Text } from '@mantine/core';
@@ -8,15 +8,12 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { ApiError } from '../../api';
 import { lang } from '../../i18n';
+import type { Schema } from './problems';
 
-type Schema = Parameters<typeof formatIssues>[0];
 
 export type TestOutcome<R> = { kind: 'refused'; message: string } | { kind: 'failed'; message: string } | { kind: 'answered'; data: R } | null;
 
 export const errorText = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
-
-/** The form's HTTP timeout when it is valid (3-60 s), else the default: a test should run anyway. */
-export const testTimeout = (seconds: number) => (Number.isInteger(seconds) && seconds >= 3 && seconds <= 60 ? seconds : 10);
 
 export function useTestRun<B, R>(schema: Schema, send: (body: B) => Promise<R>) {
   const [refused, setRefused] = useState<string | null>(null);
