@@ -109,7 +109,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 }
 
 function daemonEnv(env: NodeJS.ProcessEnv): DaemonEnv {
-  const out: DaemonEnv = { nativeRelay: env.LUCKY_NATIVE_RELAY !== '0' };
+  const childEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const out: DaemonEnv = { nativeRelay: env.LUCKY_NATIVE_RELAY !== '0', childEnv };
   const threads = env.LUCKY_WEB_THREADS;
   if (threads !== undefined && threads !== '') out.webThreads = Math.max(0, Math.min(64, Math.floor(Number(threads)) || 0));
   // Fake provider APIs for tests and benchmarks only: a production daemon must never be pointed elsewhere.

@@ -117,7 +117,7 @@ export const ZStunRule = ZStunRuleFields.superRefine((r, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['natpmp', 'gateway'], message: msgKey('invalidIpv4') });
   }
   if (r.command.enable && r.command.line.trim() === '') ctx.addIssue({ code: 'custom', path: ['command', 'line'], message: msgKey('cannotBeEmpty') });
-  if (r.filter.mode === 'whitelist' && r.filter.list.length === 0) ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });
+  if (r.mode === 'forward' && r.filter.mode === 'whitelist' && r.filter.list.length === 0) ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });
   checkWebhook(r.webhook, ['webhook'], ctx);
 });
 export type StunRule = z.infer<typeof ZStunRule>;

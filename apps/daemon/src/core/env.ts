@@ -9,6 +9,8 @@ export interface DaemonEnv {
   nativeRelay: boolean;
   /** LUCKY_DDNS_TEST_ENDPOINTS: DNS provider API addresses of tests and benchmarks (never in production). */
   ddnsTestEndpoints?: Record<string, string>;
+  /** The environment the user's commands run in (STUN's on-change command…): the daemon's own. */
+  childEnv?: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_ENV: DaemonEnv = { nativeRelay: true };

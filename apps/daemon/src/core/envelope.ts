@@ -3,6 +3,7 @@
  * caller's language. Only static files get real HTTP status codes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { msgOf } from '../lib/msgerror.js';
 import { sayer } from './logs.js';
 import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type MsgValue, type RetCode } from '@lucky/contracts';
 
@@ -24,6 +25,13 @@ export class AppError extends Error {
 }
 
 export const fail = (ret: RetCode, key: MessageKey, vars?: Record<string, MsgValue>) => new AppError(ret, key, vars);
+
+/** A failure that already is a message (MsgError…), as the answer's `msg` in the caller's language. */
+export function failedWith(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const m = msgOf(err);
+  return new AppError(Ret.failed, m.key as MessageKey, m.vars ?? {});
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

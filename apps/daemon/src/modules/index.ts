@@ -10,4 +10,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'web', load: () => import('./web/index.js') },
   { key: 'ddns', provides: ['dnsProviders'], load: () => import('./ddns/index.js') },
   { key: 'portforward', load: () => import('./portforward/index.js') },
+  { key: 'stun', load: () => import('./stun/index.js') },
 ];

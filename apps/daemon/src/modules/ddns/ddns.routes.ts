@@ -8,11 +8,10 @@ import {
   type DdnsTask,
   type Msg,
 } from '@lucky/contracts';
-import { AppError, fail } from '../../core/envelope.js';
+import { AppError, fail, failedWith } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { CALLBACK_PRESET_VALUES } from '../../lib/dns/providers/callback.js';
-import { msgOf } from '../../lib/msgerror.js';
 import type { WebhookMessage } from '../../lib/webhook/webhook.js';
 import { DdnsHistory } from './ddns.history.js';
 import { presentSync, type DdnsFigures } from './ddns.view.js';
@@ -34,12 +33,6 @@ export async function syncTask(task: StoredRule<DdnsTask>, mod: DdnsContext, wai
   return { ...r, line: { key: r.done ? 'ddnsSyncDone' : 'ddnsSyncRunning' } };
 }
 
-/** A failure that already is a message, as the answer's `msg` in the caller's language. */
-function failed(err: unknown): AppError {
-  const m = msgOf(err);
-  return new AppError(Ret.failed, m.key, m.vars ?? {});
-}
-
 export function ddnsRoutes(mod: DdnsContext): OwnHandlers<typeof ddnsContract> {
   const history = new DdnsHistory(mod.db);
   return {
@@ -57,7 +50,7 @@ export function ddnsRoutes(mod: DdnsContext): OwnHandlers<typeof ddnsContract> {
         const r = await engine.testSource(body.family, body.source, { timeoutMs: body.httpTimeout * 1000, proxy: body.proxy, skipVerify: body.skipVerify });
         return { ip: r.ip, detail: renderMsg(req.lang, r.detail) };
       } catch (err) {
-        throw failed(err);
+        throw failedWith(err);
       }
     },
     webhookTest: async ({ body, req }) => {
