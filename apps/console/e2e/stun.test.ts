@@ -82,6 +82,8 @@ describe('STUN console e2e (chromium + built daemon, loopback STUN server only)'
     await page.getByTestId('stun-tab-mapping').click();
     await page.getByTestId('stun-upnp').dispatchEvent('click');
     await page.getByTestId('stun-upnp-lease').waitFor();
+    // A gateway of our own: a rule that discovers one would search the machine's real LAN.
+    await page.getByTestId('stun-upnp-gateway').fill('http://127.0.0.1:9/rootDesc.xml');
     await shot(page, '02-none-form');
     await page.getByTestId('stun-save').click();
     await formClosed(page);
@@ -89,7 +91,7 @@ describe('STUN console e2e (chromium + built daemon, loopback STUN server only)'
     await r.waitFor();
     await expect.poll(() => r.getByTestId('stun-row-mode').getAttribute('data-mode')).toBe('none');
     await expect.poll(() => r.getByTestId('stun-status').getAttribute('data-state')).toBe('disabled');
-    expect(await ruleNamed('路由器映射')).toMatchObject({ mode: 'none', enable: false, protocol: 'udp', localPort: 0, stunServers: [LOOPBACK_STUN], upnp: { enable: true } });
+    expect(await ruleNamed('路由器映射')).toMatchObject({ mode: 'none', enable: false, protocol: 'udp', localPort: 0, stunServers: [LOOPBACK_STUN], upnp: { enable: true, gatewayUrl: 'http://127.0.0.1:9/rootDesc.xml' } });
   });
 
   it('adds a forward rule: target, limits, filter, webhook and DDNS tasks', async () => {
