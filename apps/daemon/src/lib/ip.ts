@@ -27,3 +27,28 @@ export function ipBytes(ip: string): Uint8Array | null {
   const mapped = out.slice(0, 10).every((b) => b === 0) && out[10] === 0xff && out[11] === 0xff;
   return mapped ? out.slice(12) : out;
 }
+
+/** 4 or 16 bytes as text; IPv6 in its one RFC 5952 form (the longest run of 2+ zero groups is ::, the first on a tie). */
+export function ipText(b: Uint8Array): string {
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  const g: number[] = [];
+  for (let i = 0; i < 16; i += 2) g.push((b[i]! << 8) | b[i + 1]!);
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (best === -1) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}

@@ -5,7 +5,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { isIPv4, isIPv6 } from '@lucky/contracts';
-import { ipBytes } from '../ip.js';
+import { ipBytes, ipText } from '../ip.js';
 import { MsgError } from '../msgerror.js';
 
 export const TYPE = { A: 1, SOA: 6, AAAA: 28, TSIG: 250, ANY: 255 } as const;
@@ -157,43 +157,13 @@ function readName(buf: Buffer, offset: number): { name: string; next: number } {
   throw new MsgError({ key: 'dnsMalformed' });
 }
 
-function ipText(data: Buffer): string | undefined {
-  if (data.length === 4) return [...data].join('.');
-  if (data.length === 16) {
-    const groups: string[] = [];
-    for (let i = 0; i < 16; i += 2) groups.push(data.readUInt16BE(i).toString(16));
-    return normalizeIp(groups.join(':'));
-  }
-  return undefined;
-}
-
 /** One text form per address, so answers compare with what a source returned. */
 export function normalizeIp(ip: string): string {
   if (isIPv4(ip)) return ip;
   if (!isIPv6(ip)) return ip;
   const b = ipBytes(ip);
   if (!b) return ip;
-  const g: number[] = [];
-  for (let i = 0; i < 16; i += 2) g.push((b[i]! << 8) | b[i + 1]!);
-  // RFC 5952: the longest run (2+) of zero groups becomes ::
-  let best = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = g.map((x) => x.toString(16));
-  if (best === -1) return hex.join(':');
-  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+  return ipText(b);
 }
 
 export function parseMessage(buf: Buffer): ParsedMessage {
@@ -217,7 +187,7 @@ export function parseMessage(buf: Buffer): ParsedMessage {
       pos = next + 10 + len;
       const r: ParsedRR = { name, type, cls, ttl, data, start };
       if (type === TYPE.A || type === TYPE.AAAA) {
-        const t = ipText(data);
+        const t = data.length === 4 || data.length === 16 ? ipText(data) : undefined;
         if (t) r.ip = t;
       }
       out.push(r);

@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { ipBytes } from '../../lib/ip.js';
+import { ipBytes, ipText } from '../../lib/ip.js';
 import { MsgError } from '../../lib/msgerror.js';
 
 export const STUN_MAGIC_COOKIE = 0x2112a442;
@@ -114,31 +114,6 @@ export function stunFrameLength(head: Buffer): number | null {
   const len = head.readUInt16BE(2);
   if (len % 4 !== 0 || STUN_HEADER_LENGTH + len > STUN_MAX_MESSAGE) return null;
   return STUN_HEADER_LENGTH + len;
-}
-
-function ipText(b: Buffer): string {
-  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
-  const g: number[] = [];
-  for (let i = 0; i < 16; i += 2) g.push(b.readUInt16BE(i));
-  // RFC 5952: the longest run of two or more zero groups becomes ::, the first one on a tie.
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = g.map((x) => x.toString(16));
-  if (best === -1) return hex.join(':');
-  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
 }
 
 function readAddress(type: number, v: Buffer, xorWith: Buffer | null): StunAddress {
