@@ -172,6 +172,24 @@ describe('stun rules inside a real NAT', () => {
     expect(await logsOf(created.key)).toContain(`public address changed to ${second} (was ${first})`);
   }, 90_000);
 
+  it('a symmetric NAT is said in the rule status: two servers see two public ports', async () => {
+    await lab.setMasquerade('random,fully-random');
+    try {
+      const port = stun.server.split(':')[1];
+      const servers = [stun.server, `${lab.wan.addrs[1]}:${port}`];
+      const created = await d.call<{ key: string }>('POST', '/api/stun/rules', { name: 'sym', protocol: 'udp', listenHost: lab.lanAddr, mode: 'none', stunServers: servers });
+      expect(created.ret).toBe(0);
+      const status = await waitFor('symmetric status', async () => {
+        const v = await rule(created.key);
+        return v.status.state === 'error' && v.status.message.includes('symmetric') ? v.status.message : undefined;
+      });
+      expect(status).toMatch(/^symmetric NAT: the public port changes with the destination \(198\.20\.\d+\.\d+:\d+ and 198\.20\.\d+\.\d+:\d+\)/);
+      await d.call('DELETE', `/api/stun/rules/${created.key}`);
+    } finally {
+      await lab.setMasquerade('');
+    }
+  }, 30_000);
+
   it('NAT test through the router: restricted cone (Linux masquerade filters by address and port)', async () => {
     const r = await d.call<{ result: { mapping: string; filtering: string; verdict: string } }>('POST', '/api/stun/nattest', { server: stun.server, localHost: lab.lanAddr }, en);
     expect(r.ret).toBe(0);

@@ -21,13 +21,6 @@ afterAll(async () => {
   await lab?.remove();
 });
 
-async function setMasquerade(how: string): Promise<void> {
-  const rules = await lab.router.exec('nft', ['-a', 'list', 'chain', 'inet', 'filter', 'postrouting']);
-  const handle = /masquerade.*# handle (\d+)/.exec(rules)?.[1];
-  if (!handle) throw new Error(`no masquerade rule:\n${rules}`);
-  await lab.router.exec('nft', ['replace', 'rule', 'inet', 'filter', 'postrouting', 'handle', handle, 'oifname', rules.match(/oifname "([^"]+)"/)![1]!, 'masquerade', ...(how ? how.split(' ') : [])]);
-}
-
 describe('natBehaviourTest behind the lab router', () => {
   it('masquerade: endpoint-independent mapping, address and port dependent filtering → restricted', async () => {
     const server = await resolveStunServer(stun.server);
@@ -42,7 +35,7 @@ describe('natBehaviourTest behind the lab router', () => {
   });
 
   it('masquerade with random ports: dependent mapping → symmetric', async () => {
-    await setMasquerade('random,fully-random');
+    await lab.setMasquerade('random,fully-random');
     try {
       const server = await resolveStunServer(stun.server);
       const r = await natBehaviourTest({ server, localHost: lab.lanAddr, timeoutMs: 800 });
@@ -50,7 +43,7 @@ describe('natBehaviourTest behind the lab router', () => {
       expect(['addressDependent', 'addressAndPortDependent']).toContain(r.mapping);
       expect(r.verdict).toEqual({ key: 'stunVerdictSymmetric' });
     } finally {
-      await setMasquerade('');
+      await lab.setMasquerade('');
     }
   });
 });

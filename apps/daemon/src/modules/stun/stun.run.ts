@@ -69,6 +69,8 @@ export class StunRun {
   private stopped = false;
   private checking: Promise<void> | null = null;
   private mappers: Mapper[] = [];
+  /** What the second server said: undefined before it was asked, null when it agreed (or could not tell). */
+  private symmetric: Msg | null | undefined = undefined;
   readonly traffic: Traffic;
   private state: Omit<RunFigures, 'traffic' | 'mappings'> = { publicAddr: null, localPort: null, server: null, lastChange: null, lastCheck: null, changes: 0 };
 
@@ -165,16 +167,18 @@ export class StunRun {
         problems.push({ key: 'stunKeepaliveFailed', vars: { detail: msgOf(err) } });
       }
     }
-    for (const label of servers) {
+    for (const [i, label] of servers.entries()) {
       if (this.stopped) return;
       try {
         const server = await resolveStunServer(label);
         const r = await this.binding(server);
         this.state.lastCheck = Date.now();
         this.failures = 0;
-        await this.learnt(r);
+        const changed = await this.learnt(r);
+        if (changed || this.symmetric === undefined) this.symmetric = await this.crossCheck(servers, i, r);
         if (this.stopped) return;
-        this.ctx.report(problems.length ? problems : this.mappingProblems());
+        const all = [...problems, ...(this.symmetric ? [this.symmetric] : []), ...(this.mappingProblems() ?? [])];
+        this.ctx.report(all.length ? all : null);
         return;
       } catch (err) {
         if (this.stopped) return;
@@ -184,6 +188,26 @@ export class StunRun {
     this.failures++;
     this.state.lastCheck = Date.now();
     this.ctx.report([...problems, { key: 'stunNoServerAnswered', vars: { servers: servers.join(', ') } }]);
+  }
+
+  /**
+   * A symmetric NAT gives every destination its own public port, so the address one server saw is
+   * useless to anyone else. Asking a second server from the same port tells (once per address).
+   * Null when the answers agree, or when there is no second server to ask.
+   */
+  private async crossCheck(servers: string[], first: number, seen: BindingResult): Promise<Msg | null> {
+    const label = servers.find((_, j) => j !== first);
+    if (!label) return null;
+    try {
+      const other = await this.binding(await resolveStunServer(label));
+      const a = `${seen.mapped.address}:${seen.mapped.port}`;
+      const b = `${other.mapped.address}:${other.mapped.port}`;
+      if (a === b) return null;
+      this.ctx.note({ key: 'stunSymmetric', vars: { a, b } });
+      return { key: 'stunSymmetric', vars: { a, b } };
+    } catch {
+      return null;
+    }
   }
 
   private async binding(server: { address: string; port: number; label: string }): Promise<BindingResult> {
@@ -196,7 +220,8 @@ export class StunRun {
     }
   }
 
-  private async learnt(r: BindingResult): Promise<void> {
+  /** Takes a server's answer; true when the public address changed. */
+  private async learnt(r: BindingResult): Promise<boolean> {
     const addr = `${r.mapped.address}:${r.mapped.port}`;
     this.state.server = r.server;
     const old = this.state.publicAddr;
@@ -208,10 +233,11 @@ export class StunRun {
     }
     await this.mapAll(r.mapped.port);
     const saved = this.deps.store.get(this.ctx.key);
-    if (saved.publicAddr === addr) return;
+    if (saved.publicAddr === addr) return addr !== old;
     // Stored before the announcement: a restart in the middle must not announce twice.
     this.deps.store.setPublic(this.ctx.key, addr, Date.now());
     await announce({ ip: r.mapped.address, port: r.mapped.port, localPort: this.state.localPort!, rule: this.rule }, { ...this.deps.notify, note: (m) => this.ctx.note(m) });
+    return true;
   }
 
   /** Asks the routers for public port → local port; again when the public port moved or a mapping failed. */

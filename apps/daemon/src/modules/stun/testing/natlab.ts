@@ -60,6 +60,8 @@ export interface NatLab {
   upnpList(): Promise<string>;
   /** The router's nftables ruleset, where miniupnpd's mappings are rules. */
   nftRuleset(): Promise<string>;
+  /** Replaces the router's masquerade: '' plain (endpoint-independent mapping), 'random,fully-random' symmetric. */
+  setMasquerade(how: string): Promise<void>;
   /** miniupnpd's log so far (for failure messages). */
   miniupnpdLog(): string;
   /** Everything gone: processes, namespaces, veths, the route. Safe to call twice. */
@@ -339,6 +341,13 @@ table inet filter {
     },
     upnpList: () => run('upnpc', ['-u', upnpUrl, '-l']),
     nftRuleset: () => router.exec('nft', ['list', 'ruleset']),
+    async setMasquerade(how) {
+      const rules = await router.exec('nft', ['-a', 'list', 'chain', 'inet', 'filter', 'postrouting']);
+      const handle = /masquerade.*# handle (\d+)/.exec(rules)?.[1];
+      const out = /oifname "([^"]+)"/.exec(rules)?.[1];
+      if (!handle || !out) throw new Error(`no masquerade rule:\n${rules}`);
+      await router.exec('nft', ['replace', 'rule', 'inet', 'filter', 'postrouting', 'handle', handle, 'oifname', out, 'masquerade', ...(how ? how.split(' ') : [])]);
+    },
     miniupnpdLog: readLog,
     remove,
   };
