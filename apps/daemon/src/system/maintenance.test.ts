@@ -172,6 +172,7 @@ describe('secrets in backups', () => {
       ddns: expect.arrayContaining(['credentials.secret', 'proxy.password', 'webhook.proxy.password']),
       web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
       portforward: ['tls.key'],
+      stun: ['webhook.proxy.password'],
     });
   });
 });

@@ -1,11 +1,11 @@
 /**
  * Moving the bytes of a TCP pair once both ends are connected: the native relay takes plain pairs
- * (see portforward.native.ts); TLS on either side, other systems and builds without a compiler are
+ * (see core/relay.ts); TLS on either side, other systems and builds without a compiler are
  * relayed here in JavaScript, with backpressure and half-close.
  */
 import { Socket } from 'node:net';
 import type { Msg } from '@lucky/contracts';
-import { errnoName, nativeTcp } from './portforward.native.js';
+import { errnoName, nativeTcp } from '../../core/relay.js';
 import { proxyV1Header, proxyV2Header, type Endpoints } from './portforward.proxyproto.js';
 import { errorDetail, type RuleRun } from './portforward.run.js';
 import type { Conn } from './portforward.tcp.js';

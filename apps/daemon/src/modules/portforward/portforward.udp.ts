@@ -8,7 +8,7 @@ import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dg
 import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Msg } from '@lucky/contracts';
-import { errnoName, nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from './portforward.native.js';
+import { errnoName, nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from '../../core/relay.js';
 import { fmtAddr, type ListenSpec } from './portforward.plan.js';
 import { errorDetail, listenError, type RuleRun } from './portforward.run.js';
 

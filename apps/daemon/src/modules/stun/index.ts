@@ -17,6 +17,7 @@ export default defineModule({
   engine: async (mod) =>
     new (await import('./stun.engine.js')).StunEngine({
       store: new StunStore(mod.db),
+      nativeRelay: mod.env.nativeRelay,
       notify: { webhooks: mod.services.webhooks, dnsProviders: mod.services.dnsProviders, childEnv: mod.env.childEnv ?? {} },
     }),
   // A rule on port 0 claims the port the system gives it, once bound (RuleContext.claim).

@@ -35,6 +35,9 @@ export function forwardPlan(rule: StunRule): ForwardPlan | null {
   };
 }
 
+/** The counters as the figures carry them. */
+export type TrafficFigures = Pick<Traffic, 'connections' | 'sessions' | 'totalConnections' | 'bytesIn' | 'bytesOut' | 'refusedByFilter' | 'refusedByLimit'>;
+
 export class Traffic {
   connections = 0;
   sessions = 0;

@@ -8,7 +8,7 @@ import type { Msg, StunConfigure, StunRule } from '@lucky/contracts';
 import type { RuleContext } from '../../core/engine.js';
 import { msgOf } from '../../lib/msgerror.js';
 import { resolveStunServer, tcpBinding, type BindingResult } from './stun.client.js';
-import { forwardPlan, Traffic } from './stun.forward.js';
+import { forwardPlan, Traffic, type TrafficFigures } from './stun.forward.js';
 import { natpmpMapper } from './stun.natpmp.js';
 import { announce, type NotifyDeps } from './stun.notify.js';
 import type { PortMapper } from './stun.portmap.js';
@@ -36,7 +36,7 @@ export interface RunFigures {
   lastCheck: number | null;
   changes: number;
   mappings: MappingState[];
-  traffic: Traffic;
+  traffic: TrafficFigures;
 }
 
 /** A STUN check gives up on one server after this long (UDP retransmits included). */
@@ -57,6 +57,8 @@ interface Mapper {
 
 export interface RunDeps {
   store: StunStore;
+  /** False with LUCKY_NATIVE_RELAY=0: TCP pairs are relayed in JavaScript. */
+  nativeRelay: boolean;
   notify: Omit<NotifyDeps, 'note'>;
 }
 
@@ -100,7 +102,10 @@ export class StunRun {
       ctx.note({ key: 'stunPortChangedOnRestart', vars: { port: wanted, local: port instanceof UdpPort ? port.port : port.port } });
     }
     if (port instanceof UdpPort) this.udp = port;
-    else this.tcp = port;
+    else {
+      this.tcp = port;
+      port.native = this.deps.nativeRelay;
+    }
     const local = port instanceof UdpPort ? port.port : port.port;
     try {
       if (rule.localPort === 0) ctx.claim({ proto: rule.protocol, address: rule.listenHost || '0.0.0.0', port: local });
@@ -299,7 +304,21 @@ export class StunRun {
   }
 
   figures(): RunFigures {
-    return { ...this.state, mappings: this.mappers.map((m) => m.state), traffic: this.traffic };
+    const t = this.traffic;
+    const live = this.tcp?.liveBytes() ?? { in: 0, out: 0 };
+    return {
+      ...this.state,
+      mappings: this.mappers.map((m) => m.state),
+      traffic: {
+        connections: t.connections,
+        sessions: t.sessions,
+        totalConnections: t.totalConnections,
+        bytesIn: t.bytesIn + live.in,
+        bytesOut: t.bytesOut + live.out,
+        refusedByFilter: t.refusedByFilter,
+        refusedByLimit: t.refusedByLimit,
+      },
+    };
   }
 
   private closePorts(): void {

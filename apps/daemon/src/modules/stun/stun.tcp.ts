@@ -10,6 +10,7 @@ import net from 'node:net';
 import type { Msg } from '@lucky/contracts';
 import { connectReusePort, listenReusePort, nativeAddon } from '../../core/native.js';
 import { RuleProblem } from '../../core/engine.js';
+import { nativeTcp, type NativeFlow } from '../../core/relay.js';
 import { fmtAddr, type ForwardPlan, type Traffic } from './stun.forward.js';
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -18,6 +19,10 @@ export class TcpPort {
   private server: net.Server | null = null;
   private plan: ForwardPlan | null = null;
   private live = new Set<net.Socket>();
+  /** Pairs on the native relay: their bytes are counted there, and added here when they end. */
+  private flows = new Set<NativeFlow>();
+  /** False with LUCKY_NATIVE_RELAY=0: JavaScript relays every pair. */
+  native = true;
 
   private constructor(
     readonly host: string,
@@ -35,7 +40,8 @@ export class TcpPort {
     if (!nativeAddon()) throw new RuleProblem({ key: 'stunTcpNeedsNative' }, false);
     const ip = host || '0.0.0.0';
     const fd = listenReusePort(ip, port, false);
-    const server = net.createServer({ pauseOnConnect: false });
+    // Paused until the target answers: then the pair goes to the native relay whole, or to pipes.
+    const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ fd }, () => resolve());
@@ -72,51 +78,88 @@ export class TcpPort {
       return void c.destroy();
     }
     const target = fmtAddr(plan.host, plan.port);
-    const up = net.connect({ host: plan.host, port: plan.port, timeout: CONNECT_TIMEOUT_MS });
+    const up = net.connect({ host: plan.host, port: plan.port, allowHalfOpen: true, noDelay: true, timeout: CONNECT_TIMEOUT_MS });
+    // A target that talks first (SSH, SMTP) waits for the relay.
+    up.pause();
     this.live.add(c);
     this.traffic.connections = this.live.size;
     this.traffic.totalConnections++;
-    let inBytes = 0;
-    let outBytes = 0;
+    let flow: NativeFlow | null = null;
+    let bytes = { in: 0, out: 0 };
     let connected = false;
+    let ended = false;
+    const end = (err?: Error) => {
+      if (ended) return;
+      ended = true;
+      if (!connected && err) this.note({ key: 'stunTargetFailed', vars: { target, detail: err.message } });
+      if (flow) {
+        const t = flow.remove();
+        this.flows.delete(flow);
+        bytes = { in: t.toTarget, out: t.toClient };
+        this.traffic.bytesIn += t.toTarget;
+        this.traffic.bytesOut += t.toClient;
+      }
+      c.destroy();
+      up.destroy();
+      this.live.delete(c);
+      this.traffic.connections = this.live.size;
+      if (connected) this.note({ key: 'stunConnEnded', vars: { client, in: bytes.in, out: bytes.out } });
+    };
+    up.on('error', end);
+    c.on('error', () => end());
+    up.once('timeout', () => end(new Error('timeout')));
     up.once('connect', () => {
       connected = true;
-      up.setTimeout(plan.idleTimeoutMs);
-      c.setTimeout(plan.idleTimeoutMs);
-      c.setNoDelay(true);
-      up.setNoDelay(true);
+      up.setTimeout(0);
       this.note({ key: 'stunAccepted', vars: { client, target } });
+      if (c.destroyed) return end();
+      flow = this.native ? nativeTcp(c, up, plan.idleTimeoutMs, () => end()) : null;
+      if (flow) return void this.flows.add(flow);
+      this.pipe(c, up, plan.idleTimeoutMs, bytes, end);
     });
+  }
+
+  /** JavaScript relay: half-close passed on, idle timeout, bytes counted as they pass. */
+  private pipe(c: net.Socket, up: net.Socket, idleMs: number, bytes: { in: number; out: number }, end: () => void): void {
     c.on('data', (d: Buffer) => {
-      inBytes += d.length;
+      bytes.in += d.length;
       this.traffic.bytesIn += d.length;
     });
     up.on('data', (d: Buffer) => {
-      outBytes += d.length;
+      bytes.out += d.length;
       this.traffic.bytesOut += d.length;
     });
     c.pipe(up);
     up.pipe(c);
-    const fail = (err?: Error) => {
-      if (!connected && err) this.note({ key: 'stunTargetFailed', vars: { target, detail: err.message } });
-      c.destroy();
-      up.destroy();
+    if (idleMs > 0) {
+      c.setTimeout(idleMs, end);
+      up.setTimeout(idleMs, end);
+    }
+    let closed = 0;
+    const onClose = () => {
+      if (++closed === 2) end();
     };
-    up.on('timeout', () => fail(connected ? undefined : new Error('timeout')));
-    c.on('timeout', () => fail());
-    up.on('error', fail);
-    c.on('error', () => fail());
-    c.once('close', () => {
-      up.destroy();
-      if (!this.live.delete(c)) return;
-      this.traffic.connections = this.live.size;
-      if (connected) this.note({ key: 'stunConnEnded', vars: { client, in: inBytes, out: outBytes } });
-    });
-    up.once('close', () => c.end());
+    // Each side's close: the pair ends when both are gone, or at once when one broke off.
+    c.once('close', (hadError) => (hadError ? end() : onClose()));
+    up.once('close', (hadError) => (hadError ? end() : onClose()));
+  }
+
+  /** Bytes of the pairs on the native relay so far (added to the totals when they end). */
+  liveBytes(): { in: number; out: number } {
+    let i = 0;
+    let o = 0;
+    for (const f of this.flows) {
+      const c = f.counters();
+      i += c.toTarget;
+      o += c.toClient;
+    }
+    return { in: i, out: o };
   }
 
   close(): void {
     this.server?.close();
+    for (const f of this.flows) f.remove();
+    this.flows.clear();
     for (const c of this.live) c.destroy();
     this.live.clear();
   }

@@ -1,7 +1,8 @@
 /**
  * The native relay (native/relay.c, built into dist/native by `npm run build`): the data path of
  * plain TCP pairs (splice(2), bytes never enter JavaScript) and of UDP sessions (batched
- * datagrams) runs on a background thread. The engine keeps every decision and every socket; it
+ * datagrams) runs on a background thread, one per process, for every module that relays (port
+ * forwarding, STUN). The engine keeps every decision and every socket; it
  * hands descriptors over and gets ends, counters and the datagrams of unknown clients back.
  * Where the addon is missing (not Linux, no compiler at build time) the functions here return null
  * and the engine relays in JavaScript; with LUCKY_NATIVE_RELAY=0 (`env.nativeRelay`) the engine
@@ -10,7 +11,7 @@
 import type { Socket as UdpSocket } from 'node:dgram';
 import type { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
-import { nativeAddon, type NativeAddon } from '../../core/native.js';
+import { nativeAddon, type NativeAddon } from './native.js';
 
 export type NativeEnd = { reason: 'closed' | 'error' | 'idle'; errno: number };
 
