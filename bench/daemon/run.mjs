@@ -96,6 +96,8 @@ async function oneRuleEach(call, receiverPort) {
     },
     web: { name: 'site', address: '127.0.0.1', port: await freePort() },
     portforward: { name: 'fwd', types: ['tcp', 'udp'], listenHost: '127.0.0.1', listenPorts: String(await freePort()), targets: ['127.0.0.1'], targetPorts: String(receiverPort) },
+    // A loopback "server" that never answers: the engine runs and retries, and nothing leaves the machine.
+    stun: { name: 'nat', protocol: 'udp', listenHost: '127.0.0.1', mode: 'forward', targetHost: '127.0.0.1', targetPort: receiverPort, stunServers: [`127.0.0.1:${receiverPort}`] },
   };
   for (const [m, rule] of Object.entries(rules)) {
     const r = await call('POST', `/api/${m}/rules`, rule);
