@@ -57,7 +57,7 @@ interface Mapper {
 
 export interface RunDeps {
   store: StunStore;
-  /** False with LUCKY_NATIVE_RELAY=0: TCP pairs are relayed in JavaScript. */
+  /** False with LUCKY_NATIVE_RELAY=0: TCP pairs and UDP sessions are relayed in JavaScript. */
   nativeRelay: boolean;
   notify: Omit<NotifyDeps, 'note'>;
 }
@@ -101,8 +101,10 @@ export class StunRun {
       port = await open(0);
       ctx.note({ key: 'stunPortChangedOnRestart', vars: { port: wanted, local: port instanceof UdpPort ? port.port : port.port } });
     }
-    if (port instanceof UdpPort) this.udp = port;
-    else {
+    if (port instanceof UdpPort) {
+      this.udp = port;
+      if (this.deps.nativeRelay) port.useNativeRelay();
+    } else {
       this.tcp = port;
       port.native = this.deps.nativeRelay;
     }
@@ -305,7 +307,7 @@ export class StunRun {
 
   figures(): RunFigures {
     const t = this.traffic;
-    const live = this.tcp?.liveBytes() ?? { in: 0, out: 0 };
+    const live = (this.udp ?? this.tcp)?.liveBytes() ?? { in: 0, out: 0 };
     return {
       ...this.state,
       mappings: this.mappers.map((m) => m.state),

@@ -212,6 +212,43 @@ describe('stun module over the API (loopback)', () => {
     expect(r.result.verdict).toMatch(/no NAT/);
   });
 
+  it('forwards the same with the JavaScript relay (LUCKY_NATIVE_RELAY=0), and counts what passed', async () => {
+    const js = await startTestDaemon({ env: { nativeRelay: false } });
+    try {
+      await js.call('PUT', '/api/stun/configure', { stunServers: [server], keepaliveInterval: 5, keepaliveUrl: `${keepalive.url}/ka`, logLines: 32 });
+      const list = async () => (await js.call<{ list: StunRuleView[] }>('GET', '/api/stun/rules')).list;
+      for (const protocol of ['udp', 'tcp'] as const) {
+        const target = protocol === 'udp' ? echoUdp.address().port : (echoTcp.address() as { port: number }).port;
+        const made = await js.call<{ key: string }>('POST', '/api/stun/rules', { name: `js-${protocol}`, protocol, listenHost: '127.0.0.1', mode: 'forward', targetHost: '127.0.0.1', targetPort: target });
+        expect(made.ret).toBe(0);
+        const port = await waitFor('published', async () => {
+          const f = (await list()).find((r) => r.key === made.key)!.stun;
+          return f.publicAddr ? f.localPort! : undefined;
+        });
+        if (protocol === 'udp') {
+          const client = createSocket('udp4');
+          const reply = new Promise<Buffer>((r) => client.once('message', r));
+          client.send('ping', port, '127.0.0.1');
+          expect((await reply).toString()).toBe('echo:ping');
+          client.close();
+        } else {
+          const c = connect(port, '127.0.0.1');
+          const got = new Promise<string>((r) => c.once('data', (b) => r(b.toString())));
+          c.write('hello');
+          expect(await got).toBe('hello');
+          c.destroy();
+        }
+        const figures = await waitFor('bytes counted', async () => {
+          const f = (await list()).find((r) => r.key === made.key)!.stun;
+          return f.bytesIn >= 4 && f.bytesOut >= 4 ? f : undefined;
+        });
+        expect(figures.totalConnections).toBe(1);
+      }
+    } finally {
+      await js.close();
+    }
+  });
+
   it('a rule switched off frees its port', async () => {
     const fwd = (await rules()).find((r) => r.name === 'udp-fwd')!;
     const port = fwd.stun.localPort!;
