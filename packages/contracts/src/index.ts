@@ -12,6 +12,7 @@ export * from './portforward.js';
 export * from './ddns.js';
 export * from './web.js';
 export * from './stun.js';
+export * from './storage.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -24,6 +25,7 @@ import { portforwardContract, portforwardRoutes } from './portforward.js';
 import { ddnsContract, ddnsRoutes } from './ddns.js';
 import { webContract, webRoutes } from './web.js';
 import { stunContract, stunRoutes } from './stun.js';
+import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './storage.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -34,6 +36,8 @@ export const API = {
   ddns: ddnsRoutes,
   web: webRoutes,
   stun: stunRoutes,
+  storage: storageRoutes,
+  webdav: webdavRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -43,4 +47,6 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   portforward: portforwardContract,
   web: webContract,
   stun: stunContract,
+  storage: storageContract,
+  webdav: webdavContract,
 };

@@ -11,6 +11,7 @@ import { dnsMessages } from './messages/dns.js';
 import { httpMessages } from './messages/http.js';
 import { portforwardMessages } from './messages/portforward.js';
 import { rulesMessages } from './messages/rules.js';
+import { storageMessages } from './messages/storage.js';
 import { stunMessages } from './messages/stun.js';
 import { webMessages } from './messages/web.js';
 import { wolMessages } from './messages/wol.js';
@@ -30,7 +31,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -173,6 +173,8 @@ describe('secrets in backups', () => {
       web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
       portforward: ['tls.key'],
       stun: ['webhook.proxy.password'],
+      storage: ['users.[].password'],
+      webdav: ['certs.[].key'],
     });
   });
 });

@@ -6,6 +6,7 @@
 import type { ActionsService } from './actions.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
+import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
 export interface ServiceMap {
@@ -13,6 +14,7 @@ export interface ServiceMap {
   certificates: CertificatesService;
   webhooks: WebhooksService;
   dnsProviders: DnsProvidersService;
+  storages: StoragesService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -21,3 +23,4 @@ export type { ActionRule, ActionsService } from './actions.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
 export type { CertificatesService, StoredCertificate } from './certificates.js';
+export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';

@@ -1,0 +1,70 @@
+/**
+ * `storages`: the storages (local directories) and storage users of the storage management module,
+ * and the ONE permission and path check every storage service (WebDAV, FTP, the file browser)
+ * calls: one account works everywhere, one rule decides everywhere, and no path leaves its root.
+ * Provided by the storage management module.
+ */
+import type { StoragePermission } from '@lucky/contracts';
+
+export type StorageOp = 'read' | 'write' | 'delete';
+
+/** Who asks: a storage user after login, the anonymous user, or the console's admin (full access). */
+export interface StoragePrincipal {
+  kind: 'user' | 'anonymous' | 'admin';
+  /** The account; '' for the anonymous user, 'admin' for the console. */
+  account: string;
+}
+
+/** A storage as a principal may use it. */
+export interface StorageGrant {
+  /** The storage's rule key. */
+  storage: string;
+  name: string;
+  /** The real directory (realpath at the time of the call). */
+  root: string;
+  readOnly: boolean;
+  quota: number | null;
+  /** What this principal may do here (read-only storages never grant write or delete). */
+  can: StoragePermission;
+}
+
+/** A path inside a storage, checked: `real` is under the grant's root (symlinks resolved). */
+export interface ResolvedPath {
+  grant: StorageGrant;
+  /** The path inside the storage, normalised: `/a/b.txt`, `/` for the root. */
+  path: string;
+  /** The absolute path on disk; for a name that does not exist yet, its resolved parent joined with the name. */
+  real: string;
+  exists: boolean;
+}
+
+export interface LoginAttempt {
+  account: string;
+  password: string;
+  /** The client's address, for the lock-out shared with the console's login. */
+  ip: string;
+  /** The service asking ("webdav", "ftpserver"), for logs. */
+  service: string;
+}
+
+export interface StoragesService {
+  /** The principal for these credentials, or null (wrong, switched off, locked out: the attempt is counted). */
+  login(attempt: LoginAttempt): Promise<StoragePrincipal | null>;
+  /** The anonymous principal when anonymous access is on. */
+  anonymous(): StoragePrincipal | null;
+  /** The enabled storages this principal can see, with what it may do in each. */
+  grants(who: StoragePrincipal): StorageGrant[];
+  grant(who: StoragePrincipal, storage: string): StorageGrant | null;
+  /**
+   * Resolves a client's path (already URL-decoded once) inside a grant and checks the operation:
+   * `..`, encoded or doubly encoded separators, backslashes, NUL bytes and symlinks out of the root
+   * are refused (MsgError storagePathEscapes / storagePathInvalid), so is an operation the grant
+   * does not allow (storageDenied / storageReadOnly). Call it at every access: symlinks are
+   * resolved now, not when the storage was saved.
+   */
+  resolve(grant: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath>;
+  /** Bytes that may still be written to the storage; Infinity without a quota. */
+  room(grant: StorageGrant): Promise<number>;
+  /** A service says which storages it serves now (shown beside each storage, asked before a delete). */
+  setUsage(service: string, storages: string[]): void;
+}

@@ -1,0 +1,171 @@
+/**
+ * Network storage. Storage management (module `storage`, menu `storagemanagement`): storages (local directories) as its
+ * rules, and the storage users with their per-storage permissions as its settings. WebDAV (`webdav`)
+ * and, later, FTP and the file browser serve these storages to these users; the one permission and
+ * path check is the storage module's (`storages` service).
+ */
+import { z } from 'zod';
+import { ok } from './envelope.js';
+import { msgKey } from './i18n.js';
+import { isIP } from './net.js';
+import { route } from './route.js';
+import { moduleContract, ruleView, ZRuleKey } from './rules.js';
+import { secret } from './secrets.js';
+import { ZWebCert } from './web.js';
+
+// ------------------------------------------------------------------ storage management
+
+export const ZStorage = z.object({
+  name: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  enable: z.boolean().default(true),
+  /** An absolute local directory that exists (checked at save). */
+  path: z
+    .string()
+    .trim()
+    .min(1, { error: msgKey('cannotBeEmpty') })
+    .max(4096)
+    .refine((p) => p.startsWith('/') && !p.includes('\0'), { error: msgKey('storagePathAbsolute') }),
+  readOnly: z.boolean().default(false),
+  /** Bytes the storage may hold; null = only the filesystem's limit. */
+  quota: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+  note: z.string().max(512).default(''),
+});
+export type Storage = z.infer<typeof ZStorage>;
+export type StorageInput = z.input<typeof ZStorage>;
+
+export const ZStorageUsage = z.object({
+  /** The filesystem the directory is on. */
+  fsTotal: z.number(),
+  fsFree: z.number(),
+  /** Bytes under the directory (walked in the background; null until known). */
+  used: z.number().nullable(),
+  /** Unix ms of that walk. */
+  usedAt: z.number().nullable(),
+  /** The services that serve this storage now: "webdav", "ftpserver"… */
+  usedBy: z.array(z.string()),
+});
+export type StorageUsage = z.infer<typeof ZStorageUsage>;
+
+export const ZStorageView = ruleView(ZStorage, { usage: ZStorageUsage });
+export type StorageView = z.infer<typeof ZStorageView>;
+
+export const ZStoragePermission = z.object({
+  /** List and download. */
+  read: z.boolean().default(true),
+  /** Upload, make folders, rename, overwrite. */
+  write: z.boolean().default(false),
+  delete: z.boolean().default(false),
+});
+export type StoragePermission = z.infer<typeof ZStoragePermission>;
+
+export const ZStorageUser = z.object({
+  account: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._@-]{1,64}$/, { error: msgKey('storageAccountInvalid') }),
+  /** scrypt hash once stored; answers show the mask. */
+  password: secret(z.string().min(1, { error: msgKey('cannotBeEmpty') }).max(256), { hash: true }),
+  enable: z.boolean().default(true),
+  /** By storage key; a storage not listed is not seen at all. */
+  permissions: z.record(ZRuleKey, ZStoragePermission).default({}),
+  note: z.string().max(512).default(''),
+});
+export type StorageUser = z.infer<typeof ZStorageUser>;
+
+export const ZStorageConfigure = z
+  .object({
+    users: z.array(ZStorageUser).max(256).default([]),
+    /** Anonymous access: off by default, read-only at most, to the storages listed. */
+    anonymous: z.object({ enable: z.boolean().default(false), storages: z.array(ZRuleKey).max(256).default([]) }).default({ enable: false, storages: [] }),
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.users.forEach((u, i) => {
+      if (seen.has(u.account.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['users', i, 'account'], message: msgKey('duplicateName') });
+      seen.add(u.account.toLowerCase());
+    });
+  });
+export type StorageConfigure = z.infer<typeof ZStorageConfigure>;
+
+export const storageContract = moduleContract('storage', { input: ZStorage, view: ZStorageView, configure: ZStorageConfigure }, {
+  checkPath: route({
+    method: 'POST',
+    path: '/api/storage/checkpath',
+    summary: 'Whether a directory exists and can be used as a storage, with its filesystem space',
+    module: 'storage',
+    body: z.object({ path: z.string().max(4096) }),
+    response: ok({ exists: z.boolean(), directory: z.boolean(), writable: z.boolean(), fsTotal: z.number(), fsFree: z.number(), msg: z.string() }),
+  }),
+});
+export const storageRoutes = storageContract.routes;
+
+// ------------------------------------------------------------------ WebDAV
+
+/** `/dav`, `/`: where the server's tree starts in URLs. */
+export const ZUrlPrefix = z
+  .string()
+  .trim()
+  .max(256)
+  .regex(/^\/([A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*)?$/, { error: msgKey('webdavPrefixInvalid') });
+
+export const ZWebdavMount = z.object({
+  /** The folder it shows as, under the prefix: `photos`; empty = the storage is the root. */
+  name: z
+    .string()
+    .trim()
+    .max(128)
+    .regex(/^$|^[^/\\\0]+$/, { error: msgKey('webdavMountInvalid') }),
+  storage: ZRuleKey,
+});
+
+export const ZWebdavRuleFields = z.object({
+  name: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  enable: z.boolean().default(true),
+  /** Empty = every address. */
+  address: z.string().trim().refine((s) => s === '' || isIP(s), { error: msgKey('invalidIp') }).default(''),
+  port: z.number().int().min(1, { error: msgKey('invalidPort') }).max(65535, { error: msgKey('invalidPort') }),
+  tls: z.boolean().default(false),
+  certs: z.array(ZWebCert).max(16).default([]),
+  prefix: ZUrlPrefix.default('/'),
+  /** What the tree shows: one storage at the root, or several as top-level folders. */
+  mounts: z.array(ZWebdavMount).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  /** Answers for clients that need them: Windows' mini-redirector, macOS Finder. */
+  lockTimeout: z.number().int().min(10).max(86_400).default(3600),
+  note: z.string().max(512).default(''),
+});
+
+export const ZWebdavRule = ZWebdavRuleFields.superRefine((r, ctx) => {
+  const root = r.mounts.findIndex((m) => m.name === '');
+  if (root !== -1 && r.mounts.length > 1) ctx.addIssue({ code: 'custom', path: ['mounts', root, 'name'], message: msgKey('webdavMountsOverlap') });
+  const seen = new Set<string>();
+  r.mounts.forEach((m, i) => {
+    const k = m.name.toLowerCase();
+    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: ['mounts', i, 'name'], message: msgKey('webdavMountsOverlap') });
+    seen.add(k);
+  });
+  if (r.tls && r.certs.length === 0) ctx.addIssue({ code: 'custom', path: ['certs'], message: msgKey('statusCertNeeded') });
+});
+export type WebdavRule = z.infer<typeof ZWebdavRule>;
+export type WebdavRuleInput = z.input<typeof ZWebdavRule>;
+
+export const ZWebdavFigures = z.object({
+  connections: z.number(),
+  requests: z.number(),
+  bytesIn: z.number(),
+  bytesOut: z.number(),
+  /** Requests refused: login failed or locked out, permission, path outside the storage. */
+  denied: z.number(),
+});
+export type WebdavFigures = z.infer<typeof ZWebdavFigures>;
+
+export const ZWebdavRuleView = ruleView(ZWebdavRuleFields, { figures: ZWebdavFigures, url: z.string() });
+export type WebdavRuleView = z.infer<typeof ZWebdavRuleView>;
+
+export const ZWebdavConfigure = z.object({
+  /** Lines of the per-request access log kept per rule. */
+  accessLogLines: z.number().int().min(0).max(1000).default(200),
+});
+export type WebdavConfigure = z.infer<typeof ZWebdavConfigure>;
+
+export const webdavContract = moduleContract('webdav', { input: ZWebdavRule, view: ZWebdavRuleView, configure: ZWebdavConfigure });
+export const webdavRoutes = webdavContract.routes;
