@@ -99,7 +99,7 @@ export class StunRun {
       // The port chosen last time went to someone else: a new one beats not running.
       if (rule.localPort !== 0 || wanted === 0 || (err as { code?: string }).code !== 'EADDRINUSE') throw err;
       port = await open(0);
-      ctx.note({ key: 'stunPortChangedOnRestart', vars: { port: wanted, local: port instanceof UdpPort ? port.port : port.port } });
+      ctx.note({ key: 'stunPortChangedOnRestart', vars: { port: wanted, local: port.port } });
     }
     if (port instanceof UdpPort) {
       this.udp = port;
@@ -108,7 +108,7 @@ export class StunRun {
       this.tcp = port;
       port.native = this.deps.nativeRelay;
     }
-    const local = port instanceof UdpPort ? port.port : port.port;
+    const local = port.port;
     try {
       if (rule.localPort === 0) ctx.claim({ proto: rule.protocol, address: rule.listenHost || '0.0.0.0', port: local });
     } catch (err) {
@@ -119,7 +119,7 @@ export class StunRun {
     this.state.localPort = local;
     port.forward(forwardPlan(rule));
     ctx.note({ key: 'stunOpened', vars: { protocol: rule.protocol.toUpperCase(), local } });
-    if (this.tcp) this.keepalive = new TcpKeepalive(this.tcp, new URL(rule.keepaliveUrl || ctx.settings().keepaliveUrl), note);
+    if (this.tcp) this.keepalive = new TcpKeepalive(this.tcp, note);
     this.mappers = this.makeMappers();
     this.schedule(0);
   }
@@ -168,7 +168,7 @@ export class StunRun {
         const url = new URL(this.rule.keepaliveUrl || this.ctx.settings().keepaliveUrl);
         const wasUp = this.keepalive.up;
         const server = await resolveStunServer(`${url.hostname}:${url.port || 80}`);
-        await this.keepalive.beat(server.address);
+        await this.keepalive.beat(url, server.address);
         if (!wasUp && this.state.publicAddr !== null) this.ctx.note({ key: 'stunKeepaliveLost', vars: { detail: url.host } });
       } catch (err) {
         problems.push({ key: 'stunKeepaliveFailed', vars: { detail: msgOf(err) } });

@@ -171,10 +171,11 @@ export class TcpPort {
  */
 export class TcpKeepalive {
   private sock: net.Socket | null = null;
+  /** Where the open connection goes; a changed keepalive URL (settings) opens a new one. */
+  private to = '';
 
   constructor(
     private readonly port: TcpPort,
-    private readonly url: URL,
     private readonly note: (m: Msg) => void,
   ) {}
 
@@ -183,9 +184,12 @@ export class TcpKeepalive {
   }
 
   /** Opens the connection when it is down, or sends the next request on it. */
-  async beat(address: string): Promise<void> {
+  async beat(url: URL, address: string): Promise<void> {
+    const to = `${address}:${url.port || 80}`;
+    if (this.up && this.to !== to) this.close();
     if (!this.up) {
-      const sock = await this.port.connect(address, Number(this.url.port || 80));
+      const sock = await this.port.connect(address, Number(url.port || 80));
+      this.to = to;
       sock.on('data', () => {});
       sock.on('error', () => {});
       sock.on('close', () => {
@@ -193,9 +197,9 @@ export class TcpKeepalive {
       });
       sock.setKeepAlive(true, 30_000);
       this.sock = sock;
-      this.note({ key: 'stunKeepaliveUp', vars: { url: this.url.href } });
+      this.note({ key: 'stunKeepaliveUp', vars: { url: url.href } });
     }
-    this.sock!.write(`HEAD ${this.url.pathname}${this.url.search} HTTP/1.1\r\nHost: ${this.url.host}\r\nUser-Agent: lucky-stun\r\nConnection: keep-alive\r\n\r\n`);
+    this.sock!.write(`HEAD ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: lucky-stun\r\nConnection: keep-alive\r\n\r\n`);
   }
 
   close(): void {
