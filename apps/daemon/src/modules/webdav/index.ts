@@ -43,6 +43,6 @@ export default defineModule({
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   view: (rule, figures) => {
     const host = rule.data.address ? (rule.data.address.includes(':') ? `[${rule.data.address}]` : rule.data.address) : 'localhost';
-    return { figures: (figures as WebdavFigures | undefined) ?? IDLE, url: `${rule.data.tls ? 'https' : 'http'}://${host}:${rule.data.port}${rule.data.prefix}` };
+    return { figures: (figures as WebdavFigures | undefined) ?? IDLE, url: `${rule.data.tls ? 'https' : 'http'}://${host}:${rule.data.port}${rule.data.prefix === '/' ? '/' : `${rule.data.prefix}/`}` };
   },
 });

@@ -23,7 +23,8 @@ export function rawPath(target: string): string {
   let t = target;
   const abs = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(t);
   if (abs) t = t.slice(abs[0].length) || '/';
-  const q = t.search(/[?#]/);
+  // A fragment is never sent by a correct client; kept in the name, it cannot widen a DELETE to the folder.
+  const q = t.indexOf('?');
   return q === -1 ? t : t.slice(0, q);
 }
 
