@@ -81,8 +81,41 @@ const hdr = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 };
+/** The Depth header of a PROPFIND; absent means infinity (RFC 4918 §9.1). */
+function depthOf(h: string | undefined): { depth: string; noroot: boolean } {
+  const parts = (h ?? 'infinity').toLowerCase().split(',').map((x) => x.trim());
+  return { depth: parts[0]!, noroot: parts.includes('noroot') };
+}
+
+/** What a filesystem error means to a client. */
+function statusOfFsError(err: unknown): number {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return 403;
+    case 'ENOENT':
+      return 404;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 409;
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 507;
+    case 'EISDIR':
+      return 405;
+    case 'ENAMETOOLONG':
+      return 414;
+    default:
+      return 500;
+  }
+}
+
 const lockKey = (storage: string, path: string) => `${storage}\u0000${path}`;
 const parentPath = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
+
+/** Bytes read from each request, for its access log line. */
+const received = new WeakMap<IncomingMessage, number>();
 
 async function readBody(req: IncomingMessage, limit: number, counters: DavCounters): Promise<string> {
   const chunks: Buffer[] = [];
@@ -90,6 +123,7 @@ async function readBody(req: IncomingMessage, limit: number, counters: DavCounte
   for await (const c of req as AsyncIterable<Buffer>) {
     n += c.length;
     counters.bytesIn += c.length;
+    received.set(req, n);
     if (n > limit) throw new Answer(413);
     chunks.push(c);
   }
@@ -145,10 +179,10 @@ export class DavServer {
     res.on('finish', () => {
       this.counters.bytesOut += sent;
       if (res.statusCode === 401 || res.statusCode === 403) this.counters.denied++;
-      this.d.access({ user, method, path: raw.slice(0, 512), status: res.statusCode, bytes: method === 'PUT' ? Number(req.headers['content-length'] ?? 0) || 0 : sent });
+      this.d.access({ user, method, path: raw.slice(0, 512), status: res.statusCode, bytes: sent + (received.get(req) ?? 0) });
     });
     this.run(method, raw, req, res, (u) => (user = u)).catch((err: unknown) => {
-      const status = err instanceof Answer ? err.status : 500;
+      const status = err instanceof Answer ? err.status : statusOfFsError(err);
       if (res.headersSent) {
         res.destroy();
         return;
@@ -448,6 +482,7 @@ export class DavServer {
         ctx.req.on('data', (c: Buffer) => {
           written += c.length;
           this.counters.bytesIn += c.length;
+          received.set(ctx.req, written);
           if (written > budget) fail(new Answer(507));
         });
         ctx.req.on('aborted', () => fail(new Answer(400)));
@@ -597,13 +632,13 @@ export class DavServer {
 
   private async propfind(ctx: Ctx): Promise<void> {
     const t = await this.target(ctx.mount, ctx.grant, ctx.inner, 'read');
-    const depth = hdr(ctx.req, 'depth') ?? 'infinity';
+    const { depth, noroot } = depthOf(hdr(ctx.req, 'depth'));
     if (depth !== '0' && depth !== '1') throw new Answer(403, 'propfind-finite-depth');
     const req = await this.propRequest(ctx.req);
     const s = await this.statOf(t);
     if (!s) throw new Answer(404);
     const quota = req.names?.some((n) => n.ns === DAV && /^quota-(available|used)-bytes$/.test(n.name)) ? await this.quota(t.grant) : null;
-    const parts = [this.propResponse(t.href(s.isDirectory()), t, s, req, quota, t.grant.storage, t.rp.path, basename(t.rp.path) || ctx.mount.name || '/')];
+    const parts = noroot && depth === '1' ? [] : [this.propResponse(t.href(s.isDirectory()), t, s, req, quota, t.grant.storage, t.rp.path, basename(t.rp.path) || ctx.mount.name || '/')];
     if (depth === '1' && s.isDirectory()) {
       for (const e of await readdir(t.rp.real, { withFileTypes: true })) {
         if (e.name.startsWith(UPLOAD_PREFIX)) continue;
@@ -828,11 +863,11 @@ export class DavServer {
   private async virtualRoot(method: string, who: StoragePrincipal, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const visible = this.rule.mounts.map((m) => ({ m, g: this.d.storages.grant(who, m.storage) })).filter((x): x is { m: Mount; g: StorageGrant } => x.g !== null);
     if (method === 'PROPFIND') {
-      const depth = hdr(req, 'depth') ?? 'infinity';
+      const { depth, noroot } = depthOf(hdr(req, 'depth'));
       if (depth !== '0' && depth !== '1') throw new Answer(403, 'propfind-finite-depth');
       const pr = await this.propRequest(req);
       const rootStat = { isDirectory: () => true, mtime: new Date(0), mtimeMs: 0, birthtimeMs: 0, ctimeMs: 0, ino: 0, size: 0 } as unknown as Stats;
-      const parts = [this.propResponse(hrefOf(this.rule.prefix, null, '/', true), null, rootStat, pr, null, null, '/', '/')];
+      const parts = noroot && depth === '1' ? [] : [this.propResponse(hrefOf(this.rule.prefix, null, '/', true), null, rootStat, pr, null, null, '/', '/')];
       if (depth === '1')
         for (const { m, g } of visible) {
           const s = await stat(g.root).catch(() => null);
