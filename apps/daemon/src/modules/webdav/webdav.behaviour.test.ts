@@ -41,6 +41,7 @@ describe('WebDAV behaviour', () => {
   it('refuses uploads beyond the quota, declared or streamed, and leaves nothing behind', async () => {
     expect((await dav(port, 'PUT', '/small/fits.bin', { auth: A, body: Buffer.alloc(4000) })).status).toBe(201);
     expect((await dav(port, 'PUT', '/small/toobig.bin', { auth: A, body: Buffer.alloc(20_000) })).status).toBe(507);
+    expect((await dav(port, 'PUT', '/small/finder.bin', { auth: A, headers: { 'x-expected-entity-length': '50000' }, body: Buffer.alloc(10) })).status).toBe(507);
     // Chunked: the size is known only as it comes.
     const status = await new Promise<number>((resolve, reject) => {
       const r = request({ host: '127.0.0.1', port, method: 'PUT', path: '/small/chunked.bin', headers: { authorization: auth, 'transfer-encoding': 'chunked' }, agent: false }, (res) => {
@@ -135,6 +136,9 @@ describe('WebDAV behaviour', () => {
     expect(inf.status).toBe(403);
     expect(inf.body).toContain('<D:propfind-finite-depth/>');
     expect((await dav(port, 'PROPFIND', '/big/', { auth: A })).status).toBe(403);
+    // No DTD, so no entity can expand (the "billion laughs").
+    const laughs = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><D:propfind xmlns:D="DAV:"><D:prop><D:getetag/></D:prop></D:propfind>';
+    expect((await dav(port, 'PROPFIND', '/big/', { auth: A, headers: { depth: '0' }, body: laughs })).status).toBe(400);
     const nr = await dav(port, 'PROPFIND', '/big/', { auth: A, headers: { depth: '1,noroot' } });
     expect(nr.status).toBe(207);
     expect(nr.body).not.toContain('<D:href>/big/</D:href>');

@@ -464,7 +464,8 @@ export class DavServer {
     const ps = await stat(dir).catch(() => null);
     if (!ps?.isDirectory()) throw new Answer(409);
     const room = await this.d.storages.room(t.grant);
-    const declared = Number(ctx.req.headers['content-length'] ?? NaN);
+    // macOS Finder sends its uploads chunked and says their size in X-Expected-Entity-Length.
+    const declared = Number(ctx.req.headers['x-expected-entity-length'] ?? ctx.req.headers['content-length'] ?? NaN);
     // An overwrite frees the old file's bytes.
     const budget = room + (s?.size ?? 0);
     if (Number.isFinite(declared) && declared > budget) throw new Answer(507);
