@@ -105,7 +105,17 @@ describe('WebDAV with real clients', () => {
     expect(beyond.out).toBe('416');
     const noAuth = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', `${url}files/curl.bin`]);
     expect(noAuth.out).toBe('401');
-    console.log('curl: upload 201/204, ranges 206 (middle, suffix, open end), 416 beyond the end, 401 without login');
+    // Expect: 100-continue: a refused upload is answered before its body is sent.
+    const bigFile = join(work, 'big.bin');
+    writeFileSync(bigFile, randomBytes(8 << 20));
+    const before = (await ruleView(d, key)).figures.bytesIn;
+    const refused = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Expect: 100-continue', '-u', 'alice:wrong', '-T', bigFile, `${url}files/big.bin`]);
+    expect(refused.out).toBe('401');
+    expect((await ruleView(d, key)).figures.bytesIn - before).toBeLessThan(1 << 20);
+    const accepted = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Expect: 100-continue', ...auth, '-T', bigFile, `${url}files/big.bin`]);
+    expect(accepted.out).toBe('201');
+    expect(readFileSync(join(store, 'big.bin')).equals(readFileSync(bigFile))).toBe(true);
+    console.log('curl: upload 201/204, ranges 206 (middle, suffix, open end), 416 beyond the end, 401 without login, an 8 MiB upload with Expect: 100-continue refused before its body (401) and accepted (201)');
   });
 
   it('counts the traffic and logs each request', async () => {

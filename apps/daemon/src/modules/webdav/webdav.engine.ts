@@ -65,6 +65,7 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
       }
       server = createHttps({ ...tls.options, SNICallback: (name, cb) => cb(null, tls.context(name)) }, dav.handle) as unknown as Server;
     } else server = createHttp(dav.handle);
+    server.on('checkContinue', dav.handleContinue);
     // Slow clients must not hold sockets forever; uploads of big files still have all the time they need.
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;

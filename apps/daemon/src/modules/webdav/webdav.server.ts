@@ -117,7 +117,19 @@ const parentPath = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/
 /** Bytes read from each request, for its access log line. */
 const received = new WeakMap<IncomingMessage, number>();
 
+/** Requests that sent `Expect: 100-continue` and wait for our go-ahead before their body. */
+const awaiting = new WeakMap<IncomingMessage, ServerResponse>();
+
+/** The body is wanted now: a client that asked first is told to send it. */
+function goAhead(req: IncomingMessage): void {
+  const res = awaiting.get(req);
+  if (!res) return;
+  awaiting.delete(req);
+  res.writeContinue();
+}
+
 async function readBody(req: IncomingMessage, limit: number, counters: DavCounters): Promise<string> {
+  goAhead(req);
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const c of req as AsyncIterable<Buffer>) {
@@ -159,6 +171,16 @@ export class DavServer {
     return [...new Set(this.rule.mounts.map((m) => m.storage))];
   }
 
+  /**
+   * A request with `Expect: 100-continue` (curl's big uploads, Windows): it is checked (login,
+   * path, permission, locks, quota) before the client sends the body, so a refused upload costs
+   * no transfer.
+   */
+  handleContinue = (req: IncomingMessage, res: ServerResponse): void => {
+    awaiting.set(req, res);
+    this.handle(req, res);
+  };
+
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     this.counters.requests++;
     const method = (req.method ?? 'GET').toUpperCase();
@@ -191,6 +213,8 @@ export class DavServer {
         err instanceof Answer && err.condition
           ? `<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:"><D:${err.condition}/></D:error>`
           : '';
+      // A client still holding its body back must not have the connection reused for the next request.
+      if (awaiting.has(req)) res.shouldKeepAlive = false;
       res.writeHead(status, body ? { 'content-type': 'application/xml; charset=utf-8', 'content-length': Buffer.byteLength(body) } : { 'content-length': 0 });
       res.end(body);
       // The rest of an upload we refused is not read: close after the answer instead of draining it.
@@ -472,6 +496,7 @@ export class DavServer {
     // Streamed into a temporary file beside the target and renamed at the end, so a broken
     // upload never leaves a half file under the real name and memory stays flat.
     const tmp = join(dir, `${UPLOAD_PREFIX}${randomBytes(6).toString('hex')}`);
+    goAhead(ctx.req);
     let written = 0;
     try {
       await new Promise<void>((resolve, reject) => {
