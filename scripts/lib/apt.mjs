@@ -27,6 +27,10 @@ export const TEST_PACKAGES = [
   { pkg: 'miniupnpc', probe: '/usr/bin/upnpc' },
   // A second NAT-PMP client, to check the gateway by hand when a test fails.
   { pkg: 'natpmpc', probe: '/usr/bin/natpmpc' },
+  // The WebDAV module's tests: litmus runs the RFC 4918 conformance suites against our server, and
+  // rclone copies trees both ways through it as a real client would.
+  { pkg: 'litmus', probe: '/usr/bin/litmus' },
+  { pkg: 'rclone', probe: '/usr/bin/rclone' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

@@ -109,6 +109,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     apiTokens.revokeAll();
   }
 
+  // One lock-out for the console's login and every service with a login of its own (WebDAV, FTP).
+  const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard }));
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
@@ -122,6 +124,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       config,
       env: o.env ?? DEFAULT_ENV,
       ports,
+      loginGuard: guard,
       // A module's tables are migrated when it is first loaded, which may be long after start-up;
       // a module that has stored nothing yet has nothing a migration could lose.
       beforeMigrations: async (plan) => {
@@ -160,7 +163,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     sessions,
     programLog,
     modules,
-    guard: new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard })),
+    guard,
     apiTokens,
     audit: new Audit(db),
     twofa: new TwoFA(config),

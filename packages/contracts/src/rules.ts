@@ -71,9 +71,11 @@ export function ruleRoutes<M extends string, I extends RuleInputShape, V extends
     remove: route({
       method: 'DELETE',
       path: `${base}/rules/:key`,
-      summary: `Delete a ${module} rule`,
+      summary: `Delete a ${module} rule; a module may ask for confirm=1 first (a storage in use…)`,
       module,
       params: ZRuleParams,
+      /** Deletes even what the module asks to confirm (its guardRemove); modules without one ignore it. */
+      query: z.object({ confirm: z.enum(['0', '1', 'false', 'true']).default('0') }),
       response: ZOk,
     }),
     enable: route({

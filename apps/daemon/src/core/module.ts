@@ -9,6 +9,7 @@ import type { BaseConfigStore } from './baseconfig.js';
 import type { Db, Migration } from './db.js';
 import type { Engine } from './engine.js';
 import type { DaemonEnv } from './env.js';
+import type { LoginGuard } from './loginguard.js';
 import type { Logger, Say } from './logs.js';
 import type { Endpoint } from './ports.js';
 import type { Handler } from './routes.js';
@@ -43,6 +44,8 @@ export interface ModuleContext<C extends ModuleContract = ModuleContract, N exte
   rules: RuleOps<C, RuleOf<C> & { name: string; enable: boolean }, SettingsOf<C>, unknown>;
   /** The module's engine, imported now if no rule has started it yet. */
   engine(): Promise<E>;
+  /** The console's login protection: services with their own logins (WebDAV, FTP) count failures in the same lock-out. */
+  loginGuard: LoginGuard;
 }
 
 export type OwnHandlers<C extends ModuleContract> = {
@@ -77,6 +80,11 @@ export interface ModuleSpec<
   routes?(mod: ModuleContext<C, N, E>): OwnHandlers<C>;
   /** The rule was deleted: drop what the module keeps beside it. */
   removed?(key: string, mod: ModuleContext<C, N, E>): void;
+  /**
+   * Before a delete that was not confirmed: a message that asks for confirmation (a storage a
+   * service still serves), or null to delete at once. A confirmed delete does not ask.
+   */
+  guardRemove?(rule: StoredRule<RuleOf<C>>, mod: ModuleContext<C, N, E>): Msg | null | Promise<Msg | null>;
 }
 
 /** Declares a module; the types follow from its contract and the services it names. */

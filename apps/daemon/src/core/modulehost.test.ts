@@ -10,6 +10,7 @@ import { moduleContract, ruleView, type ModuleKey } from '@lucky/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openBaseConfig, type BaseConfigStore } from './baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './db.js';
+import { LoginGuard } from './loginguard.js';
 import { createProgramLog } from './logs.js';
 import { defineModule, type AnyModule } from './module.js';
 import { ModuleHost, type ModuleEntry } from './modulehost.js';
@@ -119,5 +120,38 @@ describe('the module host', () => {
     expect(await actions.run('wol', key)).toEqual({ key: 'ruleStarted', vars: { name: 'NAS' } });
     await expect(actions.rules('cron')).rejects.toMatchObject({ ret: 4 });
     await h.stopAll();
+  });
+
+  it('asks a module before a delete that was not confirmed (guardRemove), and deletes when confirmed', async () => {
+    config.update({ EnabledModules: ['wol'] });
+    let inUse = true;
+    const spec = {
+      ...noteModule('wol'),
+      guardRemove: () => (inUse ? { key: 'storageInUse', vars: { name: 'x', services: 'webdav' } } : null),
+    } as AnyModule;
+    const h = host([entry(spec)]);
+    await h.sync();
+    const wol = await h.load('wol');
+    const a = await wol.ops.create({ name: 'A' }, 'en_US');
+    await expect(wol.ops.remove(a)).rejects.toMatchObject({ ret: 6, key: 'storageInUse', vars: { services: 'webdav' } });
+    expect(wol.ops.get(a)).toBeDefined();
+    await wol.ops.remove(a, { confirm: true });
+    expect(wol.ops.get(a)).toBeUndefined();
+    inUse = false;
+    const b = await wol.ops.create({ name: 'B' }, 'en_US');
+    await wol.ops.remove(b);
+    expect(wol.ops.get(b)).toBeUndefined();
+    await h.stopAll();
+  });
+
+  it('hands modules the login guard it was given, so their logins share the console lock-out', async () => {
+    const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, freeFailures: 1 }));
+    const h = new ModuleHost([entry(noteModule('wol'))], { db, dataDir: dir, config, ports: new PortRegistry(), loginGuard: guard }, createProgramLog({ level: 2, capacity: 10 }).logger);
+    const wol = await h.load('wol');
+    expect(wol.ctx.loginGuard).toBe(guard);
+    wol.ctx.loginGuard.fail('10.1.1.1');
+    expect(guard.lockedFor('10.1.1.1')).toBeGreaterThan(0);
+    // Without one (tests, tools), the host makes its own from the saved login protection.
+    expect((await host([entry(noteModule('cron'))]).load('cron')).ctx.loginGuard).toBeInstanceOf(LoginGuard);
   });
 });

@@ -13,6 +13,7 @@ import { migrate, type Db, type Migration } from './db.js';
 import { presentStatus } from './engine.js';
 import { DEFAULT_ENV, type DaemonEnv } from './env.js';
 import { AppError, fail } from './envelope.js';
+import { LoginGuard } from './loginguard.js';
 import { sayer, type Logger, type Say } from './logs.js';
 import type { AnyModule, ModuleContext } from './module.js';
 import { moduleName, PortRegistry } from './ports.js';
@@ -42,6 +43,8 @@ export interface HostContext {
   config: BaseConfigStore;
   env?: Readonly<DaemonEnv>;
   ports: PortRegistry;
+  /** The console's login protection, shared with modules that have logins of their own; a new one when absent (tests). */
+  loginGuard?: LoginGuard;
   /** Called before a module's pending migrations run (a snapshot of lucky.db is taken). */
   beforeMigrations?(plan: Array<{ namespace: string; migrations: readonly Migration[] }>): Promise<void>;
 }
@@ -68,6 +71,7 @@ export class ModuleHost {
   private queue: Promise<void> = Promise.resolve();
   private say: Say;
   private env: Readonly<DaemonEnv>;
+  private loginGuard: LoginGuard;
 
   constructor(
     private table: readonly ModuleEntry[],
@@ -77,6 +81,7 @@ export class ModuleHost {
   ) {
     this.say = sayer(log);
     this.env = ctx.env ?? DEFAULT_ENV;
+    this.loginGuard = ctx.loginGuard ?? new LoginGuard(() => ctx.config.get().LoginProtection);
     this.hostServices = { actions: () => this.actions(), ...hostServices };
   }
 
@@ -116,7 +121,7 @@ export class ModuleHost {
     const settings = new SettingsStore(this.ctx.db, key, contract.configure);
     const logs = new RuleLog();
     // ctx is completed below: the engine and hooks receive it and must see `rules`.
-    const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, say, log: logger, services } as unknown as ModuleContext<ModuleContract, ServiceName>;
+    const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, say, log: logger, services, loginGuard: this.loginGuard } as unknown as ModuleContext<ModuleContract, ServiceName>;
     const runtime = new RuleRuntime<RuleData, unknown, unknown>({
       module: key,
       store: store as never,
@@ -139,6 +144,7 @@ export class ModuleHost {
         ...(spec.prepare ? { prepare: (r: RuleData, prev: RuleData | undefined) => spec.prepare!(r as never, prev as never, ctx) as never } : {}),
         ...(spec.view ? { view: (r, figures, lang) => spec.view!(r as never, figures, lang, ctx) } : {}),
         ...(spec.removed ? { removed: (k: string) => spec.removed!(k, ctx) } : {}),
+        ...(spec.guardRemove ? { guardRemove: (r) => spec.guardRemove!(r as never, ctx) } : {}),
       },
     }) as Ops;
     Object.assign(ctx, { rules: ops, engine: () => runtime.loadEngine() });
@@ -208,8 +214,8 @@ export class ModuleHost {
       await (await ops()).update(params.key, body, req.lang);
       return {};
     }, { rawBody: true });
-    addRoute(app, R.remove, async ({ params }) => {
-      await (await ops()).remove(params.key);
+    addRoute(app, R.remove, async ({ params, query }) => {
+      await (await ops()).remove(params.key, { confirm: query.confirm === '1' || query.confirm === 'true' });
       return {};
     });
     addRoute(app, R.enable, async ({ params, body }) => {

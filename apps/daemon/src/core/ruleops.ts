@@ -6,7 +6,7 @@
  * before anything is stored.
  */
 import type { z } from 'zod';
-import { maskSecrets, restoreSecrets, Ret, type Lang, type ModuleContract } from '@lucky/contracts';
+import { maskSecrets, restoreSecrets, Ret, type Lang, type ModuleContract, type Msg } from '@lucky/contracts';
 import { presentStatus, statusOf, type EngineStatus } from './engine.js';
 import { fail } from './envelope.js';
 import type { Say } from './logs.js';
@@ -24,6 +24,8 @@ export interface RuleHooks<R, F> {
   view?(rule: StoredRule<R>, figures: F | undefined, lang: Lang): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** The rule is deleted: drop what the module keeps beside it. */
   removed?(key: string): void;
+  /** Why a delete needs confirming (a storage in use), or null. */
+  guardRemove?(rule: StoredRule<R>): Msg | null | Promise<Msg | null>;
 }
 
 export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['rule']>, S extends z.output<C['configure']>, F> {
@@ -126,8 +128,13 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     }
   }
 
-  async remove(key: string): Promise<void> {
+  /** Deletes a rule; one the module asks to confirm is refused (Ret.failed, its message) unless `confirm`. */
+  async remove(key: string, opts: { confirm?: boolean } = {}): Promise<void> {
     const rule = this.require(key);
+    if (!opts.confirm && this.o.hooks.guardRemove) {
+      const ask = await this.o.hooks.guardRemove(rule);
+      if (ask) throw fail(Ret.failed, ask.key, ask.vars);
+    }
     this.o.store.remove(key);
     await this.o.runtime.apply(key);
     this.o.logs.drop(key);

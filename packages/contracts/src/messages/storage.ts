@@ -29,6 +29,10 @@ export const storageMessages = defineMessages(
     webdavAccess: '{user} {method} {path} → {status}，{bytes} B',
     webdavLoginFailed: '{client} 登录失败：{account}',
     webdavLockedOut: '{client} 登录失败次数过多，已暂时锁定',
+    // storage management (the storages service, the directory check)
+    storagePathNotWritable: '目录存在，但 Lucky 无法写入',
+    storageLoginFailed: '{service}：{client} 登录失败（账号 {account}）',
+    storageLoginLocked: '{service}：{client} 登录失败次数过多，已锁定 {seconds} 秒',
   },
   {
     storagePathAbsolute: 'must be an absolute path starting with /',
@@ -57,5 +61,9 @@ export const storageMessages = defineMessages(
     webdavAccess: '{user} {method} {path} → {status}, {bytes} B',
     webdavLoginFailed: 'login failed from {client}: {account}',
     webdavLockedOut: '{client} failed to log in too often and is locked out for a while',
+    // storage management (the storages service, the directory check)
+    storagePathNotWritable: 'the directory exists but Lucky cannot write to it',
+    storageLoginFailed: '{service}: login failed from {client} (account {account})',
+    storageLoginLocked: '{service}: {client} failed to log in too often and is locked out for {seconds} s',
   },
 );

@@ -1,0 +1,48 @@
+/**
+ * WebDAV (RFC 4918 class 1 and 2) over the storages and storage users of storage management: one
+ * listener per rule, HTTP or HTTPS, storages mounted at the root or as top-level folders. Every path
+ * and permission decision is the `storages` service's; certificates come from `certificates`.
+ */
+import { Ret, webdavContract, type WebdavFigures, type WebdavRule } from '@lucky/contracts';
+import { fail } from '../../core/envelope.js';
+import { defineModule, type ModuleContext } from '../../core/module.js';
+import type { Endpoint } from '../../core/ports.js';
+import { TlsError } from '../../lib/tls/pem.js';
+
+type WebdavContext = ModuleContext<typeof webdavContract, 'storages' | 'certificates'>;
+
+const IDLE: WebdavFigures = { connections: 0, requests: 0, bytesIn: 0, bytesOut: 0, denied: 0 };
+
+function endpoint(rule: WebdavRule): Endpoint {
+  return { proto: 'tcp', address: rule.address || '0.0.0.0', port: rule.port };
+}
+
+/** What the schema cannot check: every mounted storage exists, every PEM certificate goes with its key. */
+function checkRule(rule: WebdavRule, mod: WebdavContext): WebdavRule {
+  const admin = { kind: 'admin', account: 'admin' } as const;
+  for (const m of rule.mounts) if (!mod.services.storages.grant(admin, m.storage)) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
+  rule.certs.forEach((c, i) => {
+    if (c.source !== 'pem') return; // files are read when the rule starts
+    try {
+      mod.services.certificates.check(c.cert, c.key);
+    } catch (err) {
+      if (err instanceof TlsError) throw fail(Ret.badRequest, 'certInRule', { n: i + 1, detail: err.msg });
+      throw err;
+    }
+  });
+  return rule;
+}
+
+export default defineModule({
+  key: 'webdav',
+  contract: webdavContract,
+  services: { needs: ['storages', 'certificates'] },
+  engine: async (mod) =>
+    new (await import('./webdav.engine.js')).WebdavEngine({ storages: mod.services.storages, certificates: mod.services.certificates, dataDir: mod.dataDir }),
+  listens: (rule) => [endpoint(rule)],
+  prepare: (rule, _previous, mod) => checkRule(rule, mod),
+  view: (rule, figures) => {
+    const host = rule.data.address ? (rule.data.address.includes(':') ? `[${rule.data.address}]` : rule.data.address) : 'localhost';
+    return { figures: (figures as WebdavFigures | undefined) ?? IDLE, url: `${rule.data.tls ? 'https' : 'http'}://${host}:${rule.data.port}${rule.data.prefix === '/' ? '/' : `${rule.data.prefix}/`}` };
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * A real daemon with storage management and WebDAV, for the module's client tests: storages made
+ * over the API, storage users set in its settings, a WebDAV rule started and waited for.
+ */
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoragePermission, WebdavRuleInput, WebdavRuleView } from '@lucky/contracts';
+import { freePort, startTestDaemon, type TestDaemon } from '../../../test/harness.js';
+
+export const EN = { headers: { 'lucky-lang': 'en_US' } };
+
+export function tempDir(tag = 'store'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), `lucky-dav-${tag}-`)));
+}
+
+export async function makeStorage(d: TestDaemon, body: { name: string; path: string; readOnly?: boolean; quota?: number | null }): Promise<string> {
+  const r = await d.call<{ key: string }>('POST', '/api/storage/rules', body, EN);
+  if (r.ret !== 0) throw new Error(`storage not saved: ${JSON.stringify(r)}`);
+  return r.key;
+}
+
+export interface TestUser {
+  account: string;
+  password: string;
+  permissions: Record<string, Partial<StoragePermission>>;
+}
+
+export async function setUsers(d: TestDaemon, users: TestUser[], anonymous?: { enable: boolean; storages: string[] }): Promise<void> {
+  const r = await d.call('PUT', '/api/storage/configure', { users, ...(anonymous ? { anonymous } : {}) }, EN);
+  if (r.ret !== 0) throw new Error(`users not saved: ${JSON.stringify(r)}`);
+}
+
+export async function ruleView(d: TestDaemon, key: string): Promise<WebdavRuleView> {
+  return (await d.call<{ rule: WebdavRuleView }>('GET', `/api/webdav/rules/${key}`, undefined, EN)).rule;
+}
+
+/** Saves a WebDAV rule and waits until it serves; returns its key and base URL. */
+export async function makeDav(d: TestDaemon, rule: Partial<WebdavRuleInput> & Pick<WebdavRuleInput, 'mounts'>): Promise<{ key: string; port: number; url: string }> {
+  const port = rule.port ?? (await freePort());
+  const r = await d.call<{ key: string }>('POST', '/api/webdav/rules', { name: `dav${port}`, address: '127.0.0.1', ...rule, port }, EN);
+  if (r.ret !== 0) throw new Error(`webdav rule not saved: ${JSON.stringify(r)}`);
+  for (let i = 0; i < 200; i++) {
+    const v = await ruleView(d, r.key);
+    if (v.status?.state === 'running') break;
+    if (v.status?.state === 'error') throw new Error(`webdav rule failed: ${v.status.message}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  const prefix = rule.prefix && rule.prefix !== '/' ? `${rule.prefix}/` : '/';
+  return { key: r.key, port, url: `${rule.tls ? 'https' : 'http'}://127.0.0.1:${port}${prefix}` };
+}
+
+export { freePort, startTestDaemon, type TestDaemon };
