@@ -1,9 +1,13 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
 import type { RuleTexts } from '../texts';
 
-/** "Delete the rule X?" with the module's own wording of what goes with it. */
+/** "Delete the rule X?" with the module's own wording of what goes with it, or the daemon's (`message`). */
 export function ConfirmDelete(props: {
   name: string | null;
+  /** The daemon's reason to ask (a confirmable delete's refusal) instead of the module's question. */
+  message?: string | undefined;
+  /** On the dialog's text. */
+  messageTestId?: string;
   text: RuleTexts;
   loading: boolean;
   onCancel: () => void;
@@ -12,7 +16,9 @@ export function ConfirmDelete(props: {
 }) {
   return (
     <Modal opened={props.name !== null} onClose={props.onCancel} title={props.text('deleteTitle')} centered size="sm">
-      <Text mb="lg">{props.text('deleteConfirm', { name: props.name ?? '' })}</Text>
+      <Text mb="lg" data-testid={props.messageTestId}>
+        {props.message ?? props.text('deleteConfirm', { name: props.name ?? '' })}
+      </Text>
       <Group justify="flex-end">
         <Button variant="default" onClick={props.onCancel}>
           {props.text('cancel')}
