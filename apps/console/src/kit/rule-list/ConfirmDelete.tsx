@@ -6,6 +6,8 @@ export function ConfirmDelete(props: {
   name: string | null;
   /** The daemon's reason to ask (a confirmable delete's refusal) instead of the module's question. */
   message?: string | undefined;
+  /** Instead of the module's "delete rule" title (another kind of entry: a user). */
+  title?: string;
   /** On the dialog's text. */
   messageTestId?: string;
   text: RuleTexts;
@@ -15,7 +17,7 @@ export function ConfirmDelete(props: {
   testId: string;
 }) {
   return (
-    <Modal opened={props.name !== null} onClose={props.onCancel} title={props.text('deleteTitle')} centered size="sm">
+    <Modal opened={props.name !== null} onClose={props.onCancel} title={props.title ?? props.text('deleteTitle')} centered size="sm">
       <Text mb="lg" data-testid={props.messageTestId}>
         {props.message ?? props.text('deleteConfirm', { name: props.name ?? '' })}
       </Text>
