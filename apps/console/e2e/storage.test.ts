@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
 async function shot(p: Page, name: string): Promise<void> {
   await sleep(400);
@@ -57,9 +57,7 @@ describe('storage management console e2e (chromium + built daemon, temporary dir
     mkdirSync(join(dir, 'archive'));
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
     // Storage management and WebDAV switched on: the storage submenu shows.
-    const cfg = (await daemon.api('GET', '/api/baseconfigure', undefined, apiToken)).baseconfigure as { EnabledModules: string[] };
-    const modules = [...new Set([...cfg.EnabledModules, 'storage', 'webdav'])];
-    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: modules }, apiToken)).ret).toBe(0);
+    await enableModules(daemon, apiToken, ['storage', 'webdav']);
   }, 90_000);
 
   afterEach(shotOnFailure('storage', () => page));
@@ -70,11 +68,7 @@ describe('storage management console e2e (chromium + built daemon, temporary dir
   }, 30_000);
 
   it('the storage submenu opens the empty list, with no users yet', async () => {
-    await page.goto(`${daemon.url}#/status`);
-    await page.reload();
-    await page.locator('[data-testid="left-menu"] [data-menu="storage"]').click();
-    await page.locator('[data-testid="left-menu"] [data-menu="storagemanagement"]').click();
-    await page.waitForURL(/#\/storagemanagement$/);
+    await openSubmenuEntry(page, daemon, 'storage', 'storagemanagement');
     await expect.poll(() => page.title()).toBe('Lucky | 存储管理');
     await page.getByTestId('storage-empty').waitFor();
     await page.getByTestId('storage-users-empty').waitFor();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
 
 async function shot(p: Page, name: string): Promise<void> {
   await sleep(400);
@@ -73,8 +73,7 @@ describe('WebDAV console e2e (chromium + built daemon, loopback listener, tempor
     dir = mkdtempSync(join(tmpdir(), 'lucky-webdav-e2e-'));
     port = await freePort();
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
-    const cfg = (await daemon.api('GET', '/api/baseconfigure', undefined, apiToken)).baseconfigure as { EnabledModules: string[] };
-    expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: [...new Set([...cfg.EnabledModules, 'storage', 'webdav'])] }, apiToken)).ret).toBe(0);
+    await enableModules(daemon, apiToken, ['storage', 'webdav']);
     const made = await makeStorage('Photos', 'photos');
     photos = made.key;
     docs = (await makeStorage('Docs', 'docs')).key;
@@ -91,11 +90,7 @@ describe('WebDAV console e2e (chromium + built daemon, loopback listener, tempor
   }, 30_000);
 
   it('the menu entry opens the empty list', async () => {
-    await page.goto(`${daemon.url}#/status`);
-    await page.reload();
-    await page.locator('[data-testid="left-menu"] [data-menu="storage"]').click();
-    await page.locator('[data-testid="left-menu"] [data-menu="webdav"]').click();
-    await page.waitForURL(/#\/webdav$/);
+    await openSubmenuEntry(page, daemon, 'storage', 'webdav');
     await expect.poll(() => page.title()).toBe('Lucky | WebDAV');
     await page.getByTestId('webdav-empty').waitFor();
     await shot(page, '01-empty');
