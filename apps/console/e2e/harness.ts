@@ -222,3 +222,18 @@ export async function withModuleOff(daemon: Daemon, apiToken: string, module: st
     expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: all }, apiToken)).ret).toBe(0);
   }
 }
+
+/** Switches modules on (beside those already on); the menu shows them after a reload. */
+export async function enableModules(daemon: Daemon, apiToken: string, modules: readonly string[]): Promise<void> {
+  const cfg = (await daemon.api('GET', '/api/baseconfigure', undefined, apiToken)).baseconfigure as { EnabledModules: string[] };
+  expect((await daemon.api('PUT', '/api/baseconfigure', { EnabledModules: [...new Set([...cfg.EnabledModules, ...modules])] }, apiToken)).ret).toBe(0);
+}
+
+/** Opens a submenu entry of the left menu from /status (reloaded, so the module list is fresh). */
+export async function openSubmenuEntry(page: Page, daemon: Daemon, group: string, entry: string): Promise<void> {
+  await page.goto(`${daemon.url}#/status`);
+  await page.reload();
+  await page.locator(`[data-testid="left-menu"] [data-menu="${group}"]`).click();
+  await page.locator(`[data-testid="left-menu"] [data-menu="${entry}"]`).click();
+  await page.waitForURL(new RegExp(`#/${entry}$`));
+}

@@ -40,6 +40,8 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   logTabs?: LogTab<RuleViewOf<R>>[];
   /** More data attributes on a row. */
   rowProps?: (row: RuleViewOf<R>) => Record<`data-${string}`, string>;
+  /** What the module shows under the list (its own sections), once the module is on. */
+  below?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
 }) {
   const { rules } = props;
   const layout = { ...DEFAULT_LAYOUT, ...rules.layout };
@@ -51,7 +53,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   const [editing, setEditing] = useState<Editing<RuleViewOf<R>> | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const { toggle, remove, deleting, setDeleting } = useRuleActions(rules);
+  const { toggle, remove, deleting, setDeleting, asking, setAsking } = useRuleActions(rules);
 
   const rows = (list.data as { list?: RuleViewOf<R>[] } | undefined)?.list ?? [];
   // The log dialog follows the list's refreshes (states change while it is open).
@@ -120,6 +122,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
           ))}
         </Table.Tbody>
       </RuleTableCard>
+      {props.below?.(rows, enabled)}
 
       <RuleDialog rules={rules} editing={editing} onClose={() => setEditing(null)} size={layout.form} Form={props.Form} />
       <RuleLogDialog rules={rules} rule={logRow} onClose={() => setLogOf(null)} size={layout.log} {...(props.logTabs ? { tabs: props.logTabs } : {})} />
@@ -131,8 +134,18 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         text={text}
         loading={remove.isPending}
         onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.key)}
+        onConfirm={() => deleting && remove.mutate({ key: deleting.key, name: deleting.name })}
         testId={ids.deleteConfirm}
+      />
+      <ConfirmDelete
+        name={asking?.name ?? null}
+        message={asking?.message}
+        messageTestId={ids.deleteAsked}
+        text={text}
+        loading={remove.isPending}
+        onCancel={() => setAsking(null)}
+        onConfirm={() => asking && remove.mutate({ key: asking.key, name: asking.name, confirm: true })}
+        testId={ids.deleteForce}
       />
     </Stack>
   );

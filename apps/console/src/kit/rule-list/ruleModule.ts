@@ -43,6 +43,9 @@ export function ruleTestIds(prefix: string, kept: Partial<Record<'logOpen' | 'fo
     edit: `${prefix}-edit`,
     delete: `${prefix}-delete`,
     deleteConfirm: `${prefix}-delete-confirm`,
+    /** The second question, when the daemon asks to confirm a delete (`confirmDelete`). */
+    deleteAsked: `${prefix}-delete-asked`,
+    deleteForce: `${prefix}-delete-force`,
     form: `${prefix}-form`,
     formError: `${prefix}-form-error`,
     formServerError: kept.formServerError ?? `${prefix}-form-server-error`,
@@ -76,6 +79,11 @@ export interface RuleModule<R extends UniformRuleRoutes> {
   testIds: RuleTestIds;
   /** Where the kit's sizes do not fit the module's list and dialogs. */
   layout?: Partial<RuleLayout>;
+  /**
+   * The daemon may refuse a delete until it is confirmed (ret ≠ 0 with a message saying why): the
+   * message is shown as a question, and confirming deletes with `?confirm=1`.
+   */
+  confirmDelete?: boolean;
 }
 
 export interface RuleLayout {

@@ -12,10 +12,10 @@ import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
+import { CertListEditor } from '../../kit/tls/CertEditor';
 import { AccessEditor } from './AccessEditor';
-import { CertEditor } from './CertEditor';
 import { accessSectionOf, checkRule, tabOf, type RuleTab } from './checks';
-import { emptyCert, emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
+import { emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
 import { webText } from './i18n';
 import { webRules } from './ruleModule';
 import { ServiceEditor } from './ServiceEditor';
@@ -75,25 +75,7 @@ export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
         </Alert>
       )}
       <Select label={webText('minTls')} data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))} allowDeselect={false} {...b.choice('minTls')} maw={240} data-testid="web-mintls" />
-      <Text fz="sm" fw={500}>
-        {webText('certs')}
-      </Text>
-      <Text fz="xs" c="dimmed" mt={-6}>
-        {webText('certsHint')}
-      </Text>
-      {form.certs.map((c, i) => (
-        <CertEditor
-          key={i}
-          index={i}
-          value={c}
-          onChange={(v) => f.edit((d) => void (d.certs[i] = v))}
-          onRemove={() => f.edit((d) => void d.certs.splice(i, 1))}
-          errorAt={(field) => err(`certs.${i}.${field}`)}
-        />
-      ))}
-      <Button variant="light" w="fit-content" onClick={() => f.edit((d) => void d.certs.push(emptyCert()))} data-testid="web-cert-add">
-        {webText('certAdd')}
-      </Button>
+      <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} testPrefix="web-cert" />
     </Stack>
   );
 

@@ -2,8 +2,9 @@
  * The web service forms' state (lists as one-entry-a-line text, numbers as typed) and its
  * conversion to and from the contracts' rule, sub rule and service.
  */
-import { SECRET_MASK, ZWebRule, type WebCert, type WebRule, type WebService, type WebServiceType, type WebSubRule } from '@lucky/contracts';
+import { SECRET_MASK, ZWebRule, type WebRule, type WebService, type WebServiceType, type WebSubRule } from '@lucky/contracts';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
+import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
 import { lines } from '../../lib/helpers';
 
 export const SERVICE_TYPES = ['proxy', 'redirect', 'jump', 'file', 'text', 'close'] as const satisfies readonly WebServiceType[];
@@ -66,12 +67,6 @@ export interface SubRuleForm {
   access: AccessForm;
 }
 
-export interface CertForm {
-  source: WebCert['source'];
-  cert: string;
-  key: string;
-  domains: string;
-}
 
 export interface RuleForm {
   name: string;
@@ -265,8 +260,6 @@ export function formToSubRule(f: SubRuleForm): WebSubRule {
   return { name: f.name.trim(), enable: f.enable, domains: lines(f.domains), service: formToService(f.service), ...formToAccess(f.access) };
 }
 
-const certToForm = (c: WebCert): CertForm => ({ source: c.source, cert: c.cert, key: c.key, domains: joinLines(c.domains) });
-export const emptyCert = (): CertForm => ({ source: 'pem', cert: '', key: '', domains: '' });
 
 export function ruleToForm(r: WebRule): RuleForm {
   return {
@@ -305,7 +298,7 @@ export function formToRule(f: RuleForm): WebRule {
     port: toNumber(f.port),
     firewallAllow: f.firewallAllow,
     minTls: f.minTls,
-    certs: f.certs.map((c) => ({ source: c.source, cert: c.source === 'file' ? c.cert.trim() : c.cert, key: c.source === 'file' ? c.key.trim() : c.key, domains: lines(c.domains) })),
+    certs: f.certs.map(certToBody),
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),
     ...formToAccess(f.access),

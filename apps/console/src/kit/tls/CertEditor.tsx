@@ -1,0 +1,92 @@
+/** HTTPS certificates of a listener: each PEM text (pasted or read from a local file) or paths on the server, and its domains. */
+import { Button, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { bindFields } from '../form/bindFields';
+import { LinesInput } from '../fields/LinesInput';
+import { PemInput } from '../fields/PemInput';
+import { mono } from '../fields/styles';
+import { kitText } from '../texts';
+import { emptyCert, type CertForm } from './certs';
+
+const PLACEHOLDERS = {
+  pem: { cert: '-----BEGIN CERTIFICATE-----', key: '-----BEGIN PRIVATE KEY-----' },
+  file: { cert: '/etc/ssl/certs/site.pem', key: '/etc/ssl/private/site.key' },
+};
+
+/** One certificate; test ids `<testPrefix>-<index>`, `…-cert`, `…-key`. */
+export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => void; onRemove: () => void; index: number; errorAt: (field: string) => string | undefined; testPrefix: string }) {
+  const c = props.value;
+  const set = (patch: Partial<CertForm>) => props.onChange({ ...c, ...patch });
+  const b = bindFields(c, set, props.errorAt);
+  const tid = `${props.testPrefix}-${props.index}`;
+  const label = (field: 'cert' | 'key') =>
+    c.source === 'pem' ? kitText(field === 'cert' ? 'certPem' : 'keyPem') : kitText(field === 'cert' ? 'certPath' : 'keyPath');
+  return (
+    <Stack gap="xs" p="sm" style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 6 }} data-testid={tid}>
+      <Group justify="space-between">
+        <Text fw={500} fz="sm">
+          {kitText('certN', { n: props.index + 1 })}
+        </Text>
+        <Group gap="xs">
+          <SegmentedControl size="xs" data={(['pem', 'file'] as const).map((v) => ({ value: v, label: kitText(`certSource.${v}`) }))} {...b.choice('source')} />
+          <Button size="xs" variant="subtle" color="red" onClick={props.onRemove}>
+            {kitText('remove')}
+          </Button>
+        </Group>
+      </Group>
+      {(['cert', 'key'] as const).map((field) =>
+        c.source === 'pem' ? (
+          <PemInput
+            key={field}
+            label={label(field)}
+            uploadLabel={kitText('certUpload')}
+            placeholder={PLACEHOLDERS.pem[field]}
+            value={c[field]}
+            onValue={(pem) => set({ [field]: pem })}
+            error={props.errorAt(field)}
+            testId={`${tid}-${field}`}
+          />
+        ) : (
+          <TextInput key={field} label={label(field)} placeholder={PLACEHOLDERS.file[field]} {...b.text(field)} styles={mono} data-testid={`${tid}-${field}`} />
+        ),
+      )}
+      <LinesInput label={kitText('certDomains')} description={kitText('certDomainsHint')} minRows={1} maxRows={6} {...b.text('domains')} />
+    </Stack>
+  );
+}
+
+/**
+ * The list: heading, hint, one editor per certificate, the add button (`<testPrefix>-add`).
+ * `errorAt` takes a path under the list: `0.cert`.
+ */
+export function CertListEditor(props: { value: CertForm[]; onChange: (v: CertForm[]) => void; errorAt: (field: string) => string | undefined; testPrefix: string; error?: string | undefined }) {
+  const certs = props.value;
+  return (
+    <>
+      <Text fz="sm" fw={500}>
+        {kitText('certs')}
+      </Text>
+      <Text fz="xs" c="dimmed" mt={-6}>
+        {kitText('certsHint')}
+      </Text>
+      {certs.map((c, i) => (
+        <CertEditor
+          key={i}
+          index={i}
+          value={c}
+          onChange={(v) => props.onChange(certs.map((x, j) => (j === i ? v : x)))}
+          onRemove={() => props.onChange(certs.filter((_, j) => j !== i))}
+          errorAt={(field) => props.errorAt(`${i}.${field}`)}
+          testPrefix={props.testPrefix}
+        />
+      ))}
+      {props.error && (
+        <Text fz="xs" c="red" data-testid={`${props.testPrefix}-error`}>
+          {props.error}
+        </Text>
+      )}
+      <Button variant="light" w="fit-content" onClick={() => props.onChange([...certs, emptyCert()])} data-testid={`${props.testPrefix}-add`}>
+        {kitText('certAdd')}
+      </Button>
+    </>
+  );
+}

@@ -1,0 +1,243 @@
+/**
+ * The storage users under the storage list: one table that is also the permission matrix (users ×
+ * storages, read/write/delete; write and delete closed on read-only storages), the anonymous user
+ * as its last row, and the add/edit dialog. Every change PUTs the whole settings object; passwords
+ * come back as the mask, which keeps them.
+ */
+import { ActionIcon, Alert, Button, Checkbox, Group, Modal, Skeleton, Stack, Switch, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { SECRET_MASK, storageRoutes, type StorageConfigure, type StorageView } from '@lucky/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { call } from '../../api';
+import { pushNotice } from '../../api/notices';
+import { TitledCard } from '../../shell/TitledCard';
+import { bindFields } from '../../kit/form/bindFields';
+import { FormFrame, savingFrame } from '../../kit/form/FormFrame';
+import { useSavingForm } from '../../kit/form/useSavingForm';
+import { SecretInput } from '../../kit/fields/SecretInput';
+import { ConfirmDelete } from '../../kit/rule-list/ConfirmDelete';
+import { checkUser, emptyUser, PERMISSION_OPS, permissionOf, userToForm, withAnonymous, withoutUser, withPermission, withUser, type PermissionOp } from './form';
+import { storageText } from './i18n';
+import { storageQueries } from './queries';
+
+const keys = storageQueries.keys;
+
+/** The whole settings object to the daemon, then read back. */
+function useSaveUsers() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: StorageConfigure) => call(storageRoutes.putConfigure, { body }),
+    onSuccess: () => pushNotice(storageText('usersSaved'), 'green'),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.configure }),
+  });
+}
+
+export function UsersSection(props: { storages: StorageView[] }) {
+  const configure = useQuery(storageQueries.configure());
+  const save = useSaveUsers();
+  const [editing, setEditing] = useState<{ index: number | null } | null>(null);
+  const [deleting, setDeleting] = useState<number | null>(null);
+  const c = configure.data?.configure;
+  const { storages } = props;
+
+  const title = (
+    <Group justify="space-between" mb="xs">
+      <Text fz="xs" c="dimmed">
+        {storageText('usersHint')}
+      </Text>
+      <Button size="xs" onClick={() => setEditing({ index: null })} disabled={!c} data-testid="storage-user-add">
+        {storageText('userAdd')}
+      </Button>
+    </Group>
+  );
+
+  return (
+    <TitledCard title={storageText('usersTitle')} data-testid="storage-users">
+      {title}
+      {!c ? (
+        configure.isError ? <Alert color="red">{configure.error.message}</Alert> : <Skeleton h={80} />
+      ) : (
+        <>
+          {storages.length === 0 && (
+            <Alert color="blue" p="xs" mb="xs" data-testid="storage-users-no-storages">
+              {storageText('noStorages')}
+            </Alert>
+          )}
+          <Table.ScrollContainer minWidth={400 + storages.length * 150}>
+            <Table striped verticalSpacing="xs" data-testid="storage-users-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{storageText('colAccount')}</Table.Th>
+                  <Table.Th>{storageText('colUserEnable')}</Table.Th>
+                  {storages.map((s) => (
+                    <Table.Th key={s.key} data-testid="storage-perm-head" data-storage={s.key}>
+                      {s.name}
+                      {s.readOnly && (
+                        <Text span fz="xs" c="dimmed">
+                          {' '}
+                          ({storageText('readOnly')})
+                        </Text>
+                      )}
+                    </Table.Th>
+                  ))}
+                  <Table.Th>{storageText('colActions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {c.users.map((u, i) => (
+                  <Table.Tr key={u.account} data-testid="storage-user-row" data-account={u.account}>
+                    <Table.Td>
+                      <Text fz="sm" fw={500}>
+                        {u.account}
+                      </Text>
+                      {u.note && (
+                        <Text fz="xs" c="dimmed" truncate="end" maw={200}>
+                          {u.note}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Switch
+                        checked={u.enable}
+                        disabled={save.isPending}
+                        onChange={(e) => save.mutate({ ...c, users: c.users.map((x, j) => (j === i ? { ...x, enable: e.currentTarget.checked } : x)) })}
+                        aria-label={storageText('colUserEnable')}
+                        data-testid="storage-user-toggle"
+                      />
+                    </Table.Td>
+                    {storages.map((s) => (
+                      <Table.Td key={s.key}>
+                        <PermissionBoxes
+                          storage={s}
+                          value={permissionOf(u, s.key)}
+                          disabled={save.isPending}
+                          onChange={(op, on) => save.mutate(withPermission(c, i, s.key, op, on, s.readOnly))}
+                        />
+                      </Table.Td>
+                    ))}
+                    <Table.Td>
+                      <Group gap={6} wrap="nowrap">
+                        <Button size="xs" variant="default" onClick={() => setEditing({ index: i })} data-testid="storage-user-edit">
+                          {storageText('editShort')}
+                        </Button>
+                        <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(i)} aria-label={storageText('delete')} data-testid="storage-user-delete">
+                          ✕
+                        </ActionIcon>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+                <Table.Tr data-testid="storage-anon-row">
+                  <Table.Td>
+                    <Text fz="sm" fw={500}>
+                      {storageText('anonymous')}
+                    </Text>
+                    <Text fz="xs" c="dimmed">
+                      {storageText('anonymousHint')}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Switch
+                      checked={c.anonymous.enable}
+                      disabled={save.isPending}
+                      onChange={(e) => save.mutate(withAnonymous(c, { enable: e.currentTarget.checked }))}
+                      aria-label={storageText('anonymous')}
+                      data-testid="storage-anon-enable"
+                    />
+                  </Table.Td>
+                  {storages.map((s) => (
+                    <Table.Td key={s.key}>
+                      <Checkbox
+                        size="xs"
+                        label={storageText('perm.read')}
+                        checked={c.anonymous.storages.includes(s.key)}
+                        disabled={save.isPending || !c.anonymous.enable}
+                        onChange={(e) => save.mutate(withAnonymous(c, { storage: s.key, on: e.currentTarget.checked }))}
+                        data-testid="storage-anon-read"
+                        data-storage={s.key}
+                      />
+                    </Table.Td>
+                  ))}
+                  <Table.Td />
+                </Table.Tr>
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          {c.users.length === 0 && (
+            <Text fz="sm" c="dimmed" ta="center" p="xs" data-testid="storage-users-empty">
+              {storageText('noUsers')}
+            </Text>
+          )}
+          <Modal opened={editing !== null} onClose={() => setEditing(null)} title={editing?.index === null ? storageText('userAdd') : storageText('userEdit')} closeOnClickOutside={false} data-testid="storage-user-form">
+            {editing && <UserForm configure={c} index={editing.index} onClose={() => setEditing(null)} />}
+          </Modal>
+          <ConfirmDelete
+            name={deleting === null ? null : (c.users[deleting]?.account ?? '')}
+            title={storageText('userDeleteTitle')}
+            message={storageText('userDeleteConfirm', { name: deleting === null ? '' : (c.users[deleting]?.account ?? '') })}
+            text={storageText}
+            loading={save.isPending}
+            onCancel={() => setDeleting(null)}
+            onConfirm={() => deleting !== null && save.mutate(withoutUser(c, deleting), { onSettled: () => setDeleting(null) })}
+            testId="storage-user-delete-confirm"
+          />
+        </>
+      )}
+    </TitledCard>
+  );
+}
+
+/** One cell of the matrix: read, write, delete of one user on one storage. */
+function PermissionBoxes(props: { storage: StorageView; value: Record<PermissionOp, boolean>; disabled: boolean; onChange: (op: PermissionOp, on: boolean) => void }) {
+  return (
+    <Group gap={8} wrap="nowrap">
+      {PERMISSION_OPS.map((op) => {
+        const closed = op !== 'read' && props.storage.readOnly;
+        return (
+          <Tooltip key={op} label={closed ? storageText('permReadOnly') : storageText(`permHint.${op}`)}>
+            <Checkbox
+              size="xs"
+              label={storageText(`perm.${op}`)}
+              checked={props.value[op] && !closed}
+              disabled={props.disabled || closed}
+              onChange={(e) => props.onChange(op, e.currentTarget.checked)}
+              data-testid="storage-perm"
+              data-storage={props.storage.key}
+              data-op={op}
+            />
+          </Tooltip>
+        );
+      })}
+    </Group>
+  );
+}
+
+/** Add or edit one user: the list around it goes back as it was. */
+function UserForm(props: { configure: StorageConfigure; index: number | null; onClose: () => void }) {
+  const { configure, index } = props;
+  const saved = index === null ? undefined : configure.users[index];
+  const form = useSavingForm({
+    initial: () => (saved ? userToForm(saved) : emptyUser()),
+    check: (f) => checkUser(configure, index, f),
+    toBody: (f) => withUser(configure, index, f),
+    send: (body: StorageConfigure) => call(storageRoutes.putConfigure, { body }, { silent: true }),
+    savedText: storageText('usersSaved'),
+    invalidate: keys.configure,
+    onSaved: props.onClose,
+  });
+  const b = bindFields(form.form, form.set, form.err);
+  const frame = savingFrame(form, props.onClose, storageText, { save: 'storage-user-save', problems: 'storage-user-error', serverError: 'storage-user-server-error' });
+  return (
+    <FormFrame {...frame} problemsOnFieldsOnly>
+      <Stack gap="sm">
+        <TextInput label={storageText('account')} description={storageText('accountHint')} withAsterisk {...b.text('account')} autoComplete="off" data-testid="storage-user-account" />
+        <SecretInput label={storageText('password')} value={form.form.password} onChange={(password) => form.set({ password })} error={form.err('password')} testId="storage-user-password" />
+        <Text fz="xs" c="dimmed" mt={-8}>
+          {saved ? storageText('passwordKeep', { mask: SECRET_MASK }) : storageText('passwordNew')}
+        </Text>
+        <Switch label={storageText('enable')} {...b.check('enable')} data-testid="storage-user-enable" />
+        <TextInput label={storageText('userNote')} {...b.text('note')} data-testid="storage-user-note" />
+      </Stack>
+    </FormFrame>
+  );
+}

@@ -1,0 +1,119 @@
+import { SECRET_MASK, ZStorage, ZStorageConfigure, type StorageConfigure } from '@lucky/contracts';
+import { describe, expect, it } from 'vitest';
+import { storageTextIn } from './i18n';
+import {
+  barColor,
+  checkRule,
+  checkUser,
+  emptyForm,
+  formToRule,
+  quotaToBytes,
+  quotaToForm,
+  serviceName,
+  toForm,
+  usageBars,
+  withAnonymous,
+  withoutUser,
+  withPermission,
+  withUser,
+} from './form';
+
+const settings = (): StorageConfigure =>
+  ZStorageConfigure.parse({
+    users: [
+      { account: 'alice', password: SECRET_MASK, permissions: { s1: { read: true, write: true, delete: false } } },
+      { account: 'bob', password: SECRET_MASK, enable: false },
+    ],
+  });
+
+describe('a storage ↔ the form', () => {
+  it('a new form is the contracts defaults; blank quota is none', () => {
+    const r = formToRule({ ...emptyForm(), name: ' data ', path: ' /srv/data ' });
+    expect(r).toEqual({ name: 'data', enable: true, path: '/srv/data', readOnly: false, quota: null, note: '' });
+    expect(ZStorage.safeParse(r).success).toBe(true);
+  });
+
+  it('a quota shows in the largest whole unit and goes back to the same bytes', () => {
+    expect(quotaToForm(null)).toEqual({ quota: '', quotaUnit: 'GB' });
+    expect(quotaToForm(5e12)).toEqual({ quota: 5, quotaUnit: 'TB' });
+    expect(quotaToForm(1.5e9)).toEqual({ quota: 1500, quotaUnit: 'MB' });
+    expect(quotaToForm(1234567)).toEqual({ quota: 1.234567, quotaUnit: 'MB' });
+    for (const q of [5e12, 1.5e9, 1234567, 1e6]) {
+      const f = quotaToForm(q);
+      expect(quotaToBytes(f.quota, f.quotaUnit)).toBe(q);
+    }
+    expect(quotaToBytes('', 'GB')).toBeNull();
+    expect(quotaToBytes('x', 'GB')).toBeNaN();
+  });
+
+  it('round-trips every field', () => {
+    const s = ZStorage.parse({ name: 'n', enable: false, path: '/a', readOnly: true, quota: 2e9, note: 'x' });
+    expect(formToRule(toForm(s))).toEqual(s);
+  });
+
+  it('names the fields in both languages: a relative path, an empty name, a zero quota', () => {
+    const f = { ...emptyForm(), path: 'rel/dir', quota: 0 };
+    expect(checkRule(f, 'zh_CN').map((p) => [p.path, p.message])).toEqual([
+      ['name', '名称不能为空'],
+      ['path', expect.stringContaining('必须是以 / 开头的绝对路径')],
+      ['quota', expect.stringContaining('配额')],
+    ]);
+    expect(checkRule(f, 'en_US')[0]!.message).toBe('Name cannot be empty');
+  });
+});
+
+describe('the list', () => {
+  const usage = { fsTotal: 1000, fsFree: 250, used: 90, usedAt: 1, usedBy: ['webdav'] };
+  it('with a quota: the storage bar over the quota; always the disk bar', () => {
+    expect(usageBars(100, usage)).toEqual({ quota: { used: 90, total: 100, percent: 90 }, counting: false, fs: { used: 750, total: 1000, percent: 75 } });
+    expect(usageBars(null, usage).quota).toBeNull();
+    expect(usageBars(100, { ...usage, used: null })).toMatchObject({ quota: null, counting: true });
+    expect(usageBars(null, { ...usage, fsTotal: 0, fsFree: 0 }).fs.percent).toBe(0);
+  });
+  it('colours and service names', () => {
+    expect([barColor(10), barColor(85), barColor(99)]).toEqual(['blue', 'orange', 'red']);
+    expect(serviceName('webdav', storageTextIn('en_US'))).toBe('WebDAV');
+    expect(serviceName('other', storageTextIn('en_US'))).toBe('other');
+  });
+});
+
+describe('users', () => {
+  it('a new user is added without storages; an existing one keeps its password by the mask and its permissions', () => {
+    const c = settings();
+    const added = withUser(c, null, { account: ' carol ', password: 'pw', enable: true, note: '' });
+    expect(added.users[2]).toEqual({ account: 'carol', password: 'pw', enable: true, permissions: {}, note: '' });
+    const edited = withUser(c, 0, { account: 'alice2', password: '', enable: true, note: 'n' });
+    expect(edited.users[0]).toEqual({ account: 'alice2', password: SECRET_MASK, enable: true, permissions: { s1: { read: true, write: true, delete: false } }, note: 'n' });
+    expect(edited.users[1]).toBe(c.users[1]);
+    expect(ZStorageConfigure.safeParse(edited).success).toBe(true);
+    expect(withoutUser(c, 0).users.map((u) => u.account)).toEqual(['bob']);
+  });
+
+  it('checks the one user edited: a new user needs a password, accounts are unique and well-formed', () => {
+    const c = settings();
+    expect(checkUser(c, null, { account: 'carol', password: '', enable: true, note: '' }, 'zh_CN').map((p) => [p.path, p.message])).toEqual([['password', '密码不能为空']]);
+    expect(checkUser(c, null, { account: 'ALICE', password: 'x', enable: true, note: '' }, 'en_US').map((p) => p.path)).toEqual(['account']);
+    expect(checkUser(c, 1, { account: 'bad name', password: '', enable: true, note: '' }, 'en_US').map((p) => [p.path, p.inline])).toEqual([
+      ['account', 'an account is 1-64 letters, digits or . _ @ -'],
+    ]);
+    expect(checkUser(c, 1, { account: 'bob', password: '', enable: true, note: '' })).toEqual([]);
+  });
+
+  it('the matrix: write and delete need read; unticking read takes the storage away; read-only storages take read alone', () => {
+    const c = settings();
+    const w = withPermission(c, 1, 's2', 'delete', true, false);
+    expect(w.users[1]!.permissions).toEqual({ s2: { read: true, write: false, delete: true } });
+    expect(withPermission(w, 1, 's2', 'read', false, false).users[1]!.permissions).toEqual({});
+    expect(withPermission(c, 1, 's3', 'write', true, true).users[1]!.permissions).toEqual({ s3: { read: true, write: false, delete: false } });
+    expect(withPermission(c, 0, 's1', 'write', false, false).users[0]!.permissions).toEqual({ s1: { read: true, write: false, delete: false } });
+    expect(withPermission(c, 0, 's1', 'write', false, false).users[1]).toBe(c.users[1]);
+  });
+
+  it('anonymous access: the switch and the storages it reads', () => {
+    const c = settings();
+    const on = withAnonymous(withAnonymous(c, { enable: true }), { storage: 's1', on: true });
+    expect(on.anonymous).toEqual({ enable: true, storages: ['s1'] });
+    expect(withAnonymous(on, { storage: 's1', on: true }).anonymous.storages).toEqual(['s1']);
+    expect(withAnonymous(on, { storage: 's1', on: false }).anonymous).toEqual({ enable: true, storages: [] });
+  });
+});
