@@ -233,7 +233,10 @@ export async function enableModules(daemon: Daemon, apiToken: string, modules: r
 export async function openSubmenuEntry(page: Page, daemon: Daemon, group: string, entry: string): Promise<void> {
   await page.goto(`${daemon.url}#/status`);
   await page.reload();
-  await page.locator(`[data-testid="left-menu"] [data-menu="${group}"]`).click();
-  await page.locator(`[data-testid="left-menu"] [data-menu="${entry}"]`).click();
+  const item = page.locator(`[data-testid="left-menu"] [data-menu="${entry}"]`);
+  await page.locator(`[data-testid="left-menu"] [data-menu="${group}"]`).waitFor();
+  // The submenu may already be open (it opens by itself while one of its entries is enabled); a click would fold it.
+  if (!(await item.isVisible())) await page.locator(`[data-testid="left-menu"] [data-menu="${group}"]`).click();
+  await item.click();
   await page.waitForURL(new RegExp(`#/${entry}$`));
 }
