@@ -6,8 +6,8 @@
  */
 import { Ret, renderMsg, webContract, type WebRule } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
+import { refuseBadCerts } from '../../core/rulecerts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
-import { TlsError } from '../../lib/tls/pem.js';
 import type { WebEngine } from './web.engine.js';
 import { endpointOf } from './web.listen.js';
 import { webRoutes } from './web.routes.js';
@@ -23,15 +23,7 @@ function checkRule(rule: WebRule, mod: WebContext): WebRule {
     const bare = users.find((u) => u.password === '');
     if (bare) throw fail(Ret.badRequest, 'passwordRequired', { user: bare.user });
   }
-  rule.certs.forEach((c, i) => {
-    if (c.source !== 'pem') return; // files are read when the rule starts (they may come later)
-    try {
-      mod.services.certificates.check(c.cert, c.key);
-    } catch (err) {
-      if (err instanceof TlsError) throw fail(Ret.badRequest, 'certInRule', { n: i + 1, detail: err.msg });
-      throw err;
-    }
-  });
+  refuseBadCerts(rule.certs, mod.services.certificates);
   return rule;
 }
 

@@ -5,9 +5,9 @@
  */
 import { Ret, webdavContract, type WebdavFigures, type WebdavRule } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
+import { refuseBadCerts } from '../../core/rulecerts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { Endpoint } from '../../core/ports.js';
-import { TlsError } from '../../lib/tls/pem.js';
 
 type WebdavContext = ModuleContext<typeof webdavContract, 'storages' | 'certificates'>;
 
@@ -21,15 +21,7 @@ function endpoint(rule: WebdavRule): Endpoint {
 function checkRule(rule: WebdavRule, mod: WebdavContext): WebdavRule {
   const admin = { kind: 'admin', account: 'admin' } as const;
   for (const m of rule.mounts) if (!mod.services.storages.grant(admin, m.storage)) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
-  rule.certs.forEach((c, i) => {
-    if (c.source !== 'pem') return; // files are read when the rule starts
-    try {
-      mod.services.certificates.check(c.cert, c.key);
-    } catch (err) {
-      if (err instanceof TlsError) throw fail(Ret.badRequest, 'certInRule', { n: i + 1, detail: err.msg });
-      throw err;
-    }
-  });
+  refuseBadCerts(rule.certs, mod.services.certificates);
   return rule;
 }
 

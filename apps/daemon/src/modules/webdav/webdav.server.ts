@@ -501,9 +501,16 @@ export class DavServer {
     try {
       await new Promise<void>((resolve, reject) => {
         const ws = createWriteStream(tmp, { flags: 'wx' });
+        // Rejected only once the file is closed: a stream destroyed while still opening creates
+        // the file afterwards, and the unlink below must come after that.
+        let failed = false;
         const fail = (e: unknown) => {
+          if (failed) return;
+          failed = true;
+          ctx.req.unpipe(ws);
+          if (ws.closed) return reject(e);
+          ws.once('close', () => reject(e));
           ws.destroy();
-          reject(e);
         };
         ctx.req.on('data', (c: Buffer) => {
           written += c.length;
@@ -689,14 +696,7 @@ export class DavServer {
   private async propRequest(req: IncomingMessage): Promise<{ mode: 'prop' | 'propname' | 'allprop'; names?: Array<{ ns: string; name: string }> }> {
     const body = await readBody(req, MAX_XML, this.counters);
     if (!body.trim()) return { mode: 'allprop' };
-    let root: XmlElement;
-    try {
-      root = parseXml(body);
-    } catch (err) {
-      if (err instanceof XmlError) throw new Answer(400);
-      throw err;
-    }
-    if (root.ns !== DAV || root.name !== 'propfind') throw new Answer(400);
+    const root = davBody(body, 'propfind');
     const prop = child(root, DAV, 'prop');
     if (prop) return { mode: 'prop', names: elements(prop).map((e) => ({ ns: e.ns, name: e.name })) };
     if (child(root, DAV, 'propname')) return { mode: 'propname' };
@@ -768,14 +768,7 @@ export class DavServer {
     const tokens = await this.evaluateIf(ctx, t);
     this.checkLocks(ctx, tokens, this.locksFor(t, {}));
     const body = await readBody(ctx.req, MAX_XML, this.counters);
-    let root: XmlElement;
-    try {
-      root = parseXml(body);
-    } catch (err) {
-      if (err instanceof XmlError) throw new Answer(400);
-      throw err;
-    }
-    if (root.ns !== DAV || root.name !== 'propertyupdate') throw new Answer(400);
+    const root = davBody(body, 'propertyupdate');
     const props = { ...this.d.props.get(t.grant.storage, t.rp.path) };
     const results: Array<{ tag: string; status: number }> = [];
     const emptyTag = (e: XmlElement) => (e.ns === DAV ? `<D:${e.name}/>` : e.ns ? `<R:${e.name} xmlns:R="${esc(e.ns)}"/>` : `<${e.name} xmlns=""/>`);
@@ -823,14 +816,7 @@ export class DavServer {
       this.d.locks.refresh(lock, timeout);
       return this.lockAnswer(ctx.res, 200, lock, false);
     }
-    let root: XmlElement;
-    try {
-      root = parseXml(body);
-    } catch (err) {
-      if (err instanceof XmlError) throw new Answer(400);
-      throw err;
-    }
-    if (root.ns !== DAV || root.name !== 'lockinfo') throw new Answer(400);
+    const root = davBody(body, 'lockinfo');
     const scopeEl = child(root, DAV, 'lockscope');
     const scope = scopeEl && child(scopeEl, DAV, 'shared') ? 'shared' : scopeEl && child(scopeEl, DAV, 'exclusive') ? 'exclusive' : null;
     const typeEl = child(root, DAV, 'locktype');
@@ -921,4 +907,17 @@ interface Ctx {
   mount: Mount;
   grant: StorageGrant;
   inner: string;
+}
+
+/** A request body that must be one DAV element: its root, or 400 (bad XML, or another element). */
+function davBody(body: string, name: string): XmlElement {
+  let root: XmlElement;
+  try {
+    root = parseXml(body);
+  } catch (err) {
+    if (err instanceof XmlError) throw new Answer(400);
+    throw err;
+  }
+  if (root.ns !== DAV || root.name !== name) throw new Answer(400);
+  return root;
 }
