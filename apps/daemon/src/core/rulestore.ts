@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { sayer, type Logger } from './logs.js';
 
@@ -63,10 +64,12 @@ export class RuleStore<S extends z.ZodType> {
       .filter((r): r is StoredRule<z.output<S>> => r !== undefined);
   }
 
+  /** Prepared once: services ask for a rule on every request (a WebDAV GET asks for its storage). */
+  private getOne?: Database.Statement<[string, string], Row>;
+
   get(key: string): StoredRule<z.output<S>> | undefined {
-    const row = this.db
-      .prepare<[string, string], Row>('SELECT key, data, created_at, updated_at FROM rules WHERE module = ? AND key = ?')
-      .get(this.module, key);
+    this.getOne ??= this.db.prepare<[string, string], Row>('SELECT key, data, created_at, updated_at FROM rules WHERE module = ? AND key = ?');
+    const row = this.getOne.get(this.module, key);
     return row ? this.decode(row) : undefined;
   }
 
