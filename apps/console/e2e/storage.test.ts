@@ -170,7 +170,7 @@ describe('storage management console e2e (chromium + built daemon, temporary dir
   it('deleting a storage a WebDAV rule uses asks first, naming the service; confirming deletes it', async () => {
     const data = (await storageNamed('数据'))!.key;
     const port = await freePort();
-    const made = await daemon.api('POST', '/api/webdav/rules', { name: 'dav', enable: false, address: '127.0.0.1', port, mounts: [{ name: '', storage: data }] }, apiToken);
+    const made = await daemon.api('POST', '/api/webdav/rules', { name: 'dav', enable: true, address: '127.0.0.1', port, mounts: [{ name: '', storage: data }] }, apiToken);
     expect(made.ret).toBe(0);
     const r = row(page, '数据');
     await expect.poll(() => r.getByTestId('storage-used-by').getAttribute('data-services'), { timeout: 10_000 }).toContain('webdav');

@@ -19,6 +19,9 @@ export function SecretInput(props: { label: string; value: string; onChange: (v:
       onFocus={selectMask}
       description={isMask(props.value) ? kitText('secretKept', { mask: SECRET_MASK }) : undefined}
       error={props.error}
+      // PasswordInput marks its inner input data-invalid only; aria-invalid is what the forms look for
+      // (scrollToProblem, tests), as on every other input.
+      aria-invalid={props.error ? true : undefined}
       autoComplete="new-password"
       data-testid={props.testId}
       inputWrapperOrder={HINT_BELOW}

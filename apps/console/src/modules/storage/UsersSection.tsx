@@ -22,22 +22,42 @@ import { storageQueries } from './queries';
 
 const keys = storageQueries.keys;
 
-/** The whole settings object to the daemon, then read back. */
-function useSaveUsers() {
+/**
+ * The whole settings object to the daemon, then read back. A switch or box of the table is
+ * controlled by the settings, so the change is shown at once (the draft) instead of flipping back
+ * until the read-back; the table stays usable meanwhile (changes are sent one after the other, each
+ * built on the one before) and shows the daemon's settings again once saved or refused.
+ */
+function useSaveUsers(saved: StorageConfigure | undefined) {
   const queryClient = useQueryClient();
-  return useMutation({
+  const [draft, setDraft] = useState<StorageConfigure | null>(null);
+  const mutation = useMutation({
+    scope: { id: 'storage-configure' },
     mutationFn: (body: StorageConfigure) => call(storageRoutes.putConfigure, { body }),
     onSuccess: () => pushNotice(storageText('usersSaved'), 'green'),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.configure }),
   });
+  const apply = (body: StorageConfigure, after?: () => void) => {
+    setDraft(body);
+    mutation.mutate(body, {
+      onSettled: () => {
+        setDraft((d) => (d === body ? null : d));
+        after?.();
+      },
+    });
+  };
+  return { shown: draft ?? saved, apply, pending: mutation.isPending };
 }
 
 export function UsersSection(props: { storages: StorageView[] }) {
   const configure = useQuery(storageQueries.configure());
-  const save = useSaveUsers();
-  const [editing, setEditing] = useState<{ index: number | null } | null>(null);
+  const save = useSaveUsers(configure.data?.configure);
+  // The dialog's user stays until its closing transition has ended: its title does not change while
+  // it fades, and the form is gone only once nothing covers the table any more.
+  const [editing, setEditing] = useState<{ index: number | null; open: boolean } | null>(null);
+  const closeEditing = () => setEditing((e) => e && { ...e, open: false });
   const [deleting, setDeleting] = useState<number | null>(null);
-  const c = configure.data?.configure;
+  const c = save.shown;
   const { storages } = props;
 
   const title = (
@@ -45,7 +65,7 @@ export function UsersSection(props: { storages: StorageView[] }) {
       <Text fz="xs" c="dimmed">
         {storageText('usersHint')}
       </Text>
-      <Button size="xs" onClick={() => setEditing({ index: null })} disabled={!c} data-testid="storage-user-add">
+      <Button size="xs" onClick={() => setEditing({ index: null, open: true })} disabled={!c} data-testid="storage-user-add">
         {storageText('userAdd')}
       </Button>
     </Group>
@@ -99,8 +119,7 @@ export function UsersSection(props: { storages: StorageView[] }) {
                     <Table.Td>
                       <Switch
                         checked={u.enable}
-                        disabled={save.isPending}
-                        onChange={(e) => save.mutate({ ...c, users: c.users.map((x, j) => (j === i ? { ...x, enable: e.currentTarget.checked } : x)) })}
+                        onChange={(e) => save.apply({ ...c, users: c.users.map((x, j) => (j === i ? { ...x, enable: e.currentTarget.checked } : x)) })}
                         aria-label={storageText('colUserEnable')}
                         data-testid="storage-user-toggle"
                       />
@@ -110,14 +129,13 @@ export function UsersSection(props: { storages: StorageView[] }) {
                         <PermissionBoxes
                           storage={s}
                           value={permissionOf(u, s.key)}
-                          disabled={save.isPending}
-                          onChange={(op, on) => save.mutate(withPermission(c, i, s.key, op, on, s.readOnly))}
+                          onChange={(op, on) => save.apply(withPermission(c, i, s.key, op, on, s.readOnly))}
                         />
                       </Table.Td>
                     ))}
                     <Table.Td>
                       <Group gap={6} wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => setEditing({ index: i })} data-testid="storage-user-edit">
+                        <Button size="xs" variant="default" onClick={() => setEditing({ index: i, open: true })} data-testid="storage-user-edit">
                           {storageText('editShort')}
                         </Button>
                         <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(i)} aria-label={storageText('delete')} data-testid="storage-user-delete">
@@ -139,8 +157,7 @@ export function UsersSection(props: { storages: StorageView[] }) {
                   <Table.Td>
                     <Switch
                       checked={c.anonymous.enable}
-                      disabled={save.isPending}
-                      onChange={(e) => save.mutate(withAnonymous(c, { enable: e.currentTarget.checked }))}
+                      onChange={(e) => save.apply(withAnonymous(c, { enable: e.currentTarget.checked }))}
                       aria-label={storageText('anonymous')}
                       data-testid="storage-anon-enable"
                     />
@@ -151,8 +168,8 @@ export function UsersSection(props: { storages: StorageView[] }) {
                         size="xs"
                         label={storageText('perm.read')}
                         checked={c.anonymous.storages.includes(s.key)}
-                        disabled={save.isPending || !c.anonymous.enable}
-                        onChange={(e) => save.mutate(withAnonymous(c, { storage: s.key, on: e.currentTarget.checked }))}
+                        disabled={!c.anonymous.enable}
+                        onChange={(e) => save.apply(withAnonymous(c, { storage: s.key, on: e.currentTarget.checked }))}
                         data-testid="storage-anon-read"
                         data-storage={s.key}
                       />
@@ -168,17 +185,24 @@ export function UsersSection(props: { storages: StorageView[] }) {
               {storageText('noUsers')}
             </Text>
           )}
-          <Modal opened={editing !== null} onClose={() => setEditing(null)} title={editing?.index === null ? storageText('userAdd') : storageText('userEdit')} closeOnClickOutside={false} data-testid="storage-user-form">
-            {editing && <UserForm configure={c} index={editing.index} onClose={() => setEditing(null)} />}
+          <Modal
+            opened={editing?.open === true}
+            onClose={closeEditing}
+            onExitTransitionEnd={() => setEditing(null)}
+            title={editing?.index === null ? storageText('userAdd') : storageText('userEdit')}
+            closeOnClickOutside={false}
+            data-testid="storage-user-form"
+          >
+            {editing && <UserForm configure={c} index={editing.index} onClose={closeEditing} />}
           </Modal>
           <ConfirmDelete
             name={deleting === null ? null : (c.users[deleting]?.account ?? '')}
             title={storageText('userDeleteTitle')}
             message={storageText('userDeleteConfirm', { name: deleting === null ? '' : (c.users[deleting]?.account ?? '') })}
             text={storageText}
-            loading={save.isPending}
+            loading={save.pending}
             onCancel={() => setDeleting(null)}
-            onConfirm={() => deleting !== null && save.mutate(withoutUser(c, deleting), { onSettled: () => setDeleting(null) })}
+            onConfirm={() => deleting !== null && save.apply(withoutUser(c, deleting), () => setDeleting(null))}
             testId="storage-user-delete-confirm"
           />
         </>
@@ -188,7 +212,7 @@ export function UsersSection(props: { storages: StorageView[] }) {
 }
 
 /** One cell of the matrix: read, write, delete of one user on one storage. */
-function PermissionBoxes(props: { storage: StorageView; value: Record<PermissionOp, boolean>; disabled: boolean; onChange: (op: PermissionOp, on: boolean) => void }) {
+function PermissionBoxes(props: { storage: StorageView; value: Record<PermissionOp, boolean>; onChange: (op: PermissionOp, on: boolean) => void }) {
   return (
     <Group gap={8} wrap="nowrap">
       {PERMISSION_OPS.map((op) => {
@@ -199,7 +223,7 @@ function PermissionBoxes(props: { storage: StorageView; value: Record<Permission
               size="xs"
               label={storageText(`perm.${op}`)}
               checked={props.value[op] && !closed}
-              disabled={props.disabled || closed}
+              disabled={closed}
               onChange={(e) => props.onChange(op, e.currentTarget.checked)}
               data-testid="storage-perm"
               data-storage={props.storage.key}
