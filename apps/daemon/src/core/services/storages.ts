@@ -26,6 +26,8 @@ export interface StorageGrant {
   quota: number | null;
   /** What this principal may do here (read-only storages never grant write or delete). */
   can: StoragePermission;
+  /** The storages' version when it was taken: resolve trusts a grant no storage change has passed since. */
+  version: number;
 }
 
 /** A path inside a storage, checked: `real` is under the grant's root (symlinks resolved). */

@@ -21,7 +21,7 @@ export default defineModule({
   services: {
     provides: { storages: (mod) => storagesService(mod) },
   },
-  engine: async () => new (await import('./storage.engine.js')).StorageEngine(),
+  engine: async (mod) => new (await import('./storage.engine.js')).StorageEngine(stateOf(mod)),
   // A storage must point at a directory that is there now; a typo is refused, nothing saved.
   prepare: async (rule) => {
     const problem = await directoryProblem(rule.path);

@@ -21,6 +21,17 @@ const OP_NAME: Record<StorageOp, Msg> = {
   delete: { key: 'storageOpDelete' },
 };
 
+/** The path checks of resolve once the storage's root is known. */
+async function checked(g: StorageGrant, rootReal: string, path: string, op: StorageOp): Promise<ResolvedPath> {
+  if (op !== 'read' && g.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: g.name } });
+  if (!g.can[op]) throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME[op] } });
+  const clean = cleanClientPath(path);
+  // Neither the root nor anything above it is the client's to delete.
+  if (op === 'delete' && clean === '/') throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME[op] } });
+  const { real, exists } = await underRoot(rootReal, clean);
+  return { grant: { ...g, root: rootReal }, path: clean, real, exists };
+}
+
 /** A hash no password matches, checked for unknown accounts so timing does not tell which accounts exist. */
 let decoy: Promise<string> | undefined;
 
@@ -45,6 +56,7 @@ export function storagesService(mod: StorageContext): StoragesService {
       readOnly: ro,
       quota: rule.data.quota,
       can: { read: can.read, write: can.write && !ro, delete: can.delete && !ro },
+      version: state.version,
     };
   }
 
@@ -108,23 +120,22 @@ export function storagesService(mod: StorageContext): StoragesService {
     grant,
 
     async resolve(g: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath> {
+      // No storage changed since the grant was taken (a service takes one per request): it is the
+      // storage as it is now, without reading the rule and the root a second time. Symlinks inside
+      // the storage are resolved at every call either way.
+      if (g.version === state.version) return checked(g, g.root, path, op);
       // The storage as it is now: switched off, made read-only or moved since the grant was taken.
       const rule = mod.rules.get(g.storage);
       if (!rule) throw new MsgError({ key: 'storageUnknown', vars: { storage: g.storage } });
       if (!rule.data.enable) throw new MsgError({ key: 'storageDisabled', vars: { name: rule.data.name } });
       if (op !== 'read' && rule.data.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: rule.data.name } });
-      if (!g.can[op]) throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME[op] } });
-      const clean = cleanClientPath(path);
-      // Neither the root nor anything above it is the client's to delete.
-      if (op === 'delete' && clean === '/') throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME[op] } });
       let rootReal: string;
       try {
         rootReal = await realpath(rule.data.path);
       } catch {
         throw new MsgError({ key: 'storagePathMissing', vars: { path: rule.data.path } });
       }
-      const { real, exists } = await underRoot(rootReal, clean);
-      return { grant: { ...g, root: rootReal }, path: clean, real, exists };
+      return checked(g, rootReal, path, op);
     },
 
     async room(g: StorageGrant): Promise<number> {

@@ -11,6 +11,8 @@ export type StorageContext = ModuleContext<typeof storageContract, never, import
 
 export class StorageState {
   readonly usage = new UsageCache();
+  /** Moves on whenever a storage starts, changes or stops: grants older than that are read again. */
+  version = 0;
   /** service → the storage keys it serves now (setUsage). */
   private serving = new Map<string, Set<string>>();
 
