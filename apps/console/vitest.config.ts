@@ -12,5 +12,8 @@ export default defineProject({
     // Each e2e file starts a daemon and a Chromium; on a 2-core machine several at once starve each
     // other into timeouts. The console's files run one after another (unit files take seconds).
     fileParallelism: false,
+    // The daemon tests run beside these on the same two cores: a page that answers in 1 s when the
+    // machine is quiet may need several while litmus or a benchmark-sized test runs next door.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

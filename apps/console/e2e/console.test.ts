@@ -429,7 +429,8 @@ describe('console e2e (chromium + built daemon)', () => {
 
     const next = await freePort();
     await port.fill(String(next));
-    await page.getByTestId('settings-save').click();
+    // The save moves the page to the new port: the result is polled below rather than awaited as a navigation.
+    await page.getByTestId('settings-save').click({ noWaitAfter: true });
     const moved = `http://127.0.0.1:${next}/`;
     await expect.poll(() => page.getByTestId('settings-moved').textContent(), { timeout: 15_000 }).toContain(moved);
     await shot(page, '16-settings-moved');
