@@ -52,6 +52,33 @@ export function printTable(title, rows) {
   for (const r of rows) console.log('  ' + r.map((c, i) => String(c).padEnd(widths[i])).join('  '));
 }
 
+/**
+ * Logs in to a daemon the bench started, as admin. `call(method, path, body)` answers the API's
+ * envelope as it is; `api` throws on `ret` ≠ 0 with the answer and `context()` (the daemon's output…).
+ * `timeoutMs` bounds each call (none by default: a DDNS sync may be asked to wait a minute).
+ */
+export async function adminApi(base, password, { context = () => '', timeoutMs } = {}) {
+  const login = await (
+    await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Account: 'admin', Password: password }) })
+  ).json();
+  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
+  const call = async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, {
+      ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      method,
+      headers: { 'lucky-lang': 'en_US', 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return res.json();
+  };
+  const api = async (method, path, body) => {
+    const j = await call(method, path, body);
+    if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}${context()}`);
+    return j;
+  };
+  return { call, api };
+}
+
 export const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 
 /**

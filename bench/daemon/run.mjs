@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DAEMON_NODE_OPTIONS } from '../../scripts/lib/daemon.mjs';
-import { freePort, median, mb, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, median, mb, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(root, 'apps/daemon/dist/main.js');
@@ -71,16 +71,7 @@ printTable(`Daemon start-up and idle RSS (median of ${RUNS} first starts, Node $
 /** A logged-in client of a running daemon. */
 async function client(port) {
   const base = `http://127.0.0.1:${port}`;
-  const login = await (await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Account: 'admin', Password: PASSWORD }) })).json();
-  if (login.ret !== 0) throw new Error(`login failed: ${login.msg}`);
-  return async (method, path, body) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'lucky-admin-token': login.token, 'lucky-lang': 'en_US', ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return res.json();
-  };
+  return (await adminApi(base, PASSWORD)).call;
 }
 
 /** One enabled rule in every module, each doing its real work on loopback. */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, importTestHelper, mb, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, importTestHelper, mb, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(root, 'apps/daemon/dist/main.js');
@@ -62,16 +62,7 @@ const cleanup = async () => {
 try {
   await waitForOutput(daemon, /listening on/);
   const base = `http://127.0.0.1:${port}`;
-  const login = await (await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Account: 'admin', Password: PASSWORD }) })).json();
-  if (login.ret !== 0) throw new Error(`login failed: ${login.msg}`);
-  const call = async (method, path, body) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return r.json();
-  };
+  const { call } = await adminApi(base, PASSWORD);
   const requests = () => Object.values(servers).reduce((n, s) => n + s.requests, 0) + ip.hits;
   const rejected = () => Object.values(servers).reduce((n, s) => n + s.rejected, 0);
 

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -85,24 +85,7 @@ async function startDaemon() {
   p.stderr.resume();
   await waitForOutput(p, /listening on/);
   const base = `http://127.0.0.1:${port}`;
-  const login = await (
-    await fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ Account: 'admin', Password: PASSWORD }),
-    })
-  ).json();
-  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
-  const api = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const j = await res.json();
-    if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}`);
-    return j;
-  };
+  const { api } = await adminApi(base, PASSWORD);
   return {
     pid: p.pid,
     api,

@@ -22,7 +22,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -116,25 +116,7 @@ async function startDaemon(dir) {
   p.stderr.on('data', keep);
   await waitForOutput(p, /listening on/);
   const base = `http://127.0.0.1:${port}`;
-  const login = await (
-    await fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ Account: 'admin', Password: PASSWORD }),
-    })
-  ).json();
-  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
-  const api = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, {
-      signal: AbortSignal.timeout(15_000),
-      method,
-      headers: { 'lucky-lang': 'en_US', 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const j = await res.json();
-    if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}; daemon output:\n${tail}`);
-    return j;
-  };
+  const { api } = await adminApi(base, PASSWORD, { context: () => `; daemon output:\n${tail}`, timeoutMs: 15_000 });
   // As apps/daemon/src/modules/webdav/testing/daemon.ts does: a storage, a user with every right on it, a rule.
   const { key: storage } = await api('POST', '/api/storage/rules', { name: 'bench', path: dir });
   await api('PUT', '/api/storage/configure', {

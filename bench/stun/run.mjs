@@ -23,7 +23,7 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort, median, printTable, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, median, printTable, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -126,25 +126,7 @@ async function startDaemon() {
   p.stderr.on('data', keep);
   await waitForOutput(p, /listening on/);
   const base = `http://127.0.0.1:${port}`;
-  const login = await (
-    await fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ Account: 'admin', Password: PASSWORD }),
-    })
-  ).json();
-  if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
-  const api = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, {
-      signal: AbortSignal.timeout(15_000),
-      method,
-      headers: { 'lucky-lang': 'en_US', 'lucky-admin-token': login.token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const j = await res.json();
-    if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}`);
-    return j;
-  };
+  const { api } = await adminApi(base, PASSWORD, { timeoutMs: 15_000 });
   return {
     pid: p.pid,
     api: (...a) =>
