@@ -52,3 +52,8 @@ export function ipText(b: Uint8Array): string {
   if (best === -1) return hex.join(':');
   return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
 }
+
+/** `host:port`, the host in brackets when it is IPv6: how logs and statuses write an address. */
+export function fmtAddr(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}

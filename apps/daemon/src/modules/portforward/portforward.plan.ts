@@ -5,6 +5,7 @@
  */
 import { parsePortList, type PortforwardRule } from '@lucky/contracts';
 import type { Endpoint } from '../../core/ports.js';
+import { fmtAddr } from '../../lib/ip.js';
 
 export interface ListenSpec {
   /** Identity of the socket: the same id across edits means the socket is kept. */
@@ -19,9 +20,6 @@ export interface ListenSpec {
   targetPort: number;
 }
 
-export function fmtAddr(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 /** Where a rule binds for one protocol: one address (or none when it has no type of that protocol). */
 function bindOf(rule: PortforwardRule, proto: 'tcp' | 'udp'): { host: string; ipv6Only: boolean; dual: boolean } | null {

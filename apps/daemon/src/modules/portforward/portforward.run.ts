@@ -8,7 +8,8 @@ import type { SecureContext } from 'node:tls';
 import type { Msg, PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { listenProblem, type RuleContext } from '../../core/engine.js';
 import { IpFilter } from '../../core/cidr.js';
-import { fmtAddr, type ListenSpec } from './portforward.plan.js';
+import { fmtAddr } from '../../lib/ip.js';
+import type { ListenSpec } from './portforward.plan.js';
 import type { Conn, TcpListener } from './portforward.tcp.js';
 import type { UdpListener } from './portforward.udp.js';
 

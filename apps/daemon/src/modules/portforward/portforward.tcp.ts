@@ -6,7 +6,8 @@ import { createServer, isIP, connect as netConnect, type Server, type Socket } f
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import type { Msg, PortforwardRule } from '@lucky/contracts';
 import type { NativeFlow } from '../../core/relay.js';
-import { fmtAddr, type ListenSpec } from './portforward.plan.js';
+import { fmtAddr } from '../../lib/ip.js';
+import type { ListenSpec } from './portforward.plan.js';
 import { adopt, Reader, relay, type Finish } from './portforward.relay.js';
 import { errorDetail, listenError, type RuleRun } from './portforward.run.js';
 

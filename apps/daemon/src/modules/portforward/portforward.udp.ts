@@ -9,7 +9,8 @@ import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Msg } from '@lucky/contracts';
 import { errnoName, nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from '../../core/relay.js';
-import { fmtAddr, type ListenSpec } from './portforward.plan.js';
+import { fmtAddr } from '../../lib/ip.js';
+import type { ListenSpec } from './portforward.plan.js';
 import { errorDetail, listenError, type RuleRun } from './portforward.run.js';
 
 /** Packets kept per UDP session while its socket is being set up. */

@@ -60,5 +60,3 @@ export class Traffic {
     this.note({ key: why === 'filter' ? 'stunRefusedFilter' : 'stunRefusedLimit', vars: { client } });
   }
 }
-
-export const fmtAddr = (address: string, port: number) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`);

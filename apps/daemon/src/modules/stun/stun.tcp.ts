@@ -11,7 +11,8 @@ import type { Msg } from '@lucky/contracts';
 import { connectReusePort, listenReusePort, nativeAddon } from '../../core/native.js';
 import { RuleProblem } from '../../core/engine.js';
 import { nativeTcp, type NativeFlow } from '../../core/relay.js';
-import { fmtAddr, type ForwardPlan, type Traffic } from './stun.forward.js';
+import { fmtAddr } from '../../lib/ip.js';
+import type { ForwardPlan, Traffic } from './stun.forward.js';
 
 const CONNECT_TIMEOUT_MS = 5000;
 

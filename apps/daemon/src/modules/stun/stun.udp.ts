@@ -10,7 +10,8 @@ import dgram from 'node:dgram';
 import type { Msg } from '@lucky/contracts';
 import { nativeUdpListener, nativeUdpSession, type NativeFlow, type NativeUdpListener } from '../../core/relay.js';
 import { UdpStunClient } from './stun.client.js';
-import { fmtAddr, type ForwardPlan, type Traffic } from './stun.forward.js';
+import { fmtAddr } from '../../lib/ip.js';
+import type { ForwardPlan, Traffic } from './stun.forward.js';
 
 interface Session {
   sock: dgram.Socket;

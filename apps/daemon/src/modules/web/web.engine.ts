@@ -15,7 +15,8 @@ import type { CertificatesService } from '../../core/services/certificates.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import type { WebPlan } from './web.compile.js';
 import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.firewall.js';
-import { fmtAddr, listenHost, listenIdOf } from './web.listen.js';
+import { fmtAddr } from '../../lib/ip.js';
+import { listenHost, listenIdOf } from './web.listen.js';
 import { createServing, servingThreads, type AccessLogPage, type Serving } from './web.serving.js';
 
 /** What the rule list shows of a running rule. */

@@ -11,7 +11,8 @@ import { listenProblem, RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
 import { createListenerServer, HostMemo, type Listener } from './web.handler.js';
-import { fmtAddr, listenHost } from './web.listen.js';
+import { fmtAddr } from '../../lib/ip.js';
+import { listenHost } from './web.listen.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 

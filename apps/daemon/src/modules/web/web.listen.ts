@@ -22,6 +22,3 @@ export function listenIdOf(rule: Where & Pick<WebRule, 'protocol'>): string {
   return `${rule.network}|${rule.address}|${rule.port}|${rule.protocol}`;
 }
 
-export function fmtAddr(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}

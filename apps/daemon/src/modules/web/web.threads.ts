@@ -16,7 +16,8 @@ import type { Say } from '../../core/logs.js';
 import { ListenError, listenReusePort } from '../../core/native.js';
 import { clockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
-import { fmtAddr, listenHost } from './web.listen.js';
+import { fmtAddr } from '../../lib/ip.js';
+import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
