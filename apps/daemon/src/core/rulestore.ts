@@ -112,11 +112,13 @@ export class SettingsStore<S extends z.ZodType> {
     private schema: S,
   ) {}
 
+  /** Prepared once, as RuleStore.get: services read their settings on every request. */
+  private getOne?: Database.Statement<[string], { data: string }>;
+
   /** The saved settings, or the schema's defaults when none were saved or they no longer validate. */
   get(): z.output<S> {
-    const row = this.db
-      .prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?')
-      .get(this.module);
+    this.getOne ??= this.db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?');
+    const row = this.getOne.get(this.module);
     if (row) {
       const r = this.schema.safeParse(JSON.parse(row.data));
       if (r.success) return r.data;

@@ -2,11 +2,12 @@
  * What a STUN rule in forward mode does with the traffic that arrives: its target, limits and IP
  * filter (the same options as a port forwarding rule), and the counters both transports share.
  */
-import type { Msg, StunRule } from '@lucky/contracts';
+import { ZPortforwardConfigure, type Msg, type StunRule } from '@lucky/contracts';
 import { IpFilter } from '../../core/cidr.js';
 
-/** Limits a rule leaves at null take these (the port forwarding module's own defaults). */
-const DEFAULTS = { tcpMaxConnections: 0, udpMaxSessions: 0, udpSessionTimeout: 60, udpPacketSize: 65_507, tcpIdleTimeout: 0 };
+/** Limits a rule leaves at null take the port forwarding module's own defaults (its per-rule ones). */
+const PF = ZPortforwardConfigure.parse({});
+const DEFAULTS = { tcpMaxConnections: PF.ruleTcpMaxConnections, udpMaxSessions: PF.ruleUdpMaxSessions, udpSessionTimeout: PF.udpSessionTimeout, udpPacketSize: PF.udpPacketSize, tcpIdleTimeout: PF.tcpIdleTimeout };
 
 export interface ForwardPlan {
   host: string;
