@@ -172,11 +172,12 @@ describe('WebDAV console e2e (chromium + built daemon, loopback listener, tempor
 
   it('in English after a language switch', async () => {
     await page.getByTestId('lang-switch').selectOption('en_US');
-    await expect(page.getByTestId('webdav-add').textContent()).resolves.toBe('Add WebDAV server');
+    // The switch reloads the page: the texts are polled until the new one is there.
+    await expect.poll(() => page.getByTestId('webdav-add').textContent(), { timeout: 15_000 }).toBe('Add WebDAV server');
     await expect.poll(() => row(page, '家庭').getByTestId('webdav-status').textContent()).toBe('Running');
     await shot(page, '05-english');
     await page.getByTestId('lang-switch').selectOption('zh_CN');
-    await expect(page.getByTestId('webdav-add').textContent()).resolves.toBe('添加 WebDAV 服务');
+    await expect.poll(() => page.getByTestId('webdav-add').textContent(), { timeout: 15_000 }).toBe('添加 WebDAV 服务');
   });
 
   it('deletes the server: the port is closed', async () => {
