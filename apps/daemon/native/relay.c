@@ -26,10 +26,13 @@
  *   listenTcp(ip, port, ipv6Only, backlog) -> fd  a SO_REUSEPORT listener (web serving threads, STUN)
  *   connectTcp(localIp, localPort, ip, port) -> fd  an outbound connect from a port a listener holds
  *   connectState(fd) -> 0 connected, 1 connecting, -errno failed
+ * and the file reads of files.c (readBeneath), which share this addon.
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <node_api.h>
+
+#include "files.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -950,6 +953,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"connectState", NULL, js_connect_state, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  files_init(env, exports);
   return exports;
 }
 

@@ -1,4 +1,4 @@
-// Builds native/relay.c into dist/native/relay.node (Linux only) with the C compiler
+// Builds native/relay.c and native/files.c into dist/native/relay.node (Linux only) with the C compiler
 // and the headers of the Node that runs this script. N-API keeps one build good for Node 20, 22, 24.
 // Without a compiler the daemon still works: the port forwarding engine then relays in JavaScript.
 import { spawnSync } from 'node:child_process';
@@ -7,14 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const daemon = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(daemon, 'native', 'relay.c');
+const sources = ['relay.c', 'files.c', 'files.h'].map((f) => join(daemon, 'native', f));
 const out = join(daemon, 'dist', 'native', 'relay.node');
 
 if (process.platform !== 'linux') {
   console.log('native relay: not Linux, skipped (port forwarding relays in JavaScript)');
   process.exit(0);
 }
-if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) process.exit(0);
+if (existsSync(out) && sources.every((f) => statSync(out).mtimeMs >= statSync(f).mtimeMs)) process.exit(0);
 
 // /usr/bin/node → /usr/include/node, /usr/local/bin/node → /usr/local/include/node (node-gyp's nodedir layout).
 const headers = [join(dirname(dirname(process.execPath)), 'include', 'node'), '/usr/include/node', '/usr/local/include/node'].find((d) =>
@@ -26,7 +26,7 @@ if (!headers) {
 }
 mkdirSync(dirname(out), { recursive: true });
 const cc = process.env.CC || 'cc';
-const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-fvisibility=hidden', `-I${headers}`, '-o', out, src, '-lpthread'], {
+const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-fvisibility=hidden', `-I${headers}`, '-o', out, ...sources.filter((f) => f.endsWith('.c')), '-lpthread'], {
   stdio: 'inherit',
 });
 if (r.status !== 0) {

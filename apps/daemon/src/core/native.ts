@@ -24,6 +24,8 @@ export interface NativeAddon {
   listenTcp(ip: string, port: number, ipv6Only: boolean, backlog: number): number;
   connectTcp(localIp: string, localPort: number, ip: string, port: number): number;
   connectState(fd: number): number;
+  /** native/files.c: [errno, size, mtimeMs, ino, mode, data | null]; data when a regular file of at most `max` bytes. */
+  readBeneath(root: string, rel: string, max: number): Promise<[number, number, number, number, number, Buffer | null]>;
 }
 
 /** dist/native from src/core or dist/core alike. */

@@ -30,6 +30,39 @@ export function newKey(length = 16): string {
   return out;
 }
 
+/**
+ * Frozen so a cached decode is never changed behind the store's back: a caller that wants to change
+ * a rule builds a new object (as the kit's update does) and writes it.
+ */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * The last decode of each row, keyed by its stored text: services read a rule or the settings on
+ * every request (a WebDAV GET reads its storage and the storage users), and validating the same
+ * text again each time was a tenth of a small GET's cost. A changed row is a different text, so a
+ * write is seen at the next read whoever made it (the API, a restored backup).
+ */
+class DecodeCache<T> {
+  private last = new Map<string, { text: string; value: T }>();
+
+  get(id: string, text: string, decode: () => T): T {
+    const hit = this.last.get(id);
+    if (hit && hit.text === text) return hit.value;
+    // A copy: zod shares nested default objects between parses, and those must not be frozen.
+    const value = deepFreeze(structuredClone(decode()));
+    // Bounded by the rows of one module; a removed row's entry is dropped at the next clear.
+    if (this.last.size > 10_000) this.last.clear();
+    this.last.set(id, { text, value });
+    return value;
+  }
+}
+
 export class RuleStore<S extends z.ZodType> {
   constructor(
     private db: Db,
@@ -64,13 +97,18 @@ export class RuleStore<S extends z.ZodType> {
       .filter((r): r is StoredRule<z.output<S>> => r !== undefined);
   }
 
+  private decoded = new DecodeCache<StoredRule<z.output<S>> | undefined>();
+
   /** Prepared once: services ask for a rule on every request (a WebDAV GET asks for its storage). */
   private getOne?: Database.Statement<[string, string], Row>;
 
   get(key: string): StoredRule<z.output<S>> | undefined {
     this.getOne ??= this.db.prepare<[string, string], Row>('SELECT key, data, created_at, updated_at FROM rules WHERE module = ? AND key = ?');
     const row = this.getOne.get(this.module, key);
-    return row ? this.decode(row) : undefined;
+    if (!row) return undefined;
+    const rule = this.decoded.get(row.key, row.data, () => this.decode(row));
+    // The times change without the text (an update that saved the same rule); they are not cached.
+    return rule && { ...rule, created: row.created_at, updated: row.updated_at };
   }
 
   private encode(data: z.input<S> | z.output<S>): string {
@@ -112,6 +150,8 @@ export class SettingsStore<S extends z.ZodType> {
     private schema: S,
   ) {}
 
+  private decoded = new DecodeCache<z.output<S>>();
+
   /** Prepared once, as RuleStore.get: services read their settings on every request. */
   private getOne?: Database.Statement<[string], { data: string }>;
 
@@ -119,11 +159,13 @@ export class SettingsStore<S extends z.ZodType> {
   get(): z.output<S> {
     this.getOne ??= this.db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?');
     const row = this.getOne.get(this.module);
-    if (row) {
-      const r = this.schema.safeParse(JSON.parse(row.data));
-      if (r.success) return r.data;
-    }
-    return this.schema.parse({});
+    return this.decoded.get('', row?.data ?? '', () => {
+      if (row) {
+        const r = this.schema.safeParse(JSON.parse(row.data));
+        if (r.success) return r.data;
+      }
+      return this.schema.parse({});
+    });
   }
 
   set(data: z.input<S> | z.output<S>): z.output<S> {

@@ -40,6 +40,18 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/** A path read for a client in one step: what it is and, for a small file, its content. */
+export interface ReadResult {
+  /** The path inside the storage, normalised as in ResolvedPath. */
+  path: string;
+  kind: 'file' | 'dir' | 'other';
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** The whole content when it is a file of at most the `max` asked; null otherwise (stream it). */
+  data: Buffer | null;
+}
+
 export interface LoginAttempt {
   account: string;
   password: string;
@@ -65,6 +77,13 @@ export interface StoragesService {
    * resolved now, not when the storage was saved.
    */
   resolve(grant: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath>;
+  /**
+   * resolve(grant, path, 'read') and a stat, plus the content of a file of at most `max` bytes:
+   * the path of a download. Where the kernel can confine an open below a directory (Linux
+   * openat2) it is one trip to the disk; elsewhere it is resolve, stat and a read. Null when the
+   * path does not exist; refusals as resolve.
+   */
+  read(grant: StorageGrant, path: string, max: number): Promise<ReadResult | null>;
   /** Bytes that may still be written to the storage; Infinity without a quota. */
   room(grant: StorageGrant): Promise<number>;
   /** A service says which storages it serves now (shown beside each storage, asked before a delete). */

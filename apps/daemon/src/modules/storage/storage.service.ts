@@ -4,12 +4,13 @@
  * settings at each call, so a user switched off or a storage made read-only applies to the next
  * request, not the next restart.
  */
-import { realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { realpathSync, type Stats } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import type { Msg, Storage, StoragePermission } from '@lucky/contracts';
 import { hashPassword, verifyPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
-import type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import { nativeAddon } from '../../core/native.js';
+import type { LoginAttempt, ReadResult, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { cleanClientPath, underRoot } from './storage.paths.js';
 import { stateOf, type StorageContext } from './storage.state.js';
@@ -32,22 +33,49 @@ async function checked(g: StorageGrant, rootReal: string, path: string, op: Stor
   return { grant: { ...g, root: rootReal }, path: clean, real, exists };
 }
 
+/**
+ * How long the real path of a storage's root is trusted: taking it is several lstat calls on the
+ * event loop, once per request before. Paths inside the root are still resolved at every call; a
+ * root moved or unmounted is seen within this time (and any access below a gone root fails anyway).
+ */
+const ROOT_TTL_MS = 1000;
+
+/** errno values of readBeneath that simply mean "not there". */
+const ENOENT = 2;
+const ENOTDIR = 20;
+const S_IFMT = 0o170000;
+const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o100000 ? 'file' : (mode & S_IFMT) === 0o040000 ? 'dir' : 'other');
+
 /** A hash no password matches, checked for unknown accounts so timing does not tell which accounts exist. */
 let decoy: Promise<string> | undefined;
 
 export function storagesService(mod: StorageContext): StoragesService {
   const state = stateOf(mod);
   const settings = () => mod.rules.settings();
+  const roots = new Map<string, { real: string; until: number }>();
+
+  /** The storage's directory as a real path, or null when it is gone. */
+  function rootOf(dir: string): string | null {
+    const now = Date.now();
+    const hit = roots.get(dir);
+    if (hit && hit.until > now) return hit.real;
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      roots.delete(dir);
+      return null;
+    }
+    if (roots.size > 1000) roots.clear();
+    roots.set(dir, { real, until: now + ROOT_TTL_MS });
+    return real;
+  }
 
   function grantOf(rule: StoredRule<Storage>, can: StoragePermission): StorageGrant | null {
     if (!rule.data.enable) return null;
-    let root: string;
-    try {
-      root = realpathSync(rule.data.path);
-    } catch {
-      // The directory is gone (a disk unmounted): nothing to offer until it is back.
-      return null;
-    }
+    const root = rootOf(rule.data.path);
+    // The directory is gone (a disk unmounted): nothing to offer until it is back.
+    if (root === null) return null;
     const ro = rule.data.readOnly;
     return {
       storage: rule.key,
@@ -77,6 +105,24 @@ export function storagesService(mod: StorageContext): StoragesService {
     const rule = mod.rules.get(storage);
     const can = rule ? permissionOf(who, storage) : null;
     return rule && can ? grantOf(rule, can) : null;
+  }
+
+  /**
+   * The grant's root as it is now. No storage changed since the grant was taken (a service takes
+   * one per request): it is the grant's, without reading the rule and the root a second time.
+   * Otherwise the storage may have been switched off, made read-only or moved since.
+   */
+  async function rootNow(g: StorageGrant, op: StorageOp): Promise<string> {
+    if (g.version === state.version) return g.root;
+    const rule = mod.rules.get(g.storage);
+    if (!rule) throw new MsgError({ key: 'storageUnknown', vars: { storage: g.storage } });
+    if (!rule.data.enable) throw new MsgError({ key: 'storageDisabled', vars: { name: rule.data.name } });
+    if (op !== 'read' && rule.data.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: rule.data.name } });
+    try {
+      return await realpath(rule.data.path);
+    } catch {
+      throw new MsgError({ key: 'storagePathMissing', vars: { path: rule.data.path } });
+    }
   }
 
   return {
@@ -120,22 +166,35 @@ export function storagesService(mod: StorageContext): StoragesService {
     grant,
 
     async resolve(g: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath> {
-      // No storage changed since the grant was taken (a service takes one per request): it is the
-      // storage as it is now, without reading the rule and the root a second time. Symlinks inside
-      // the storage are resolved at every call either way.
-      if (g.version === state.version) return checked(g, g.root, path, op);
-      // The storage as it is now: switched off, made read-only or moved since the grant was taken.
-      const rule = mod.rules.get(g.storage);
-      if (!rule) throw new MsgError({ key: 'storageUnknown', vars: { storage: g.storage } });
-      if (!rule.data.enable) throw new MsgError({ key: 'storageDisabled', vars: { name: rule.data.name } });
-      if (op !== 'read' && rule.data.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: rule.data.name } });
-      let rootReal: string;
-      try {
-        rootReal = await realpath(rule.data.path);
-      } catch {
-        throw new MsgError({ key: 'storagePathMissing', vars: { path: rule.data.path } });
+      return checked(g, await rootNow(g, op), path, op);
+    },
+
+    async read(g: StorageGrant, path: string, max: number): Promise<ReadResult | null> {
+      const rootReal = await rootNow(g, 'read');
+      const addon = nativeAddon();
+      if (addon) {
+        // The grant's and the path's checks first, as resolve makes them; the kernel then keeps
+        // the open below the root.
+        if (!g.can.read) throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME.read } });
+        const clean = cleanClientPath(path);
+        const [errno, size, mtimeMs, ino, mode, data] = await addon.readBeneath(rootReal, clean.slice(1), max);
+        if (errno === 0) return { path: clean, kind: kindOf(mode), size, mtimeMs, ino, data };
+        if (errno === ENOENT || errno === ENOTDIR) return null;
+        // Anything else (a symlink the kernel would not follow below the root, no openat2 on this
+        // kernel, a permission): the realpath check below decides and says why.
       }
-      return checked(g, rootReal, path, op);
+      const rp = await checked(g, rootReal, path, 'read');
+      if (!rp.exists) return null;
+      let s: Stats;
+      try {
+        s = await stat(rp.real);
+      } catch {
+        return null;
+      }
+      const kind = s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+      // Unreadable now (a permission): no content from here; the caller's stream says so.
+      const data = kind === 'file' && s.size <= max ? await readFile(rp.real).catch(() => null) : null;
+      return { path: rp.path, kind, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, data: data && data.length === s.size ? data : null };
     },
 
     async room(g: StorageGrant): Promise<number> {

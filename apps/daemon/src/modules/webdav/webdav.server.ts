@@ -10,7 +10,7 @@ import { cp, lstat, mkdir, readdir, rename, rm, stat, statfs, unlink, writeFile 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import type { Msg, WebdavRule } from '@lucky/contracts';
-import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import type { ReadResult, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
 import { isUnder, LockTable, parseIf, parseTimeout, type DavLock, type IfList } from './webdav.locks.js';
 import { encodePath, hrefOf, locate, rawPath, type Mount } from './webdav.paths.js';
 import { DeadProps, propKey, type PropMap } from './webdav.props.js';
@@ -63,6 +63,8 @@ interface Target {
 const UPLOAD_PREFIX = '.lucky-upload-';
 const MAX_XML = 1 << 20;
 const AUTH_CACHE_MS = 30_000;
+/** Files up to this size are read whole in the storages' one-step read and sent in one write. */
+const SMALL_FILE = 64 * 1024;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK';
 
 const MIME: Record<string, string> = {
@@ -72,7 +74,10 @@ const MIME: Record<string, string> = {
 };
 const mimeOf = (name: string) => MIME[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
 
-export function etagOf(s: Stats): string {
+/** What a validator is made of: a stat, or the storages' read result. */
+type Meta = Pick<Stats, 'ino' | 'size' | 'mtimeMs'>;
+
+export function etagOf(s: Meta): string {
   return `"${s.ino.toString(16)}-${s.size.toString(16)}-${Math.floor(s.mtimeMs * 1000).toString(16)}"`;
 }
 
@@ -399,7 +404,7 @@ export class DavServer {
     return [...set.values()];
   }
 
-  private checkPreconditions(req: IncomingMessage, s: Stats | null): void {
+  private checkPreconditions(req: IncomingMessage, s: Meta | null): void {
     const im = req.headers['if-match'];
     if (im !== undefined) {
       const tags = String(im).split(',').map((x) => x.trim());
@@ -420,14 +425,21 @@ export class DavServer {
   // ------------------------------------------------------------------ methods
 
   private async get(ctx: Ctx, head: boolean): Promise<void> {
-    const t = await this.target(ctx.mount, ctx.grant, ctx.inner, 'read');
-    const s = await this.statOf(t);
-    if (!s) throw new Answer(404);
+    let s: ReadResult | null;
+    try {
+      s = await this.d.storages.read(ctx.grant, ctx.inner, head ? 0 : SMALL_FILE);
+    } catch {
+      // Out of the root, a bad name, or not permitted: the storages service said no.
+      throw new Answer(403);
+    }
+    // A FIFO or a device is nobody's download.
+    if (!s || s.kind === 'other') throw new Answer(404);
     this.checkPreconditions(ctx.req, s);
     const ims = ctx.req.headers['if-modified-since'];
     if (ims && ctx.req.headers['if-none-match'] === undefined && Math.floor(s.mtimeMs / 1000) <= Math.floor(Date.parse(ims) / 1000)) throw new Answer(304);
-    const common = { etag: etagOf(s), 'last-modified': s.mtime.toUTCString(), 'accept-ranges': 'bytes' };
-    if (s.isDirectory()) {
+    const common = { etag: etagOf(s), 'last-modified': new Date(s.mtimeMs).toUTCString(), 'accept-ranges': 'bytes' };
+    if (s.kind === 'dir') {
+      const t = await this.target(ctx.mount, ctx.grant, ctx.inner, 'read');
       const names = (await readdir(t.rp.real, { withFileTypes: true })).filter((e) => !e.name.startsWith(UPLOAD_PREFIX));
       const base = t.href(true);
       const body = `<!doctype html><meta charset="utf-8"><ul>${names.map((e) => `<li><a href="${esc(base + encodePath(e.name) + (e.isDirectory() ? '/' : ''))}">${esc(e.name)}</a></li>`).join('')}</ul>\n`;
@@ -454,13 +466,21 @@ export class DavServer {
       }
       status = 206;
     }
-    const headers: Record<string, string | number> = { ...common, 'content-type': mimeOf(t.rp.path), 'content-length': s.size === 0 ? 0 : last - start + 1 };
+    const headers: Record<string, string | number> = { ...common, 'content-type': mimeOf(s.path), 'content-length': s.size === 0 ? 0 : last - start + 1 };
     if (status === 206) headers['content-range'] = `bytes ${start}-${last}/${s.size}`;
-    ctx.res.writeHead(status, headers);
     if (head || s.size === 0) {
+      ctx.res.writeHead(status, headers);
       ctx.res.end();
       return;
     }
+    if (s.data) {
+      // Head and body in one write.
+      ctx.res.writeHead(status, headers);
+      ctx.res.end(s.data.subarray(start, last + 1));
+      return;
+    }
+    const t = await this.target(ctx.mount, ctx.grant, ctx.inner, 'read');
+    ctx.res.writeHead(status, headers);
     await new Promise<void>((resolve) => {
       // 1 MiB reads: a 64 KiB default means 16 times the reads and buffers for a large file.
       const rs = createReadStream(t.rp.real, { start, end: last, highWaterMark: 1 << 20 });
