@@ -1,5 +1,5 @@
 /*
- * One file read in one trip to the thread pool, confined by the kernel (Linux 5.6+ openat2).
+ * One file read or written in one trip to the thread pool, confined by the kernel (Linux 5.6+ openat2).
  *
  * A storage service answering a small GET through Node's fs pays one thread-pool round trip per
  * step (realpath, stat, open, read, close): five wake-ups and context switches for a 4 KiB file,
@@ -17,6 +17,11 @@
  *     root  an absolute directory; rel a path below it without a leading '/' ('' is the root)
  *     errno 0, or the error of the open or fstat (ENOSYS where openat2 does not exist)
  *     data  the whole content when it is a regular file of at most `max` bytes, else null
+ *   writeBeneath(root, relDir, name, tmp, data) -> Promise<[errno, existed, size, mtimeMs, ino]>
+ *     writes `data` to relDir/tmp (created, never an existing file), then renames it over
+ *     relDir/name: a reader sees the old content or the new, never a half file.
+ *     errno EISDIR when `name` is a folder; EXDEV also when `name` is a symlink (the caller's
+ *     realpath check then decides where the write goes).
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
@@ -25,7 +30,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,7 +56,7 @@ typedef struct {
   size_t len;
 } read_job;
 
-static int open_beneath(const char *root, const char *rel, int *out_err) {
+static int open_beneath(const char *root, const char *rel, int flags, int *out_err) {
   int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) {
     *out_err = errno;
@@ -57,8 +64,8 @@ static int open_beneath(const char *root, const char *rel, int *out_err) {
   }
   struct open_how how;
   memset(&how, 0, sizeof how);
-  /* O_NONBLOCK: opening a FIFO someone left in a storage must not hold a pool thread forever. */
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+  /* openat2 refuses (EINVAL) flags that mean nothing with O_PATH, such as O_NOCTTY. */
+  how.flags = (uint64_t)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   int fd = (int)syscall(SYS_openat2, dir, rel[0] ? rel : ".", &how, sizeof how);
   if (fd < 0) *out_err = errno;
@@ -69,7 +76,8 @@ static int open_beneath(const char *root, const char *rel, int *out_err) {
 static void execute(napi_env env, void *arg) {
   (void)env;
   read_job *j = arg;
-  int fd = open_beneath(j->root, j->rel, &j->err);
+  /* O_NONBLOCK: opening a FIFO someone left in a storage must not hold a pool thread forever. */
+  int fd = open_beneath(j->root, j->rel, O_RDONLY | O_NONBLOCK, &j->err);
   if (fd < 0) return;
   if (fstat(fd, &j->st) != 0) {
     j->err = errno;
@@ -169,9 +177,125 @@ static napi_value js_read_beneath(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref data_ref;
+  const char *data;
+  size_t len;
+  char root[PATH_CAP];
+  char rel[PATH_CAP];
+  char name[256];
+  char tmp[256];
+  /* results */
+  int err;
+  int existed;
+  struct stat st;
+} write_job;
+
+static void write_execute(napi_env env, void *arg) {
+  (void)env;
+  write_job *j = arg;
+  int dir = open_beneath(j->root, j->rel, O_PATH | O_DIRECTORY, &j->err);
+  if (dir < 0) return;
+  struct stat old;
+  if (fstatat(dir, j->name, &old, AT_SYMLINK_NOFOLLOW) == 0) {
+    j->existed = 1;
+    if (S_ISDIR(old.st_mode)) j->err = EISDIR;
+    else if (!S_ISREG(old.st_mode)) j->err = EXDEV;
+  } else if (errno != ENOENT) {
+    j->err = errno;
+  }
+  if (j->err) {
+    close(dir);
+    return;
+  }
+  int fd = openat(dir, j->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    j->err = errno;
+    close(dir);
+    return;
+  }
+  size_t done = 0;
+  while (done < j->len) {
+    ssize_t n = write(fd, j->data + done, j->len - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      j->err = errno;
+      break;
+    }
+    done += (size_t)n;
+  }
+  if (!j->err && fstat(fd, &j->st) != 0) j->err = errno;
+  /* close reports a write the file system could not keep (NFS, quotas). */
+  if (close(fd) != 0 && !j->err) j->err = errno;
+  if (!j->err && renameat(dir, j->tmp, dir, j->name) != 0) j->err = errno;
+  if (j->err) unlinkat(dir, j->tmp, 0);
+  close(dir);
+}
+
+static void write_complete(napi_env env, napi_status status, void *arg) {
+  write_job *j = arg;
+  napi_value out, v;
+  napi_create_array_with_length(env, 5, &out);
+  int err = status == napi_ok ? j->err : ECANCELED;
+  napi_create_int32(env, err, &v);
+  napi_set_element(env, out, 0, v);
+  napi_get_boolean(env, j->existed != 0, &v);
+  napi_set_element(env, out, 1, v);
+  napi_create_double(env, (double)j->st.st_size, &v);
+  napi_set_element(env, out, 2, v);
+  napi_create_double(env, (double)j->st.st_mtim.tv_sec * 1000.0 + (double)j->st.st_mtim.tv_nsec / 1e6, &v);
+  napi_set_element(env, out, 3, v);
+  napi_create_double(env, (double)j->st.st_ino, &v);
+  napi_set_element(env, out, 4, v);
+  napi_resolve_deferred(env, j->deferred, out);
+  napi_delete_reference(env, j->data_ref);
+  napi_delete_async_work(env, j->work);
+  free(j);
+}
+
+/* A single name: no separator, not empty, not "." or "..". */
+static int plain_name(const char *s) {
+  return s[0] && strchr(s, '/') == NULL && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+static napi_value js_write_beneath(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5], promise, name;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  write_job *j = calloc(1, sizeof *j);
+  if (!j) {
+    napi_throw_error(env, NULL, "out of memory");
+    return NULL;
+  }
+  size_t n;
+  bool is_buffer = false;
+  void *data = NULL;
+  if (argc < 5 || napi_get_value_string_utf8(env, argv[0], j->root, PATH_CAP, &n) != napi_ok || n >= PATH_CAP - 1 || n == 0 ||
+      napi_get_value_string_utf8(env, argv[1], j->rel, PATH_CAP, &n) != napi_ok || n >= PATH_CAP - 1 ||
+      napi_get_value_string_utf8(env, argv[2], j->name, sizeof j->name, &n) != napi_ok || n >= sizeof j->name - 1 ||
+      napi_get_value_string_utf8(env, argv[3], j->tmp, sizeof j->tmp, &n) != napi_ok || n >= sizeof j->tmp - 1 ||
+      !plain_name(j->name) || !plain_name(j->tmp) || napi_is_buffer(env, argv[4], &is_buffer) != napi_ok || !is_buffer ||
+      napi_get_buffer_info(env, argv[4], &data, &j->len) != napi_ok) {
+    free(j);
+    napi_throw_error(env, NULL, "writeBeneath(root, relDir, name, tmp, data) needs four strings (name and tmp single names) and a Buffer");
+    return NULL;
+  }
+  j->data = data;
+  /* The Buffer stays alive (and where it is) until the write is done. */
+  napi_create_reference(env, argv[4], 1, &j->data_ref);
+  napi_create_promise(env, &j->deferred, &promise);
+  napi_create_string_utf8(env, "lucky writeBeneath", NAPI_AUTO_LENGTH, &name);
+  napi_create_async_work(env, NULL, name, write_execute, write_complete, j, &j->work);
+  napi_queue_async_work(env, j->work);
+  return promise;
+}
+
 void files_init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"readBeneath", NULL, js_read_beneath, NULL, NULL, NULL, napi_default, NULL},
+      {"writeBeneath", NULL, js_write_beneath, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
 }

@@ -26,6 +26,8 @@ export interface NativeAddon {
   connectState(fd: number): number;
   /** native/files.c: [errno, size, mtimeMs, ino, mode, data | null]; data when a regular file of at most `max` bytes. */
   readBeneath(root: string, rel: string, max: number): Promise<[number, number, number, number, number, Buffer | null]>;
+  /** native/files.c: [errno, existed, size, mtimeMs, ino] of relDir/name after data went to relDir/tmp and was renamed over it. */
+  writeBeneath(root: string, relDir: string, name: string, tmp: string, data: Buffer): Promise<[number, boolean, number, number, number]>;
 }
 
 /** dist/native from src/core or dist/core alike. */

@@ -8,6 +8,12 @@ import type { StoragePermission } from '@lucky/contracts';
 
 export type StorageOp = 'read' | 'write' | 'delete';
 
+/**
+ * Names starting so are files being written (uploads on their way, renamed over the real name at
+ * the end): every storage service hides them from its listings.
+ */
+export const STORAGE_TEMP_PREFIX = '.lucky-upload-';
+
 /** Who asks: a storage user after login, the anonymous user, or the console's admin (full access). */
 export interface StoragePrincipal {
   kind: 'user' | 'anonymous' | 'admin';
@@ -52,6 +58,16 @@ export interface ReadResult {
   data: Buffer | null;
 }
 
+/** What a write did. */
+export interface WriteResult {
+  path: string;
+  /** false when it replaced a file. */
+  created: boolean;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
 export interface LoginAttempt {
   account: string;
   password: string;
@@ -84,6 +100,14 @@ export interface StoragesService {
    * path does not exist; refusals as resolve.
    */
   read(grant: StorageGrant, path: string, max: number): Promise<ReadResult | null>;
+  /**
+   * Writes a whole file that fits in memory (an upload of known small size, a text file saved from
+   * an editor): resolve(grant, path, 'write') and the quota, then the content goes into a new file
+   * beside it that is renamed over the name, so a reader sees the old content or the new, never
+   * half. One trip to the disk where openat2 exists. Refusals as resolve, and storageNoFolder (the
+   * folder is missing), storageIsFolder (the name is a folder), storageQuotaFull.
+   */
+  write(grant: StorageGrant, path: string, data: Buffer): Promise<WriteResult>;
   /** Bytes that may still be written to the storage; Infinity without a quota. */
   room(grant: StorageGrant): Promise<number>;
   /** A service says which storages it serves now (shown beside each storage, asked before a delete). */

@@ -5,12 +5,14 @@
  * request, not the next restart.
  */
 import { realpathSync, type Stats } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Msg, Storage, StoragePermission } from '@lucky/contracts';
 import { hashPassword, verifyPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { nativeAddon } from '../../core/native.js';
-import type { LoginAttempt, ReadResult, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type LoginAttempt, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { cleanClientPath, underRoot } from './storage.paths.js';
 import { stateOf, type StorageContext } from './storage.state.js';
@@ -43,6 +45,8 @@ const ROOT_TTL_MS = 1000;
 /** errno values of readBeneath that simply mean "not there". */
 const ENOENT = 2;
 const ENOTDIR = 20;
+const EISDIR = 21;
+const tempName = () => `${STORAGE_TEMP_PREFIX}${randomBytes(6).toString('hex')}`;
 const S_IFMT = 0o170000;
 const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o100000 ? 'file' : (mode & S_IFMT) === 0o040000 ? 'dir' : 'other');
 
@@ -195,6 +199,41 @@ export function storagesService(mod: StorageContext): StoragesService {
       // Unreadable now (a permission): no content from here; the caller's stream says so.
       const data = kind === 'file' && s.size <= max ? await readFile(rp.real).catch(() => null) : null;
       return { path: rp.path, kind, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, data: data && data.length === s.size ? data : null };
+    },
+
+    async write(g: StorageGrant, path: string, data: Buffer): Promise<WriteResult> {
+      const rootReal = await rootNow(g, 'write');
+      if (g.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: g.name } });
+      if (!g.can.write) throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME.write } });
+      const clean = cleanClientPath(path);
+      if (clean === '/') throw new MsgError({ key: 'storageIsFolder', vars: { path: clean } });
+      const addon = nativeAddon();
+      // With a quota the old file's size counts (an overwrite frees it): the checked way below.
+      if (addon && g.quota === null) {
+        const [errno, existed, size, mtimeMs, ino] = await addon.writeBeneath(rootReal, dirname(clean).slice(1), basename(clean), tempName(), data);
+        if (errno === 0) return { path: clean, created: !existed, size, mtimeMs, ino };
+        if (errno === ENOENT || errno === ENOTDIR) throw new MsgError({ key: 'storageNoFolder', vars: { path: dirname(clean) } });
+        if (errno === EISDIR) throw new MsgError({ key: 'storageIsFolder', vars: { path: clean } });
+        // A link on the way, no openat2, a full disk: the checked way decides and says why.
+      }
+      const rp = await checked(g, rootReal, path, 'write');
+      const old = rp.exists ? await stat(rp.real) : null;
+      if (old?.isDirectory()) throw new MsgError({ key: 'storageIsFolder', vars: { path: rp.path } });
+      const dir = dirname(rp.real);
+      if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new MsgError({ key: 'storageNoFolder', vars: { path: dirname(rp.path) } });
+      if (g.quota !== null && data.length > (await this.room(g)) + (old?.size ?? 0)) {
+        throw new MsgError({ key: 'storageQuotaFull', vars: { name: g.name, quota: `${g.quota} B` } });
+      }
+      const tmp = join(dir, tempName());
+      try {
+        await writeFile(tmp, data, { flag: 'wx' });
+        await rename(tmp, rp.real);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      const now = await stat(rp.real);
+      return { path: rp.path, created: !old, size: now.size, mtimeMs: now.mtimeMs, ino: now.ino };
     },
 
     async room(g: StorageGrant): Promise<number> {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK, type StorageView } from '@lucky/contracts';
-import type { StorageGrant, StoragesService } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type StorageGrant, type StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { ALL, makeStorage, READ, setStorageUsers, storagesOf, tempDir } from './testing/storages.js';
@@ -323,13 +323,19 @@ describe('resolve: no path leaves its storage', () => {
         expect(err, `${op} ${path}`).toBeInstanceOf(MsgError);
         expect((err as MsgError).msg.key).toBe(key);
       }
-      // The download path (kernel-confined open where there is one) refuses the same, for the same reason.
-      const err = await s.read(g, path, 1024).then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err, `read ${path}`).toBeInstanceOf(MsgError);
-      expect((err as MsgError).msg.key).toBe(key);
+      // The one-step read and write (kernel-confined where openat2 exists) refuse the same, for the same reason.
+      for (const [what, call] of [
+        ['read', () => s.read(g, path, 1024)],
+        ['write', () => s.write(g, path, Buffer.from('x'))],
+      ] as const) {
+        const err = await call().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err, `${what} ${path}`).toBeInstanceOf(MsgError);
+        expect((err as MsgError).msg.key).toBe(key);
+      }
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
     });
   }
 
@@ -351,6 +357,40 @@ describe('resolve: no path leaves its storage', () => {
     expect((await s.read(g, 'rel-link', 1024))!.data!.toString()).toBe('c');
     expect((await s.read(g, 'link-file-in', 1024))!.data!.toString()).toBe('i');
     expect((await s.read(g, 'link-dir-in/b/c.txt', 1024))!.data!.toString()).toBe('c');
+  });
+
+  it('write creates or replaces a whole file, and refuses a missing folder, a folder, the root', async () => {
+    const first = await s.write(g, 'a/w.txt', Buffer.from('one'));
+    expect(first).toMatchObject({ path: '/a/w.txt', created: true, size: 3 });
+    expect(readFileSync(join(root, 'a', 'w.txt'), 'utf8')).toBe('one');
+    const second = await s.write(g, '/a/w.txt', Buffer.from('second'));
+    expect(second).toMatchObject({ created: false, size: 6 });
+    expect(second.ino).toBe(statSync(join(root, 'a', 'w.txt')).ino);
+    expect(readFileSync(join(root, 'a', 'w.txt'), 'utf8')).toBe('second');
+    const code = (p: Promise<unknown>) => p.then(() => null, (e: MsgError) => e.msg?.key ?? String(e));
+    expect(await code(s.write(g, 'no/such/dir.txt', Buffer.from('x')))).toBe('storageNoFolder');
+    expect(await code(s.write(g, 'inside.txt/x', Buffer.from('x')))).toBe('storageNoFolder');
+    expect(await code(s.write(g, 'a/b', Buffer.from('x')))).toBe('storageIsFolder');
+    expect(await code(s.write(g, '/', Buffer.from('x')))).toBe('storageIsFolder');
+    // Through a link inside the storage the write lands on the link's target, as resolve says.
+    await s.write(g, 'link-file-in', Buffer.from('via link'));
+    expect(readFileSync(join(root, 'inside.txt'), 'utf8')).toBe('via link');
+    writeFileSync(join(root, 'inside.txt'), 'i');
+    // Nothing half-written is left behind.
+    expect(readdirSync(join(root, 'a')).filter((n) => n.startsWith(STORAGE_TEMP_PREFIX))).toEqual([]);
+  });
+
+  it('write keeps within a quota, counting the bytes an overwrite frees, and changes nothing when refused', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'old.bin'), Buffer.alloc(600));
+    const { key } = await makeStorage(d, { path: dir, quota: 1000 });
+    const q = s.grant({ kind: 'admin', account: 'admin' }, key)!;
+    await expect(s.write(q, 'new.bin', Buffer.alloc(500))).rejects.toMatchObject({ msg: { key: 'storageQuotaFull' } });
+    expect(readdirSync(dir)).toEqual(['old.bin']);
+    expect(await s.write(q, 'old.bin', Buffer.alloc(900))).toMatchObject({ created: false, size: 900 });
+    const ro = { ...q, readOnly: true, can: { read: true, write: false, delete: false } };
+    await expect(s.write(ro, 'x.bin', Buffer.alloc(1))).rejects.toMatchObject({ msg: { key: 'storageReadOnly' } });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('read does not hang on a FIFO left in a storage', async () => {

@@ -36,6 +36,12 @@ export class LockTable {
     for (const [t, l] of this.locks) if (l.expires <= now) this.locks.delete(t);
   }
 
+  /** No lock is held anywhere (a write then needs no lock checks at all). */
+  get empty(): boolean {
+    this.sweep();
+    return this.locks.size === 0;
+  }
+
   get(token: string): DavLock | undefined {
     this.sweep();
     return this.locks.get(token);
