@@ -73,6 +73,8 @@ export interface RuleContext<S> {
   readonly name: string;
   /** A line in the rule's log. */
   note(line: Msg): void;
+  /** How many lines the rule's log keeps (never fewer than the default): a server with an access log asks for more. */
+  logLines(lines: number): void;
   /** A problem the rule runs with (some listeners down...), shown as its status; null when it is gone. */
   report(parts: Msg[] | null): void;
   /** Claims a port known only once bound (the system chose it); throws PortConflict. */

@@ -17,6 +17,14 @@ export class RuleLog {
     b.push(line, at);
   }
 
+  /** Keeps `lines` lines of this rule (the default when fewer are asked). */
+  resize(key: string, lines: number): void {
+    const capacity = Math.max(this.capacity, Math.floor(lines));
+    let b = this.buffers.get(key);
+    if (!b) this.buffers.set(key, (b = new LogBuffer<Msg>(capacity)));
+    b.resize(capacity);
+  }
+
   since(key: string, pre: number, lang: Lang): LogEntry[] {
     return (this.buffers.get(key)?.since(pre) ?? []).map((e) => ({ timestamp: e.timestamp, log: `${formatTime(e.timestamp)} ${renderMsg(lang, e.item)}` }));
   }

@@ -141,6 +141,8 @@ export class RuleRuntime<R extends RuleData, S, F> {
       note: (line) => {
         if (live()) this.note(run.key, line);
       },
+      // Also while starting (before the run counts as live): a server sizes its log as it opens.
+      logLines: (lines) => this.o.logs.resize(run.key, lines),
       report: (parts) => {
         if (!live()) return;
         const state = parts?.length ? 'error' : 'running';

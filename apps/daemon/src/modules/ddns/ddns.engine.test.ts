@@ -99,6 +99,7 @@ describe('sync engine', () => {
       key,
       name: key,
       note: (line) => logs.add(key, line),
+      logLines: (lines) => logs.resize(key, lines),
       report: (parts) => reported.set(key, parts),
       claim: () => undefined,
       settings: () => configure,

@@ -131,6 +131,26 @@ describe('WebDAV behaviour', () => {
     expect(readFileSync(join(big, 'e.txt'), 'utf8')).toBe('yes');
   });
 
+  it('keeps as many access lines as the settings say, and none at 0', async () => {
+    const rules = await d.call<{ list: Array<{ key: string }> }>('GET', '/api/webdav/rules');
+    const key = rules.list[0]!.key;
+    let last = 0;
+    const accessLines = async (pre = 0) => {
+      const r = await d.call<{ logs: Array<{ log: string; timestamp: number }> }>('GET', `/api/webdav/rules/${key}/logs?pre=${pre}`, undefined, { headers: { 'lucky-lang': 'en_US' } });
+      last = r.logs.at(-1)?.timestamp ?? last;
+      return r.logs.filter((l) => l.log.includes('GET /big/e.txt')).length;
+    };
+    expect((await d.call('PUT', '/api/webdav/configure', { accessLogLines: 400 })).ret).toBe(0);
+    const earlier = await accessLines();
+    for (let i = 0; i < 330; i++) await dav(port, 'GET', '/big/e.txt', { auth: A });
+    // More than the 256 lines a rule's log keeps by default.
+    expect(await accessLines()).toBe(earlier + 330);
+    expect((await d.call('PUT', '/api/webdav/configure', { accessLogLines: 0 })).ret).toBe(0);
+    await dav(port, 'GET', '/big/e.txt', { auth: A });
+    expect(await accessLines(last)).toBe(0);
+    expect((await d.call('PUT', '/api/webdav/configure', { accessLogLines: 200 })).ret).toBe(0);
+  });
+
   it('refuses PROPFIND of infinite depth and knows noroot', async () => {
     const inf = await dav(port, 'PROPFIND', '/big/', { auth: A, headers: { depth: 'infinity' } });
     expect(inf.status).toBe(403);

@@ -45,13 +45,22 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
 
   async start(rule: WebdavRule, ctx: RuleContext<WebdavConfigure>): Promise<RuleHandle<WebdavRule, WebdavFigures>> {
     const locks = new LockTable();
+    // The access lines asked for, beside the rule's own lines (start, stop, failed logins).
+    let keep = -1;
+    const access = (lines: number) => {
+      if (lines !== keep) ctx.logLines(lines + 64);
+      keep = lines;
+    };
+    access(ctx.settings().accessLogLines);
     const dav = new DavServer(rule, {
       storages: this.d.storages,
       props: this.props,
       locks,
       note: (m) => ctx.note(m),
       access: (e) => {
-        if (ctx.settings().accessLogLines > 0) ctx.note({ key: 'webdavAccess', vars: { user: e.user, method: e.method, path: e.path, status: e.status, bytes: e.bytes } });
+        const lines = ctx.settings().accessLogLines;
+        access(lines);
+        if (lines > 0) ctx.note({ key: 'webdavAccess', vars: { user: e.user, method: e.method, path: e.path, status: e.status, bytes: e.bytes } });
       },
     });
     let server: Server;
