@@ -31,6 +31,8 @@ export const TEST_PACKAGES = [
   // rclone copies trees both ways through it as a real client would.
   { pkg: 'litmus', probe: '/usr/bin/litmus' },
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
+  // davfs2 mounts the WebDAV server as a file system (FUSE), as a Linux desktop or NAS would.
+  { pkg: 'davfs2', probe: '/usr/sbin/mount.davfs' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
