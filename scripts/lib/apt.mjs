@@ -31,6 +31,8 @@ export const TEST_PACKAGES = [
   // rclone copies trees both ways through it as a real client would.
   { pkg: 'litmus', probe: '/usr/bin/litmus' },
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
+  // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.
+  { pkg: 'lftp', probe: '/usr/bin/lftp' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
