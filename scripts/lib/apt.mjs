@@ -33,6 +33,8 @@ export const TEST_PACKAGES = [
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
   // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.
   { pkg: 'lftp', probe: '/usr/bin/lftp' },
+  // The reference server of the FTP benchmark (bench/ftp), run as the launching user, never as a service.
+  { pkg: 'vsftpd', probe: '/usr/sbin/vsftpd' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

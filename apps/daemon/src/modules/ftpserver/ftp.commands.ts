@@ -24,7 +24,7 @@ export const PUBLIC_COMMANDS = new Set(['USER', 'PASS', 'AUTH', 'PBSZ', 'PROT', 
 export const TRANSFER_SAFE = new Set(['ABOR', 'STAT', 'NOOP', 'QUIT']);
 
 const FEATURES = ['UTF8', 'EPSV', 'EPRT', 'MLST type*;size*;modify*;perm*;', 'SIZE', 'MDTM', 'REST STREAM', 'TVFS', 'AUTH TLS', 'PBSZ', 'PROT'];
-const READ_CHUNK = 256 * 1024;
+const READ_CHUNK = 1024 * 1024;
 
 const quote = (p: string) => `"${p.replace(/"/g, '""')}"`;
 
@@ -513,21 +513,39 @@ function store(verb: 'STOR' | 'APPE'): Handler {
     await runTransfer(
       s,
       sock,
-      async (signal) => {
-        for await (const chunk of sock as AsyncIterable<Buffer>) {
-          if (signal.aborted) break;
-          if (written + chunk.length > budget) {
-            overQuota = true;
-            throw new Reply(552, 'Exceeded storage allocation.');
-          }
-          written += chunk.length;
-          s.server.counters.bytesIn += chunk.length;
-          if (!ws.write(chunk)) await once(ws, 'drain', { signal });
-        }
-        ws.end();
-        await once(ws, 'finish');
-        if (signal.aborted) throw new Error('aborted');
-      },
+      (signal) =>
+        new Promise<void>((resolve, reject) => {
+          // Paused while the file lags behind (backpressure), never more than one chunk over the quota.
+          let failed = false;
+          const fail = (e: unknown) => {
+            if (failed) return;
+            failed = true;
+            reject(e);
+          };
+          sock.on('data', (chunk: Buffer) => {
+            if (failed) return;
+            if (written + chunk.length > budget) {
+              overQuota = true;
+              return fail(new Reply(552, 'Exceeded storage allocation.'));
+            }
+            written += chunk.length;
+            s.server.counters.bytesIn += chunk.length;
+            if (!ws.write(chunk)) sock.pause();
+          });
+          ws.on('drain', () => sock.resume());
+          ws.on('error', fail);
+          sock.on('error', fail);
+          signal.addEventListener('abort', () => fail(new Error('aborted')));
+          sock.on('end', () => {
+            if (failed) return;
+            ws.end();
+            ws.once('finish', () => resolve());
+          });
+          sock.on('close', () => {
+            // Closed without a clean end: the client went away mid-transfer.
+            if (!sock.readableEnded) fail(new Error('data connection closed'));
+          });
+        }),
       () => ws.destroy(),
     ).catch(async (err: unknown) => {
       if (!ws.closed) await new Promise<void>((r) => ws.once('close', () => r()).destroy());

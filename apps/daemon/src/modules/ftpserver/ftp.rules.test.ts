@@ -149,6 +149,25 @@ describe('FTP rules and FTPS', () => {
     expect((await d.call('DELETE', `/api/ftpserver/rules/${key}`)).ret).toBe(0);
   });
 
+  it('stops an upload at the storage quota (552), keeping the storage within it', async () => {
+    const q = join(base, 'q');
+    mkdirSync(q);
+    const qs = await makeStorage(d, { name: 'q', path: q, quota: 100_000 });
+    await setUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true }, [qs]: { read: true, write: true, delete: true } } }]);
+    const { key, port } = await makeFtp(d, { mounts: [{ name: '', storage: qs }] });
+    writeFileSync(join(base, 'big.bin'), Buffer.alloc(300_000, 7));
+    writeFileSync(join(base, 'small.bin'), Buffer.alloc(50_000, 7));
+    const curl = (args: string[]) => run('curl', ['-sS', '--max-time', '30', '-u', 'alice:pw', ...args]);
+    expect((await curl(['-T', join(base, 'small.bin'), `ftp://127.0.0.1:${port}/small.bin`])).code).toBe(0);
+    const big = await curl(['-T', join(base, 'big.bin'), `ftp://127.0.0.1:${port}/big.bin`]);
+    expect(big.code).not.toBe(0);
+    expect(big.err).toMatch(/\(70\) Exceeded storage allocation/);
+    const { statSync } = await import('node:fs');
+    expect(statSync(join(q, 'small.bin')).size).toBe(50_000);
+    expect(statSync(join(q, 'big.bin')).size).toBeLessThanOrEqual(50_000);
+    expect((await d.call('DELETE', `/api/ftpserver/rules/${key}`)).ret).toBe(0);
+  });
+
   it('limits connections in total and per user, and closes idle sessions', async () => {
     const { port, key } = await makeFtp(d, { maxConnections: 2, maxPerUser: 1, idleTimeout: 10, mounts: [{ name: '', storage: s1 }] });
     const a = connect(port, '127.0.0.1');
