@@ -33,6 +33,8 @@ export const TEST_PACKAGES = [
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
   // davfs2 mounts the WebDAV server as a file system (FUSE), as a Linux desktop or NAS would.
   { pkg: 'davfs2', probe: '/usr/sbin/mount.davfs' },
+  // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.
+  { pkg: 'lftp', probe: '/usr/bin/lftp' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

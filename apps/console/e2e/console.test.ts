@@ -138,7 +138,7 @@ describe('console e2e (chromium + built daemon)', () => {
     await page.getByTestId('left-menu').waitFor();
     await expect.poll(() => menuIds(page)).toEqual(['status', 'log', 'wol', 'safe', 'set', 'about', 'logout']);
 
-    await setModules(['ddns', 'web', 'webdav', 'ftp', 'wol', 'cron', 'wanji']);
+    await setModules(['ddns', 'web', 'webdav', 'ftpserver', 'wol', 'cron', 'wanji']);
     await page.reload();
     await expect
       .poll(() => menuIds(page))
@@ -155,15 +155,15 @@ describe('console e2e (chromium + built daemon)', () => {
     expect((await daemon.api('PUT', '/api/baseconfigure', { FrontendDisableAutoExpandLeftMenu: false }, apiToken)).ret).toBe(0);
 
     // FTP alone does not bring the storage submenu: it needs WebDAV or FileBrowser.
-    await setModules(['ftp', 'filebrowser', 'storage']);
+    await setModules(['ftpserver', 'filebrowser', 'storage']);
     await page.reload();
     await expect
       .poll(() => menuIds(page))
       .toEqual(['status', 'log', 'storage', 'storagemanagement', 'ftpserver', 'filebrowser', 'safe', 'set', 'about', 'logout']);
-    await setModules(['ftp']);
+    await setModules(['ftpserver']);
     await page.reload();
     await expect.poll(() => menuIds(page)).toEqual(['status', 'log', 'safe', 'set', 'about', 'logout']);
-    await setModules(['ddns', 'web', 'portforward', 'stun', 'storage', 'webdav', 'ftp', 'filebrowser', 'wol', 'cron']);
+    await setModules(['ddns', 'web', 'portforward', 'stun', 'storage', 'webdav', 'ftpserver', 'filebrowser', 'wol', 'cron']);
   });
 
   it('left menu above 1200 px, top-bar menu at 1200 px or narrower', async () => {

@@ -63,7 +63,11 @@ const coreRoutes = [
 
 /** Module screens by the spec's module name; diy and acme have no screen definition. */
 const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { title: MessageId; module: string; component: RouteComponent }>> = {
-  ftpserver: { title: 'route.ftpserver', module: 'ftp', component: placeholder },
+  ftpserver: {
+    title: 'route.ftpserver',
+    module: 'ftpserver',
+    component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ftpserver/FtpserverPage')), 'FtpserverPage'),
+  },
   cron: { title: 'route.cron', module: 'cron', component: placeholder },
   wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/wol/WolPage')), 'WolPage') },
   webdav: { title: 'route.webdav', module: 'webdav', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/webdav/WebdavPage')), 'WebdavPage') },

@@ -9,7 +9,7 @@ export const MODULES = [
   { key: 'stun', menuKey: 'stun', route: '/stun' },
   { key: 'storage', menuKey: 'storagemanagement', route: '/storagemanagement' },
   { key: 'webdav', menuKey: 'webdav', route: '/webdav' },
-  { key: 'ftp', menuKey: 'ftpserver', route: '/ftpserver' },
+  { key: 'ftpserver', menuKey: 'ftpserver', route: '/ftpserver' },
   { key: 'filebrowser', menuKey: 'filebrowser', route: '/filebrowser' },
   { key: 'wanji', menuKey: 'wanji_admin', route: '/wanjiadmin' },
   { key: 'wol', menuKey: 'wol', route: '/wol' },

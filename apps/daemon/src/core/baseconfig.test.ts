@@ -80,3 +80,11 @@ describe('lucky_base.lkcf', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
+
+describe('renamed module keys', () => {
+  it('loads a settings file that still names the FTP module by its old key', async () => {
+    const { upgradeBaseConfig } = await import('./baseconfig.js');
+    expect(upgradeBaseConfig({ EnabledModules: ['ddns', 'ftp', 'webdav'] })).toEqual({ EnabledModules: ['ddns', 'ftpserver', 'webdav'] });
+    expect(upgradeBaseConfig({ EnabledModules: ['ftp', 'ftpserver'] })).toEqual({ EnabledModules: ['ftpserver'] });
+  });
+});

@@ -94,10 +94,20 @@ export interface OpenedBaseConfig {
   generatedPassword?: string;
 }
 
+/** Module keys that were renamed: a file (or backup) written before still loads. */
+const RENAMED_MODULES: Record<string, ModuleKey> = { ftp: 'ftpserver' };
+
+/** The stored form brought up to date before it is validated (renamed module keys). */
+export function upgradeBaseConfig<T>(raw: T): T {
+  if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { EnabledModules?: unknown }).EnabledModules)) return raw;
+  const list = (raw as unknown as { EnabledModules: unknown[] }).EnabledModules.map((k) => (typeof k === 'string' && k in RENAMED_MODULES ? RENAMED_MODULES[k] : k));
+  return { ...raw, EnabledModules: [...new Set(list)] };
+}
+
 export function readBaseConfigFile(file: string): BaseConfigFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = upgradeBaseConfig(JSON.parse(readFileSync(file, 'utf8')) as unknown);
   } catch (err) {
     throw new BaseConfigError(`${file} is not valid JSON (${(err as Error).message}); fix it or delete it to reset the login and settings`);
   }

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { maskSecrets, restoreSecrets, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
-import type { BaseConfigStore } from '../core/baseconfig.js';
+import { upgradeBaseConfig, type BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import type { ModuleData } from '../core/modulehost.js';
 
@@ -73,7 +73,7 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
   const baseInput: Record<string, unknown> = { ...b.base };
   for (const k of BASE_SECRETS) if (!(k in baseInput)) baseInput[k] = current[k];
   for (const k of BASE_KEPT) baseInput[k] = current[k];
-  const base = ZBaseConfigFile.safeParse(baseInput);
+  const base = ZBaseConfigFile.safeParse(upgradeBaseConfig(baseInput));
   if (!base.success) {
     const i = base.error.issues[0];
     throw new BackupError(`base.${i?.path.join('.')}: ${i?.message}`);

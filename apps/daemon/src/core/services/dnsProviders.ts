@@ -67,4 +67,9 @@ export interface DnsProvidersService {
    * for the task's log.
    */
   publish(task: string, addresses: { ipv4?: string; ipv6?: string }, from: string): Promise<PublishedRecord[]>;
+  /**
+   * The addresses a task found last ('' for a family it has none of yet), so that another module can
+   * follow a dynamic address (FTP's passive address); null when the task does not exist or does not run.
+   */
+  addresses(task: string): Promise<{ ipv4: string; ipv6: string } | null>;
 }

@@ -166,6 +166,14 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
     return r ? r.figures.records.filter((rec) => types.includes(rec.type)) : [];
   }
 
+  /** The addresses a running task found last ('' for none yet); null when it does not run. */
+  addresses(key: string): { ipv4: string; ipv6: string } | null {
+    const run = this.runs.get(key);
+    if (!run) return null;
+    const f = run.figures();
+    return { ipv4: f.ipv4, ipv6: f.ipv6 };
+  }
+
   /** A provider client on this engine's connections. */
   client(provider: DdnsProviderName, creds: Partial<DdnsCredentials>, o: DnsClientOptions = {}): DnsClient {
     const timeoutMs = o.timeoutMs ?? 20_000;

@@ -29,5 +29,10 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       if (!records) throw fail(Ret.failed, 'ddnsNotRunning');
       return records.map((r) => ({ domain: r.domain, type: r.type, status: r.status, ip: r.ip, reason: r.reason }));
     },
+    addresses: async (key) => {
+      const task = mod.rules.get(key);
+      if (!task?.data.enable || !mod.config.isModuleEnabled('ddns')) return null;
+      return (await mod.engine()).addresses(key);
+    },
   };
 }

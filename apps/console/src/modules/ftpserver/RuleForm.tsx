@@ -1,0 +1,179 @@
+/**
+ * Add/edit an FTP server: listen address and control port, passive range and the address it
+ * announces, the mounted storages, FTPS with its certificates, anonymous access, limits, note.
+ */
+import { ActionIcon, Alert, Button, Divider, Group, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
+import type { ftpserverRoutes } from '@lucky/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { bindFields } from '../../kit/form/bindFields';
+import { FormFrame } from '../../kit/form/FormFrame';
+import { AddressPortFields } from '../../kit/fields/AddressPortFields';
+import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
+import { SegmentedField } from '../../kit/fields/SegmentedField';
+import { HINT_BELOW, mono } from '../../kit/fields/styles';
+import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
+import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
+import { CertListEditor } from '../../kit/tls/CertEditor';
+import { checkRule, emptyForm, formToRule, toForm, type MountMode, type RuleForm as Form } from './form';
+import { ftpText } from './i18n';
+import { ddnsChoicesQuery, storageChoicesQuery } from './queries';
+import { ftpRules } from './ruleModule';
+
+export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
+  const f = useRuleForm(ftpRules, props, { empty: emptyForm, toForm, toInput: formToRule, check: checkRule });
+  const { form, err } = f;
+  const b = bindFields(form, f.set, err);
+  const tasks = useQuery(ddnsChoicesQuery()).data?.list;
+  return (
+    <FormFrame {...f.frame} problemListTitle={ftpText('formErrors')}>
+      <Stack gap="sm">
+        <NameAndSwitch
+          name={{ label: ftpText('name'), withAsterisk: true, ...b.text('name'), 'data-testid': 'ftp-name' }}
+          enable={{ label: ftpText('enable'), ...b.check('enable'), 'data-testid': 'ftp-enable' }}
+        />
+        <AddressPortFields
+          address={{ label: ftpText('address'), description: ftpText('addressHint'), placeholder: '::', ...b.text('address'), 'data-testid': 'ftp-address' }}
+          port={{ label: ftpText('port'), withAsterisk: true, ...b.number('port'), 'data-testid': 'ftp-port' }}
+        />
+        <Group grow align="flex-start">
+          <WholeNumberInput label={ftpText('pasvMin')} description={ftpText('pasvHint')} min={1} max={65535} allowNegative={false} {...b.number('pasvMin')} inputWrapperOrder={HINT_BELOW} data-testid="ftp-pasv-min" />
+          <WholeNumberInput label={ftpText('pasvMax')} min={1} max={65535} allowNegative={false} {...b.number('pasvMax')} data-testid="ftp-pasv-max" />
+        </Group>
+        <SegmentedField
+          label={ftpText('pasvMode')}
+          description={ftpText('pasvModeHint')}
+          data={(['auto', 'fixed', 'ddns'] as const).map((m) => ({ value: m, label: ftpText(`pasvMode.${m}`) }))}
+          value={form.pasvMode}
+          onChange={(v) => f.set({ pasvMode: v as Form['pasvMode'] })}
+          data-testid="ftp-pasv-mode"
+        />
+        {form.pasvMode === 'fixed' && <TextInput label={ftpText('pasvAddress')} placeholder="203.0.113.7" {...b.text('pasvAddress')} styles={mono} maw={360} data-testid="ftp-pasv-address" />}
+        {form.pasvMode === 'ddns' && (
+          <Select
+            label={ftpText('pasvDdnsTask')}
+            data={(tasks ?? []).map((t) => ({ value: t.key, label: t.name }))}
+            value={form.pasvDdnsTask || null}
+            onChange={(v) => f.set({ pasvDdnsTask: v ?? '' })}
+            error={err('pasvDdnsTask')}
+            nothingFoundMessage={ftpText('noDdnsTasks')}
+            placeholder={tasks && tasks.length === 0 ? ftpText('noDdnsTasks') : undefined}
+            maw={360}
+            data-testid="ftp-pasv-ddns"
+          />
+        )}
+        <Divider />
+        <MountsEditor form={form} set={f.set} err={err} />
+        <Divider />
+        <SegmentedField
+          label={ftpText('tls')}
+          description={ftpText('tlsHint')}
+          data={(['off', 'explicit', 'implicit'] as const).map((m) => ({ value: m, label: ftpText(`tls.${m}`) }))}
+          value={form.tls}
+          onChange={(v) => f.set({ tls: v as Form['tls'] })}
+          data-testid="ftp-tls"
+        />
+        {form.tls === 'explicit' && <Switch label={ftpText('requireTls')} description={ftpText('requireTlsHint')} {...b.check('requireTls')} data-testid="ftp-require-tls" />}
+        {form.tls !== 'off' && <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} error={err('certs')} testPrefix="ftp-cert" />}
+        <Divider />
+        <Switch label={ftpText('anonymous')} description={ftpText('anonymousHint')} {...b.check('anonymous')} data-testid="ftp-anonymous" />
+        <Group grow align="flex-start">
+          <WholeNumberInput label={ftpText('maxConnections')} min={1} max={10000} allowNegative={false} {...b.number('maxConnections')} data-testid="ftp-max-connections" />
+          <WholeNumberInput label={ftpText('maxPerUser')} min={1} max={10000} allowNegative={false} {...b.number('maxPerUser')} data-testid="ftp-max-per-user" />
+          <WholeNumberInput label={ftpText('idleTimeout')} min={10} max={86400} allowNegative={false} {...b.number('idleTimeout')} data-testid="ftp-idle-timeout" />
+        </Group>
+        <TextInput label={ftpText('note')} {...b.text('note')} data-testid="ftp-note" />
+      </Stack>
+    </FormFrame>
+  );
+}
+
+/** One storage at the root, or storages as named top-level folders; storages come from the storage list. */
+function MountsEditor({ form, set, err }: { form: Form; set: (patch: Partial<Form>) => void; err: (field: string) => string | undefined }) {
+  const storages = useQuery(storageChoicesQuery()).data?.list;
+  const known = new Set((storages ?? []).map((s) => s.key));
+  const chosen = [form.rootStorage, ...form.folders.map((m) => m.storage)].filter((k) => k !== '');
+  const data = [
+    ...(storages ?? []).map((s) => ({ value: s.key, label: s.enable ? s.name : ftpText('storageOff', { name: s.name }) })),
+    // A storage deleted since the rule was saved stays visible, so it can be replaced.
+    ...[...new Set(chosen)].filter((k) => storages && !known.has(k)).map((k) => ({ value: k, label: ftpText('storageMissing', { key: k }) })),
+  ];
+  const setFolder = (i: number, patch: Partial<Form['folders'][number]>) => set({ folders: form.folders.map((m, j) => (j === i ? { ...m, ...patch } : m)) });
+  const switchMode = (mode: MountMode) => {
+    // The other mode's choice carries over: the root storage becomes the first folder and back.
+    if (mode === 'folders' && form.folders.length === 0) set({ mountMode: mode, folders: [{ name: '', storage: form.rootStorage }] });
+    else if (mode === 'root' && form.rootStorage === '') set({ mountMode: mode, rootStorage: form.folders[0]?.storage ?? '' });
+    else set({ mountMode: mode });
+  };
+  return (
+    <Stack gap="xs" data-testid="ftp-mounts">
+      <SegmentedField
+        label={ftpText('mounts')}
+        description={ftpText('mountsHint')}
+        data={(['root', 'folders'] as const).map((m) => ({ value: m, label: ftpText(`mountMode.${m}`) }))}
+        value={form.mountMode}
+        onChange={(v) => switchMode(v as MountMode)}
+        data-testid="ftp-mount-mode"
+      />
+      {storages && storages.length === 0 && (
+        <Alert color="orange" p="xs" data-testid="ftp-no-storages">
+          {ftpText('noStorages')}
+        </Alert>
+      )}
+      {form.mountMode === 'root' ? (
+        <Select
+          label={ftpText('mountStorage')}
+          withAsterisk
+          data={data}
+          value={form.rootStorage || null}
+          onChange={(v) => set({ rootStorage: v ?? '' })}
+          error={err('rootStorage')}
+          maw={360}
+          data-testid="ftp-root-storage"
+        />
+      ) : (
+        <>
+          {form.folders.map((m, i) => (
+            <Group key={i} align="flex-start" gap="xs" wrap="nowrap" data-testid="ftp-folder">
+              <TextInput
+                label={i === 0 ? ftpText('mountName') : undefined}
+                placeholder="photos"
+                value={m.name}
+                onChange={(e) => setFolder(i, { name: e.currentTarget.value })}
+                error={err(`mounts.${i}.name`)}
+                style={{ flex: 1 }}
+                data-testid="ftp-folder-name"
+              />
+              <Select
+                label={i === 0 ? ftpText('mountStorage') : undefined}
+                data={data}
+                value={m.storage || null}
+                onChange={(v) => setFolder(i, { storage: v ?? '' })}
+                error={err(`mounts.${i}.storage`)}
+                style={{ flex: 1 }}
+                data-testid="ftp-folder-storage"
+              />
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                mt={i === 0 ? 28 : 4}
+                onClick={() => set({ folders: form.folders.filter((_, j) => j !== i) })}
+                aria-label={ftpText('mountRemove')}
+                data-testid="ftp-folder-remove"
+              >
+                ✕
+              </ActionIcon>
+            </Group>
+          ))}
+          {err('mounts') && !form.folders.length && (
+            <Text fz="xs" c="red">
+              {err('mounts')}
+            </Text>
+          )}
+          <Button variant="light" size="xs" w="fit-content" onClick={() => set({ folders: [...form.folders, { name: '', storage: '' }] })} data-testid="ftp-folder-add">
+            {ftpText('mountAdd')}
+          </Button>
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * Pure helpers of the FTP server screen: a rule as the form holds it (numbers as typed, certificates
+ * as the kit's, the mounts as one root storage or named folders), conversion to the contracts'
+ * rule, the messages of its check, and the list's texts.
+ */
+import { ZFtpConfigure, ZFtpRule, type FtpConfigure, type FtpFigures, type FtpRule, type Lang, type StorageView } from '@lucky/contracts';
+import { lang } from '../../i18n';
+import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
+import { toNumber, type Num } from '../../kit/form/values';
+import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
+import { formatBytes } from '../../lib/helpers';
+import { ftpTextIn, type FtpText } from './i18n';
+
+export type MountMode = 'root' | 'folders';
+export interface FolderForm {
+  name: string;
+  storage: string;
+}
+
+type NumberField = 'port' | 'pasvMin' | 'pasvMax' | 'maxConnections' | 'maxPerUser' | 'idleTimeout';
+
+export type RuleForm = Omit<FtpRule, NumberField | 'certs' | 'mounts'> & { [K in NumberField]: Num } & {
+  certs: CertForm[];
+  mountMode: MountMode;
+  /** The storage at the root ('' = none chosen yet). */
+  rootStorage: string;
+  folders: FolderForm[];
+};
+
+const isRootMount = (mounts: FtpRule['mounts']) => mounts.length === 1 && mounts[0]!.name === '';
+
+export function toForm(r: FtpRule): RuleForm {
+  const root = isRootMount(r.mounts);
+  return {
+    name: r.name,
+    enable: r.enable,
+    address: r.address,
+    port: r.port,
+    pasvMin: r.pasvMin,
+    pasvMax: r.pasvMax,
+    pasvMode: r.pasvMode,
+    pasvAddress: r.pasvAddress,
+    pasvDdnsTask: r.pasvDdnsTask,
+    tls: r.tls,
+    requireTls: r.requireTls,
+    certs: r.certs.map(certToForm),
+    anonymous: r.anonymous,
+    mountMode: root ? 'root' : 'folders',
+    rootStorage: root ? r.mounts[0]!.storage : '',
+    folders: root ? [] : r.mounts.map((m) => ({ ...m })),
+    maxConnections: r.maxConnections,
+    maxPerUser: r.maxPerUser,
+    idleTimeout: r.idleTimeout,
+    note: r.note,
+  };
+}
+
+/** A new rule: the contracts' defaults (port 21, passive 50000-50100), no storage yet. */
+export const emptyForm = (): RuleForm => ({ ...toForm(ZFtpRule.parse({ name: 'x', mounts: [{ name: '', storage: 'x' }] })), name: '', rootStorage: '' });
+
+/**
+ * The rule as the API takes it. Certificates go only with FTPS (switching it off keeps them in the
+ * form); "require TLS" only with explicit FTPS; the mounts are the chosen mode's.
+ */
+export function formToRule(f: RuleForm): FtpRule {
+  const mounts =
+    f.mountMode === 'root' ? (f.rootStorage ? [{ name: '', storage: f.rootStorage }] : []) : f.folders.map((m) => ({ name: m.name.trim(), storage: m.storage }));
+  return {
+    name: f.name.trim(),
+    enable: f.enable,
+    address: f.address.trim(),
+    port: toNumber(f.port),
+    pasvMin: toNumber(f.pasvMin),
+    pasvMax: toNumber(f.pasvMax),
+    pasvMode: f.pasvMode,
+    pasvAddress: f.pasvMode === 'fixed' ? f.pasvAddress.trim() : '',
+    pasvDdnsTask: f.pasvMode === 'ddns' ? f.pasvDdnsTask : '',
+    tls: f.tls,
+    requireTls: f.tls === 'explicit' && f.requireTls,
+    certs: f.tls !== 'off' ? f.certs.map(certToBody) : [],
+    anonymous: f.anonymous,
+    mounts,
+    maxConnections: toNumber(f.maxConnections),
+    maxPerUser: toNumber(f.maxPerUser),
+    idleTimeout: toNumber(f.idleTimeout),
+    note: f.note,
+  };
+}
+
+type TextId = Parameters<FtpText>[0];
+
+/** Which field a problem is shown on: a root mount's on the storage choice. */
+export function problemField(path: string, mode: MountMode): string {
+  if (mode === 'root' && path.startsWith('mounts')) return 'rootStorage';
+  return path;
+}
+
+function wording(inLang: Lang): ProblemWording {
+  const text = ftpTextIn(inLang);
+  return {
+    lang: inLang,
+    text,
+    label: (path) => {
+      const id = `field.${path.filter((x): x is string => typeof x === 'string').join('.')}`;
+      return id in FIELD_IDS ? text(id as TextId) : id.slice(6);
+    },
+    shortInline: true,
+  };
+}
+const FIELD_IDS: Record<string, true> = Object.fromEntries(
+  [
+    'name', 'address', 'port', 'pasvMin', 'pasvMax', 'pasvMode', 'pasvAddress', 'pasvDdnsTask', 'tls', 'requireTls', 'maxConnections', 'maxPerUser', 'idleTimeout',
+    'mounts', 'mounts.name', 'mounts.storage', 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'note',
+  ].map((f) => [`field.${f}`, true]),
+);
+
+export const checkRule = (f: RuleForm, inLang: Lang = lang) =>
+  schemaProblems(ZFtpRule, formToRule(f), wording(inLang)).map((p) => ({ ...p, path: problemField(p.path, f.mountMode) }));
+
+// ---- list ----
+
+/** What a rule serves, one line a mount: `root → photos`, `photos → Photos`. */
+export function mountLines(mounts: FtpRule['mounts'], storages: readonly Pick<StorageView, 'key' | 'name'>[] | undefined, text: FtpText): string[] {
+  const nameOf = (key: string) => storages?.find((s) => s.key === key)?.name ?? (storages ? text('storageMissing', { key }) : key);
+  if (isRootMount(mounts)) return [text('mountRoot', { storage: nameOf(mounts[0]!.storage) })];
+  return mounts.map((m) => `${m.name} → ${nameOf(m.storage)}`);
+}
+
+export function figuresText(s: FtpFigures) {
+  return { bytesIn: formatBytes(s.bytesIn), bytesOut: formatBytes(s.bytesOut) };
+}
+
+// ---- settings ----
+
+export type SettingsForm = FtpConfigure;
+export const settingsToForm = (c: FtpConfigure): SettingsForm => ({ ...c });
+export const settingsToBody = (s: SettingsForm): FtpConfigure => ({ accessLog: s.accessLog });
+export const checkSettings = (s: SettingsForm, inLang: Lang = lang) => schemaProblems(ZFtpConfigure, settingsToBody(s), wording(inLang));

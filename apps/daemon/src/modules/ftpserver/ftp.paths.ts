@@ -1,0 +1,98 @@
+/**
+ * From an FTP path (absolute, or relative to the session's directory) to a place in a storage. The
+ * session's directory is virtual (`/`, `/photos/2024`) and always clean; a client's argument is
+ * joined to it as text and everything below the mount is handed, unchanged, to storages.resolve,
+ * which makes the one path and permission decision (`..`, backslashes, NUL, symlinks out of the
+ * root). The only `..` this file understands is the whole argument of CWD/CDUP, which moves the
+ * virtual directory up one level and can never go above `/`.
+ */
+import type { FtpRule } from '@lucky/contracts';
+import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import { MsgError } from '../../lib/msgerror.js';
+
+export type Mount = FtpRule['mounts'][number];
+
+export type Place =
+  /** The virtual root listing the mounts (several storages as top-level folders). */
+  | { kind: 'root' }
+  /** Inside a mount: `inner` is still unchecked (storages.resolve checks it). */
+  | { kind: 'mount'; mount: Mount; inner: string; virtual: string }
+  /** A top-level name that is no mount. */
+  | { kind: 'none' };
+
+/** The client's argument as a virtual path, without any normalisation of `..`. */
+export function joinVirtual(cwd: string, arg: string): string {
+  if (arg.startsWith('/')) return arg;
+  if (arg === '' || arg === '.') return cwd;
+  return cwd === '/' ? `/${arg}` : `${cwd}/${arg}`;
+}
+
+/** The parent of a clean virtual directory (`/` stays `/`). */
+export function parentOf(cwd: string): string {
+  const i = cwd.lastIndexOf('/');
+  return i <= 0 ? '/' : cwd.slice(0, i);
+}
+
+export function locate(virtual: string, mounts: readonly Mount[]): Place {
+  const single = mounts.length === 1 && mounts[0]!.name === '' ? mounts[0] : undefined;
+  if (single) return { kind: 'mount', mount: single, inner: virtual, virtual };
+  // Empty and `.` segments only; `..` is kept for storages.resolve (or is no mount's name).
+  const segments = virtual.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.length === 0) return { kind: 'root' };
+  const name = segments[0]!;
+  const mount = mounts.find((m) => m.name.toLowerCase() === name.toLowerCase());
+  if (!mount) return { kind: 'none' };
+  return { kind: 'mount', mount, inner: `/${segments.slice(1).join('/')}`, virtual };
+}
+
+/** A place resolved and permitted: the grant and the storages service's answer. */
+export interface Target {
+  mount: Mount;
+  grant: StorageGrant;
+  rp: ResolvedPath;
+  /** The clean virtual path of this place (what PWD and MLST show). */
+  virtual: string;
+}
+
+/** Why a path is refused, as the FTP reply says it. */
+export class PathRefused extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** The clean virtual path of a resolved place. */
+export function virtualOf(mount: Mount, mounts: readonly Mount[], inner: string): string {
+  const single = mounts.length === 1 && mounts[0]!.name === '';
+  if (single) return inner;
+  return inner === '/' ? `/${mount.name}` : `/${mount.name}${inner}`;
+}
+
+/**
+ * Resolves a virtual path inside a mount the principal may use, for an operation. The storages
+ * service refuses anything out of the root and any operation the grant does not allow; its message
+ * (in English: FTP has no language of its own) becomes the reply.
+ */
+export async function resolveTarget(
+  storages: StoragesService,
+  who: StoragePrincipal,
+  mounts: readonly Mount[],
+  virtual: string,
+  op: StorageOp,
+): Promise<Target> {
+  const place = locate(virtual, mounts);
+  if (place.kind === 'root') throw new PathRefused(550, 'Permission denied.');
+  if (place.kind === 'none') throw new PathRefused(550, 'No such file or directory.');
+  const grant = storages.grant(who, place.mount.storage);
+  if (!grant) throw new PathRefused(550, 'No such file or directory.');
+  let rp: ResolvedPath;
+  try {
+    rp = await storages.resolve(grant, place.inner, op);
+  } catch (err) {
+    throw new PathRefused(550, err instanceof MsgError ? `${err.message}.` : 'Permission denied.');
+  }
+  return { mount: place.mount, grant, rp, virtual: virtualOf(place.mount, mounts, rp.path) };
+}

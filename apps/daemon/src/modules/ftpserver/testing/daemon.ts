@@ -1,0 +1,114 @@
+/**
+ * A real daemon with storage management and the FTP server, for the module's client tests: storages
+ * made over the API, storage users set in its settings, an FTP rule started and waited for; and
+ * the real clients (lftp, curl) run as child processes with a time limit.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FtpRuleInput, FtpRuleView, StoragePermission } from '@lucky/contracts';
+import { freePort, startTestDaemon, type TestDaemon } from '../../../test/harness.js';
+
+export const EN = { headers: { 'lucky-lang': 'en_US' } };
+
+export function tempDir(tag = 'store'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), `lucky-ftp-${tag}-`)));
+}
+
+export async function makeStorage(d: TestDaemon, body: { name: string; path: string; readOnly?: boolean; quota?: number | null }): Promise<string> {
+  const r = await d.call<{ key: string }>('POST', '/api/storage/rules', body, EN);
+  if (r.ret !== 0) throw new Error(`storage not saved: ${JSON.stringify(r)}`);
+  return r.key;
+}
+
+export interface TestUser {
+  account: string;
+  password: string;
+  permissions: Record<string, Partial<StoragePermission>>;
+}
+
+export async function setUsers(d: TestDaemon, users: TestUser[], anonymous?: { enable: boolean; storages: string[] }): Promise<void> {
+  const r = await d.call('PUT', '/api/storage/configure', { users, ...(anonymous ? { anonymous } : {}) }, EN);
+  if (r.ret !== 0) throw new Error(`users not saved: ${JSON.stringify(r)}`);
+}
+
+export async function ruleView(d: TestDaemon, key: string): Promise<FtpRuleView> {
+  return (await d.call<{ rule: FtpRuleView }>('GET', `/api/ftpserver/rules/${key}`, undefined, EN)).rule;
+}
+
+/** A passive range of `n` ports that are free now (on loopback), not overlapping the control port. */
+export async function freeRange(n = 10): Promise<[number, number]> {
+  for (;;) {
+    const base = 20000 + Math.floor(Math.random() * 40000);
+    const free = await Promise.all(Array.from({ length: n }, (_, i) => portFree(base + i)));
+    if (free.every(Boolean)) return [base, base + n - 1];
+  }
+}
+
+async function portFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+export async function waitState(d: TestDaemon, key: string, state: string): Promise<FtpRuleView> {
+  let v = await ruleView(d, key);
+  for (let i = 0; i < 400 && v.status?.state !== state; i++) {
+    await new Promise((res) => setTimeout(res, 25));
+    v = await ruleView(d, key);
+  }
+  return v;
+}
+
+/** Saves an FTP rule and waits until it serves; returns its key and port. */
+export async function makeFtp(d: TestDaemon, rule: Partial<FtpRuleInput> & Pick<FtpRuleInput, 'mounts'>): Promise<{ key: string; port: number }> {
+  const port = rule.port ?? (await freePort());
+  const [pasvMin, pasvMax] = rule.pasvMin && rule.pasvMax ? [rule.pasvMin, rule.pasvMax] : await freeRange();
+  const r = await d.call<{ key: string }>('POST', '/api/ftpserver/rules', { name: `ftp${port}`, address: '127.0.0.1', ...rule, port, pasvMin, pasvMax }, EN);
+  if (r.ret !== 0) throw new Error(`ftp rule not saved: ${JSON.stringify(r)}`);
+  const v = await waitState(d, r.key, 'running');
+  if (v.status?.state !== 'running') throw new Error(`ftp rule not running: ${JSON.stringify(v.status)}`);
+  return { key: r.key, port };
+}
+
+export interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs a client; never rejects (the exit code and output are the test's to judge). */
+export function run(cmd: string, args: string[], timeout = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, HOME: tmpdir(), LC_ALL: 'C.UTF-8' } }, (e, out, err) => {
+      const code = e ? (typeof (e as { code?: unknown }).code === 'number' ? ((e as { code: number }).code) : -1) : 0;
+      resolve({ code, out: String(out), err: String(err) });
+    });
+  });
+}
+
+/**
+ * lftp with the settings the tests rely on: passive, no retries, short timeouts, no TLS unless asked
+ * (then the chain is checked against `cafile`; the name is curl's to check, lftp connects by address).
+ */
+export function lftp(port: number, user: [string, string] | null, script: string, o: { tls?: boolean; cafile?: string; epsv?: boolean } = {}): Promise<Run> {
+  const settings = [
+    'set net:max-retries 1',
+    'set net:timeout 10',
+    'set net:reconnect-interval-base 1',
+    'set ftp:passive-mode true',
+    `set ftp:prefer-epsv ${o.epsv ? 'true' : 'false'}`,
+    `set ftp:ssl-allow ${o.tls ? 'true' : 'false'}`,
+    ...(o.tls ? ['set ftp:ssl-force true', 'set ftp:ssl-protect-data true', 'set ssl:verify-certificate true', `set ssl:ca-file ${o.cafile ?? ''}`, 'set ssl:check-hostname false'] : []),
+    'set cmd:fail-exit true',
+    'set xfer:clobber true',
+  ].join('; ');
+  const login = user ? `-u ${user[0]},${user[1]}` : '-u anonymous,x';
+  return run('lftp', ['-c', `${settings}; open ${login} -p ${port} 127.0.0.1; ${script}`]);
+}
+
+export { freePort, startTestDaemon, type TestDaemon };
