@@ -13,6 +13,7 @@ export * from './ddns.js';
 export * from './web.js';
 export * from './stun.js';
 export * from './storage.js';
+export * from './filebrowser.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -26,6 +27,7 @@ import { ddnsContract, ddnsRoutes } from './ddns.js';
 import { webContract, webRoutes } from './web.js';
 import { stunContract, stunRoutes } from './stun.js';
 import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './storage.js';
+import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -38,6 +40,7 @@ export const API = {
   stun: stunRoutes,
   storage: storageRoutes,
   webdav: webdavRoutes,
+  filebrowser: filebrowserRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -49,4 +52,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   stun: stunContract,
   storage: storageContract,
   webdav: webdavContract,
+  filebrowser: filebrowserContract,
 };

@@ -13,4 +13,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'stun', load: () => import('./stun/index.js') },
   { key: 'storage', provides: ['storages'], load: () => import('./storage/index.js') },
   { key: 'webdav', load: () => import('./webdav/index.js') },
+  { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
 ];
