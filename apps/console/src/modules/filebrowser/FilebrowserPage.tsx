@@ -357,8 +357,8 @@ function Files() {
                 </Table.Td>
                 <Table.Td style={{ wordBreak: 'break-all' }}>
                   <Anchor component="button" fz="sm" onClick={() => open(r)} data-testid="fb-open">
-                    {r.kind === 'dir' ? '📁 ' : r.kind === 'link' ? '🔗 ' : '📄 '}
-                    {r.name}
+                    {r.link ? '↪ ' : ''}
+                    {r.kind === 'dir' ? <b>{r.name}/</b> : r.name}
                   </Anchor>
                 </Table.Td>
                 {found && (

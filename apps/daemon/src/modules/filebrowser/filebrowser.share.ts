@@ -156,7 +156,7 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
           .map((e) => {
             const p = encodeURIComponent(here === '/' ? `/${e.name}` : `${here}/${e.name}`);
             const href = e.kind === 'dir' ? `${tok}?path=${p}${kq}` : `${tok}/dl?path=${p}${kq}`;
-            return `<tr><td><a href="${href}">${e.kind === 'dir' ? '📁 ' : ''}${esc(e.name)}</a></td><td class="n">${e.kind === 'dir' ? '' : esc(human(e.size))}</td><td class="n">${esc(new Date(e.mtime).toISOString().slice(0, 16).replace('T', ' '))}</td></tr>`;
+            return `<tr><td><a href="${href}">${e.kind === 'dir' ? `<b>${esc(e.name)}/</b>` : esc(e.name)}</a></td><td class="n">${e.kind === 'dir' ? '' : esc(human(e.size))}</td><td class="n">${esc(new Date(e.mtime).toISOString().slice(0, 16).replace('T', ' '))}</td></tr>`;
           })
           .join('');
         const up = here === '/' ? '' : `<a href="${tok}?path=${encodeURIComponent(here.slice(0, here.lastIndexOf('/')) || '/')}${kq}">⬑ ${t('fbShareUp')}</a> · `;

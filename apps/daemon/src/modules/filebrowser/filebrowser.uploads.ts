@@ -42,7 +42,8 @@ export async function createUpload(storages: StoragesService, state: FbState, g:
   const id = randomBytes(18).toString('base64url');
   const tmp = join(root.real, `${UPLOAD_PREFIX}fb-${id}`);
   try {
-    await writeFile(tmp, '', { flag: 'wx', mode: 0o600 });
+    // The mode a new file gets (0666 less the umask): the rename keeps it.
+    await writeFile(tmp, '', { flag: 'wx', mode: 0o666 });
   } catch (err) {
     throw asAppError(err, rp.path);
   }
