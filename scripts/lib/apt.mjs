@@ -31,6 +31,8 @@ export const TEST_PACKAGES = [
   // rclone copies trees both ways through it as a real client would.
   { pkg: 'litmus', probe: '/usr/bin/litmus' },
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
+  // The file browser's tests unpack its streamed zips with Info-ZIP's unzip (ZIP64 too).
+  { pkg: 'unzip', probe: '/usr/bin/unzip' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
