@@ -6,6 +6,8 @@ import { log } from './bootstrap.mjs';
 /** Each entry: the Debian package and a file that proves it is installed. */
 export const TEST_PACKAGES = [
   { pkg: 'chromium', probe: '/usr/bin/chromium' },
+  // The file browser's tests unpack its streamed zips with Info-ZIP's unzip (ZIP64 too).
+  { pkg: 'unzip', probe: '/usr/bin/unzip' },
   { pkg: 'bind9', probe: '/usr/sbin/named' },
   { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
   // Network namespaces for tests that need source addresses other than loopback.
@@ -31,8 +33,6 @@ export const TEST_PACKAGES = [
   // rclone copies trees both ways through it as a real client would.
   { pkg: 'litmus', probe: '/usr/bin/litmus' },
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
-  // The file browser's tests unpack its streamed zips with Info-ZIP's unzip (ZIP64 too).
-  { pkg: 'unzip', probe: '/usr/bin/unzip' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
