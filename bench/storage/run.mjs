@@ -470,4 +470,6 @@ function topFunctions(prof, title) {
 }
 
 console.log(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s; everything torn down`);
+// The file browser's upload vs a WebDAV PUT of the same file (its own script).
+if (process.env.SKIP_FILEBROWSER !== '1' && spawnSync(process.execPath, [join(here, 'filebrowser.mjs')], { stdio: 'inherit' }).status !== 0) failed = true;
 process.exit(failed ? 1 : 0);

@@ -6,6 +6,8 @@ import { log } from './bootstrap.mjs';
 /** Each entry: the Debian package and a file that proves it is installed. */
 export const TEST_PACKAGES = [
   { pkg: 'chromium', probe: '/usr/bin/chromium' },
+  // The file browser's tests unpack its streamed zips with Info-ZIP's unzip (ZIP64 too).
+  { pkg: 'unzip', probe: '/usr/bin/unzip' },
   { pkg: 'bind9', probe: '/usr/sbin/named' },
   { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
   // Network namespaces for tests that need source addresses other than loopback.

@@ -71,7 +71,11 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   cron: { title: 'route.cron', module: 'cron', component: placeholder },
   wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/wol/WolPage')), 'WolPage') },
   webdav: { title: 'route.webdav', module: 'webdav', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/webdav/WebdavPage')), 'WebdavPage') },
-  filebrowser: { title: 'route.filebrowser', module: 'filebrowser', component: placeholder },
+  filebrowser: {
+    title: 'route.filebrowser',
+    module: 'filebrowser',
+    component: lazyRouteComponent(() => importWithRetry(() => import('./modules/filebrowser/FilebrowserPage')), 'FilebrowserPage'),
+  },
   storagemanagement: {
     title: 'route.storagemanagement',
     module: 'storage',

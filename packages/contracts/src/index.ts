@@ -14,6 +14,7 @@ export * from './web.js';
 export * from './stun.js';
 export * from './storage.js';
 export * from './ftpserver.js';
+export * from './filebrowser.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -28,6 +29,7 @@ import { webContract, webRoutes } from './web.js';
 import { stunContract, stunRoutes } from './stun.js';
 import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './storage.js';
 import { ftpserverContract, ftpserverRoutes } from './ftpserver.js';
+import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -41,6 +43,7 @@ export const API = {
   storage: storageRoutes,
   webdav: webdavRoutes,
   ftpserver: ftpserverRoutes,
+  filebrowser: filebrowserRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -53,4 +56,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   storage: storageContract,
   webdav: webdavContract,
   ftpserver: ftpserverContract,
+  filebrowser: filebrowserContract,
 };

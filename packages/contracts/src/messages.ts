@@ -9,6 +9,7 @@ import { coreMessages } from './messages/core.js';
 import { ddnsMessages } from './messages/ddns.js';
 import { dnsMessages } from './messages/dns.js';
 import { ftpserverMessages } from './messages/ftpserver.js';
+import { filebrowserMessages } from './messages/filebrowser.js';
 import { httpMessages } from './messages/http.js';
 import { portforwardMessages } from './messages/portforward.js';
 import { rulesMessages } from './messages/rules.js';
@@ -32,7 +33,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

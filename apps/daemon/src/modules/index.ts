@@ -14,4 +14,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'storage', provides: ['storages'], load: () => import('./storage/index.js') },
   { key: 'webdav', load: () => import('./webdav/index.js') },
   { key: 'ftpserver', load: () => import('./ftpserver/index.js') },
+  { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
 ];

@@ -1,0 +1,251 @@
+/**
+ * The file operations of the file browser over the storages service: whose permissions apply,
+ * entries, listings, search, tree walks, and what a failure means to the caller. Every path is
+ * resolved by `storages.resolve` (the one permission and path check) before it is touched.
+ */
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, opendir, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Ret, type FbEntry, type FbKind, type MessageKey } from '@lucky/contracts';
+import { AppError, fail } from '../../core/envelope.js';
+import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import { MsgError } from '../../lib/msgerror.js';
+import type { FbContext } from './filebrowser.state.js';
+import type { ZipSource } from './filebrowser.zip.js';
+
+export const ADMIN: StoragePrincipal = { kind: 'admin', account: 'admin' };
+/** Temporary files of uploads (ours and WebDAV's): never listed, searched or zipped. */
+export const UPLOAD_PREFIX = '.lucky-upload-';
+
+export const hidden = (name: string) => name.startsWith(UPLOAD_PREFIX);
+
+/** Whose permissions the console acts with now (the module's settings). */
+export function principalOf(mod: FbContext): StoragePrincipal {
+  const s = mod.rules.settings();
+  return s.identity === 'user' ? { kind: 'user', account: s.account } : ADMIN;
+}
+
+export function grantFor(storages: StoragesService, who: StoragePrincipal, storage: string): StorageGrant {
+  const g = storages.grant(who, storage);
+  if (!g) throw fail(Ret.notFound, 'storageUnknown', { storage });
+  return g;
+}
+
+/** The path below a folder: `/a` + `b` → `/a/b`. */
+export function childPath(parent: string, name: string): string {
+  return parent === '/' || parent === '' ? `/${name}` : `${parent.replace(/\/+$/, '')}/${name}`;
+}
+
+export function baseName(p: string): string {
+  const parts = p.split('/').filter((s) => s !== '');
+  return parts[parts.length - 1] ?? '';
+}
+
+/** Whether a client's path names the storage's root (resolve refuses deleting it with a vaguer message). */
+export function isRootPath(p: string): boolean {
+  return p.split('/').every((s) => s === '' || s === '.');
+}
+
+const MSG_RET: Partial<Record<string, number>> = {
+  storageDenied: Ret.denied,
+  storageReadOnly: Ret.denied,
+  storagePathEscapes: Ret.badRequest,
+  storagePathInvalid: Ret.badRequest,
+  storageUnknown: Ret.notFound,
+  storageDisabled: Ret.notFound,
+  storagePathMissing: Ret.notFound,
+};
+
+/** Any failure of an operation as the API's answer, naming the path inside the storage (never the disk's). */
+export function asAppError(err: unknown, path = ''): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof MsgError) return new AppError((MSG_RET[err.msg.key] ?? Ret.failed) as never, err.msg.key, err.msg.vars ?? {});
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const at = (key: MessageKey, ret: number) => new AppError(ret as never, key, { path });
+  switch (code) {
+    case 'ENOENT':
+      return at('fbNotFound', Ret.notFound);
+    case 'EEXIST':
+    case 'ENOTEMPTY':
+      return at('fbExists', Ret.failed);
+    case 'ENOTDIR':
+      return at('fbNotDir', Ret.badRequest);
+    case 'EISDIR':
+      return at('fbNotFile', Ret.badRequest);
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return at('fbFsDenied', Ret.denied);
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new AppError(Ret.failed, 'fbNoSpace');
+    default:
+      return new AppError(Ret.failed, 'fbFsFailed', { detail: code ?? (err instanceof Error ? err.message : String(err)) });
+  }
+}
+
+export async function resolveOr(storages: StoragesService, g: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath> {
+  try {
+    return await storages.resolve(g, path, op);
+  } catch (err) {
+    throw asAppError(err, path);
+  }
+}
+
+export function modeString(mode: number): string {
+  const rwx = 'rwxrwxrwx';
+  let out = '';
+  for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? rwx[i] : '-';
+  return out;
+}
+
+export function kindOf(s: Stats | Dirent): FbKind {
+  if (s.isDirectory()) return 'dir';
+  if (s.isFile()) return 'file';
+  if (s.isSymbolicLink()) return 'link';
+  return 'other';
+}
+
+export function entryOf(name: string, s: Stats, link = false): FbEntry {
+  return { name, kind: kindOf(s), link, size: s.isDirectory() ? 0 : s.size, mtime: Math.round(s.mtimeMs), mode: modeString(s.mode) };
+}
+
+/**
+ * One entry of a folder. A symlink is shown as what it points at when that stays inside the storage
+ * (resolve says so); one leading out, or dangling, is shown as a bare link nobody can open.
+ */
+export async function childEntry(storages: StoragesService, g: StorageGrant, parentPath: string, parentReal: string, name: string): Promise<FbEntry | null> {
+  let s: Stats;
+  try {
+    s = await lstat(join(parentReal, name));
+  } catch {
+    return null;
+  }
+  if (!s.isSymbolicLink()) return entryOf(name, s);
+  try {
+    const rp = await storages.resolve(g, childPath(parentPath, name), 'read');
+    return entryOf(name, await stat(rp.real), true);
+  } catch {
+    return { ...entryOf(name, s), kind: 'link', link: true, size: 0 };
+  }
+}
+
+export async function listDir(storages: StoragesService, g: StorageGrant, rp: ResolvedPath): Promise<FbEntry[]> {
+  const names = (await readdir(rp.real)).filter((n) => !hidden(n));
+  const out: FbEntry[] = [];
+  // A few at a time: a folder of thousands of files must not open thousands of stats at once.
+  for (let i = 0; i < names.length; i += 64) {
+    const batch = await Promise.all(names.slice(i, i + 64).map((n) => childEntry(storages, g, rp.path, rp.real, n)));
+    for (const e of batch) if (e) out.push(e);
+  }
+  return out;
+}
+
+export function sortEntries(entries: FbEntry[], sort: 'name' | 'size' | 'mtime', order: 'asc' | 'desc'): FbEntry[] {
+  const coll = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+  const dir = order === 'asc' ? 1 : -1;
+  return entries.sort((a, b) => {
+    const da = a.kind === 'dir' ? 0 : 1;
+    const db = b.kind === 'dir' ? 0 : 1;
+    if (da !== db) return da - db;
+    const by = sort === 'size' ? a.size - b.size : sort === 'mtime' ? a.mtime - b.mtime : 0;
+    return (by || coll.compare(a.name, b.name)) * dir;
+  });
+}
+
+export interface SearchLimits {
+  max: number;
+  depth: number;
+  /** Entries looked at before giving up (a huge archive must not hold the daemon). */
+  entries: number;
+  ms: number;
+}
+
+/** Names containing `q` (case-insensitive) in a folder and below; symlinks are not followed. */
+export async function searchTree(rp: ResolvedPath, q: string, limits: SearchLimits): Promise<{ results: Array<FbEntry & { path: string }>; truncated: boolean }> {
+  const needle = q.toLowerCase();
+  const results: Array<FbEntry & { path: string }> = [];
+  const started = Date.now();
+  let seen = 0;
+  const queue: Array<{ path: string; real: string; depth: number }> = [{ path: rp.path, real: rp.real, depth: 0 }];
+  while (queue.length > 0) {
+    const cur = queue.shift()!;
+    let dir;
+    try {
+      dir = await opendir(cur.real);
+    } catch {
+      continue;
+    }
+    for await (const ent of dir) {
+      if (hidden(ent.name)) continue;
+      if (++seen > limits.entries || Date.now() - started > limits.ms) {
+        await dir.close().catch(() => undefined);
+        return { results, truncated: true };
+      }
+      const p = childPath(cur.path, ent.name);
+      const real = join(cur.real, ent.name);
+      if (ent.name.toLowerCase().includes(needle)) {
+        const s = await lstat(real).catch(() => null);
+        if (s) results.push({ ...entryOf(ent.name, s, s.isSymbolicLink()), path: p });
+        if (results.length >= limits.max) {
+          await dir.close().catch(() => undefined);
+          return { results, truncated: true };
+        }
+      }
+      if (ent.isDirectory() && cur.depth + 1 < limits.depth) queue.push({ path: p, real, depth: cur.depth + 1 });
+    }
+  }
+  return { results, truncated: false };
+}
+
+/** Bytes under a path (files only; symlinks are not followed). */
+export async function treeSize(real: string): Promise<number> {
+  const s = await lstat(real);
+  if (!s.isDirectory()) return s.isFile() ? s.size : 0;
+  let total = 0;
+  for (const e of await readdir(real)) total += await treeSize(join(real, e));
+  return total;
+}
+
+/**
+ * The entries of a zip for resolved paths: a file as itself, a folder as itself and everything
+ * under it (empty folders too, so the archive unpacks to the same tree). Symlinks are left out:
+ * what they point at may be outside the storage.
+ */
+export async function* zipSources(items: ResolvedPath[]): AsyncGenerator<ZipSource> {
+  const used = new Set<string>();
+  for (const rp of items) {
+    const s = await lstat(rp.real);
+    let base = baseName(rp.path) || 'files';
+    // Two selected items of one name (from different folders): the second gets a suffix.
+    for (let i = 2; used.has(base); i++) base = `${baseName(rp.path)} (${i})`;
+    used.add(base);
+    if (s.isFile()) {
+      yield { name: base, real: rp.real, size: s.size, mtime: s.mtime, mode: s.mode };
+      continue;
+    }
+    if (!s.isDirectory()) continue;
+    yield* walkForZip(rp.real, base);
+  }
+}
+
+async function* walkForZip(real: string, name: string): AsyncGenerator<ZipSource> {
+  const s = await lstat(real);
+  yield { name: `${name}/`, size: 0, mtime: s.mtime, mode: s.mode };
+  let entries: Dirent[];
+  try {
+    entries = await readdir(real, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (hidden(e.name)) continue;
+    const p = join(real, e.name);
+    if (e.isDirectory()) yield* walkForZip(p, `${name}/${e.name}`);
+    else if (e.isFile()) {
+      const fs = await lstat(p).catch(() => null);
+      if (fs) yield { name: `${name}/${e.name}`, real: p, size: fs.size, mtime: fs.mtime, mode: fs.mode };
+    }
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The file browser's API: browse, search, download (file with Range, folder or selection as a
+ * streamed zip), the file operations, the text editor, resumable uploads, download tickets, and
+ * the public share routes. Each handler resolves its paths through the storages service with the
+ * identity of the module's settings before touching anything; a batch (move, copy, delete) is
+ * checked whole before its first change.
+ */
+import { chmod, cp, lstat, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import type { FastifyReply } from 'fastify';
+import { FB_TEXT_MAX, Ret, message, type filebrowserContract, type Lang, type MessageKey, type MsgValue } from '@lucky/contracts';
+import { fail } from '../../core/envelope.js';
+import type { OwnHandlers } from '../../core/module.js';
+import type { ResolvedPath, StorageGrant } from '../../core/services/storages.js';
+import {
+  asAppError,
+  baseName,
+  childPath,
+  entryOf,
+  grantFor,
+  isRootPath,
+  listDir,
+  principalOf,
+  resolveOr,
+  searchTree,
+  sortEntries,
+  treeSize,
+  UPLOAD_PREFIX,
+} from './filebrowser.fs.js';
+import { mimeOf, sendFile, sendZip } from './filebrowser.send.js';
+import { shareHandlers } from './filebrowser.share.js';
+import { stateOf, TICKET_MS, type FbContext } from './filebrowser.state.js';
+import { cancelUpload, checkRoom, completeUpload, createUpload, uploadOf, uploadView, writeChunk } from './filebrowser.uploads.js';
+
+type Handlers = OwnHandlers<typeof filebrowserContract>;
+
+/** A plain-text HTTP error, for what a browser fetches directly (a ticket's link). */
+export function httpError(reply: FastifyReply, status: number, lang: Lang, key: MessageKey, vars?: Record<string, MsgValue>): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(message(lang, key, vars));
+}
+
+const human = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
+
+export function filebrowserRoutes(mod: FbContext): Handlers {
+  const storages = mod.services.storages;
+  const state = stateOf(mod);
+  const grant = (storage: string): StorageGrant => grantFor(storages, principalOf(mod), storage);
+
+  /** Resolves every path first (nothing is changed unless all of them may be). */
+  async function resolveAll(g: StorageGrant, paths: string[], op: 'read' | 'write' | 'delete'): Promise<ResolvedPath[]> {
+    const out: ResolvedPath[] = [];
+    for (const p of paths) {
+      if (op !== 'read' && isRootPath(p)) throw fail(Ret.badRequest, 'fbRootForbidden');
+      const rp = await resolveOr(storages, g, p, op);
+      if (!rp.exists) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path });
+      out.push(rp);
+    }
+    return out;
+  }
+
+  async function folder(g: StorageGrant, path: string, op: 'read' | 'write'): Promise<ResolvedPath> {
+    const rp = await resolveOr(storages, g, path, op);
+    if (!rp.exists) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path });
+    if (!(await stat(rp.real)).isDirectory()) throw fail(Ret.badRequest, 'fbNotDir', { path: rp.path });
+    return rp;
+  }
+
+  /** Move or copy: every source and target checked (permissions, into itself, existing names, quota) before the first change. */
+  async function transfer(body: { storage: string; paths: string[]; to: string; toStorage?: string | undefined; overwrite: boolean }, move: boolean): Promise<void> {
+    const g = grant(body.storage);
+    const dg = body.toStorage && body.toStorage !== body.storage ? grant(body.toStorage) : g;
+    const same = dg.storage === g.storage;
+    const sources = await resolveAll(g, body.paths, move ? 'delete' : 'read');
+    const dir = await folder(dg, body.to, 'write');
+    const plan: Array<{ src: ResolvedPath; dst: ResolvedPath; replace: boolean }> = [];
+    const names = new Set<string>();
+    let need = 0;
+    for (const src of sources) {
+      const name = baseName(src.path);
+      const dst = await resolveOr(storages, dg, childPath(dir.path, name), 'write');
+      const s = await lstat(src.real);
+      if (same && s.isDirectory() && (dst.path === src.path || dst.path.startsWith(`${src.path}/`))) throw fail(Ret.badRequest, 'fbIntoItself', { path: src.path });
+      if (same && dst.path === src.path) throw fail(Ret.failed, 'fbExists', { path: dst.path });
+      if (names.has(name)) throw fail(Ret.failed, 'fbExists', { path: dst.path });
+      names.add(name);
+      if (dst.exists && !body.overwrite) throw fail(Ret.failed, 'fbExists', { path: dst.path });
+      if (dst.exists) await resolveOr(storages, dg, dst.path, 'delete');
+      if (!move || !same) need += await treeSize(src.real);
+      plan.push({ src, dst, replace: dst.exists });
+    }
+    await checkRoom(storages, state, dg, need);
+    for (const { src, dst, replace } of plan) {
+      try {
+        if (replace) await rm(dst.real, { recursive: true, force: true });
+        if (move) {
+          try {
+            await rename(src.real, dst.real);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+            await cp(src.real, dst.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+            await rm(src.real, { recursive: true, force: true });
+          }
+        } else {
+          await cp(src.real, dst.real, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true });
+        }
+      } catch (err) {
+        throw asAppError(err, src.path);
+      }
+    }
+  }
+
+  /** A ticket's or the API's download: one file as itself, anything else as a zip. */
+  async function download(reply: FastifyReply, req: FastifyReply['request'], items: ResolvedPath[], name: string, inline: boolean): Promise<FastifyReply> {
+    if (items.length === 1) {
+      const s = await stat(items[0]!.real);
+      if (s.isFile()) return sendFile(req.raw, reply, items[0]!.real, s, baseName(items[0]!.path), inline);
+    }
+    return sendZip(reply, items, name || (items.length === 1 ? baseName(items[0]!.path) || 'files' : 'files'));
+  }
+
+  return {
+    storages: () => {
+      const who = principalOf(mod);
+      return {
+        identity: { kind: who.kind === 'admin' ? 'admin' : 'user', account: who.account },
+        list: storages.grants(who).map((g) => ({ key: g.storage, name: g.name, readOnly: g.readOnly, quota: g.quota, can: g.can })),
+      };
+    },
+
+    browse: async ({ query }) => {
+      const g = grant(query.storage);
+      const rp = await folder(g, query.path, 'read');
+      try {
+        return { path: rp.path, entries: sortEntries(await listDir(storages, g, rp), query.sort, query.order), can: g.can };
+      } catch (err) {
+        throw asAppError(err, rp.path);
+      }
+    },
+
+    stat: async ({ query }) => {
+      const g = grant(query.storage);
+      const rp = await resolveOr(storages, g, query.path, 'read');
+      if (!rp.exists) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path });
+      const s = await stat(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      const link = (await lstat(rp.real).catch(() => s)).isSymbolicLink();
+      const items = s.isDirectory() ? (await listDir(storages, g, rp)).length : null;
+      return { path: rp.path, entry: entryOf(baseName(rp.path) || g.name, s, link), mime: s.isDirectory() ? '' : mimeOf(rp.path), items };
+    },
+
+    search: async ({ query }) => {
+      const g = grant(query.storage);
+      const rp = await folder(g, query.path, 'read');
+      const s = mod.rules.settings();
+      return searchTree(rp, query.q, { max: s.searchMax, depth: s.searchDepth, entries: 200_000, ms: 10_000 });
+    },
+
+    download: async ({ query, reply, req }) => {
+      const g = grant(query.storage);
+      const items = await resolveAll(g, [query.path], 'read');
+      return download(reply, req, items, '', query.inline === '1');
+    },
+
+    zip: async ({ body, reply }) => {
+      const g = grant(body.storage);
+      const items = await resolveAll(g, body.paths, 'read');
+      return sendZip(reply, items, body.name || (items.length === 1 ? baseName(items[0]!.path) || g.name : g.name));
+    },
+
+    ticket: async ({ body }) => {
+      const who = principalOf(mod);
+      const g = grantFor(storages, who, body.storage);
+      const items = await resolveAll(g, body.paths, 'read');
+      const expires = Date.now() + TICKET_MS;
+      const id = state.addTicket({ who, storage: g.storage, paths: items.map((i) => i.path), name: body.name, inline: body.inline, expires });
+      return { ticket: id, url: `api/filebrowser/get/${id}`, expires };
+    },
+
+    fetchTicket: async ({ params, reply, req }) => {
+      const t = state.ticket(params.ticket);
+      if (!t) return httpError(reply, 404, req.lang, 'fbShareRevoked');
+      const g = storages.grant(t.who, t.storage);
+      if (!g) return httpError(reply, 404, req.lang, 'storageUnknown', { storage: t.storage });
+      let items: ResolvedPath[];
+      try {
+        items = await resolveAll(g, t.paths, 'read');
+      } catch (err) {
+        const e = asAppError(err);
+        return httpError(reply, e.ret === Ret.notFound ? 404 : 403, req.lang, (e.key ?? 'fbFsFailed') as MessageKey, e.vars);
+      }
+      return download(reply, req, items, t.name, t.inline);
+    },
+
+    mkdir: async ({ body }) => {
+      const g = grant(body.storage);
+      const dir = await folder(g, body.path, 'write');
+      const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
+      if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
+      await mkdir(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      return { path: rp.path };
+    },
+
+    newFile: async ({ body }) => {
+      const g = grant(body.storage);
+      const dir = await folder(g, body.path, 'write');
+      const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
+      if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
+      await writeFile(rp.real, '', { flag: 'wx' }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      return { path: rp.path };
+    },
+
+    rename: async ({ body }) => {
+      const g = grant(body.storage);
+      if (isRootPath(body.path)) throw fail(Ret.badRequest, 'fbRootForbidden');
+      const [src] = await resolveAll(g, [body.path], 'write');
+      const parent = src!.path.slice(0, src!.path.lastIndexOf('/')) || '/';
+      const dst = await resolveOr(storages, g, childPath(parent, body.name), 'write');
+      if (dst.path === src!.path) return { path: dst.path };
+      // Only the case of the name changes (a.txt → A.txt) on a case-insensitive disk: the same file.
+      if (dst.exists && dst.path.toLowerCase() !== src!.path.toLowerCase()) throw fail(Ret.failed, 'fbExists', { path: dst.path });
+      await rename(src!.real, dst.real).catch((e: unknown) => Promise.reject(asAppError(e, src!.path)));
+      return { path: dst.path };
+    },
+
+    move: async ({ body }) => {
+      await transfer(body, true);
+      return {};
+    },
+
+    copy: async ({ body }) => {
+      await transfer(body, false);
+      return {};
+    },
+
+    deletePaths: async ({ body }) => {
+      const g = grant(body.storage);
+      const items = await resolveAll(g, body.paths, 'delete');
+      for (const rp of items) await rm(rp.real, { recursive: true, force: true }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      return { deleted: items.length };
+    },
+
+    readText: async ({ query }) => {
+      const g = grant(query.storage);
+      const [rp] = await resolveAll(g, [query.path], 'read');
+      const s = await stat(rp!.real);
+      if (!s.isFile()) throw fail(Ret.badRequest, 'fbNotFile', { path: rp!.path });
+      if (s.size > FB_TEXT_MAX) throw fail(Ret.badRequest, 'fbTextTooLarge', { max: human(FB_TEXT_MAX) });
+      const buf = await readFile(rp!.real);
+      let content: string;
+      try {
+        if (buf.subarray(0, 8192).includes(0)) throw new Error('binary');
+        content = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+      } catch {
+        throw fail(Ret.badRequest, 'fbTextBinary');
+      }
+      return { content, size: s.size, mtime: Math.round(s.mtimeMs) };
+    },
+
+    saveText: async ({ body }) => {
+      const g = grant(body.storage);
+      if (isRootPath(body.path)) throw fail(Ret.badRequest, 'fbRootForbidden');
+      const rp = await resolveOr(storages, g, body.path, 'write');
+      const data = Buffer.from(body.content, 'utf8');
+      if (data.length > FB_TEXT_MAX) throw fail(Ret.badRequest, 'fbTextTooLarge', { max: human(FB_TEXT_MAX) });
+      let old = 0;
+      if (rp.exists) {
+        const s = await stat(rp.real);
+        if (!s.isFile()) throw fail(Ret.badRequest, 'fbNotFile', { path: rp.path });
+        old = s.size;
+      }
+      const parent = await stat(dirname(rp.real)).catch(() => null);
+      if (!parent?.isDirectory()) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path.slice(0, rp.path.lastIndexOf('/')) || '/' });
+      await checkRoom(storages, state, g, data.length - old);
+      // Written beside it, synced, renamed over it: a crash leaves the old file or the new one, never half.
+      const tmp = join(dirname(rp.real), `${UPLOAD_PREFIX}fb-${randomBytes(6).toString('hex')}`);
+      try {
+        const fh = await open(tmp, 'wx', 0o644);
+        try {
+          await fh.writeFile(data);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        if (rp.exists) {
+          const m = (await stat(rp.real)).mode & 0o777;
+          await chmod(tmp, m);
+        }
+        await rename(tmp, rp.real);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw asAppError(err, rp.path);
+      }
+      const s = await stat(rp.real);
+      return { size: s.size, mtime: Math.round(s.mtimeMs) };
+    },
+
+    uploadCreate: async ({ body }) => {
+      const g = grant(body.storage);
+      return { upload: uploadView(await createUpload(storages, state, g, body.path, body.size, body.overwrite)) };
+    },
+
+    uploadList: () => ({ list: [...state.uploads.values()].map(uploadView) }),
+
+    uploadStatus: ({ params, reply }) => {
+      const u = uploadOf(state, params.id);
+      reply.header('upload-offset', String(u.offset)).header('upload-length', String(u.size)).header('cache-control', 'no-store');
+      return { upload: uploadView(u) };
+    },
+
+    uploadChunk: async ({ params, query, req }) => {
+      const u = uploadOf(state, params.id);
+      await writeChunk(storages, state, grant(u.storage), u, query.offset, req.body);
+      return { upload: uploadView(u) };
+    },
+
+    uploadComplete: async ({ params }) => {
+      const u = uploadOf(state, params.id);
+      return { path: await completeUpload(storages, state, grant(u.storage), u) };
+    },
+
+    uploadCancel: async ({ params }) => {
+      await cancelUpload(state, uploadOf(state, params.id));
+      return {};
+    },
+
+    ...shareHandlers(mod),
+  };
+}
