@@ -8,16 +8,14 @@ import { lstat, opendir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ret, type FbEntry, type FbKind, type MessageKey } from '@lucky/contracts';
 import { AppError, fail } from '../../core/envelope.js';
-import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import type { FbContext } from './filebrowser.state.js';
 import type { ZipSource } from './filebrowser.zip.js';
 
 export const ADMIN: StoragePrincipal = { kind: 'admin', account: 'admin' };
-/** Temporary files of uploads (ours and WebDAV's): never listed, searched or zipped. */
-export const UPLOAD_PREFIX = '.lucky-upload-';
-
-export const hidden = (name: string) => name.startsWith(UPLOAD_PREFIX);
+/** Temporary files of uploads (every storage service's): never listed, searched or zipped. */
+export const hidden = (name: string) => name.startsWith(STORAGE_TEMP_PREFIX);
 
 /** Whose permissions the console acts with now (the module's settings). */
 export function principalOf(mod: FbContext): StoragePrincipal {

@@ -26,8 +26,8 @@ import {
   searchTree,
   sortEntries,
   treeSize,
-  UPLOAD_PREFIX,
 } from './filebrowser.fs.js';
+import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
 import { mimeOf, sendFile, sendZip } from './filebrowser.send.js';
 import { shareHandlers } from './filebrowser.share.js';
 import { stateOf, TICKET_MS, type FbContext } from './filebrowser.state.js';
@@ -272,7 +272,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       if (!parent?.isDirectory()) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path.slice(0, rp.path.lastIndexOf('/')) || '/' });
       await checkRoom(storages, state, g, data.length - old);
       // Written beside it, synced, renamed over it: a crash leaves the old file or the new one, never half.
-      const tmp = join(dirname(rp.real), `${UPLOAD_PREFIX}fb-${randomBytes(6).toString('hex')}`);
+      const tmp = join(dirname(rp.real), `${STORAGE_TEMP_PREFIX}fb-${randomBytes(6).toString('hex')}`);
       try {
         const fh = await open(tmp, 'wx', 0o644);
         try {

@@ -14,7 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { Ret, type FbUpload } from '@lucky/contracts';
 import { AppError, fail } from '../../core/envelope.js';
 import type { StorageGrant, StoragesService } from '../../core/services/storages.js';
-import { asAppError, isRootPath, resolveOr, UPLOAD_PREFIX } from './filebrowser.fs.js';
+import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
+import { asAppError, isRootPath, resolveOr } from './filebrowser.fs.js';
 import type { FbState, Upload } from './filebrowser.state.js';
 
 const human = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(2)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
@@ -40,7 +41,7 @@ export async function createUpload(storages: StoragesService, state: FbState, g:
   await checkRoom(storages, state, g, size - freed);
   const root = await resolveOr(storages, g, '/', 'write');
   const id = randomBytes(18).toString('base64url');
-  const tmp = join(root.real, `${UPLOAD_PREFIX}fb-${id}`);
+  const tmp = join(root.real, `${STORAGE_TEMP_PREFIX}fb-${id}`);
   try {
     // The mode a new file gets (0666 less the umask): the rename keeps it.
     await writeFile(tmp, '', { flag: 'wx', mode: 0o666 });
@@ -125,7 +126,7 @@ export async function completeUpload(storages: StoragesService, state: FbState, 
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // A filesystem mounted inside the storage: copied beside the target first, then renamed there.
-      const near = join(dirname(rp.real), `${UPLOAD_PREFIX}fb-${u.id}`);
+      const near = join(dirname(rp.real), `${STORAGE_TEMP_PREFIX}fb-${u.id}`);
       await copyFile(u.tmp, near);
       await rename(near, rp.real);
       await rm(u.tmp, { force: true });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isIPv4, isIPv6 } from '@lucky/contracts/runtime';
-import type { StorageOp } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type StorageOp } from '../../core/services/storages.js';
 import { activeChannel, openPassive, parseEprt, parsePort, plainAddress } from './ftp.data.js';
 import { entryOf, ftpTime, listLine, mlsxLine, sendable, virtualDir, type Entry } from './ftp.list.js';
 import { joinVirtual, locate, parentOf, PathRefused, resolveTarget, type Target } from './ftp.paths.js';
@@ -272,7 +272,7 @@ const mdtm = guarded(
 async function* entries(s: FtpSession, t: Target): AsyncGenerator<Entry> {
   const dir = await opendir(t.rp.real, { bufferSize: 64 });
   for await (const d of dir) {
-    if (!sendable(d.name) || d.name.startsWith('.lucky-upload-')) continue;
+    if (!sendable(d.name) || d.name.startsWith(STORAGE_TEMP_PREFIX)) continue;
     const full = join(t.rp.real, d.name);
     if (d.isSymbolicLink()) {
       const inner = t.rp.path === '/' ? `/${d.name}` : `${t.rp.path}/${d.name}`;
