@@ -175,6 +175,8 @@ describe('secrets in backups', () => {
       stun: ['webhook.proxy.password'],
       storage: ['users.[].password'],
       webdav: ['certs.[].key'],
+      ftpserver: ['certs.[].key'],
+      filebrowser: ['password'],
     });
   });
 });
