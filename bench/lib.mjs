@@ -1,6 +1,14 @@
-// Small helpers the benchmarks share: free ports, process RSS, waiting for a line, printing a table.
-import { readFileSync } from 'node:fs';
+// Small helpers the benchmarks share: free ports, process RSS, waiting for a line, printing a table,
+// the built daemon started and logged in to, a storage shared over WebDAV.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DAEMON_DIST = join(ROOT, 'apps/daemon/dist');
+export const DAEMON_MAIN = join(DAEMON_DIST, 'main.js');
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -41,6 +49,44 @@ export function waitForOutput(proc, re, ms = 20_000) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+export function have(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+/** What a child printed last (stdout and stderr), for the message when it fails. */
+export function outputTail(p, n = 3000) {
+  let tail = '';
+  const keep = (c) => (tail = (tail + c).slice(-n));
+  p.stdout?.on('data', keep);
+  p.stderr?.on('data', keep);
+  return () => tail;
+}
+
+/** Asks a child to end with `signal`, and kills it when it has not after `graceMs`. */
+export async function stop(p, signal = 'SIGTERM', graceMs = 5000) {
+  p.kill(signal);
+  await Promise.race([new Promise((r) => p.once('exit', r)), sleep(graceMs)]);
+  p.kill('SIGKILL');
+}
+
+/** Samples VmRSS of pid every 100 ms while fn runs. */
+export async function withRss(pid, fn) {
+  const samples = [rssOf(pid)];
+  const timer = setInterval(() => {
+    try {
+      samples.push(rssOf(pid));
+    } catch {
+      // gone
+    }
+  }, 100);
+  try {
+    return { value: await fn(), samples };
+  } finally {
+    clearInterval(timer);
+    samples.push(rssOf(pid));
+  }
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -76,7 +122,56 @@ export async function adminApi(base, password, { context = () => '', timeoutMs }
     if (j.ret !== 0) throw new Error(`${method} ${path}: ${JSON.stringify(j)}${context()}`);
     return j;
   };
-  return { call, api };
+  return { call, api, token: login.token };
+}
+
+export function requireBuiltDaemon() {
+  if (!existsSync(DAEMON_MAIN)) {
+    console.error(`${DAEMON_MAIN} is missing: run npm run build first`);
+    process.exit(1);
+  }
+}
+
+/**
+ * The built daemon on a free loopback port, with the NODE_OPTIONS it ships with, logged in to as
+ * admin (`api`, `call`, `token` as adminApi's). Pinned to `cpu` with every thread it has: equal cores
+ * with what it is measured against. taskset execs node, so `p.pid` is the daemon's (for /proc).
+ * Exits the benchmark when the daemon is not built.
+ */
+export async function startBenchDaemon({ cpu, dataDir, password, nodeArgs = [] }) {
+  requireBuiltDaemon();
+  const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
+  const port = await freePort();
+  const p = spawn('taskset', ['-c', cpu, process.execPath, ...nodeArgs, DAEMON_MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LUCKY_ADMIN_PASSWORD: password, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS },
+  });
+  const tail = outputTail(p);
+  await waitForOutput(p, /listening on/);
+  const base = `http://127.0.0.1:${port}`;
+  const client = await adminApi(base, password, { context: () => `; daemon output:\n${tail()}`, timeoutMs: 15_000 });
+  return { p, port, base, tail, nodeOptions: DAEMON_NODE_OPTIONS, ...client };
+}
+
+/**
+ * A storage on `dir`, a storage user with every right on it, and a running WebDAV rule serving it as
+ * the root on a free loopback port (as apps/daemon/src/modules/webdav/testing/daemon.ts does).
+ */
+export async function shareOverWebdav(api, dir, user, password) {
+  const { key: storage } = await api('POST', '/api/storage/rules', { name: 'bench', path: dir });
+  await api('PUT', '/api/storage/configure', {
+    users: [{ account: user, password, permissions: { [storage]: { read: true, write: true, delete: true } } }],
+    anonymous: { enable: false, storages: [] },
+  });
+  const port = await freePort();
+  const { key } = await api('POST', '/api/webdav/rules', { name: 'bench', address: '127.0.0.1', port, mounts: [{ name: '', storage }] });
+  for (let i = 0; ; i++) {
+    const { rule } = await api('GET', `/api/webdav/rules/${key}`);
+    if (rule.status?.state === 'running') break;
+    if (rule.status?.state === 'error' || i > 200) throw new Error(`webdav rule not running: ${JSON.stringify(rule.status)}`);
+    await sleep(25);
+  }
+  return { storage, key, port };
 }
 
 export const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;

@@ -7,19 +7,14 @@
 // client to CLIENT_CPU; its RSS (VmRSS) is sampled every 100 ms during each upload: start, peak, end.
 // Needs the built daemon (npm run build). Run: node bench/storage/filebrowser.mjs (bench/storage/run.mjs
 // runs it after the WebDAV benchmark).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { existsSync } from 'node:fs';
-import { adminApi, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DAEMON_DIST, median, printTable, requireBuiltDaemon, shareOverWebdav, startBenchDaemon, stop, withRss } from '../lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const DIST = join(root, 'apps/daemon/dist');
-const MAIN = join(DIST, 'main.js');
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const LARGE = Number(process.env.LARGE_MB ?? 256) * 1024 * 1024;
 const CHUNK = Number(process.env.CHUNK_MB ?? 8) * 1024 * 1024;
@@ -29,12 +24,9 @@ const PASSWORD = 'bench-password-1';
 const USER = 'benchuser';
 const USER_PASS = 'bench-dav-pass-1';
 
-if (!existsSync(MAIN)) {
-  console.error(`${MAIN} is missing: run npm run build first`);
-  process.exit(1);
-}
+requireBuiltDaemon();
 spawnSync('taskset', ['-a', '-p', '-c', CLIENT_CPU, String(process.pid)], { stdio: 'ignore' });
-const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
+const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
 
 const work = mkdtempSync(join(tmpdir(), 'lucky-bench-fb-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'lucky-bench-fb-data-'));
@@ -64,17 +56,6 @@ function httpCall(agent, port, method, path, headers, body) {
   });
 }
 
-async function withRss(pid, fn) {
-  const samples = [rssOf(pid)];
-  const timer = setInterval(() => samples.push(rssOf(pid)), 100);
-  try {
-    return { value: await fn(), samples };
-  } finally {
-    clearInterval(timer);
-    samples.push(rssOf(pid));
-  }
-}
-
 let failed = false;
 try {
   // The source: a large file of non-repeating words, outside the storage (page cache after the first read).
@@ -85,29 +66,10 @@ try {
     for (let off = 0; off < LARGE; off += block.length) writeSync(fd, block, 0, Math.min(block.length, LARGE - off));
     closeSync(fd);
   }
-  const port = await freePort();
-  daemon = spawn('taskset', ['-c', SERVER_CPU, process.execPath, MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LUCKY_ADMIN_PASSWORD: PASSWORD, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS },
-  });
-  await waitForOutput(daemon, /listening on/);
-  const base = `http://127.0.0.1:${port}`;
-  const { api } = await adminApi(base, PASSWORD, { timeoutMs: 15_000 });
-  const login = await (await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Account: 'admin', Password: PASSWORD }) })).json();
-  const token = login.token;
-  const { key: storage } = await api('POST', '/api/storage/rules', { name: 'bench', path: dir });
-  await api('PUT', '/api/storage/configure', {
-    users: [{ account: USER, password: USER_PASS, permissions: { [storage]: { read: true, write: true, delete: true } } }],
-    anonymous: { enable: false, storages: [] },
-  });
-  const davPort = await freePort();
-  const { key: dav } = await api('POST', '/api/webdav/rules', { name: 'bench', address: '127.0.0.1', port: davPort, mounts: [{ name: '', storage }] });
-  for (let i = 0; ; i++) {
-    const { rule } = await api('GET', `/api/webdav/rules/${dav}`);
-    if (rule.status?.state === 'running') break;
-    if (i > 200) throw new Error(`webdav rule not running: ${JSON.stringify(rule.status)}`);
-    await sleep(25);
-  }
+  const started = await startBenchDaemon({ cpu: SERVER_CPU, dataDir, password: PASSWORD });
+  daemon = started.p;
+  const { port, api, token } = started;
+  const { storage, port: davPort } = await shareOverWebdav(api, dir, USER, USER_PASS);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const AUTH = `Basic ${Buffer.from(`${USER}:${USER_PASS}`).toString('base64')}`;
 
@@ -187,9 +149,6 @@ try {
   failed = true;
   console.error(`\nfile browser benchmark failed: ${err.stack ?? err}`);
 } finally {
-  if (daemon) {
-    daemon.kill('SIGTERM');
-    await Promise.race([new Promise((r) => daemon.once('exit', r)), sleep(5000)]);
-  }
+  if (daemon) await stop(daemon);
 }
 process.exit(failed ? 1 : 0);

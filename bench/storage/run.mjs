@@ -22,12 +22,9 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminApi, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { DAEMON_DIST, freePort, have, median, outputTail, printTable, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const DIST = join(root, 'apps/daemon/dist');
-const MAIN = join(DIST, 'main.js');
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const LARGE = Number(process.env.LARGE_MB ?? 256) * 1024 * 1024;
 const SMALL_COUNT = Number(process.env.SMALL_COUNT ?? 2000);
@@ -52,10 +49,6 @@ process.on('exit', () => {
   for (const p of children) p.kill('SIGKILL');
 });
 process.on('SIGINT', () => process.exit(130));
-
-function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
 
 /** Whether an nginx with the DAV module is installed; the reason when not. */
 function nginxDav() {
@@ -92,57 +85,22 @@ async function waitPort(port, ms = 15_000) {
 // ------------------------------------------------------------------ the servers
 
 async function startDaemon(dir) {
-  if (!existsSync(MAIN)) {
-    console.error(`${MAIN} is missing: run npm run build first`);
-    process.exit(1);
-  }
-  const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
-  const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-data-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const profDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-prof-'));
   cleanups.push(() => rmSync(profDir, { recursive: true, force: true }));
   const nodeArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  // taskset execs node: p.pid is the daemon's pid (for /proc/<pid>/status).
-  const p = track(
-    spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...nodeArgs, MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LUCKY_ADMIN_PASSWORD: PASSWORD, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS },
-    }),
-  );
-  let tail = '';
-  const keep = (c) => (tail = (tail + c).slice(-3000));
-  p.stdout.on('data', keep);
-  p.stderr.on('data', keep);
-  await waitForOutput(p, /listening on/);
-  const base = `http://127.0.0.1:${port}`;
-  const { api } = await adminApi(base, PASSWORD, { context: () => `; daemon output:\n${tail}`, timeoutMs: 15_000 });
-  // As apps/daemon/src/modules/webdav/testing/daemon.ts does: a storage, a user with every right on it, a rule.
-  const { key: storage } = await api('POST', '/api/storage/rules', { name: 'bench', path: dir });
-  await api('PUT', '/api/storage/configure', {
-    users: [{ account: USER, password: USER_PASS, permissions: { [storage]: { read: true, write: true, delete: true } } }],
-    anonymous: { enable: false, storages: [] },
-  });
-  const davPort = await freePort();
-  const { key } = await api('POST', '/api/webdav/rules', { name: 'bench', address: '127.0.0.1', port: davPort, mounts: [{ name: '', storage }] });
-  for (let i = 0; ; i++) {
-    const { rule } = await api('GET', `/api/webdav/rules/${key}`);
-    if (rule.status?.state === 'running') break;
-    if (rule.status?.state === 'error' || i > 200) throw new Error(`webdav rule not running: ${JSON.stringify(rule.status)}`);
-    await sleep(25);
-  }
-  await waitPort(davPort);
+  const { p, api, nodeOptions } = await startBenchDaemon({ cpu: SERVER_CPU, dataDir, password: PASSWORD, nodeArgs });
+  track(p);
+  const { key, port } = await shareOverWebdav(api, dir, USER, USER_PASS);
+  await waitPort(port);
   return {
     name: 'lucky',
-    port: davPort,
+    port,
     pid: p.pid,
-    nodeOptions: DAEMON_NODE_OPTIONS,
+    nodeOptions,
     figures: async () => (await api('GET', `/api/webdav/rules/${key}`)).rule.figures,
-    async close() {
-      p.kill('SIGTERM');
-      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(5000)]);
-      p.kill('SIGKILL');
-    },
+    close: () => stop(p),
     profiles: () => (existsSync(profDir) ? readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(profDir, f)) : []),
   };
 }
@@ -154,21 +112,9 @@ async function startRclone(dir) {
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
-  let tail = '';
-  const keep = (c) => (tail = (tail + c).slice(-3000));
-  p.stdout.on('data', keep);
-  p.stderr.on('data', keep);
-  await waitPort(port).catch((e) => Promise.reject(new Error(`${e.message}; rclone: ${tail}`)));
-  return {
-    name: 'rclone',
-    port,
-    pid: p.pid,
-    async close() {
-      p.kill('SIGTERM');
-      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
-      p.kill('SIGKILL');
-    },
-  };
+  const tail = outputTail(p);
+  await waitPort(port).catch((e) => Promise.reject(new Error(`${e.message}; rclone: ${tail()}`)));
+  return { name: 'rclone', port, pid: p.pid, close: () => stop(p, 'SIGTERM', 3000) };
 }
 
 async function startNginx(bin, dir) {
@@ -210,21 +156,9 @@ http {
   );
   // The master and its one worker on the server CPU.
   const p = track(spawn('taskset', ['-c', SERVER_CPU, bin, '-p', conf, '-c', join(conf, 'nginx.conf'), '-e', join(conf, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  let tail = '';
-  const keep = (c) => (tail = (tail + c).slice(-3000));
-  p.stdout.on('data', keep);
-  p.stderr.on('data', keep);
-  await waitPort(port).catch((e) => Promise.reject(new Error(`${e.message}; nginx: ${tail}`)));
-  return {
-    name: 'nginx',
-    port,
-    pid: p.pid,
-    async close() {
-      p.kill('SIGQUIT');
-      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
-      p.kill('SIGKILL');
-    },
-  };
+  const tail = outputTail(p);
+  await waitPort(port).catch((e) => Promise.reject(new Error(`${e.message}; nginx: ${tail()}`)));
+  return { name: 'nginx', port, pid: p.pid, close: () => stop(p, 'SIGQUIT', 3000) };
 }
 
 // ------------------------------------------------------------------ the client
@@ -307,24 +241,6 @@ async function smallPut(srv, agent, dir, payload, tag) {
   return SMALL_COUNT / s;
 }
 
-/** Samples VmRSS of pid every 100 ms while fn runs. */
-async function withRss(pid, fn) {
-  const samples = [rssOf(pid)];
-  const timer = setInterval(() => {
-    try {
-      samples.push(rssOf(pid));
-    } catch {
-      // gone
-    }
-  }, 100);
-  try {
-    return { value: await fn(), samples };
-  } finally {
-    clearInterval(timer);
-    samples.push(rssOf(pid));
-  }
-}
-
 // ------------------------------------------------------------------ main
 
 const t0 = performance.now();
@@ -335,7 +251,7 @@ if (!have('rclone')) {
 // The client (this process, all its threads) on CLIENT_CPU.
 spawnSync('taskset', ['-a', '-p', '-c', CLIENT_CPU, String(process.pid)], { stdio: 'ignore' });
 const ngx = nginxDav();
-const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
+const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
 const rcloneVersion = spawnSync('rclone', ['version'], { encoding: 'utf8' }).stdout.split('\n')[0];
 console.log(`WebDAV benchmark: Node ${process.versions.node}, daemon NODE_OPTIONS "${DAEMON_NODE_OPTIONS}"${CPU_PROF ? ` --cpu-prof (${CPU_PROF})` : ''}; ${rcloneVersion}; ${ngx.ok ? `${ngx.version} with ngx_http_dav_module` : `nginx skipped: ${ngx.why}`}`);
 console.log(`${cpus().length} CPUs: each server pinned to CPU ${SERVER_CPU}, the client (Node http, keep-alive agent) to CPU ${CLIENT_CPU}; Basic auth on every request`);

@@ -21,15 +21,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer as createHttpServer } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminApi, freePort, median, printTable, sleep, waitForOutput } from '../lib.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DAEMON_DIST, freePort, have, median, printTable, ROOT, sleep, startBenchDaemon, stop } from '../lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const DIST = join(root, 'apps/daemon/dist');
-const MAIN = join(DIST, 'main.js');
-const STUN_SRC = join(root, 'apps/daemon/src/modules/stun');
+const STUN_SRC = join(ROOT, 'apps/daemon/src/modules/stun');
 const DURATION = Number(process.env.DURATION ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const START_ROUNDS = Number(process.env.START_ROUNDS ?? 5);
@@ -55,10 +51,6 @@ function killAll() {
 }
 process.on('exit', killAll);
 process.on('SIGINT', () => process.exit(130));
-
-function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
 
 function ensureTools() {
   const tools = { iperf3: 'iperf3', socat: 'socat', turnserver: 'coturn', miniupnpd: 'miniupnpd', nft: 'nftables', taskset: 'util-linux' };
@@ -106,27 +98,10 @@ async function importLab() {
 // ------------------------------------------------------------------ the daemon
 
 async function startDaemon() {
-  if (!existsSync(MAIN)) {
-    console.error(`${MAIN} is missing: run npm run build first`);
-    process.exit(1);
-  }
-  const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'lucky-bench-stun-'));
-  // Pinned to one CPU with every thread it has (native relay threads included): equal cores with socat.
-  const p = track(
-    spawn('taskset', ['-c', RELAY_CPU, process.execPath, MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LUCKY_ADMIN_PASSWORD: PASSWORD, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS },
-    }),
-  );
-  let tail = '';
-  const keep = (c) => (tail = (tail + c).slice(-3000));
-  p.stdout.on('data', keep);
-  p.stderr.on('data', keep);
-  await waitForOutput(p, /listening on/);
-  const base = `http://127.0.0.1:${port}`;
-  const { api } = await adminApi(base, PASSWORD, { timeoutMs: 15_000 });
+  // On the relay CPU with every thread it has (native relay threads included): equal cores with socat.
+  const { p, api, tail, nodeOptions } = await startBenchDaemon({ cpu: RELAY_CPU, dataDir: dir, password: PASSWORD });
+  track(p);
   return {
     pid: p.pid,
     api: (...a) =>
@@ -135,13 +110,11 @@ async function startDaemon() {
         .catch((err) => (a[0] === 'GET' && err.cause?.code === 'UND_ERR_SOCKET' ? api(...a) : Promise.reject(err)))
         .catch((err) => {
         const state = p.exitCode !== null || p.signalCode !== null ? `daemon exited (${p.exitCode ?? p.signalCode})` : 'daemon still running';
-        throw new Error(`${a[0]} ${a[1]}: ${err.message} ${err.cause ? `(${err.cause.code ?? err.cause.message})` : ''}; ${state}; its output:\n${tail}`);
+        throw new Error(`${a[0]} ${a[1]}: ${err.message} ${err.cause ? `(${err.cause.code ?? err.cause.message})` : ''}; ${state}; its output:\n${tail()}`);
       }),
-    nodeOptions: DAEMON_NODE_OPTIONS,
+    nodeOptions,
     async close() {
-      p.kill('SIGTERM');
-      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(5000)]);
-      p.kill('SIGKILL');
+      await stop(p);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -380,8 +353,8 @@ const x = (r) => `${r.toFixed(2)}x`;
 
 ensureTools();
 const { createNatLab, startCoturn } = await importLab();
-const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
-const native = existsSync(join(DIST, 'native/relay.node'));
+const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
+const native = existsSync(join(DAEMON_DIST, 'native/relay.node'));
 console.log(`STUN benchmark: Node ${process.versions.node}, daemon NODE_OPTIONS "${DAEMON_NODE_OPTIONS}", native addon ${native ? 'present' : 'MISSING'}`);
 console.log(`${NCPU} CPUs: daemon and socat pinned to CPU ${RELAY_CPU}, iperf3 to CPU ${LOAD_CPUS}; ${DURATION} s per iperf3 run, ${ROUNDS} rounds (median), ${START_ROUNDS} starts per protocol`);
 console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);

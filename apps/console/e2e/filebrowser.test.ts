@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeConsole, Daemon, enableModules, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { makeStorage } from './storages';
 
 async function shot(p: Page, name: string): Promise<void> {
   await sleep(400);
@@ -43,8 +44,7 @@ describe('FileBrowser console e2e (chromium + built daemon, temporary storage)',
     writeFileSync(join(root, '文档', 'inner', 'deep.txt'), 'deep');
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
     await enableModules(daemon, apiToken, ['storage', 'filebrowser']);
-    const r = await daemon.api('POST', '/api/storage/rules', { name: 'Files', path: root }, apiToken);
-    expect(r.ret).toBe(0);
+    await makeStorage(daemon, apiToken, 'Files', root);
   }, 90_000);
 
   afterEach(shotOnFailure('filebrowser', () => page));

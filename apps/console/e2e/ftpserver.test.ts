@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, pickOption as pick, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { makeStorage, setStorageUsers } from './storages';
 
 async function shot(p: Page, name: string): Promise<void> {
   await sleep(400);
@@ -44,10 +45,6 @@ const ruleNamed = async (name: string) => (await rules()).find((r) => r.name ===
 const row = (p: Page, name: string): Locator => p.locator(`[data-testid="ftp-row"][data-name="${name}"]`);
 const errorItems = async (p: Page) => p.getByTestId('ftp-form-error-item').allTextContents();
 const formClosed = (p: Page) => expect.poll(() => p.getByTestId('ftp-name').count()).toBe(0);
-async function pick(p: Page, select: Locator, label: string): Promise<void> {
-  await select.click();
-  await p.getByRole('option', { name: label, exact: true }).click();
-}
 
 /** A file fetched with curl as the storage user. */
 function curlGet(url: string): Promise<string> {
@@ -68,11 +65,8 @@ describe('FTP server console e2e (chromium + built daemon, loopback listener, te
     await enableModules(daemon, apiToken, ['storage', 'ftpserver']);
     const path = mkdtempSync(join(dir, 'files-'));
     writeFileSync(join(path, 'hello.txt'), 'hello ftp');
-    const r = await daemon.api('POST', '/api/storage/rules', { name: 'Files', path }, apiToken);
-    expect(r.ret).toBe(0);
-    storage = r.key as string;
-    const users = [{ account: USER, password: USER_PASSWORD, permissions: { [storage]: { read: true, write: true, delete: true } } }];
-    expect((await daemon.api('PUT', '/api/storage/configure', { users, anonymous: { enable: false, storages: [] } }, apiToken)).ret).toBe(0);
+    storage = await makeStorage(daemon, apiToken, 'Files', path);
+    await setStorageUsers(daemon, apiToken, [{ account: USER, password: USER_PASSWORD, permissions: { [storage]: { read: true, write: true, delete: true } } }]);
   }, 90_000);
 
   afterEach(shotOnFailure('ftpserver', () => page));

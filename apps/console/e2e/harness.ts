@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -239,4 +239,10 @@ export async function openSubmenuEntry(page: Page, daemon: Daemon, group: string
   if (!(await item.isVisible())) await page.locator(`[data-testid="left-menu"] [data-menu="${group}"]`).click();
   await item.click();
   await page.waitForURL(new RegExp(`#/${entry}$`));
+}
+
+/** A Mantine Select: open it, pick the option by its label. */
+export async function pickOption(p: Page, select: Locator, label: string): Promise<void> {
+  await select.click();
+  await p.getByRole('option', { name: label, exact: true }).click();
 }

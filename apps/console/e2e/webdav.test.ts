@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, pickOption as pick, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { makeStorage, setStorageUsers } from './storages';
 
 async function shot(p: Page, name: string): Promise<void> {
   await sleep(400);
@@ -42,11 +43,6 @@ const row = (p: Page, name: string): Locator => p.locator(`[data-testid="webdav-
 const errorItems = async (p: Page) => p.getByTestId('webdav-form-error-item').allTextContents();
 const choose = (p: Page, testId: string, value: string) => p.getByTestId(testId).locator(`input[value="${value}"]`).dispatchEvent('click');
 const formClosed = (p: Page) => expect.poll(() => p.getByTestId('webdav-name').count()).toBe(0);
-/** A Mantine Select: open it, pick the option by its label. */
-async function pick(p: Page, select: Locator, label: string): Promise<void> {
-  await select.click();
-  await p.getByRole('option', { name: label, exact: true }).click();
-}
 
 /** A PROPFIND of the root as the storage user: the HTTP status. */
 async function propfind(url: string): Promise<number> {
@@ -59,14 +55,6 @@ async function propfind(url: string): Promise<number> {
   return r.status;
 }
 
-/** A storage on a fresh directory under the test's own; its key and path. */
-async function makeStorage(name: string, sub: string): Promise<{ key: string; path: string }> {
-  const path = mkdtempSync(join(dir, `${sub}-`));
-  const r = await daemon.api('POST', '/api/storage/rules', { name, path }, apiToken);
-  expect(r.ret).toBe(0);
-  return { key: r.key as string, path };
-}
-
 describe('WebDAV console e2e (chromium + built daemon, loopback listener, temporary storage)', () => {
   beforeAll(async () => {
     requirePrerequisites();
@@ -74,12 +62,11 @@ describe('WebDAV console e2e (chromium + built daemon, loopback listener, tempor
     port = await freePort();
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
     await enableModules(daemon, apiToken, ['storage', 'webdav']);
-    const made = await makeStorage('Photos', 'photos');
-    photos = made.key;
-    docs = (await makeStorage('Docs', 'docs')).key;
-    writeFileSync(join(made.path, 'hello.txt'), 'hello');
-    const users = [{ account: USER, password: USER_PASSWORD, permissions: { [photos]: { read: true, write: true, delete: false }, [docs]: { read: true } } }];
-    expect((await daemon.api('PUT', '/api/storage/configure', { users, anonymous: { enable: false, storages: [] } }, apiToken)).ret).toBe(0);
+    const photosPath = mkdtempSync(join(dir, 'photos-'));
+    writeFileSync(join(photosPath, 'hello.txt'), 'hello');
+    photos = await makeStorage(daemon, apiToken, 'Photos', photosPath);
+    docs = await makeStorage(daemon, apiToken, 'Docs', mkdtempSync(join(dir, 'docs-')));
+    await setStorageUsers(daemon, apiToken, [{ account: USER, password: USER_PASSWORD, permissions: { [photos]: { read: true, write: true, delete: false }, [docs]: { read: true } } }]);
   }, 90_000);
 
   afterEach(shotOnFailure('webdav', () => page));

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { msgKey } from './i18n.js';
 import { isIP, isIPv4, ZPort } from './net.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
-import { ZWebdavMount } from './storage.js';
+import { checkMounts, ZStorageMounts } from './storage.js';
 import { ZWebCert } from './web.js';
 
 /** The most passive ports one rule may claim. */
@@ -39,7 +39,7 @@ export const ZFtpRuleFields = z.object({
   certs: z.array(ZWebCert).max(16).default([]),
   /** The anonymous user (`anonymous`/`ftp`), read-only, when storage management allows it too. */
   anonymous: z.boolean().default(false),
-  mounts: z.array(ZWebdavMount).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  mounts: ZStorageMounts,
   maxConnections: z.number().int().min(1).max(10_000).default(50),
   maxPerUser: z.number().int().min(1).max(10_000).default(8),
   /** Seconds without a command (and no transfer running) before the session is closed. */
@@ -48,14 +48,7 @@ export const ZFtpRuleFields = z.object({
 });
 
 export const ZFtpRule = ZFtpRuleFields.superRefine((r, ctx) => {
-  const root = r.mounts.findIndex((m) => m.name === '');
-  if (root !== -1 && r.mounts.length > 1) ctx.addIssue({ code: 'custom', path: ['mounts', root, 'name'], message: msgKey('webdavMountsOverlap') });
-  const seen = new Set<string>();
-  r.mounts.forEach((m, i) => {
-    const k = m.name.toLowerCase();
-    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: ['mounts', i, 'name'], message: msgKey('webdavMountsOverlap') });
-    seen.add(k);
-  });
+  checkMounts(r.mounts, ['mounts'], ctx);
   if (r.pasvMin > r.pasvMax) ctx.addIssue({ code: 'custom', path: ['pasvMax'], message: msgKey('ftpPasvRangeOrder') });
   else if (r.pasvMax - r.pasvMin + 1 > FTP_MAX_PASSIVE_PORTS) ctx.addIssue({ code: 'custom', path: ['pasvMax'], message: msgKey('ftpPasvRangeTooBig') });
   if (r.port >= r.pasvMin && r.port <= r.pasvMax) ctx.addIssue({ code: 'custom', path: ['pasvMin'], message: msgKey('ftpPasvHoldsControl') });

@@ -1,8 +1,8 @@
 /**
  * Network storage. Storage management (module `storage`, menu `storagemanagement`): storages (local directories) as its
- * rules, and the storage users with their per-storage permissions as its settings. WebDAV (`webdav`)
- * and, later, FTP and the file browser serve these storages to these users; the one permission and
- * path check is the storage module's (`storages` service).
+ * rules, and the storage users with their per-storage permissions as its settings. WebDAV (`webdav`),
+ * FTP (`ftpserver.ts`) and the file browser serve these storages to these users; the one permission
+ * and path check is the storage module's (`storages` service).
  */
 import { z } from 'zod';
 import { ok } from './envelope.js';
@@ -99,6 +99,38 @@ export const storageContract = moduleContract('storage', { input: ZStorage, view
 });
 export const storageRoutes = storageContract.routes;
 
+// ------------------------------------------------------------------ every storage service (WebDAV, FTP)
+
+/** One storage in a storage service's tree. */
+export const ZStorageMount = z.object({
+  /** The top-level folder it shows as: `photos`; empty = the storage is the root of the tree. */
+  name: z
+    .string()
+    .trim()
+    .max(128)
+    .regex(/^$|^[^/\\\0]+$/, { error: msgKey('webdavMountInvalid') }),
+  storage: ZRuleKey,
+});
+export type StorageMount = z.infer<typeof ZStorageMount>;
+
+/** What a service's tree shows: one storage at the root, or several as top-level folders. */
+export const ZStorageMounts = z.array(ZStorageMount).min(1, { error: msgKey('cannotBeEmpty') }).max(64);
+
+/**
+ * Mounts that would hide one another: a root storage leaves no room for folders beside it, and the
+ * services find a top-level folder by its name regardless of case.
+ */
+export function checkMounts(mounts: readonly StorageMount[], path: (string | number)[], ctx: z.RefinementCtx): void {
+  const root = mounts.findIndex((m) => m.name === '');
+  if (root !== -1 && mounts.length > 1) ctx.addIssue({ code: 'custom', path: [...path, root, 'name'], message: msgKey('webdavMountsOverlap') });
+  const seen = new Set<string>();
+  mounts.forEach((m, i) => {
+    const k = m.name.toLowerCase();
+    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [...path, i, 'name'], message: msgKey('webdavMountsOverlap') });
+    seen.add(k);
+  });
+}
+
 // ------------------------------------------------------------------ WebDAV
 
 /** `/dav`, `/`: where the server's tree starts in URLs. */
@@ -107,16 +139,6 @@ export const ZUrlPrefix = z
   .trim()
   .max(256)
   .regex(/^\/([A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*)?$/, { error: msgKey('webdavPrefixInvalid') });
-
-export const ZWebdavMount = z.object({
-  /** The folder it shows as, under the prefix: `photos`; empty = the storage is the root. */
-  name: z
-    .string()
-    .trim()
-    .max(128)
-    .regex(/^$|^[^/\\\0]+$/, { error: msgKey('webdavMountInvalid') }),
-  storage: ZRuleKey,
-});
 
 export const ZWebdavRuleFields = z.object({
   name: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(64),
@@ -127,22 +149,14 @@ export const ZWebdavRuleFields = z.object({
   tls: z.boolean().default(false),
   certs: z.array(ZWebCert).max(16).default([]),
   prefix: ZUrlPrefix.default('/'),
-  /** What the tree shows: one storage at the root, or several as top-level folders. */
-  mounts: z.array(ZWebdavMount).min(1, { error: msgKey('cannotBeEmpty') }).max(64),
+  mounts: ZStorageMounts,
   /** Answers for clients that need them: Windows' mini-redirector, macOS Finder. */
   lockTimeout: z.number().int().min(10).max(86_400).default(3600),
   note: z.string().max(512).default(''),
 });
 
 export const ZWebdavRule = ZWebdavRuleFields.superRefine((r, ctx) => {
-  const root = r.mounts.findIndex((m) => m.name === '');
-  if (root !== -1 && r.mounts.length > 1) ctx.addIssue({ code: 'custom', path: ['mounts', root, 'name'], message: msgKey('webdavMountsOverlap') });
-  const seen = new Set<string>();
-  r.mounts.forEach((m, i) => {
-    const k = m.name.toLowerCase();
-    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: ['mounts', i, 'name'], message: msgKey('webdavMountsOverlap') });
-    seen.add(k);
-  });
+  checkMounts(r.mounts, ['mounts'], ctx);
   if (r.tls && r.certs.length === 0) ctx.addIssue({ code: 'custom', path: ['certs'], message: msgKey('statusCertNeeded') });
 });
 export type WebdavRule = z.infer<typeof ZWebdavRule>;

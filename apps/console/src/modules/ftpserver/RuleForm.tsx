@@ -2,7 +2,7 @@
  * Add/edit an FTP server: listen address and control port, passive range and the address it
  * announces, the mounted storages, FTPS with its certificates, anonymous access, limits, note.
  */
-import { ActionIcon, Alert, Button, Divider, Group, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Divider, Group, Select, Stack, Switch, TextInput } from '@mantine/core';
 import type { ftpserverRoutes } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { bindFields } from '../../kit/form/bindFields';
@@ -13,10 +13,11 @@ import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { HINT_BELOW, mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
+import { MountsEditor } from '../../kit/storage/MountsEditor';
 import { CertListEditor } from '../../kit/tls/CertEditor';
-import { checkRule, emptyForm, formToRule, toForm, type MountMode, type RuleForm as Form } from './form';
+import { checkRule, emptyForm, formToRule, toForm, type RuleForm as Form } from './form';
 import { ftpText } from './i18n';
-import { ddnsChoicesQuery, storageChoicesQuery } from './queries';
+import { ddnsChoicesQuery } from './queries';
 import { ftpRules } from './ruleModule';
 
 export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
@@ -62,7 +63,7 @@ export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
           />
         )}
         <Divider />
-        <MountsEditor form={form} set={f.set} err={err} />
+        <MountsEditor value={form} set={f.set} err={err} testPrefix="ftp" />
         <Divider />
         <SegmentedField
           label={ftpText('tls')}
@@ -84,96 +85,5 @@ export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
         <TextInput label={ftpText('note')} {...b.text('note')} data-testid="ftp-note" />
       </Stack>
     </FormFrame>
-  );
-}
-
-/** One storage at the root, or storages as named top-level folders; storages come from the storage list. */
-function MountsEditor({ form, set, err }: { form: Form; set: (patch: Partial<Form>) => void; err: (field: string) => string | undefined }) {
-  const storages = useQuery(storageChoicesQuery()).data?.list;
-  const known = new Set((storages ?? []).map((s) => s.key));
-  const chosen = [form.rootStorage, ...form.folders.map((m) => m.storage)].filter((k) => k !== '');
-  const data = [
-    ...(storages ?? []).map((s) => ({ value: s.key, label: s.enable ? s.name : ftpText('storageOff', { name: s.name }) })),
-    // A storage deleted since the rule was saved stays visible, so it can be replaced.
-    ...[...new Set(chosen)].filter((k) => storages && !known.has(k)).map((k) => ({ value: k, label: ftpText('storageMissing', { key: k }) })),
-  ];
-  const setFolder = (i: number, patch: Partial<Form['folders'][number]>) => set({ folders: form.folders.map((m, j) => (j === i ? { ...m, ...patch } : m)) });
-  const switchMode = (mode: MountMode) => {
-    // The other mode's choice carries over: the root storage becomes the first folder and back.
-    if (mode === 'folders' && form.folders.length === 0) set({ mountMode: mode, folders: [{ name: '', storage: form.rootStorage }] });
-    else if (mode === 'root' && form.rootStorage === '') set({ mountMode: mode, rootStorage: form.folders[0]?.storage ?? '' });
-    else set({ mountMode: mode });
-  };
-  return (
-    <Stack gap="xs" data-testid="ftp-mounts">
-      <SegmentedField
-        label={ftpText('mounts')}
-        description={ftpText('mountsHint')}
-        data={(['root', 'folders'] as const).map((m) => ({ value: m, label: ftpText(`mountMode.${m}`) }))}
-        value={form.mountMode}
-        onChange={(v) => switchMode(v as MountMode)}
-        data-testid="ftp-mount-mode"
-      />
-      {storages && storages.length === 0 && (
-        <Alert color="orange" p="xs" data-testid="ftp-no-storages">
-          {ftpText('noStorages')}
-        </Alert>
-      )}
-      {form.mountMode === 'root' ? (
-        <Select
-          label={ftpText('mountStorage')}
-          withAsterisk
-          data={data}
-          value={form.rootStorage || null}
-          onChange={(v) => set({ rootStorage: v ?? '' })}
-          error={err('rootStorage')}
-          maw={360}
-          data-testid="ftp-root-storage"
-        />
-      ) : (
-        <>
-          {form.folders.map((m, i) => (
-            <Group key={i} align="flex-start" gap="xs" wrap="nowrap" data-testid="ftp-folder">
-              <TextInput
-                label={i === 0 ? ftpText('mountName') : undefined}
-                placeholder="photos"
-                value={m.name}
-                onChange={(e) => setFolder(i, { name: e.currentTarget.value })}
-                error={err(`mounts.${i}.name`)}
-                style={{ flex: 1 }}
-                data-testid="ftp-folder-name"
-              />
-              <Select
-                label={i === 0 ? ftpText('mountStorage') : undefined}
-                data={data}
-                value={m.storage || null}
-                onChange={(v) => setFolder(i, { storage: v ?? '' })}
-                error={err(`mounts.${i}.storage`)}
-                style={{ flex: 1 }}
-                data-testid="ftp-folder-storage"
-              />
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                mt={i === 0 ? 28 : 4}
-                onClick={() => set({ folders: form.folders.filter((_, j) => j !== i) })}
-                aria-label={ftpText('mountRemove')}
-                data-testid="ftp-folder-remove"
-              >
-                ✕
-              </ActionIcon>
-            </Group>
-          ))}
-          {err('mounts') && !form.folders.length && (
-            <Text fz="xs" c="red">
-              {err('mounts')}
-            </Text>
-          )}
-          <Button variant="light" size="xs" w="fit-content" onClick={() => set({ folders: [...form.folders, { name: '', storage: '' }] })} data-testid="ftp-folder-add">
-            {ftpText('mountAdd')}
-          </Button>
-        </>
-      )}
-    </Stack>
   );
 }

@@ -1,36 +1,21 @@
 /**
  * Pure helpers of the FTP server screen: a rule as the form holds it (numbers as typed, certificates
  * as the kit's, the mounts as one root storage or named folders), conversion to the contracts'
- * rule, the messages of its check, and the list's texts.
+ * rule, and the messages of its check.
  */
-import { ZFtpConfigure, ZFtpRule, type FtpConfigure, type FtpFigures, type FtpRule, type Lang, type StorageView } from '@lucky/contracts';
+import { ZFtpConfigure, ZFtpRule, type FtpConfigure, type FtpRule, type Lang } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
+import { formToMounts, MOUNT_FIELDS, mountProblemField, mountsToForm, type MountsForm } from '../../kit/storage/mounts';
 import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
-import { formatBytes } from '../../lib/helpers';
 import { ftpTextIn, type FtpText } from './i18n';
-
-export type MountMode = 'root' | 'folders';
-export interface FolderForm {
-  name: string;
-  storage: string;
-}
 
 type NumberField = 'port' | 'pasvMin' | 'pasvMax' | 'maxConnections' | 'maxPerUser' | 'idleTimeout';
 
-export type RuleForm = Omit<FtpRule, NumberField | 'certs' | 'mounts'> & { [K in NumberField]: Num } & {
-  certs: CertForm[];
-  mountMode: MountMode;
-  /** The storage at the root ('' = none chosen yet). */
-  rootStorage: string;
-  folders: FolderForm[];
-};
-
-const isRootMount = (mounts: FtpRule['mounts']) => mounts.length === 1 && mounts[0]!.name === '';
+export type RuleForm = Omit<FtpRule, NumberField | 'certs' | 'mounts'> & { [K in NumberField]: Num } & MountsForm & { certs: CertForm[] };
 
 export function toForm(r: FtpRule): RuleForm {
-  const root = isRootMount(r.mounts);
   return {
     name: r.name,
     enable: r.enable,
@@ -45,9 +30,7 @@ export function toForm(r: FtpRule): RuleForm {
     requireTls: r.requireTls,
     certs: r.certs.map(certToForm),
     anonymous: r.anonymous,
-    mountMode: root ? 'root' : 'folders',
-    rootStorage: root ? r.mounts[0]!.storage : '',
-    folders: root ? [] : r.mounts.map((m) => ({ ...m })),
+    ...mountsToForm(r.mounts),
     maxConnections: r.maxConnections,
     maxPerUser: r.maxPerUser,
     idleTimeout: r.idleTimeout,
@@ -63,8 +46,6 @@ export const emptyForm = (): RuleForm => ({ ...toForm(ZFtpRule.parse({ name: 'x'
  * form); "require TLS" only with explicit FTPS; the mounts are the chosen mode's.
  */
 export function formToRule(f: RuleForm): FtpRule {
-  const mounts =
-    f.mountMode === 'root' ? (f.rootStorage ? [{ name: '', storage: f.rootStorage }] : []) : f.folders.map((m) => ({ name: m.name.trim(), storage: m.storage }));
   return {
     name: f.name.trim(),
     enable: f.enable,
@@ -79,7 +60,7 @@ export function formToRule(f: RuleForm): FtpRule {
     requireTls: f.tls === 'explicit' && f.requireTls,
     certs: f.tls !== 'off' ? f.certs.map(certToBody) : [],
     anonymous: f.anonymous,
-    mounts,
+    mounts: formToMounts(f),
     maxConnections: toNumber(f.maxConnections),
     maxPerUser: toNumber(f.maxPerUser),
     idleTimeout: toNumber(f.idleTimeout),
@@ -88,12 +69,6 @@ export function formToRule(f: RuleForm): FtpRule {
 }
 
 type TextId = Parameters<FtpText>[0];
-
-/** Which field a problem is shown on: a root mount's on the storage choice. */
-export function problemField(path: string, mode: MountMode): string {
-  if (mode === 'root' && path.startsWith('mounts')) return 'rootStorage';
-  return path;
-}
 
 function wording(inLang: Lang): ProblemWording {
   const text = ftpTextIn(inLang);
@@ -110,25 +85,12 @@ function wording(inLang: Lang): ProblemWording {
 const FIELD_IDS: Record<string, true> = Object.fromEntries(
   [
     'name', 'address', 'port', 'pasvMin', 'pasvMax', 'pasvMode', 'pasvAddress', 'pasvDdnsTask', 'tls', 'requireTls', 'maxConnections', 'maxPerUser', 'idleTimeout',
-    'mounts', 'mounts.name', 'mounts.storage', 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'note',
+    ...MOUNT_FIELDS, 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'note',
   ].map((f) => [`field.${f}`, true]),
 );
 
 export const checkRule = (f: RuleForm, inLang: Lang = lang) =>
-  schemaProblems(ZFtpRule, formToRule(f), wording(inLang)).map((p) => ({ ...p, path: problemField(p.path, f.mountMode) }));
-
-// ---- list ----
-
-/** What a rule serves, one line a mount: `root → photos`, `photos → Photos`. */
-export function mountLines(mounts: FtpRule['mounts'], storages: readonly Pick<StorageView, 'key' | 'name'>[] | undefined, text: FtpText): string[] {
-  const nameOf = (key: string) => storages?.find((s) => s.key === key)?.name ?? (storages ? text('storageMissing', { key }) : key);
-  if (isRootMount(mounts)) return [text('mountRoot', { storage: nameOf(mounts[0]!.storage) })];
-  return mounts.map((m) => `${m.name} → ${nameOf(m.storage)}`);
-}
-
-export function figuresText(s: FtpFigures) {
-  return { bytesIn: formatBytes(s.bytesIn), bytesOut: formatBytes(s.bytesOut) };
-}
+  schemaProblems(ZFtpRule, formToRule(f), wording(inLang)).map((p) => ({ ...p, path: mountProblemField(p.path, f.mountMode) }));
 
 // ---- settings ----
 

@@ -2,8 +2,8 @@
 import { ZStorage, ZWebdavRule, type WebdavRule } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { storageChoicesQuery } from '../../kit/storage/queries';
 import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
-import { storageChoicesQuery } from './queries';
 import { RuleForm } from './RuleForm';
 import { webdavRules } from './ruleModule';
 

@@ -1,7 +1,9 @@
-import { ZWebdavConfigure, ZWebdavRule } from '@lucky/contracts';
+import { ZWebdavConfigure, ZWebdavRule, type WebdavFigures } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
+import { trafficText } from '../../kit/storage/cells';
+import { mountLines } from '../../kit/storage/mounts';
 import { webdavTextIn } from './i18n';
-import { checkRule, checkSettings, emptyForm, figuresText, formToRule, mountLines, settingsToBody, settingsToForm, toForm, type RuleForm } from './form';
+import { checkRule, checkSettings, emptyForm, formToRule, settingsToBody, settingsToForm, toForm, type RuleForm } from './form';
 
 const base = (): RuleForm => ({ ...emptyForm(), name: 'dav', rootStorage: 's1' });
 const storages = [
@@ -88,6 +90,7 @@ describe('the list', () => {
     expect(mountLines([{ name: 'p', storage: 's1' }], undefined, text)).toEqual(['p → s1']);
   });
   it('figures', () => {
-    expect(figuresText({ connections: 1, requests: 2, bytesIn: 1500, bytesOut: 0, denied: 0 })).toEqual({ bytesIn: '1.50 KB', bytesOut: '0 B' });
+    const figures: WebdavFigures = { connections: 1, requests: 2, bytesIn: 1500, bytesOut: 0, denied: 0 };
+    expect(trafficText(figures)).toEqual({ bytesIn: '1.50 KB', bytesOut: '0 B' });
   });
 });

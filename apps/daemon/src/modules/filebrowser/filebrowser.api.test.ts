@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, sym
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FbEntry } from '@lucky/contracts';
-import { api, makeStorage, q, raw, startFb, tempDir } from './testing/fb.js';
+import { makeStorage, tempDir } from '../../test/storages.js';
+import { api, q, raw, startFb } from './testing/fb.js';
 
 type D = Awaited<ReturnType<typeof startFb>>;
 

@@ -14,7 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_HEADER, type FbUpload } from '@lucky/contracts';
 import { zipStream } from './filebrowser.zip.js';
-import { api, makeStorage, pseudoRandom, q, raw, sha256Of, startFb, tempDir, uploadChunked } from './testing/fb.js';
+import { makeStorage, tempDir } from '../../test/storages.js';
+import { api, pseudoRandom, q, raw, sha256Of, startFb, uploadChunked } from './testing/fb.js';
 
 type D = Awaited<ReturnType<typeof startFb>>;
 

@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lftp, makeFtp, makeStorage, ruleView, run, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { lftp, makeFtp, ruleView, run, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
 function sha256(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -42,7 +43,7 @@ describe('FTP with lftp and curl', () => {
     mkdirSync(join(store, 'docs'));
     writeFileSync(join(store, 'docs', 'ünïcødé 文件.txt'), 'utf-8 name\n');
     const s = await makeStorage(d, { name: 'files', path: store });
-    await setUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: { [s]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: { [s]: { read: true, write: true, delete: true } } }]);
     ({ port, key } = await makeFtp(d, { mounts: [{ name: '', storage: s }] }));
   });
   afterAll(async () => {

@@ -10,7 +10,8 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCert } from '../../test/certs.js';
-import { EN, freePort, freeRange, lftp, makeFtp, makeStorage, run, setUsers, startTestDaemon, tempDir, waitState, type TestDaemon } from './testing/daemon.js';
+import { EN, makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { freePort, freeRange, lftp, makeFtp, run, startTestDaemon, waitState, type TestDaemon } from './testing/daemon.js';
 
 const ZH = { headers: { 'lucky-lang': 'zh_CN' } };
 
@@ -48,7 +49,7 @@ describe('FTP rules and FTPS', () => {
     mkdirSync(join(base, 'a'));
     writeFileSync(join(base, 'a', 'hello.txt'), 'hello');
     s1 = await makeStorage(d, { name: 'a', path: join(base, 'a') });
-    await setUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true } } }]);
   });
   afterAll(async () => {
     await d.close();
@@ -153,7 +154,7 @@ describe('FTP rules and FTPS', () => {
     const q = join(base, 'q');
     mkdirSync(q);
     const qs = await makeStorage(d, { name: 'q', path: q, quota: 100_000 });
-    await setUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true }, [qs]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true }, [qs]: { read: true, write: true, delete: true } } }]);
     const { key, port } = await makeFtp(d, { mounts: [{ name: '', storage: qs }] });
     writeFileSync(join(base, 'big.bin'), Buffer.alloc(300_000, 7));
     writeFileSync(join(base, 'small.bin'), Buffer.alloc(50_000, 7));

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lftp, makeFtp, makeStorage, run, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { lftp, makeFtp, run, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
 /** A raw control connection: send a line, read the reply (multi-line replies whole). */
 class Control {
@@ -71,7 +72,7 @@ describe('FTP permissions and paths', () => {
     symlinkSync(join(outside, 'secret.txt'), join(one, 'filelink'));
     s1 = await makeStorage(d, { name: 'one', path: one });
     s2 = await makeStorage(d, { name: 'two', path: join(base, 'two') });
-    await setUsers(
+    await setStorageUsers(
       d,
       [
         { account: 'alice', password: 'alice-pw', permissions: { [s1]: { read: true, write: true, delete: true } } },

@@ -6,7 +6,7 @@ import { SECRET_MASK, type StorageView } from '@lucky/contracts';
 import { STORAGE_TEMP_PREFIX, type StorageGrant, type StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { ALL, makeStorage, READ, setStorageUsers, storagesOf, tempDir } from './testing/storages.js';
+import { ALL, makeStorage, READ, setStorageUsers, storagesOf, tempDir } from '../../test/storages.js';
 
 const en = { headers: { 'lucky-lang': 'en_US' } };
 
@@ -36,7 +36,7 @@ describe('storage management over the API', () => {
     writeFileSync(join(path, 'a.bin'), Buffer.alloc(1000));
     mkdirSync(join(path, 'sub'));
     writeFileSync(join(path, 'sub', 'b.bin'), Buffer.alloc(234));
-    const { key } = await makeStorage(d, { name: 'Photos', path, quota: 10_000 });
+    const key = await makeStorage(d, { name: 'Photos', path, quota: 10_000 });
     let v = await view(d, key);
     expect(v).toMatchObject({ name: 'Photos', path, readOnly: false, quota: 10_000, status: { state: 'running' } });
     expect(v.usage.fsTotal).toBeGreaterThan(0);
@@ -67,14 +67,15 @@ describe('storage management over the API', () => {
     expect((await d.call('POST', '/api/storage/rules', { name: 'q', path: dir(), quota: 0 })).ret).toBe(1);
     expect((await d.call<{ list: unknown[] }>('GET', '/api/storage/rules')).list.length).toBe(before);
     // An edit to a missing directory leaves the stored storage as it was.
-    const { key, path } = await makeStorage(d, { path: dir() });
+    const path = dir();
+    const key = await makeStorage(d, { path });
     expect((await d.call('PUT', `/api/storage/rules/${key}`, { name: 'x', path: missing })).ret).toBe(1);
     expect((await view(d, key)).path).toBe(path);
   });
 
   it('shows an error status while the directory is gone', async () => {
     const path = dir();
-    const { key } = await makeStorage(d, { path });
+    const key = await makeStorage(d, { path });
     rmSync(path, { recursive: true });
     // Switching it off and on again starts it anew: the engine finds nothing there.
     await d.call('PUT', `/api/storage/rules/${key}/enable`, { enable: false });
@@ -95,7 +96,7 @@ describe('storage management over the API', () => {
   });
 
   it('hashes and masks passwords, keeps them when the mask comes back, refuses bad and duplicate accounts', async () => {
-    const { key } = await makeStorage(d, { path: dir() });
+    const key = await makeStorage(d, { path: dir() });
     await setStorageUsers(d, [{ account: 'alice', password: 'pw-alice-1', permissions: { [key]: ALL } }]);
     const got = await d.call<{ configure: { users: Array<{ account: string; password: string }> } }>('GET', '/api/storage/configure');
     expect(got.configure.users[0]).toMatchObject({ account: 'alice', password: SECRET_MASK });
@@ -119,7 +120,7 @@ describe('storage management over the API', () => {
   });
 
   it('logs in only enabled users with the right password', async () => {
-    const { key } = await makeStorage(d, { path: dir() });
+    const key = await makeStorage(d, { path: dir() });
     await setStorageUsers(d, [
       { account: 'carol', password: 'carol-pw', permissions: { [key]: READ } },
       { account: 'dave', password: 'dave-pw', enable: false, permissions: { [key]: READ } },
@@ -136,13 +137,14 @@ describe('storage management over the API', () => {
   });
 
   it('gives each user the storages of their permissions; read-only storages never grant write or delete; admin sees all', async () => {
-    const a = await makeStorage(d, { name: 'A', path: dir() });
+    const aPath = dir();
+    const a = await makeStorage(d, { name: 'A', path: aPath });
     const b = await makeStorage(d, { name: 'B', path: dir(), readOnly: true });
     const c = await makeStorage(d, { name: 'C', path: dir() });
-    await d.call('PUT', `/api/storage/rules/${c.key}/enable`, { enable: false });
+    await d.call('PUT', `/api/storage/rules/${c}/enable`, { enable: false });
     await setStorageUsers(d, [
-      { account: 'erin', password: 'pw', permissions: { [a.key]: ALL, [b.key]: ALL, [c.key]: ALL } },
-      { account: 'frank', password: 'pw', permissions: { [a.key]: READ } },
+      { account: 'erin', password: 'pw', permissions: { [a]: ALL, [b]: ALL, [c]: ALL } },
+      { account: 'frank', password: 'pw', permissions: { [a]: READ } },
     ]);
     const s = await storagesOf(d);
     const erin = s.grants({ kind: 'user', account: 'erin' });
@@ -151,7 +153,7 @@ describe('storage management over the API', () => {
     expect(erin.find((g) => g.name === 'B')!.can).toEqual(READ);
     const frank = s.grants({ kind: 'user', account: 'frank' });
     expect(frank.map((g) => [g.name, g.can])).toEqual([['A', READ]]);
-    expect(s.grant({ kind: 'user', account: 'frank' }, b.key)).toBeNull();
+    expect(s.grant({ kind: 'user', account: 'frank' }, b)).toBeNull();
     await expect(s.resolve(frank[0]!, '/x.txt', 'write')).rejects.toMatchObject({ msg: { key: 'storageDenied' } });
     await expect(s.resolve(erin.find((g) => g.name === 'B')!, '/x.txt', 'write')).rejects.toMatchObject({ msg: { key: 'storageReadOnly' } });
     const admin = s.grants({ kind: 'admin', account: 'admin' });
@@ -161,9 +163,9 @@ describe('storage management over the API', () => {
 
     // A grant taken before the storage was made read-only no longer writes.
     const before = erin.find((g) => g.name === 'A')!;
-    await d.call('PUT', `/api/storage/rules/${a.key}`, { name: 'A', path: a.path, readOnly: true });
+    await d.call('PUT', `/api/storage/rules/${a}`, { name: 'A', path: aPath, readOnly: true });
     await expect(s.resolve(before, '/x.txt', 'write')).rejects.toMatchObject({ msg: { key: 'storageReadOnly' } });
-    await d.call('PUT', `/api/storage/rules/${a.key}/enable`, { enable: false });
+    await d.call('PUT', `/api/storage/rules/${a}/enable`, { enable: false });
     await expect(s.resolve(before, '/x.txt', 'read')).rejects.toMatchObject({ msg: { key: 'storageDisabled' } });
   });
 
@@ -173,12 +175,12 @@ describe('storage management over the API', () => {
     await setStorageUsers(d, []);
     const s = await storagesOf(d);
     expect(s.anonymous()).toBeNull();
-    await setStorageUsers(d, [], { enable: true, storages: [a.key] });
+    await setStorageUsers(d, [], { enable: true, storages: [a] });
     const anon = s.anonymous()!;
     expect(anon).toEqual({ kind: 'anonymous', account: '' });
     const grants = s.grants(anon);
-    expect(grants.map((g) => [g.storage, g.can])).toEqual([[a.key, READ]]);
-    expect(s.grant(anon, b.key)).toBeNull();
+    expect(grants.map((g) => [g.storage, g.can])).toEqual([[a, READ]]);
+    expect(s.grant(anon, b)).toBeNull();
     await expect(s.resolve(grants[0]!, '/new.txt', 'write')).rejects.toMatchObject({ msg: { key: 'storageDenied' } });
     await expect(s.resolve(grants[0]!, '/new.txt', 'delete')).rejects.toMatchObject({ msg: { key: 'storageDenied' } });
     expect((await s.resolve(grants[0]!, '/new.txt', 'read')).exists).toBe(false);
@@ -192,12 +194,12 @@ describe('storage management over the API', () => {
     const n = await makeStorage(d, { path: dir() });
     const s = await storagesOf(d);
     const admin = { kind: 'admin' as const, account: 'admin' };
-    expect(await s.room(s.grant(admin, q.key)!)).toBe(700);
-    expect(await s.room(s.grant(admin, n.key)!)).toBe(Infinity);
+    expect(await s.room(s.grant(admin, q)!)).toBe(700);
+    expect(await s.room(s.grant(admin, n)!)).toBe(Infinity);
   });
 
   it('asks for confirmation before deleting a storage a service uses, naming the services', async () => {
-    const { key } = await makeStorage(d, { name: 'Shared', path: dir() });
+    const key = await makeStorage(d, { name: 'Shared', path: dir() });
     const s = await storagesOf(d);
     s.setUsage('webdav', [key]);
     s.setUsage('ftpserver', [key]);
@@ -211,7 +213,7 @@ describe('storage management over the API', () => {
     s.setUsage('ftpserver', []);
     // Not used: deleted at once, no confirmation needed.
     const other = await makeStorage(d, { path: dir() });
-    expect((await d.call('DELETE', `/api/storage/rules/${other.key}`)).ret).toBe(0);
+    expect((await d.call('DELETE', `/api/storage/rules/${other}`)).ret).toBe(0);
   });
 
   it('other modules ignore the confirm query of the uniform delete', async () => {
@@ -226,7 +228,7 @@ describe('storage logins share the console lock-out', () => {
   let s: StoragesService;
   beforeAll(async () => {
     d = await startTestDaemon({ loginGuard: { freeFailures: 2, baseLockSeconds: 60, globalFailuresPerMinute: 10000 } });
-    const { key } = await makeStorage(d);
+    const key = await makeStorage(d);
     await setStorageUsers(d, [{ account: 'gina', password: 'gina-pw', permissions: { [key]: ALL } }]);
     s = await storagesOf(d);
   });
@@ -261,7 +263,7 @@ describe('resolve: no path leaves its storage', () => {
   beforeAll(async () => {
     d = await startTestDaemon();
     root = tempDir();
-    outside = tempDir('lucky-outside-');
+    outside = tempDir('outside');
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     mkdirSync(join(root, 'a', 'b'), { recursive: true });
     writeFileSync(join(root, 'a', 'b', 'c.txt'), 'c');
@@ -271,7 +273,7 @@ describe('resolve: no path leaves its storage', () => {
     symlinkSync(join(root, 'inside.txt'), join(root, 'link-file-in'));
     symlinkSync(join(root, 'a'), join(root, 'link-dir-in'));
     symlinkSync('/nonexistent-lucky-target', join(root, 'dangling'));
-    const { key } = await makeStorage(d, { path: root });
+    const key = await makeStorage(d, { path: root });
     s = await storagesOf(d);
     g = s.grant({ kind: 'admin', account: 'admin' }, key)!;
   });
@@ -383,7 +385,7 @@ describe('resolve: no path leaves its storage', () => {
   it('write keeps within a quota, counting the bytes an overwrite frees, and changes nothing when refused', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'old.bin'), Buffer.alloc(600));
-    const { key } = await makeStorage(d, { path: dir, quota: 1000 });
+    const key = await makeStorage(d, { path: dir, quota: 1000 });
     const q = s.grant({ kind: 'admin', account: 'admin' }, key)!;
     await expect(s.write(q, 'new.bin', Buffer.alloc(500))).rejects.toMatchObject({ msg: { key: 'storageQuotaFull' } });
     expect(readdirSync(dir)).toEqual(['old.bin']);
@@ -445,9 +447,9 @@ describe('resolve: no path leaves its storage', () => {
   });
 
   it('works when the storage root itself is reached through a symlink', async () => {
-    const via = join(tempDir('lucky-via-'), 'root-link');
+    const via = join(tempDir('via'), 'root-link');
     symlinkSync(root, via);
-    const { key } = await makeStorage(d, { path: via });
+    const key = await makeStorage(d, { path: via });
     const g2 = s.grant({ kind: 'admin', account: 'admin' }, key)!;
     expect(g2.root).toBe(g.root);
     expect(await s.resolve(g2, 'a/b/c.txt', 'read')).toMatchObject({ real: join(g.root, 'a', 'b', 'c.txt'), exists: true });

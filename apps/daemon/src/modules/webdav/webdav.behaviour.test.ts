@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDav, makeStorage, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { makeDav, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 import { dav } from './testing/http.js';
 
 const A: [string, string] = ['alice', 'pw'];
@@ -30,7 +31,7 @@ describe('WebDAV behaviour', () => {
     mkdirSync(big);
     const sq = await makeStorage(d, { name: 'small', path: small, quota: 10_000 });
     const sb = await makeStorage(d, { name: 'big', path: big });
-    await setUsers(d, [{ account: 'alice', password: 'pw', permissions: { [sq]: { read: true, write: true, delete: true }, [sb]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'pw', permissions: { [sq]: { read: true, write: true, delete: true }, [sb]: { read: true, write: true, delete: true } } }]);
     ({ port } = await makeDav(d, { mounts: [{ name: 'small', storage: sq }, { name: 'big', storage: sb }], lockTimeout: 60 }));
   });
   afterAll(async () => {

@@ -8,7 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDav, makeStorage, ruleView, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { makeDav, ruleView, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
 function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ out: string; err: string; code: number }> {
   return new Promise((resolve) => {
@@ -46,7 +47,7 @@ describe('WebDAV with real clients', () => {
     store = tempDir();
     work = tempDir('work');
     const s = await makeStorage(d, { name: 'files', path: store });
-    await setUsers(d, [{ account: 'alice', password: 'pa ss:wörd', permissions: { [s]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'pa ss:wörd', permissions: { [s]: { read: true, write: true, delete: true } } }]);
     ({ key, url } = await makeDav(d, { mounts: [{ name: 'files', storage: s }], prefix: '/dav' }));
     const obscured = (await run('rclone', ['obscure', 'pa ss:wörd'])).out.trim();
     remote = `:webdav,url='${url}files/',user=alice,pass=${obscured}:`;

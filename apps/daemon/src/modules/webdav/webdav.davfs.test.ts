@@ -10,7 +10,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDav, makeStorage, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { makeDav, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
 function run(cmd: string, args: string[]): Promise<{ out: string; code: number }> {
   return new Promise((resolve) => {
@@ -69,7 +70,7 @@ describe('WebDAV mounted with davfs2', () => {
     chmodSync(work, 0o755);
     makeCache();
     const s = await makeStorage(d, { name: 'files', path: store });
-    await setUsers(d, [{ account: 'alice', password: 'davfs-pass-1', permissions: { [s]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'davfs-pass-1', permissions: { [s]: { read: true, write: true, delete: true } } }]);
     ({ url } = await makeDav(d, { mounts: [{ name: 'files', storage: s }] }));
     url = `${url}files/`;
     const secrets = join(work, 'secrets');

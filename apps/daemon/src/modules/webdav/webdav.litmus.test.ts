@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDav, makeStorage, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { makeDav, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
 const SUITES = ['basic', 'copymove', 'props', 'locks', 'http'] as const;
 
@@ -28,7 +29,7 @@ describe('litmus', () => {
     d = await startTestDaemon();
     root = tempDir('litmus');
     const s = await makeStorage(d, { name: 'litmus', path: root });
-    await setUsers(d, [{ account: 'alice', password: 'secret', permissions: { [s]: { read: true, write: true, delete: true } } }]);
+    await setStorageUsers(d, [{ account: 'alice', password: 'secret', permissions: { [s]: { read: true, write: true, delete: true } } }]);
     ({ url } = await makeDav(d, { mounts: [{ name: '', storage: s }] }));
   });
   afterAll(async () => {

@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCert } from '../../test/certs.js';
-import { EN, freePort, makeDav, makeStorage, ruleView, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { EN, makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { freePort, makeDav, ruleView, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 import { dav } from './testing/http.js';
 
 function curl(args: string[]): Promise<string> {
@@ -32,7 +33,7 @@ describe('WebDAV rules', () => {
     writeFileSync(join(base, 'a', 'hello.txt'), 'hello');
     s1 = await makeStorage(d, { name: 'a', path: join(base, 'a') });
     s2 = await makeStorage(d, { name: 'b', path: join(base, 'b') });
-    await setUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true }, [s2]: { read: true } } }], { enable: true, storages: [s1] });
+    await setStorageUsers(d, [{ account: 'alice', password: 'pw', permissions: { [s1]: { read: true, write: true, delete: true }, [s2]: { read: true } } }], { enable: true, storages: [s1] });
   });
   afterAll(async () => {
     await d.close();

@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDav, makeStorage, setUsers, startTestDaemon, tempDir, type TestDaemon } from './testing/daemon.js';
+import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
+import { makeDav, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 import { dav } from './testing/http.js';
 
 const ALICE: [string, string] = ['alice', 'alice-pw'];
@@ -38,7 +39,7 @@ describe('WebDAV permissions and paths', () => {
     const s1 = await makeStorage(d, { name: 'one', path: one });
     const s2 = await makeStorage(d, { name: 'two', path: join(base, 'two') });
     const ro = await makeStorage(d, { name: 'ro', path: join(base, 'ro'), readOnly: true });
-    await setUsers(d, [
+    await setStorageUsers(d, [
       { account: 'alice', password: 'alice-pw', permissions: { [s1]: { read: true, write: true, delete: true }, [ro]: { read: true, write: true, delete: true } } },
       { account: 'reader', password: 'reader-pw', permissions: { [s1]: { read: true } } },
       { account: 'bob', password: 'bob-pw', permissions: { [s2]: { read: true, write: true, delete: true } } },

@@ -1,33 +1,18 @@
 /**
- * Test helpers of the file browser: a real daemon listening on a real socket, storages on temp
- * directories, raw HTTP requests (streamed bodies, aborted requests, Range), chunked uploads and
+ * Test helpers of the file browser: a real daemon listening on a real socket (storages come from
+ * test/storages.ts), raw HTTP requests (streamed bodies, aborted requests, Range), chunked uploads and
  * downloads hashed as they stream. Never compiled into the build.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { TOKEN_HEADER, type FbUpload } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../../test/harness.js';
-
-export const EN = { headers: { 'lucky-lang': 'en_US' } };
-
-export function tempDir(tag = 'fb'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), `lucky-fb-${tag}-`)));
-}
 
 export async function startFb(): Promise<TestDaemon & { port: number }> {
   const d = await startTestDaemon();
   await d.runtime.listen();
   return Object.assign(d, { port: d.runtime.port() });
-}
-
-export async function makeStorage(d: TestDaemon, body: { name: string; path: string; readOnly?: boolean; quota?: number | null }): Promise<string> {
-  const r = await d.call<{ key: string }>('POST', '/api/storage/rules', body, EN);
-  if (r.ret !== 0) throw new Error(`storage not saved: ${JSON.stringify(r)}`);
-  return r.key;
 }
 
 export interface Raw {

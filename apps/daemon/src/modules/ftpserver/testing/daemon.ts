@@ -1,37 +1,13 @@
 /**
- * A real daemon with storage management and the FTP server, for the module's client tests: storages
- * made over the API, storage users set in its settings, an FTP rule started and waited for; and
- * the real clients (lftp, curl) run as child processes with a time limit.
+ * A real daemon with the FTP server, for the module's client tests: an FTP rule started and waited
+ * for, and the real clients (lftp, curl) run as child processes with a time limit. Storages and
+ * storage users come from test/storages.ts.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FtpRuleInput, FtpRuleView, StoragePermission } from '@lucky/contracts';
+import type { FtpRuleInput, FtpRuleView } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../../../test/harness.js';
-
-export const EN = { headers: { 'lucky-lang': 'en_US' } };
-
-export function tempDir(tag = 'store'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), `lucky-ftp-${tag}-`)));
-}
-
-export async function makeStorage(d: TestDaemon, body: { name: string; path: string; readOnly?: boolean; quota?: number | null }): Promise<string> {
-  const r = await d.call<{ key: string }>('POST', '/api/storage/rules', body, EN);
-  if (r.ret !== 0) throw new Error(`storage not saved: ${JSON.stringify(r)}`);
-  return r.key;
-}
-
-export interface TestUser {
-  account: string;
-  password: string;
-  permissions: Record<string, Partial<StoragePermission>>;
-}
-
-export async function setUsers(d: TestDaemon, users: TestUser[], anonymous?: { enable: boolean; storages: string[] }): Promise<void> {
-  const r = await d.call('PUT', '/api/storage/configure', { users, ...(anonymous ? { anonymous } : {}) }, EN);
-  if (r.ret !== 0) throw new Error(`users not saved: ${JSON.stringify(r)}`);
-}
+import { EN } from '../../../test/storages.js';
 
 export async function ruleView(d: TestDaemon, key: string): Promise<FtpRuleView> {
   return (await d.call<{ rule: FtpRuleView }>('GET', `/api/ftpserver/rules/${key}`, undefined, EN)).rule;

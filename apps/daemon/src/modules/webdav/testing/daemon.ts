@@ -1,35 +1,10 @@
 /**
- * A real daemon with storage management and WebDAV, for the module's client tests: storages made
- * over the API, storage users set in its settings, a WebDAV rule started and waited for.
+ * A real daemon with WebDAV, for the module's client tests: a WebDAV rule started and waited for.
+ * Storages and storage users come from test/storages.ts.
  */
-import { mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { StoragePermission, WebdavRuleInput, WebdavRuleView } from '@lucky/contracts';
+import type { WebdavRuleInput, WebdavRuleView } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../../../test/harness.js';
-
-export const EN = { headers: { 'lucky-lang': 'en_US' } };
-
-export function tempDir(tag = 'store'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), `lucky-dav-${tag}-`)));
-}
-
-export async function makeStorage(d: TestDaemon, body: { name: string; path: string; readOnly?: boolean; quota?: number | null }): Promise<string> {
-  const r = await d.call<{ key: string }>('POST', '/api/storage/rules', body, EN);
-  if (r.ret !== 0) throw new Error(`storage not saved: ${JSON.stringify(r)}`);
-  return r.key;
-}
-
-export interface TestUser {
-  account: string;
-  password: string;
-  permissions: Record<string, Partial<StoragePermission>>;
-}
-
-export async function setUsers(d: TestDaemon, users: TestUser[], anonymous?: { enable: boolean; storages: string[] }): Promise<void> {
-  const r = await d.call('PUT', '/api/storage/configure', { users, ...(anonymous ? { anonymous } : {}) }, EN);
-  if (r.ret !== 0) throw new Error(`users not saved: ${JSON.stringify(r)}`);
-}
+import { EN } from '../../../test/storages.js';
 
 export async function ruleView(d: TestDaemon, key: string): Promise<WebdavRuleView> {
   return (await d.call<{ rule: WebdavRuleView }>('GET', `/api/webdav/rules/${key}`, undefined, EN)).rule;
