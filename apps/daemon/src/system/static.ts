@@ -6,24 +6,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { contentTypeOf } from '../lib/http/files.js';
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-};
 
 /** The file a URL path names inside `root`, or undefined (outside it, a NUL, bad escapes). */
 export function fileOf(root: string, urlPath: string): string | undefined {
@@ -56,7 +41,7 @@ export async function consoleFiles(app: FastifyInstance, dir: string): Promise<v
     if (file.endsWith('.html')) reply.header('cache-control', 'no-cache');
     else if (file.includes(`${sep}assets${sep}`)) reply.header('cache-control', 'public, max-age=31536000, immutable');
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
-    reply.type(TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream').header('content-length', st.size);
+    reply.type(contentTypeOf(file)).header('content-length', st.size);
     return reply.send(req.method === 'HEAD' ? undefined : createReadStream(file));
   });
 }

@@ -28,7 +28,8 @@ import {
   treeSize,
 } from './filebrowser.fs.js';
 import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
-import { mimeOf, sendFile, sendZip } from './filebrowser.send.js';
+import { contentTypeOf } from '../../lib/http/files.js';
+import { sendFile, sendZip } from './filebrowser.send.js';
 import { shareHandlers } from './filebrowser.share.js';
 import { stateOf, TICKET_MS, type FbContext } from './filebrowser.state.js';
 import { cancelUpload, checkRoom, completeUpload, createUpload, uploadOf, uploadView, writeChunk } from './filebrowser.uploads.js';
@@ -145,7 +146,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const s = await stat(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
       const link = (await lstat(rp.real).catch(() => s)).isSymbolicLink();
       const items = s.isDirectory() ? (await listDir(storages, g, rp)).length : null;
-      return { path: rp.path, entry: entryOf(baseName(rp.path) || g.name, s, link), mime: s.isDirectory() ? '' : mimeOf(rp.path), items };
+      return { path: rp.path, entry: entryOf(baseName(rp.path) || g.name, s, link), mime: s.isDirectory() ? '' : contentTypeOf(rp.path), items };
     },
 
     search: async ({ query }) => {

@@ -8,23 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { ResolvedPath } from '../../core/services/storages.js';
+import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { zipSources } from './filebrowser.fs.js';
 import { zipStream } from './filebrowser.zip.js';
-
-const MIME: Record<string, string> = {
-  txt: 'text/plain; charset=utf-8', md: 'text/plain; charset=utf-8', log: 'text/plain; charset=utf-8', csv: 'text/csv; charset=utf-8',
-  json: 'application/json', xml: 'application/xml', pdf: 'application/pdf',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp', ico: 'image/x-icon',
-  svg: 'image/svg+xml', html: 'text/html; charset=utf-8', htm: 'text/html; charset=utf-8',
-  mp3: 'audio/mpeg', m4a: 'audio/mp4', ogg: 'audio/ogg', opus: 'audio/ogg', flac: 'audio/flac', wav: 'audio/wav', aac: 'audio/aac',
-  mp4: 'video/mp4', m4v: 'video/mp4', webm: 'video/webm', mkv: 'video/x-matroska', mov: 'video/quicktime',
-  zip: 'application/zip', gz: 'application/gzip',
-};
-
-export function mimeOf(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return (dot === -1 ? undefined : MIME[name.slice(dot + 1).toLowerCase()]) ?? 'application/octet-stream';
-}
 
 /** `attachment; filename="ascii"; filename*=UTF-8''…` (RFC 6266 / 8187): every browser gets the real name. */
 export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
@@ -43,7 +29,7 @@ const etagOf = (s: Stats) => `"${s.ino.toString(16)}-${s.size.toString(16)}-${Ma
 
 /** A file, whole or one byte range of it, streamed. */
 export function sendFile(req: IncomingMessage, reply: FastifyReply, real: string, s: Stats, name: string, inline: boolean, head = false): FastifyReply {
-  let mime = mimeOf(name);
+  let mime = contentTypeOf(name);
   // Inline HTML would render as a page of the console's origin (sandboxed anyway): shown as text.
   if (inline && /^(text\/html|image\/svg)/.test(mime)) mime = 'text/plain; charset=utf-8';
   const etag = etagOf(s);
@@ -52,16 +38,14 @@ export function sendFile(req: IncomingMessage, reply: FastifyReply, real: string
   let status = 200;
   const range = req.headers.range;
   const ifRange = req.headers['if-range'];
-  const m = range && (!ifRange || ifRange === etag) ? /^bytes=(\d*)-(\d*)$/.exec(range.trim()) : null;
-  if (m && (m[1] || m[2])) {
-    if (m[1]) {
-      start = Number(m[1]);
-      if (m[2]) last = Math.min(Number(m[2]), s.size - 1);
-    } else start = Math.max(0, s.size - Number(m[2]));
-    if (start >= s.size || start > last) {
-      return reply.code(416).headers({ ...SAFE_HEADERS, 'content-range': `bytes */${s.size}` }).send('');
+  if (range && (!ifRange || ifRange === etag)) {
+    const r = parseRange(range, s.size);
+    if (r === 'bad') return reply.code(416).headers({ ...SAFE_HEADERS, 'content-range': `bytes */${s.size}` }).send('');
+    if (r) {
+      start = r.start;
+      last = r.end;
+      status = 206;
     }
-    status = 206;
   }
   reply.code(status).headers({
     ...SAFE_HEADERS,

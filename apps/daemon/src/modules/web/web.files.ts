@@ -5,42 +5,12 @@
  */
 import { createReadStream, promises as fsp, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import type { z } from 'zod';
 import type { ZFileService } from '@lucky/contracts';
+import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 
 type FileService = z.output<typeof ZFileService>;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.htm': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.xml': 'application/xml',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.wasm': 'application/wasm',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mp3': 'audio/mpeg',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-};
-
-export function contentType(name: string): string {
-  return TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
-}
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -72,27 +42,6 @@ export function safeSegments(urlPath: string): string[] | null {
 
 export function etagOf(st: Stats): string {
   return `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
-}
-
-/** One `bytes=` range; null = serve whole; 'bad' = 416. Several ranges are answered with the whole file. */
-export function parseRange(header: string, size: number): { start: number; end: number } | null | 'bad' {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m) return header.includes(',') ? null : 'bad';
-  const [, a, b] = m;
-  if (a === '' && b === '') return 'bad';
-  let start: number;
-  let end: number;
-  if (a === '') {
-    const n = Number(b);
-    if (n === 0) return 'bad';
-    start = Math.max(0, size - n);
-    end = size - 1;
-  } else {
-    start = Number(a);
-    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-  }
-  if (start > end || start >= size) return 'bad';
-  return { start, end };
 }
 
 export class FileServer {
@@ -212,7 +161,7 @@ export class FileServer {
       }
     }
     const length = st.size === 0 ? 0 : end - start + 1;
-    res.writeHead(status, { 'Content-Type': contentType(file), 'Content-Length': length });
+    res.writeHead(status, { 'Content-Type': contentTypeOf(file), 'Content-Length': length });
     if (req.method === 'HEAD' || length === 0) return void res.end();
     const stream = createReadStream(file, { start, end });
     stream.on('error', () => res.destroy());

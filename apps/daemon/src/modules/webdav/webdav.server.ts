@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import type { Msg, WebdavRule } from '@lucky/contracts';
 import { STORAGE_TEMP_PREFIX, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
+import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { isUnder, LockTable, parseIf, parseTimeout, type DavLock, type IfList } from './webdav.locks.js';
 import { encodePath, hrefOf, locate, rawPath, type Mount } from './webdav.paths.js';
@@ -67,12 +68,6 @@ const AUTH_CACHE_MS = 30_000;
 const SMALL_FILE = 64 * 1024;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK';
 
-const MIME: Record<string, string> = {
-  txt: 'text/plain', html: 'text/html', htm: 'text/html', css: 'text/css', js: 'text/javascript', json: 'application/json',
-  xml: 'application/xml', pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
-  svg: 'image/svg+xml', webp: 'image/webp', mp3: 'audio/mpeg', mp4: 'video/mp4', mkv: 'video/x-matroska', zip: 'application/zip',
-};
-const mimeOf = (name: string) => MIME[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
 
 /** What a validator is made of: a stat, or the storages' read result. */
 type Meta = Pick<Stats, 'ino' | 'size' | 'mtimeMs'>;
@@ -456,21 +451,20 @@ export class DavServer {
     let status = 200;
     const range = ctx.req.headers.range;
     const ifRange = ctx.req.headers['if-range'];
-    // A single byte range; several ranges are answered with the whole file, which RFC 9110 allows.
-    const m = range && (!ifRange || ifRange === common.etag) ? /^bytes=(\d*)-(\d*)$/.exec(range.trim()) : null;
-    if (m && (m[1] || m[2])) {
-      if (m[1]) {
-        start = Number(m[1]);
-        if (m[2]) last = Math.min(Number(m[2]), s.size - 1);
-      } else start = Math.max(0, s.size - Number(m[2]));
-      if (start >= s.size || start > last) {
+    if (range && (!ifRange || ifRange === common.etag)) {
+      const r = parseRange(range, s.size);
+      if (r === 'bad') {
         ctx.res.writeHead(416, { 'content-range': `bytes */${s.size}`, 'content-length': 0 });
         ctx.res.end();
         return;
       }
-      status = 206;
+      if (r) {
+        start = r.start;
+        last = r.end;
+        status = 206;
+      }
     }
-    const headers: Record<string, string | number> = { ...common, 'content-type': mimeOf(s.path), 'content-length': s.size === 0 ? 0 : last - start + 1 };
+    const headers: Record<string, string | number> = { ...common, 'content-type': contentTypeOf(s.path), 'content-length': s.size === 0 ? 0 : last - start + 1 };
     if (status === 206) headers['content-range'] = `bytes ${start}-${last}/${s.size}`;
     if (head || s.size === 0) {
       ctx.res.writeHead(status, headers);
@@ -702,7 +696,7 @@ export class DavServer {
       case 'getcontentlength':
         return s.isDirectory() ? undefined : String(s.size);
       case 'getcontenttype':
-        return s.isDirectory() ? undefined : mimeOf(displayName);
+        return s.isDirectory() ? undefined : contentTypeOf(displayName);
       case 'supportedlock':
         return '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
       case 'lockdiscovery':
