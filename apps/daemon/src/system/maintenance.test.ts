@@ -175,6 +175,7 @@ describe('secrets in backups', () => {
       stun: ['webhook.proxy.password'],
       storage: ['users.[].password'],
       webdav: ['certs.[].key'],
+      cron: ['actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
     });
   });
 });

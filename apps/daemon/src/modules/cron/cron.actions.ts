@@ -48,16 +48,14 @@ function moduleName(m: string): MsgValue {
 }
 
 /** The target still exists (the service lists it); a message when not. */
-async function target(deps: ActionDeps, module: string, key: string): Promise<{ name: string } | Msg> {
+async function target(deps: ActionDeps, module: string, key: string): Promise<{ name: string } | { missing: Msg }> {
   try {
     const rule = (await deps.actions.rules(module)).find((r) => r.key === key);
-    return rule ?? { key: 'cronTargetGone', vars: { module: moduleName(module), key } };
+    return rule ?? { missing: { key: 'cronTargetGone', vars: { module: moduleName(module), key } } };
   } catch (err) {
-    return errMsg(err);
+    return { missing: errMsg(err) };
   }
 }
-
-const isMsg = (x: unknown): x is Msg => typeof (x as Msg).key === 'string';
 
 /** Values for templates: the task, the run so far. */
 export function runValues(run: RunInfo, render: (m: Msg) => string): Record<string, string | number | string[]> {
@@ -93,7 +91,7 @@ export async function runAction(a: CronAction, run: RunInfo, deps: ActionDeps, r
     case 'url': {
       const hook = { enable: true, preset: 'custom' as const, url: a.url, method: a.method, headers: a.headers, body: a.body, successCheck: a.successCheck, proxy: a.proxy };
       const r = await deps.webhooks.test(hook, runValues(run, render), { timeoutMs: a.timeout * 1000, skipVerify: a.skipVerify });
-      const msg: Msg = r.status ? { key: 'cronUrlResult', vars: { status: r.status, reason: r.reason } } : { key: 'cronUrlFailed', vars: { reason: r.reason } };
+      const msg: Msg = r.success ? r.reason : { key: 'cronUrlFailed', vars: { reason: r.reason } };
       const max = deps.outputBytes();
       return { ok: r.success, msg, output: r.body.slice(0, max), truncated: r.body.length > max };
     }
@@ -101,7 +99,7 @@ export async function runAction(a: CronAction, run: RunInfo, deps: ActionDeps, r
     case 'ddnsSync': {
       const [module, key] = a.type === 'wol' ? ['wol', a.device] : ['ddns', a.task];
       const t = await target(deps, module, key);
-      if (isMsg(t)) return { ok: false, msg: t, ...none };
+      if ('missing' in t) return { ok: false, msg: t.missing, ...none };
       try {
         const said = await deps.actions.run(module, key);
         return { ok: true, msg: { key: a.type === 'wol' ? 'cronWolDone' : 'cronDdnsDone', vars: { detail: said } }, ...none };
@@ -111,7 +109,7 @@ export async function runAction(a: CronAction, run: RunInfo, deps: ActionDeps, r
     }
     case 'switch': {
       const t = await target(deps, a.module, a.rule);
-      if (isMsg(t)) return { ok: false, msg: t, ...none };
+      if ('missing' in t) return { ok: false, msg: t.missing, ...none };
       try {
         await deps.actions.setEnabled(a.module, a.rule, a.enable);
         return { ok: true, msg: { key: 'cronSwitchDone', vars: { module: moduleName(a.module), name: t.name, state: { key: a.enable ? 'cronSwitchOn' : 'cronSwitchOff' } } }, ...none };
