@@ -55,6 +55,8 @@ describe('scheduled tasks console e2e (chromium + built daemon)', () => {
     await page.getByTestId('cron-timezone').fill('Asia/Shanghai');
     await expect.poll(() => page.getByTestId('cron-nextruns-text').textContent()).toBe('每天 02:30 (Asia/Shanghai)');
     await expect.poll(() => page.getByTestId('cron-nextruns-time').count()).toBe(5);
+    // In the task's zone, whatever the browser's.
+    for (const t of await page.getByTestId('cron-nextruns-time').allTextContents()) expect(t).toMatch(/^\d{4}-\d\d-\d\d 02:30:00$/);
     await page.getByTestId('cron-action-line').fill('echo hello-from-cron');
     // A second action, moved above the first, then removed.
     await page.getByTestId('cron-action-add').click();
@@ -91,7 +93,7 @@ describe('scheduled tasks console e2e (chromium + built daemon)', () => {
 
   it('the switch turns the task off (no next run)', async () => {
     const r = row(page, '夜间任务');
-    await r.getByTestId('cron-toggle').click({ force: true });
+    await r.getByTestId('cron-toggle').dispatchEvent('click');
     await expect.poll(async () => (await tasks())[0]!.enable).toBe(false);
     await expect.poll(() => r.getByTestId('cron-next').textContent()).toBe('—');
     await shot(page, '03-list');

@@ -147,7 +147,7 @@ function NextRuns({ form }: { form: CronForm }) {
             </Text>
             {q.data.times.map((x) => (
               <Text key={x} size="sm" ff="monospace" data-testid="cron-nextruns-time">
-                {formatTime(x)}
+                {inZone(x, q.data.timezone)}
               </Text>
             ))}
           </Stack>
@@ -155,6 +155,15 @@ function NextRuns({ form }: { form: CronForm }) {
       )}
     </Alert>
   );
+}
+
+/** A time as the task's zone reads it (the preview is about that zone), `YYYY-MM-DD HH:MM:SS`. */
+function inZone(ms: number, zone: string): string {
+  try {
+    return new Date(ms).toLocaleString('sv-SE', { timeZone: zone });
+  } catch {
+    return formatTime(ms);
+  }
 }
 
 type Rules = Record<string, Array<{ key: string; name: string; enable: boolean }>>;
