@@ -80,8 +80,8 @@ class TaskRunner {
     if (now < this.nextAt) return this.wait();
     const due = this.nextAt;
     this.trigger('schedule');
-    // The next one after this one, or after now when the loop was held up past several.
-    this.arm(Math.max(due, now));
+    // The next one after this one; after now when the loop was held up past a whole second.
+    this.arm(now - due < 1000 ? due : now);
   }
 
   /** A run is due: started, or skipped/queued when one runs. Returns the run when it started. */
@@ -135,7 +135,7 @@ class TaskRunner {
       result: info.done.some((a) => !a.ok) ? 'failed' : 'ok',
       actions: info.done,
     };
-    const id = this.deps.history.add(this.key, record, this.deps.bounds());
+    const id = await this.deps.history.add(this.key, record, this.deps.bounds());
     this.note({ key: 'cronRunFinished', vars: { result: { key: `cronResult_${record.result}` }, ms: record.ms } });
     return { ...record, id };
   }

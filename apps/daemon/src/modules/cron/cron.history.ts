@@ -65,24 +65,48 @@ function known(lang: Lang, m: Msg): boolean {
 export class CronHistory {
   constructor(private db: Db) {}
 
-  /** Stores a run and drops the task's oldest beyond the bounds; returns its id. */
-  add(task: string, r: RunRecord, bounds: { rows: number; bytes: number }): number {
-    const actions = JSON.stringify(r.actions);
-    const id = this.db
-      .prepare('INSERT INTO cron_runs (task, trigger, start, ms, result, actions, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(task, r.trigger, r.start, r.ms, r.result, actions, Buffer.byteLength(actions) + 64).lastInsertRowid as number;
+  private pending: Array<{ task: string; r: RunRecord; bounds: { rows: number; bytes: number }; done: (id: number) => void; fail: (e: unknown) => void }> = [];
+
+  /**
+   * Stores a run and drops the task's oldest beyond the bounds; resolves with its id. Runs ending
+   * in the same turn of the event loop (a thousand tasks on one second) are written in one
+   * transaction, so a busy second costs one commit.
+   */
+  add(task: string, r: RunRecord, bounds: { rows: number; bytes: number }): Promise<number> {
+    return new Promise((done, fail) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ task, r, bounds, done, fail });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const insert = this.db.prepare('INSERT INTO cron_runs (task, trigger, start, ms, result, actions, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)');
     // The newest run is always kept; older ones go once the rows or the bytes counted from the newest pass the bounds.
-    this.db
-      .prepare(
-        `DELETE FROM cron_runs WHERE id IN (
-          SELECT id FROM (
-            SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) AS n, SUM(bytes) OVER (ORDER BY id DESC) AS total
-            FROM cron_runs WHERE task = ?
-          ) WHERE n > 1 AND (n > ? OR total > ?)
-        )`,
-      )
-      .run(task, bounds.rows, bounds.bytes);
-    return id;
+    const prune = this.db.prepare(
+      `DELETE FROM cron_runs WHERE id IN (
+        SELECT id FROM (
+          SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) AS n, SUM(bytes) OVER (ORDER BY id DESC) AS total
+          FROM cron_runs WHERE task = ?
+        ) WHERE n > 1 AND (n > ? OR total > ?)
+      )`,
+    );
+    let ids: number[];
+    try {
+      ids = this.db.transaction(() =>
+        batch.map(({ task, r, bounds }) => {
+          const actions = JSON.stringify(r.actions);
+          const id = insert.run(task, r.trigger, r.start, r.ms, r.result, actions, Buffer.byteLength(actions) + 64).lastInsertRowid as number;
+          prune.run(task, bounds.rows, bounds.bytes);
+          return id;
+        }),
+      )();
+    } catch (err) {
+      for (const b of batch) b.fail(err);
+      return;
+    }
+    batch.forEach((b, i) => b.done(ids[i]!));
   }
 
   list(task: string, limit: number, lang: Lang): CronRun[] {
