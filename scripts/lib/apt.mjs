@@ -37,6 +37,8 @@ export const TEST_PACKAGES = [
   { pkg: 'davfs2', probe: '/usr/sbin/mount.davfs' },
   // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.
   { pkg: 'lftp', probe: '/usr/bin/lftp' },
+  // ping: wake-on-LAN's ICMP online check (unprivileged ICMP sockets or its file capability).
+  { pkg: 'iputils-ping', probe: '/usr/bin/ping' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

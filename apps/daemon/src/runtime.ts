@@ -116,7 +116,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);
   // The daemon's own services, imported when a module first asks for one.
   let webhooks: Promise<Webhooks> | undefined;
-  const modules = new ModuleHost(
+  const modules: ModuleHost = new ModuleHost(
     MODULE_TABLE,
     {
       db,
@@ -137,6 +137,14 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())),
       // Imported when a module first asks for it (an https web rule...).
       certificates: async () => (await import('./services/certificates.js')).openCertificates(db, sayer(log)),
+      // Settings → backup's own file, written into a folder (scheduled tasks).
+      backups: async () => {
+        const { createBackup, writeBackupFile } = await import('./system/backup.js');
+        return {
+          write: (folder, opts) =>
+            writeBackupFile(folder, { keep: opts.keep, make: () => createBackup({ db, config, modules: modules.definitions(), version: VERSION, secrets: opts.secrets }) }),
+        };
+      },
     },
   );
   await snapshots.takeIfDue().catch((err: unknown) => say.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));

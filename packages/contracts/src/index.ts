@@ -15,6 +15,7 @@ export * from './stun.js';
 export * from './storage.js';
 export * from './ftpserver.js';
 export * from './filebrowser.js';
+export * from './cron.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -30,6 +31,7 @@ import { stunContract, stunRoutes } from './stun.js';
 import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './storage.js';
 import { ftpserverContract, ftpserverRoutes } from './ftpserver.js';
 import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
+import { cronContract, cronRoutes } from './cron.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -44,6 +46,7 @@ export const API = {
   webdav: webdavRoutes,
   ftpserver: ftpserverRoutes,
   filebrowser: filebrowserRoutes,
+  cron: cronRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -57,4 +60,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   webdav: webdavContract,
   ftpserver: ftpserverContract,
   filebrowser: filebrowserContract,
+  cron: cronContract,
 };

@@ -6,6 +6,7 @@
  */
 import { certificatesMessages } from './messages/certificates.js';
 import { coreMessages } from './messages/core.js';
+import { cronMessages } from './messages/cron.js';
 import { ddnsMessages } from './messages/ddns.js';
 import { dnsMessages } from './messages/dns.js';
 import { ftpserverMessages } from './messages/ftpserver.js';
@@ -33,7 +34,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -23,6 +23,14 @@ export const ZWolDevice = z.object({
   ).default(''),
   /** Packets sent per wake; some NICs miss the first one while the switch learns. */
   repeat: z.number().int().min(1).max(10).default(3),
+  /** The interface to send from (its IPv4 address is the packets' source); empty for the system's choice. */
+  interface: z.string().trim().max(64).regex(/^[\w.:@-]*$/, { error: msgKey('wolBadInterface') }).default(''),
+  /** More broadcast addresses the packets go to as well (several subnets, VLANs). */
+  targets: z.array(ZIpv4).max(8).default([]),
+  /** Where to check whether the device is up: an address (or host name); empty for no check. */
+  checkHost: z.string().trim().max(253).regex(/^$|^[A-Za-z0-9.:-]+$/, { error: msgKey('wolBadCheckHost') }).default(''),
+  /** The TCP port that answers when the device is up; 0 for ICMP echo (ping). */
+  checkPort: z.number().int().min(0).max(65535).default(0),
   note: z.string().max(512).default(''),
 });
 export type WolDevice = z.infer<typeof ZWolDevice>;
@@ -30,6 +38,12 @@ export type WolDevice = z.infer<typeof ZWolDevice>;
 export const ZWolDeviceView = ruleView(ZWolDevice, {
   lastWake: z.number().nullable(),
 });
+
+export const ZWolOnline = z.enum(['online', 'offline', 'unknown']);
+export type WolOnline = z.infer<typeof ZWolOnline>;
+
+/** An interface the packets can leave from, with the broadcast address of its IPv4 network. */
+export const ZWolInterface = z.object({ name: z.string(), address: z.string(), broadcast: z.string() });
 export type WolDeviceView = z.infer<typeof ZWolDeviceView>;
 
 export const ZWolConfigure = z.object({
@@ -49,6 +63,29 @@ export const wolContract = moduleContract(
       module: 'wol',
       params: ZRuleParams,
       response: ok({ msg: z.string(), sent: z.number() }),
+    }),
+    wakeWait: route({
+      method: 'POST',
+      path: '/api/wol/rules/:key/wakewait',
+      summary: 'Wake a device and wait until its check address answers (or the timeout passes)',
+      module: 'wol',
+      params: ZRuleParams,
+      query: z.object({ timeout: z.coerce.number().int().min(1).max(600).default(180) }),
+      response: ok({ msg: z.string(), online: z.boolean(), ms: z.number() }),
+    }),
+    online: route({
+      method: 'GET',
+      path: '/api/wol/online',
+      summary: 'Whether each device with a check address answers now (asked while the list is open; a few probes at a time)',
+      module: 'wol',
+      response: ok({ online: z.record(z.string(), ZWolOnline) }),
+    }),
+    interfaces: route({
+      method: 'GET',
+      path: '/api/wol/interfaces',
+      summary: 'Interfaces to send from, each with its IPv4 broadcast address',
+      module: 'wol',
+      response: ok({ interfaces: z.array(ZWolInterface) }),
     }),
   },
 );

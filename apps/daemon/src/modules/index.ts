@@ -15,4 +15,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'webdav', load: () => import('./webdav/index.js') },
   { key: 'ftpserver', load: () => import('./ftpserver/index.js') },
   { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
+  { key: 'cron', load: () => import('./cron/index.js') },
 ];

@@ -4,11 +4,15 @@
  * and applied only when confirmed — a bad or foreign file changes nothing.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { maskSecrets, restoreSecrets, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
 import { upgradeBaseConfig, type BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
+import { writeFileAtomic } from '../core/atomicfile.js';
 import type { ModuleData } from '../core/modulehost.js';
+import type { BackupWritten } from '../core/services/index.js';
 
 export const BACKUP_FORMAT = 'lucky-backup';
 const BASE_SECRETS = ['AdminPasswordHash', 'TwoFASecret', 'TwoFARecoveryHashes'] as const;
@@ -51,6 +55,53 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
     modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: maskSecrets(rule, r.data) })), settings: maskSecrets(settingsSchema, settings) };
   }
   return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
+}
+
+/** The file's name as the download offers it: `lucky-backup-20260325T101500` in UTC, digits only. */
+export function backupFileName(created: number): string {
+  return `lucky-backup-${new Date(created).toISOString().slice(0, 19).replace(/[-:T]/g, '')}.json`;
+}
+
+/** The file's bytes, the same for the download and a backup written by a scheduled task. */
+export function backupText(backup: BackupFile): string {
+  return JSON.stringify(backup, null, 1);
+}
+
+const BACKUP_NAME = /^lucky-backup-\d{14}(-\d+)?\.json$/;
+
+/**
+ * Writes the download's file into a folder (atomically, 0600: it may hold secrets), then removes
+ * the oldest backups of that folder beyond `keep`. Only files named as backups are ever removed.
+ */
+export async function writeBackupFile(folder: string, opts: { keep: number; make: () => BackupFile }): Promise<BackupWritten> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const backup = opts.make();
+  const text = backupText(backup);
+  const base = backupFileName(backup.created).replace(/\.json$/, '');
+  const names = new Set(await readdir(folder));
+  let name = `${base}.json`;
+  // Two backups within one second: numbered, so the newer one sorts after.
+  for (let i = 1; names.has(name); i++) name = `${base}-${i}.json`;
+  const path = join(folder, name);
+  writeFileAtomic(path, text);
+  const backups = [...names, name].filter((n) => BACKUP_NAME.test(n)).sort(byAge);
+  const removed: string[] = [];
+  for (const old of backups.slice(0, Math.max(0, backups.length - opts.keep))) {
+    await rm(join(folder, old), { force: true });
+    removed.push(old);
+  }
+  return { path, bytes: Buffer.byteLength(text), removed };
+}
+
+/** Oldest first: by the stamp, then by the number added within one second. */
+function byAge(a: string, b: string): number {
+  const key = (n: string) => {
+    const m = /^lucky-backup-(\d{14})(?:-(\d+))?\.json$/.exec(n)!;
+    return [m[1]!, Number(m[2] ?? 0)] as const;
+  };
+  const [sa, na] = key(a);
+  const [sb, nb] = key(b);
+  return sa < sb ? -1 : sa > sb ? 1 : na - nb;
 }
 
 export class BackupError extends Error {}

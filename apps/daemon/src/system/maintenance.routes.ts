@@ -9,7 +9,7 @@ import { AppError, fail } from '../core/envelope.js';
 import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
-import { applyRestore, BackupError, createBackup, PendingRestores, prepareRestore } from './backup.js';
+import { applyRestore, BackupError, backupFileName, backupText, createBackup, PendingRestores, prepareRestore } from './backup.js';
 import { installService, serviceStatus, systemdAvailable, uninstallService, UNIT_NAME } from './service.js';
 import { human, MAX_UPLOAD, readUpload, saveUpload } from './upload.js';
 import type { Updater } from './update.js';
@@ -29,11 +29,10 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   addRoute(app, coreRoutes.configureDownload, ({ query, reply, req }) => {
     const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets: query.secrets === '1' });
     sayer(req.log).info({ key: 'logBackupDownloaded', vars: { secrets: { key: backup.secrets ? 'logWithSecrets' : 'logWithoutSecrets' } } }, { ip: req.ip });
-    const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '');
     return reply
-      .header('content-disposition', `attachment; filename="lucky-backup-${stamp}.json"`)
+      .header('content-disposition', `attachment; filename="${backupFileName(backup.created)}"`)
       .type('application/json; charset=utf-8')
-      .send(JSON.stringify(backup, null, 1));
+      .send(backupText(backup));
   });
 
   addRoute(app, coreRoutes.configureUpload, async ({ req }) => {

@@ -177,6 +177,7 @@ describe('secrets in backups', () => {
       webdav: ['certs.[].key'],
       ftpserver: ['certs.[].key'],
       filebrowser: ['password'],
+      cron: ['actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
     });
   });
 });

@@ -1,7 +1,7 @@
 /** Wake-on-LAN: devices (MACs, broadcast, port, SecureOn, repeat), wake now, switch, edit, log, delete. */
-import { Button } from '@mantine/core';
+import { Badge, Button } from '@mantine/core';
 import type { wolRoutes } from '@lucky/contracts';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
@@ -9,6 +9,7 @@ import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { wolText } from './i18n';
 import { RuleForm } from './RuleForm';
+import { wolOnlineQuery } from './queries';
 import { wolRules } from './ruleModule';
 
 type Row = RuleViewOf<typeof wolRoutes>;
@@ -17,13 +18,70 @@ const columns: RuleColumn<Row>[] = [
   { head: wolText('colName'), cell: (d) => <RuleNameCell name={d.name} note={d.note} testId={wolRules.testIds.rowName} /> },
   { head: wolText('macs'), td: { style: { fontFamily: 'monospace', fontSize: 12 } }, cell: (d) => d.macs.map((m) => <div key={m}>{m}</div>) },
   { head: wolText('broadcast'), td: { fz: 'sm' }, cell: (d) => `${d.broadcast}:${d.port}` },
+  { head: wolText('online'), cell: (d) => <OnlineBadge device={d.key} /> },
   { head: wolText('status'), cell: (d) => <RuleStatusCell status={d.status} text={wolText} testIds={wolRules.testIds} /> },
   { head: wolText('lastWake'), td: { fz: 'sm', 'data-testid': 'wol-lastwake' }, cell: (d) => (d.lastWake ? new Date(d.lastWake).toLocaleString() : wolText('never')) },
 ];
 
 export function WolPage() {
-  return <RulePage rules={wolRules} columns={columns} actions={(d) => <WakeButton device={d} />} Form={RuleForm} />;
+  return (
+    <RulePage
+      rules={wolRules}
+      columns={columns}
+      rowProps={(d) => ({ 'data-name': d.name })}
+      actions={(d) => (
+        <>
+          <WakeButton device={d} />
+          {d.checkHost !== '' && <WakeWaitButton device={d} />}
+        </>
+      )}
+      Form={RuleForm}
+    />
+  );
 }
+
+const ONLINE_COLOR = { online: 'green', offline: 'gray', unknown: 'gray' } as const;
+
+/** Live: the list asks the daemon every few seconds while it is shown (one query for all rows). */
+function OnlineBadge({ device }: { device: string }) {
+  const state = useQuery(wolOnlineQuery()).data?.online[device] ?? 'unknown';
+  return (
+    <Badge color={ONLINE_COLOR[state]} variant={state === 'online' ? 'filled' : 'light'} data-testid="wol-online" data-state={state}>
+      {wolText(`online.${state}`)}
+    </Badge>
+  );
+}
+
+/**
+ * Wake, then follow the online check (the daemon's wakewait route holds a request up to minutes;
+ * the console's requests are short, so it asks the list's online states until the device answers).
+ */
+function WakeWaitButton({ device }: { device: Row }) {
+  const queryClient = useQueryClient();
+  const wake = useMutation({
+    mutationFn: async () => {
+      const t0 = Date.now();
+      await call(wolRules.routes.wake, { params: { key: device.key } });
+      while (Date.now() - t0 < WAIT_MS) {
+        await new Promise((r) => setTimeout(r, 2000));
+        const r = await call(wolRules.routes.online, {}, { silent: true }).catch(() => null);
+        if (r?.online[device.key] === 'online') return { online: true, seconds: Math.round((Date.now() - t0) / 100) / 10 };
+      }
+      return { online: false, seconds: WAIT_MS / 1000 };
+    },
+    onSuccess: async (r) => {
+      pushNotice(wolText(r.online ? 'wakeWaitUp' : 'wakeWaitDown', { seconds: r.seconds }), r.online ? 'green' : 'red');
+      await queryClient.invalidateQueries({ queryKey: ['wol'] });
+    },
+  });
+  return (
+    <Button size="xs" variant="light" onClick={() => wake.mutate()} loading={wake.isPending} data-testid="wol-wakewait">
+      {wolText('wakeWait')}
+    </Button>
+  );
+}
+
+const WAIT_MS = 180_000;
 
 function WakeButton({ device }: { device: Row }) {
   const queryClient = useQueryClient();

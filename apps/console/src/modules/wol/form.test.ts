@@ -3,8 +3,8 @@ import { checkDevice, emptyForm, formToDevice } from './form';
 
 describe('wake-on-LAN form', () => {
   it('turns the form into the contract input: one MAC per line, numbers kept as NaN when empty', () => {
-    const d = formToDevice({ name: ' NAS ', enable: true, macs: '<b>00:11:22:33:44:55</b>\n\n 66:77:88:99:aa:bb ', broadcast: ' 192.168.1.255', port: 9, secureOn: '', repeat: '', note: 'n' });
-    expect(d).toMatchObject({ name: 'NAS', macs: ['00:11:22:33:44:55', '66:77:88:99:aa:bb'], broadcast: '192.168.1.255', port: 9 });
+    const d = formToDevice({ name: ' NAS ', enable: true, macs: '<b>00:11:22:33:44:55</b>\n\n 66:77:88:99:aa:bb ', broadcast: ' 192.168.1.255', port: 9, secureOn: '', repeat: '', interface: '', targets: '10.0.0.255\n', checkHost: '', checkPort: 0, note: 'n' });
+    expect(d).toMatchObject({ name: 'NAS', macs: ['00:11:22:33:44:55', '66:77:88:99:aa:bb'], broadcast: '192.168.1.255', port: 9, targets: ['10.0.0.255'] });
     expect(Number.isNaN(d.repeat)).toBe(true);
   });
 

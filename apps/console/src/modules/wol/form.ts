@@ -13,10 +13,14 @@ export interface DeviceForm {
   port: Num;
   secureOn: string;
   repeat: Num;
+  interface: string;
+  targets: string;
+  checkHost: string;
+  checkPort: Num;
   note: string;
 }
 
-export const emptyForm = (): DeviceForm => ({ name: '', enable: true, macs: '', broadcast: '255.255.255.255', port: 9, secureOn: '', repeat: 3, note: '' });
+export const emptyForm = (): DeviceForm => ({ name: '', enable: true, macs: '', broadcast: '255.255.255.255', port: 9, secureOn: '', repeat: 3, interface: '', targets: '', checkHost: '', checkPort: 0, note: '' });
 
 export const toForm = (d: WolDevice): DeviceForm => ({
   name: d.name,
@@ -26,6 +30,10 @@ export const toForm = (d: WolDevice): DeviceForm => ({
   port: d.port,
   secureOn: d.secureOn,
   repeat: d.repeat,
+  interface: d.interface,
+  targets: joinLines(d.targets),
+  checkHost: d.checkHost,
+  checkPort: d.checkPort,
   note: d.note,
 });
 
@@ -39,6 +47,10 @@ export function formToDevice(f: DeviceForm): WolDevice {
     port: toNumber(f.port),
     secureOn: f.secureOn.trim(),
     repeat: toNumber(f.repeat),
+    interface: f.interface.trim(),
+    targets: lines(f.targets),
+    checkHost: f.checkHost.trim(),
+    checkPort: toNumber(f.checkPort),
     note: f.note,
   };
 }

@@ -4,6 +4,7 @@
  * the services it needs and provides (defineModule); the host builds them in dependency order.
  */
 import type { ActionsService } from './actions.js';
+import type { BackupsService } from './backups.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { StoragesService } from './storages.js';
@@ -15,11 +16,13 @@ export interface ServiceMap {
   webhooks: WebhooksService;
   dnsProviders: DnsProvidersService;
   storages: StoragesService;
+  backups: BackupsService;
 }
 
 export type ServiceName = keyof ServiceMap;
 
 export type { ActionRule, ActionsService } from './actions.js';
+export type { BackupsService, BackupWritten } from './backups.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
 export type { CertificatesService, StoredCertificate } from './certificates.js';

@@ -5,6 +5,8 @@
 import { createSocket } from 'node:dgram';
 import type { WolDevice } from '@lucky/contracts';
 import type { Engine, RuleHandle } from '../../core/engine.js';
+import { MsgError } from '../../lib/msgerror.js';
+import { interfaceAddress } from './wol.interfaces.js';
 import { magicPacket } from './wol.packet.js';
 
 export interface WakeResult {
@@ -31,10 +33,14 @@ export class WolEngine implements Engine<WolDevice, unknown, WolFigures> {
   /** Sends `repeat` packets for every MAC of the device; resolves with the count sent. */
   async wake(key: string, device: WolDevice): Promise<number> {
     const socket = createSocket({ type: 'udp4' });
+    // From a chosen interface: its address is the source, so the packets leave through it.
+    const source = device.interface ? interfaceAddress(device.interface) : undefined;
+    if (device.interface && !source) throw new MsgError({ key: 'wolNoInterface', vars: { name: device.interface } });
+    const targets = [...new Set([device.broadcast, ...device.targets])];
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
-        socket.bind(0, () => {
+        socket.bind(0, source, () => {
           socket.off('error', reject);
           resolve();
         });
@@ -44,8 +50,10 @@ export class WolEngine implements Engine<WolDevice, unknown, WolFigures> {
       for (let round = 0; round < device.repeat; round++) {
         for (const mac of device.macs) {
           const packet = magicPacket(mac, device.secureOn);
-          await new Promise<void>((resolve, reject) => socket.send(packet, device.port, device.broadcast, (err) => (err ? reject(err) : resolve())));
-          sent++;
+          for (const target of targets) {
+            await new Promise<void>((resolve, reject) => socket.send(packet, device.port, target, (err) => (err ? reject(err) : resolve())));
+            sent++;
+          }
         }
         // Some NICs miss the first packet while the switch learns where they are.
         if (round + 1 < device.repeat) await new Promise((r) => setTimeout(r, 100));

@@ -1,4 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { createServer } from 'node:net';
+import { createTestHost, type TestHost } from '../../test/netns.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { magicPacket } from './wol.packet.js';
@@ -98,5 +100,128 @@ describe('wol module over the API', () => {
     expect(mods.Modules).not.toContain('wol');
     expect((await d.call('PUT', '/api/baseconfigure', { EnabledModules: [...others, 'wol'] })).ret).toBe(0);
     expect((await d.call('GET', '/api/wol/rules')).ret).toBe(0);
+  });
+});
+
+describe('wol: several targets, the interface, online checks, wake and wait', () => {
+  let d: TestDaemon;
+  const EN = { headers: { 'lucky-lang': 'en_US' } };
+  beforeAll(async () => {
+    d = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+
+  async function udpOn(address: string, port = 0): Promise<{ s: Socket; got: Array<{ m: Buffer; from: string }> }> {
+    const s = createSocket('udp4');
+    const got: Array<{ m: Buffer; from: string }> = [];
+    s.on('message', (m, r) => got.push({ m, from: r.address }));
+    await new Promise<void>((r) => s.bind(port, address, r));
+    return { s, got };
+  }
+  const until = async (ok: () => boolean, ms = 3000) => {
+    for (let i = 0; i < ms / 20 && !ok(); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('sends to every broadcast target, from the chosen interface, with SecureOn', async () => {
+    const a = await udpOn('127.0.0.1');
+    const port = a.s.address().port;
+    const b = await udpOn('127.0.0.2', port);
+    const dev = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'two nets', macs: ['02:00:00:00:00:0a'], secureOn: '11:22:33:44:55:66', broadcast: '127.0.0.1', targets: ['127.0.0.2'], port, repeat: 1, interface: 'lo' });
+    expect(dev.ret, dev.msg).toBe(0);
+    expect(await d.call('POST', `/api/wol/rules/${dev.key}/wake`, undefined, EN)).toMatchObject({ ret: 0, sent: 2 });
+    await until(() => a.got.length > 0 && b.got.length > 0);
+    const want = magicPacket('02:00:00:00:00:0a', '11:22:33:44:55:66');
+    expect(a.got.map((x) => x.m.equals(want))).toEqual([true]);
+    expect(b.got.map((x) => x.m.equals(want))).toEqual([true]);
+    // Sent from lo's address.
+    expect(a.got[0]!.from).toBe('127.0.0.1');
+    const ifs = await d.call<{ interfaces: Array<{ name: string; address: string; broadcast: string }> }>('GET', '/api/wol/interfaces');
+    expect(ifs.interfaces).toContainEqual({ name: 'lo', address: '127.0.0.1', broadcast: '127.255.255.255' });
+    // An interface that is not there: the wake says so, naming it.
+    const gone = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'no nic', macs: ['02:00:00:00:00:0b'], interface: 'nope0' });
+    expect(await d.call('POST', `/api/wol/rules/${gone.key}/wake`, undefined, EN)).toMatchObject({ ret: 6, msg: 'wake failed: interface nope0 does not exist or has no IPv4 address' });
+    a.s.close();
+    b.s.close();
+  });
+
+  it('refuses bad new fields and saves nothing', async () => {
+    const before = (await d.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list.length;
+    for (const bad of [{ targets: ['300.0.0.1'] }, { interface: 'bad name!' }, { checkHost: 'a b' }, { checkPort: 70000 }]) {
+      const r = await d.call('POST', '/api/wol/rules', { name: 'x', macs: ['02:00:00:00:00:01'], ...bad }, EN);
+      expect(r.ret, JSON.stringify(bad)).toBe(1);
+    }
+    expect((await d.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list.length).toBe(before);
+  });
+
+  it('wakes and waits: the "device" starts answering on its port a second after the packet', async () => {
+    const rx = await udpOn('127.0.0.1');
+    const { freePort } = await import('../../test/harness.js');
+    const checkPort = await freePort();
+    let server: import('node:net').Server | undefined;
+    rx.s.once('message', () => {
+      setTimeout(() => {
+        server = createServer((c) => c.end());
+        server.listen(checkPort, '127.0.0.1');
+      }, 1000);
+    });
+    const dev = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'boots', macs: ['02:00:00:00:00:0c'], broadcast: '127.0.0.1', port: rx.s.address().port, repeat: 1, checkHost: '127.0.0.1', checkPort });
+    const online0 = await d.call<{ online: Record<string, string> }>('GET', '/api/wol/online');
+    expect(online0.online[dev.key]).toBe('offline');
+    const r = await d.call<{ online: boolean; ms: number; msg: string }>('POST', `/api/wol/rules/${dev.key}/wakewait?timeout=10`, undefined, EN);
+    expect(r).toMatchObject({ ret: 0, online: true });
+    expect(r.ms).toBeGreaterThanOrEqual(1000);
+    expect(r.msg).toMatch(/^The device is up after \d+\.\d s$/);
+    await new Promise((res) => setTimeout(res, 3100));
+    const online1 = await d.call<{ online: Record<string, string> }>('GET', '/api/wol/online');
+    expect(online1.online[dev.key]).toBe('online');
+    server?.close();
+    rx.s.close();
+    // No check address: a clear refusal.
+    const plain = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'plain', macs: ['02:00:00:00:00:0d'] });
+    expect(await d.call('POST', `/api/wol/rules/${plain.key}/wakewait`, undefined, EN)).toMatchObject({ ret: 1, msg: 'the device has no address to check' });
+  });
+});
+
+describe('wol inside a network namespace', () => {
+  let d: TestDaemon;
+  let host: TestHost;
+  const HOST = '10.91.0.1';
+  const INSIDE = '10.91.0.2';
+  beforeAll(async () => {
+    d = await startTestDaemon();
+    host = createTestHost('wol', [`${HOST}/24`], [`${INSIDE}/24`]);
+  });
+  afterAll(async () => {
+    host?.remove();
+    await d?.close();
+  });
+
+  it('broadcasts from the chosen interface into its network, caught inside the namespace', async () => {
+    const ifs = await d.call<{ interfaces: Array<{ name: string; address: string; broadcast: string }> }>('GET', '/api/wol/interfaces');
+    const nic = ifs.interfaces.find((i) => i.address === HOST)!;
+    expect(nic.broadcast).toBe('10.91.0.255');
+    // A listener inside the namespace on port 9 (all addresses, broadcast included): prints the first packet and who sent it.
+    const script = `const s = require('node:dgram').createSocket('udp4');
+      s.on('message', (m, r) => { process.stdout.write(m.toString('hex') + ' ' + r.address); process.exit(0); });
+      s.bind(9, '0.0.0.0', () => { s.setBroadcast(true); process.stdout.write(''); });
+      setTimeout(() => process.exit(2), 8000);`;
+    const caught = host.exec(process.execPath, ['-e', script], 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const dev = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'in ns', macs: ['02:00:00:00:00:ee'], interface: nic.name, broadcast: nic.broadcast, port: 9, repeat: 3 });
+    expect(dev.ret, dev.msg).toBe(0);
+    expect((await d.call('POST', `/api/wol/rules/${dev.key}/wake`)).ret).toBe(0);
+    const [hex, from] = (await caught).split(' ');
+    expect(hex).toBe(magicPacket('02:00:00:00:00:ee').toString('hex'));
+    expect(from).toBe(HOST);
+  });
+
+  it('online status from ping: answers, then stops answering when its link goes down', async () => {
+    const dev = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'pinged', macs: ['02:00:00:00:00:ef'], checkHost: INSIDE, checkPort: 0 });
+    expect((await d.call<{ online: Record<string, string> }>('GET', '/api/wol/online')).online[dev.key]).toBe('online');
+    await host.exec('sh', ['-c', 'for i in $(ls /sys/class/net); do [ "$i" = lo ] || ip link set "$i" down; done']);
+    await new Promise((r) => setTimeout(r, 3100));
+    expect((await d.call<{ online: Record<string, string> }>('GET', '/api/wol/online')).online[dev.key]).toBe('offline');
   });
 });
