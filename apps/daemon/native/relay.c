@@ -748,6 +748,8 @@ static napi_value js_start(napi_env env, napi_callback_info info) {
   napi_unref_threadsafe_function(env, on_packet);
   pthread_t thread;
   if (pthread_create(&thread, NULL, loop, NULL) != 0) return throw_err(env, "cannot start the relay thread");
+  /* Named, so that top -H and /proc/<pid>/task tell its CPU time from the event loop's. */
+  pthread_setname_np(thread, "lucky-relay");
   pthread_detach(thread);
   started = 1;
   return NULL;
