@@ -9,6 +9,9 @@
  * - UDP: a listener's datagrams are read in batches (recvmmsg); those of a client with a session
  *   go out on the session's connected socket, replies come back through the listener (sendmmsg).
  *   Datagrams of clients without a session are passed to Node, which decides and opens one.
+ * - Files (the FTP data path): a file send moves a file to a socket with sendfile(2), a file receive
+ *   moves a socket into a file at an offset with splice(2) through a pipe. Node opens the file (after
+ *   its path checks) and the socket, and closes both once the end is reported or remove() returned.
  *
  * One background thread waits on an epoll set (edge-triggered) and works until the kernel would
  * block; a busy object yields after a budget so that others get their turn.
@@ -20,9 +23,13 @@
  *   tcpAdd(fdA, fdB, idleMs) -> id              A = client side
  *   udpListen(fd, maxPacket) -> id, udpSetMax(id, maxPacket), udpUnlisten(id)
  *   udpSession(listenerId, fd, address, port) -> id
+ *   fileSend(sockFd, fileFd, offset, length, idleMs) -> id     a file to a socket (sendfile); length -1: to its end
+ *   fileReceive(sockFd, fileFd, offset, limit, idleMs) -> id   a socket into a file until EOF; limit -1: none
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
+ *                                               (a file receive counts in a, a file send in b)
  *   remove(id) -> [a, b] | null                 take an object back at once (no onEnd follows)
- * reason: 0 both sides finished, 1 error (errno set), 2 idle timeout.
+ * reason: 0 both sides finished (a file: sent to its end / EOF received and written), 1 error (errno
+ * set), 2 idle timeout, 3 a file receive got more than its limit (the bytes past it are not written).
  *   listenTcp(ip, port, ipv6Only, backlog) -> fd  a SO_REUSEPORT listener (web serving threads, STUN)
  *   connectTcp(localIp, localPort, ip, port) -> fd  an outbound connect from a port a listener holds
  *   connectState(fd) -> 0 connected, 1 connecting, -errno failed
@@ -47,6 +54,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,8 +74,10 @@
 #define EVENTS 256
 #define BUCKETS 16384
 
-enum { KIND_TCP = 1, KIND_UDP_LISTENER, KIND_UDP_SESSION };
-enum { REASON_DONE = 0, REASON_ERROR = 1, REASON_IDLE = 2 };
+enum { KIND_TCP = 1, KIND_UDP_LISTENER, KIND_UDP_SESSION, KIND_FILE_SEND, KIND_FILE_RECV };
+enum { REASON_DONE = 0, REASON_ERROR = 1, REASON_IDLE = 2, REASON_LIMIT = 3 };
+/* A file transfer without a length (send) or a limit (receive). */
+#define UNLIMITED UINT64_MAX
 
 typedef struct {
   int kind;
@@ -109,6 +119,34 @@ typedef struct UdpSession {
   int64_t last;
   struct UdpSession *next; /* hash chain */
 } UdpSession;
+
+/*
+ * Regular files cannot be in an epoll set (EPERM) and are always "ready": only the socket is
+ * watched, and the file side is read or written whenever the socket side can move. A read from a
+ * cold disk (sendfile) or a write to a slow one (splice into the file) therefore blocks this thread
+ * for as long as the disk takes; other objects wait that long, and so do Node's counters()/remove()
+ * calls for this object (they take the lock). The per-turn budget bounds it to one turn's bytes.
+ */
+typedef struct {
+  Head h;
+  int sock, file;
+  off_t offset;  /* the next byte of the file */
+  uint64_t left; /* bytes still to send; UNLIMITED: until the end of the file */
+  uint64_t bytes;
+  int64_t idle_ms;
+  int64_t last;
+} FileSend;
+
+typedef struct {
+  Head h;
+  int sock, file;
+  Dir d;              /* src = the socket; the pipe between socket and file; d.bytes = bytes written */
+  off_t offset;       /* where the next byte goes in the file */
+  uint64_t limit;     /* bytes the file may get; UNLIMITED: no limit */
+  uint64_t received;  /* bytes taken from the socket (written, or waiting in the pipe) */
+  int64_t idle_ms;
+  int64_t last;
+} FileRecv;
 
 typedef struct {
   int kind; /* 0: an end; 1: a datagram for Node */
@@ -246,6 +284,12 @@ static void drop(Head *h) {
     give_pipe(&c->dir[1]);
   } else if (h->kind == KIND_UDP_LISTENER) {
     epoll_ctl(ep, EPOLL_CTL_DEL, ((UdpListener *)h)->fd, NULL);
+  } else if (h->kind == KIND_FILE_SEND) {
+    epoll_ctl(ep, EPOLL_CTL_DEL, ((FileSend *)h)->sock, NULL);
+  } else if (h->kind == KIND_FILE_RECV) {
+    FileRecv *f = (FileRecv *)h;
+    epoll_ctl(ep, EPOLL_CTL_DEL, f->sock, NULL);
+    give_pipe(&f->d); /* bytes still in it (limit reached, removed) are discarded with it */
   } else {
     UdpSession *s = (UdpSession *)h;
     epoll_ctl(ep, EPOLL_CTL_DEL, s->fd, NULL);
@@ -266,6 +310,16 @@ static void counters(Head *h, uint64_t *a, uint64_t *b, int64_t *idle) {
     *a = s->bytes_in;
     *b = s->bytes_out;
     *idle = now - s->last;
+  } else if (h->kind == KIND_FILE_SEND) {
+    FileSend *f = (FileSend *)h;
+    *a = 0;
+    *b = f->bytes;
+    *idle = now - f->last;
+  } else if (h->kind == KIND_FILE_RECV) {
+    FileRecv *f = (FileRecv *)h;
+    *a = f->d.bytes;
+    *b = 0;
+    *idle = now - f->last;
   } else {
     *a = *b = 0;
     *idle = 0;
@@ -485,11 +539,108 @@ static void run_session(UdpSession *s, int64_t now) {
   set_again(&s->h);
 }
 
+/* ------------------------------------------------------------------ files */
+
+/* Sends until the socket would block (EPOLLOUT brings us back), the turn is used, or the end. */
+static void run_send(FileSend *f, int64_t now) {
+  size_t budget = TURN_BYTES;
+  while (f->left > 0) {
+    if (budget == 0) {
+      set_again(&f->h);
+      return;
+    }
+    size_t want = f->left < budget ? (size_t)f->left : budget;
+    ssize_t n = sendfile(f->sock, f->file, &f->offset, want);
+    if (n > 0) {
+      f->bytes += (uint64_t)n;
+      if (f->left != UNLIMITED) f->left -= (uint64_t)n;
+      budget -= (size_t)n;
+      f->last = now;
+      continue;
+    }
+    if (n == 0) break; /* the end of the file (it may have shrunk since the transfer began) */
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) return;
+    end(&f->h, REASON_ERROR, errno);
+    return;
+  }
+  /* The FIN goes after the bytes still in the socket buffer; Node closes the socket on the end. */
+  shutdown(f->sock, SHUT_WR);
+  end(&f->h, REASON_DONE, 0);
+}
+
+/* Socket → pipe → file until the socket would block, the turn is used, EOF, or the limit. */
+static void run_recv(FileRecv *f, int64_t now) {
+  Dir *d = &f->d;
+  size_t budget = TURN_BYTES;
+  for (;;) {
+    if (d->in_pipe > 0) {
+      /* Blocking: a regular file takes the whole write unless the disk fails (see FileSend). */
+      ssize_t w = splice(d->pipe_r, NULL, f->file, &f->offset, d->in_pipe, SPLICE_F_MOVE);
+      if (w > 0) {
+        d->in_pipe -= (size_t)w;
+        d->bytes += (uint64_t)w;
+        continue;
+      }
+      if (w < 0 && errno == EINTR) continue;
+      end(&f->h, REASON_ERROR, w < 0 ? errno : EIO);
+      return;
+    }
+    if (d->eof) {
+      end(&f->h, REASON_DONE, 0);
+      return;
+    }
+    if (budget == 0) {
+      set_again(&f->h);
+      return;
+    }
+    if (d->pipe_r < 0 && take_pipe(d) < 0) {
+      end(&f->h, REASON_ERROR, errno);
+      return;
+    }
+    /* One byte past the limit is enough to know that the upload does not fit. */
+    size_t want = CHUNK;
+    if (f->limit != UNLIMITED && f->limit - f->received < want) want = (size_t)(f->limit - f->received) + 1;
+    ssize_t r = splice(f->sock, NULL, d->pipe_w, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (r > 0) {
+      d->in_pipe = (size_t)r; /* set first: the end below must not put a full pipe back in the pool */
+      f->received += (uint64_t)r;
+      f->last = now;
+      if (f->limit != UNLIMITED && f->received > f->limit) {
+        end(&f->h, REASON_LIMIT, 0);
+        return;
+      }
+      budget = (size_t)r >= budget ? 0 : budget - (size_t)r;
+      continue;
+    }
+    if (r == 0) {
+      d->eof = 1;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) {
+      give_pipe(d); /* empty here; a stalled upload holds no pipe */
+      return;
+    }
+    end(&f->h, REASON_ERROR, errno);
+    return;
+  }
+}
+
+static int64_t idle_limit(Head *h, int64_t *last) {
+  if (h->kind == KIND_TCP) { *last = ((Tcp *)h)->last; return ((Tcp *)h)->idle_ms; }
+  if (h->kind == KIND_FILE_SEND) { *last = ((FileSend *)h)->last; return ((FileSend *)h)->idle_ms; }
+  if (h->kind == KIND_FILE_RECV) { *last = ((FileRecv *)h)->last; return ((FileRecv *)h)->idle_ms; }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ the thread */
 
 static void run(Head *h, int64_t now) {
   clear_again(h);
   if (h->kind == KIND_TCP) run_tcp((Tcp *)h, now);
+  else if (h->kind == KIND_FILE_SEND) run_send((FileSend *)h, now);
+  else if (h->kind == KIND_FILE_RECV) run_recv((FileRecv *)h, now);
   else if (h->kind == KIND_UDP_LISTENER) run_listener((UdpListener *)h, now);
   else run_session((UdpSession *)h, now);
 }
@@ -522,12 +673,12 @@ static void *loop(void *arg) {
     if (pending)
       for (uint32_t i = 0; i < nslots; i++)
         if (slots[i] && slots[i]->again) run(slots[i], now);
-    /* TCP idle timeouts; Node sweeps UDP sessions itself (it asks for their idle time). */
+    /* TCP and file idle timeouts; Node sweeps UDP sessions itself (it asks for their idle time). */
     if (now - last_sweep >= 1000) {
       last_sweep = now;
       for (uint32_t i = 0; i < nslots; i++) {
-        Tcp *c = (Tcp *)slots[i];
-        if (c && c->h.kind == KIND_TCP && c->idle_ms > 0 && now - c->last >= c->idle_ms) end(&c->h, REASON_IDLE, 0);
+        int64_t last = 0, limit = slots[i] ? idle_limit(slots[i], &last) : 0;
+        if (limit > 0 && now - last >= limit) end(slots[i], REASON_IDLE, 0);
       }
     }
     pthread_mutex_unlock(&lock);
@@ -597,6 +748,8 @@ static napi_value js_start(napi_env env, napi_callback_info info) {
   napi_unref_threadsafe_function(env, on_packet);
   pthread_t thread;
   if (pthread_create(&thread, NULL, loop, NULL) != 0) return throw_err(env, "cannot start the relay thread");
+  /* Named, so that top -H and /proc/<pid>/task tell its CPU time from the event loop's. */
+  pthread_setname_np(thread, "lucky-relay");
   pthread_detach(thread);
   started = 1;
   return NULL;
@@ -680,6 +833,53 @@ static napi_value js_tcp_add(napi_env env, napi_callback_info info) {
   wake();
   return number(env, id);
 }
+
+/* fileSend(sockFd, fileFd, offset, length, idleMs) / fileReceive(sockFd, fileFd, offset, limit, idleMs). */
+static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
+  napi_value argv[5];
+  int64_t sock, file, offset, amount, idle;
+  if (!started) return throw_err(env, "not started");
+  if (!args(env, info, 5, argv) || !get_int(env, argv[0], &sock) || !get_int(env, argv[1], &file) || !get_int(env, argv[2], &offset) ||
+      !get_int(env, argv[3], &amount) || !get_int(env, argv[4], &idle) || sock < 0 || file < 0 || offset < 0 || amount < -1)
+    return throw_err(env, kind == KIND_FILE_SEND ? "fileSend(sockFd, fileFd, offset, length, idleMs)" : "fileReceive(sockFd, fileFd, offset, limit, idleMs)");
+  Head *h;
+  struct epoll_event ev = {0};
+  if (kind == KIND_FILE_SEND) {
+    FileSend *f = calloc(1, sizeof(FileSend));
+    if (!f) return throw_err(env, "out of memory");
+    *f = (FileSend){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms()};
+    h = &f->h;
+    /* Only writability matters: the peer sends nothing on a download, and an error or hang-up is
+     * reported whatever the mask says. */
+    ev.events = EPOLLOUT | EPOLLET;
+  } else {
+    FileRecv *f = calloc(1, sizeof(FileRecv));
+    if (!f) return throw_err(env, "out of memory");
+    *f = (FileRecv){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .limit = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms()};
+    f->d = (Dir){.src = (int)sock, .dst = (int)file, .pipe_r = -1, .pipe_w = -1};
+    h = &f->h;
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+  }
+  pthread_mutex_lock(&lock);
+  if (grow() < 0) {
+    pthread_mutex_unlock(&lock);
+    free(h);
+    return throw_err(env, "out of memory");
+  }
+  take_slot(h, kind);
+  set_again(h); /* the socket may already be writable / have bytes waiting: no edge would come */
+  ev.data.u64 = tag(h, 0);
+  int err = epoll_ctl(ep, EPOLL_CTL_ADD, (int)sock, &ev) < 0 ? errno : 0;
+  double id = id_of(h);
+  if (err) give_slot(h);
+  pthread_mutex_unlock(&lock);
+  if (err) return throw_errno(env, "epoll_ctl", err);
+  wake();
+  return number(env, id);
+}
+
+static napi_value js_file_send(napi_env env, napi_callback_info info) { return add_file(env, info, KIND_FILE_SEND); }
+static napi_value js_file_receive(napi_env env, napi_callback_info info) { return add_file(env, info, KIND_FILE_RECV); }
 
 static napi_value js_udp_listen(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -946,6 +1146,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"udpListen", NULL, js_udp_listen, NULL, NULL, NULL, napi_default, NULL},
       {"udpSetMax", NULL, js_udp_set_max, NULL, NULL, NULL, napi_default, NULL},
       {"udpSession", NULL, js_udp_session, NULL, NULL, NULL, napi_default, NULL},
+      {"fileSend", NULL, js_file_send, NULL, NULL, NULL, napi_default, NULL},
+      {"fileReceive", NULL, js_file_receive, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, js_counters, NULL, NULL, NULL, napi_default, NULL},
       {"remove", NULL, js_remove, NULL, NULL, NULL, napi_default, NULL},
       {"listenTcp", NULL, js_listen_tcp, NULL, NULL, NULL, napi_default, NULL},

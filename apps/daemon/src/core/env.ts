@@ -5,7 +5,7 @@
 export interface DaemonEnv {
   /** LUCKY_WEB_THREADS: web serving threads while the module setting is 0 (automatic). */
   webThreads?: number;
-  /** LUCKY_NATIVE_RELAY=0 turns the native relay thread of port forwarding off. */
+  /** LUCKY_NATIVE_RELAY=0 turns the native relay thread off (port forwarding, STUN, FTP data: JavaScript instead). */
   nativeRelay: boolean;
   /** LUCKY_DDNS_TEST_ENDPOINTS: DNS provider API addresses of tests and benchmarks (never in production). */
   ddnsTestEndpoints?: Record<string, string>;

@@ -19,6 +19,10 @@ export interface NativeAddon {
   udpListen(fd: number, maxPacket: number): number;
   udpSetMax(id: number, maxPacket: number): void;
   udpSession(listenerId: number, fd: number, address: string, port: number): number;
+  /** A file to a socket with sendfile(2) from `offset`, `length` bytes (-1: to its end); counted in b. */
+  fileSend(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number): number;
+  /** A socket into a file at `offset` (splice(2)) until EOF, at most `limit` bytes (-1: no limit); counted in a. */
+  fileReceive(sockFd: number, fileFd: number, offset: number, limit: number, idleMs: number): number;
   counters(id: number): [number, number, number] | null;
   remove(id: number): [number, number] | null;
   listenTcp(ip: string, port: number, ipv6Only: boolean, backlog: number): number;

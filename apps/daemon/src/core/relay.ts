@@ -1,8 +1,9 @@
 /**
  * The native relay (native/relay.c, built into dist/native by `npm run build`): the data path of
- * plain TCP pairs (splice(2), bytes never enter JavaScript) and of UDP sessions (batched
- * datagrams) runs on a background thread, one per process, for every module that relays (port
- * forwarding, STUN). The engine keeps every decision and every socket; it
+ * plain TCP pairs (splice(2), bytes never enter JavaScript), of UDP sessions (batched
+ * datagrams) and of file transfers (sendfile(2) / splice(2) between a socket and a file) runs on a
+ * background thread, one per process, for every module that relays (port forwarding, STUN) or
+ * serves files (FTP). The engine keeps every decision and every socket; it
  * hands descriptors over and gets ends, counters and the datagrams of unknown clients back.
  * Where the addon is missing (not Linux, no compiler at build time) the functions here return null
  * and the engine relays in JavaScript; with LUCKY_NATIVE_RELAY=0 (`env.nativeRelay`) the engine
@@ -13,7 +14,8 @@ import type { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { nativeAddon, type NativeAddon } from './native.js';
 
-export type NativeEnd = { reason: 'closed' | 'error' | 'idle'; errno: number };
+/** `limit`: a file receive got more bytes than its limit (those past it were not written). */
+export type NativeEnd = { reason: 'closed' | 'error' | 'idle' | 'limit'; errno: number };
 
 /** Something handed over: a TCP pair or a UDP session. */
 export interface NativeFlow {
@@ -30,12 +32,18 @@ export interface NativeUdpListener {
   remove(): void;
 }
 
-const REASONS = ['closed', 'error', 'idle'] as const;
+const REASONS = ['closed', 'error', 'idle', 'limit'] as const;
 /** One relay thread per process, whichever copy of this module started it. */
 const SHARED = Symbol.for('lucky.nativeRelay');
 
 type PacketHandler = (msg: Buffer, address: string, port: number) => void;
-type Shared = { addon: NativeAddon; ends: Map<number, (end: NativeEnd, a: number, b: number) => void>; packets: Map<number, PacketHandler> };
+type Shared = {
+  addon: NativeAddon;
+  ends: Map<number, (end: NativeEnd, a: number, b: number) => void>;
+  packets: Map<number, PacketHandler>;
+  /** File transfers handed over since the start, and those on the relay thread now. */
+  files: { started: number; active: number };
+};
 
 function load(): Shared | null {
   const g = globalThis as unknown as Record<symbol, Shared | null | undefined>;
@@ -54,7 +62,7 @@ function load(): Shared | null {
         },
         (listenerId, msg, address, port) => packets.get(listenerId)?.(msg, address, port),
       );
-      shared = { addon, ends, packets };
+      shared = { addon, ends, packets, files: { started: 0, active: 0 } };
     } catch {
       // Started in a second thread (the relay serves one).
       shared = null;
@@ -106,6 +114,81 @@ function flow(shared: Shared, id: number, onEnd: (end: NativeEnd) => void): Nati
       return last;
     },
   };
+}
+
+/** Whether the relay thread is there (Linux with the addon built, started in this thread). */
+export function nativeRelayAvailable(): boolean {
+  return load() !== null;
+}
+
+/** File transfers handed to the relay thread in this process so far, and those still on it. */
+export function nativeFileTransfers(): { started: number; active: number } {
+  const shared = load();
+  return shared ? { ...shared.files } : { started: 0, active: 0 };
+}
+
+/**
+ * A socket the relay can take: its descriptor, or -1 when Node holds bytes of it (read but not
+ * consumed, or not yet written) or still reads it (the relay and libuv would race for the bytes).
+ */
+function idleSocketFd(s: Socket): number {
+  const handle = (s as unknown as { _handle?: { fd?: number; reading?: boolean } | null })._handle;
+  if (!handle || handle.reading || s.readableLength > 0 || s.writableLength > 0 || s.destroyed) return -1;
+  return typeof handle.fd === 'number' ? handle.fd : -1;
+}
+
+function fileFlow(shared: Shared, add: () => number, onEnd: (end: NativeEnd) => void): NativeFlow | null {
+  let id: number;
+  try {
+    id = add();
+  } catch {
+    return null;
+  }
+  shared.files.started++;
+  shared.files.active++;
+  let active = true;
+  const done = () => {
+    if (active) shared.files.active--;
+    active = false;
+  };
+  const f = flow(shared, id, (end) => {
+    done();
+    onEnd(end);
+  });
+  return {
+    counters: f.counters,
+    remove: () => {
+      done();
+      return f.remove();
+    },
+  };
+}
+
+/**
+ * Sends an open file to a connected socket from `offset` to the file's end (sendfile(2) on the relay
+ * thread), then half-closes the socket. The socket must be paused and never read (a passive socket
+ * accepted with pauseOnConnect, an active one paused before its connect completed), with nothing
+ * buffered. Both descriptors stay Node's: close them once `onEnd` came or `remove()` returned, never
+ * before. Null: send it in JavaScript. Progress counts in `toClient`.
+ */
+export function nativeFileSend(sock: Socket, fileFd: number, offset: number, idleMs: number, onEnd: (end: NativeEnd) => void): NativeFlow | null {
+  const shared = load();
+  const fd = shared ? idleSocketFd(sock) : -1;
+  if (!shared || fd < 0) return null;
+  return fileFlow(shared, () => shared.addon.fileSend(fd, fileFd, offset, -1, idleMs), onEnd);
+}
+
+/**
+ * Writes what arrives on a connected socket into an open file from `offset` until the peer's EOF
+ * (`closed`), or ends with `limit` once more than `limit` bytes came (-1 or Infinity: no limit). The file must
+ * not be opened with O_APPEND (splice(2) refuses it): start at its size instead. Same rules for
+ * the socket and both descriptors as nativeFileSend. Progress counts in `toTarget`.
+ */
+export function nativeFileReceive(sock: Socket, fileFd: number, offset: number, limit: number, idleMs: number, onEnd: (end: NativeEnd) => void): NativeFlow | null {
+  const shared = load();
+  const fd = shared ? idleSocketFd(sock) : -1;
+  if (!shared || fd < 0) return null;
+  return fileFlow(shared, () => shared.addon.fileReceive(fd, fileFd, offset, Number.isFinite(limit) && limit >= 0 ? Math.floor(limit) : -1, idleMs), onEnd);
 }
 
 /**

@@ -1,15 +1,19 @@
 /**
  * The FTP commands (RFC 959, 2228, 2389, 2428, 3659, 4217). Every path goes through
- * resolveTarget, that is through storages.resolve with the operation it needs; files are streamed
- * both ways with backpressure, never held in memory whole; an upload stops at the storage's quota.
+ * resolveTarget, that is through storages.resolve with the operation it needs; files are never
+ * held in memory whole; an upload stops at the storage's quota. A file on a plain data connection
+ * is moved by the native relay thread (sendfile / splice: its bytes never enter JavaScript); on a
+ * TLS one, or without the addon, it is streamed with backpressure.
  */
-import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, opendir, rename, rmdir, stat, truncate, unlink } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { lstat, mkdir, open, opendir, rename, rmdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isIPv4, isIPv6 } from '@lucky/contracts/runtime';
+import { nativeFileReceive, nativeFileSend, nativeRelayAvailable, type NativeEnd, type NativeFlow } from '../../core/relay.js';
 import { STORAGE_TEMP_PREFIX, type StorageOp } from '../../core/services/storages.js';
 import { activeChannel, openPassive, parseEprt, parsePort, plainAddress } from './ftp.data.js';
 import { entryOf, ftpTime, listLine, mlsxLine, sendable, virtualDir, type Entry } from './ftp.list.js';
@@ -417,7 +421,11 @@ function active(s: FtpSession, host: string, port: number): void {
  * Throws Reply for a connection that cannot be made or a transfer cut short.
  */
 async function sendData(s: FtpSession, body: Readable, opening: string, download: boolean): Promise<number> {
-  const sock = await openData(s, opening);
+  return pipeOut(s, await openData(s, opening), body, download);
+}
+
+/** Sends `body` through an open data connection; the bytes sent. */
+async function pipeOut(s: FtpSession, sock: Duplex, body: Readable, download: boolean): Promise<number> {
   let bytes = 0;
   body.on('data', (c: Buffer | string) => (bytes += typeof c === 'string' ? Buffer.byteLength(c) : c.length));
   await runTransfer(s, sock, async (signal) => {
@@ -428,7 +436,8 @@ async function sendData(s: FtpSession, body: Readable, opening: string, download
   return bytes;
 }
 
-async function openData(s: FtpSession, opening: string): Promise<Duplex> {
+/** `paused`: a plain connection is handed over unread, for the native relay (see DataChannel.open). */
+async function openData(s: FtpSession, opening: string, paused = false): Promise<Duplex> {
   const ch = s.takeData();
   if (!ch) throw new Reply(425, 'Use PORT, PASV or EPSV first.');
   if (s.rule.requireTls && !s.protectData) {
@@ -437,7 +446,7 @@ async function openData(s: FtpSession, opening: string): Promise<Duplex> {
   }
   s.reply(150, opening);
   try {
-    return await ch.open(s.protectData ? s.wrapData : null);
+    return await ch.open(s.protectData ? s.wrapData : null, paused);
   } catch {
     ch.close();
     throw new Reply(425, 'Failed to establish connection.');
@@ -470,6 +479,48 @@ async function runTransfer(s: FtpSession, sock: Duplex, work: (signal: AbortSign
   }
 }
 
+/**
+ * Files on plain data connections go to the relay thread when the addon is there and not switched
+ * off (LUCKY_NATIVE_RELAY=0). TLS data connections stay on streams: the bytes must pass through
+ * OpenSSL. TYPE A changes nothing on either path (files are sent as they are).
+ */
+function nativeData(s: FtpSession): boolean {
+  return s.server.deps.nativeData && !s.protectData && nativeRelayAvailable();
+}
+
+type Relayed = { end: NativeEnd | null; toTarget: number; toClient: number };
+
+/**
+ * Runs a file transfer on the relay thread: ABOR and the session's end take it back at once (end
+ * null). Null when the relay would not take this socket; the caller then streams it. The data
+ * socket is destroyed here, once the relay has let go of its descriptor.
+ */
+async function relayed(s: FtpSession, sock: Socket, start: (onEnd: (end: NativeEnd) => void) => NativeFlow | null): Promise<Relayed | null> {
+  let settle!: (end: NativeEnd | null) => void;
+  const ended = new Promise<NativeEnd | null>((r) => (settle = r));
+  const flow = start((end) => settle(end));
+  if (!flow) return null;
+  let taken: { toTarget: number; toClient: number } | null = null;
+  s.server.live.add(flow);
+  s.transfer = {
+    abort: () => {
+      // remove() returns once the relay thread no longer uses either descriptor: closing is safe after it.
+      taken ??= flow.remove();
+      settle(null);
+    },
+  };
+  try {
+    const end = await ended;
+    const moved = taken ?? flow.counters();
+    return { end, toTarget: moved.toTarget, toClient: moved.toClient };
+  } finally {
+    s.server.live.delete(flow);
+    s.transfer = null;
+    sock.destroy();
+    s.touch();
+  }
+}
+
 const retr = guarded('RETR', async (s, arg) => {
   const t = await target(s, arg, 'read');
   const offset = s.takeRest();
@@ -477,12 +528,82 @@ const retr = guarded('RETR', async (s, arg) => {
   if (!st) throw new Reply(550, 'Failed to open file.');
   if (!st.isFile()) throw new Reply(550, 'Not a plain file.');
   if (offset > st.size) throw new Reply(554, 'Restart position beyond the end of the file.');
-  const body = createReadStream(t.rp.real, { start: offset, highWaterMark: READ_CHUNK });
   // Opened before the 150: a file that cannot be read is said on the control connection.
-  await once(body, 'open').catch((e: unknown) => Promise.reject(fsReply(e)));
-  const bytes = await sendData(s, body, `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`, true);
-  return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes };
+  const file = await open(t.rp.real, 'r').catch((e: unknown) => Promise.reject(fsReply(e)));
+  try {
+    const native = nativeData(s);
+    const sock = await openData(s, `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`, native);
+    const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileSend(sock as Socket, file.fd, offset, 0, onEnd)) : null;
+    if (!r) {
+      if (native) sock.resume();
+      // The stream closes the handle when it ends or is destroyed (a stream holds the handle open until then).
+      const body = file.createReadStream({ start: offset, highWaterMark: READ_CHUNK });
+      const bytes = await pipeOut(s, sock, body, true);
+      return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes };
+    }
+    s.server.counters.bytesOut += r.toClient;
+    if (r.end?.reason !== 'closed') throw new Reply(426, 'Connection closed; transfer aborted.');
+    s.server.counters.downloads++;
+    return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: r.toClient };
+  } finally {
+    // After the transfer (or its abort) let go of it; close waits for a read still in flight.
+    await file.close().catch(() => undefined);
+  }
 });
+
+/**
+ * STOR in JavaScript: the socket's bytes into the file from `start`, the socket paused while the
+ * file lags behind (backpressure), never a byte past `budget`; the bytes written.
+ */
+async function receiveStream(s: FtpSession, sock: Duplex, file: FileHandle, start: number, budget: number): Promise<number> {
+  // Closes the handle once finished or destroyed (a stream holds the handle open until then).
+  const ws = file.createWriteStream({ start });
+  let written = 0;
+  let overQuota = false;
+  await runTransfer(
+    s,
+    sock,
+    (signal) =>
+      new Promise<void>((resolve, reject) => {
+        let failed = false;
+        const fail = (e: unknown) => {
+          if (failed) return;
+          failed = true;
+          reject(e);
+        };
+        sock.on('data', (chunk: Buffer) => {
+          if (failed) return;
+          if (written + chunk.length > budget) {
+            overQuota = true;
+            return fail(new Reply(552, 'Exceeded storage allocation.'));
+          }
+          written += chunk.length;
+          s.server.counters.bytesIn += chunk.length;
+          if (!ws.write(chunk)) sock.pause();
+        });
+        ws.on('drain', () => sock.resume());
+        ws.on('error', fail);
+        sock.on('error', fail);
+        signal.addEventListener('abort', () => fail(new Error('aborted')));
+        sock.on('end', () => {
+          if (failed) return;
+          ws.end();
+          ws.once('finish', () => resolve());
+        });
+        sock.on('close', () => {
+          // Closed without a clean end: the client went away mid-transfer.
+          if (!sock.readableEnded) fail(new Error('data connection closed'));
+        });
+      }),
+    () => ws.destroy(),
+  ).catch((err: unknown) => {
+    if (overQuota) throw new Reply(552, 'Exceeded storage allocation.');
+    throw err;
+  });
+  return written;
+}
+
+const { ENOSPC, EDQUOT } = osConstants.errno;
 
 function store(verb: 'STOR' | 'APPE'): Handler {
   return guarded(verb, async (s, arg) => {
@@ -499,62 +620,34 @@ function store(verb: 'STOR' | 'APPE'): Handler {
     const budget = room + (append ? 0 : existing - offset);
     if (budget <= 0 && Number.isFinite(room)) throw new Reply(552, 'Exceeded storage allocation.');
     if (offset > 0 && !append) await truncate(t.rp.real, offset).catch((e: unknown) => Promise.reject(fsReply(e)));
-    const ws = createWriteStream(t.rp.real, append ? { flags: 'a' } : offset > 0 ? { flags: 'r+', start: offset } : { flags: 'w' });
-    await once(ws, 'open').catch((e: unknown) => Promise.reject(fsReply(e)));
-    let written = 0;
-    let sock: Duplex;
+    const native = nativeData(s);
+    // splice(2) refuses a file opened for appending (EINVAL): on the relay, APPE writes from the
+    // file's size when the upload starts instead.
+    const flags = append ? (native ? fsConstants.O_WRONLY | fsConstants.O_CREAT : 'a') : offset > 0 ? 'r+' : 'w';
+    // Opened before the 150, as for RETR.
+    const file = await open(t.rp.real, flags).catch((e: unknown) => Promise.reject(fsReply(e)));
     try {
-      sock = await openData(s, `Ok to send data.`);
-    } catch (err) {
-      ws.destroy();
-      throw err;
+      const start = append ? (await file.stat()).size : offset;
+      const sock = await openData(s, `Ok to send data.`, native);
+      const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileReceive(sock as Socket, file.fd, start, budget, 0, onEnd)) : null;
+      let written: number;
+      if (r) {
+        written = r.toTarget;
+        s.server.counters.bytesIn += written;
+        if (r.end?.reason === 'limit' || (r.end?.reason === 'error' && (r.end.errno === ENOSPC || r.end.errno === EDQUOT))) {
+          throw new Reply(552, 'Exceeded storage allocation.');
+        }
+        if (r.end?.reason !== 'closed') throw new Reply(426, 'Connection closed; transfer aborted.');
+      } else {
+        if (native) sock.resume();
+        written = await receiveStream(s, sock, file, start, budget);
+      }
+      s.server.counters.uploads++;
+      return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: written };
+    } finally {
+      // Closed before the 226 (close waits for a write still in flight): the client may read the file at once.
+      await file.close().catch(() => undefined);
     }
-    let overQuota = false;
-    await runTransfer(
-      s,
-      sock,
-      (signal) =>
-        new Promise<void>((resolve, reject) => {
-          // Paused while the file lags behind (backpressure), never more than one chunk over the quota.
-          let failed = false;
-          const fail = (e: unknown) => {
-            if (failed) return;
-            failed = true;
-            reject(e);
-          };
-          sock.on('data', (chunk: Buffer) => {
-            if (failed) return;
-            if (written + chunk.length > budget) {
-              overQuota = true;
-              return fail(new Reply(552, 'Exceeded storage allocation.'));
-            }
-            written += chunk.length;
-            s.server.counters.bytesIn += chunk.length;
-            if (!ws.write(chunk)) sock.pause();
-          });
-          ws.on('drain', () => sock.resume());
-          ws.on('error', fail);
-          sock.on('error', fail);
-          signal.addEventListener('abort', () => fail(new Error('aborted')));
-          sock.on('end', () => {
-            if (failed) return;
-            ws.end();
-            ws.once('finish', () => resolve());
-          });
-          sock.on('close', () => {
-            // Closed without a clean end: the client went away mid-transfer.
-            if (!sock.readableEnded) fail(new Error('data connection closed'));
-          });
-        }),
-      () => ws.destroy(),
-    ).catch(async (err: unknown) => {
-      if (!ws.closed) await new Promise<void>((r) => ws.once('close', () => r()).destroy());
-      if (overQuota) throw new Reply(552, 'Exceeded storage allocation.');
-      throw err;
-    });
-    await new Promise<void>((r) => (ws.closed ? r() : ws.once('close', () => r())));
-    s.server.counters.uploads++;
-    return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: written };
   });
 }
 

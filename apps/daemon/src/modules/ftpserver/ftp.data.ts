@@ -44,8 +44,12 @@ export class PassivePorts {
 export type Wrap = (socket: Socket) => Promise<Duplex>;
 
 export interface DataChannel {
-  /** The connection, once the client made it (passive) or we made it (active); TLS when `wrap` is given. */
-  open(wrap: Wrap | null): Promise<Duplex>;
+  /**
+   * The connection, once the client made it (passive) or we made it (active); TLS when `wrap` is
+   * given. `paused` (plain only): Node has not read from it and will not until resume(), so that
+   * the native relay can take its descriptor without racing libuv for the bytes.
+   */
+  open(wrap: Wrap | null, paused?: boolean): Promise<Duplex>;
   close(): void;
 }
 
@@ -112,8 +116,10 @@ function passiveChannel(server: Server, peer: string): DataChannel {
     accepted?.destroy();
   };
   return {
-    async open(wrap) {
+    async open(wrap, paused = false) {
+      // Accepted with pauseOnConnect: nothing was read yet.
       const s = await withTimeout(arrived, DATA_CONNECT_MS, close);
+      if (!wrap && paused) return s;
       s.resume();
       return wrap ? withTimeout(wrap(s), DATA_CONNECT_MS, close) : s;
     },
@@ -125,8 +131,10 @@ function passiveChannel(server: Server, peer: string): DataChannel {
 export function activeChannel(host: string, port: number): DataChannel {
   let sock: Socket | null = null;
   return {
-    async open(wrap) {
+    async open(wrap, paused = false) {
       const s = connect({ host, port });
+      // Paused before the connect completes, Node does not start reading it (no read(0) on connect).
+      if (!wrap && paused) s.pause();
       sock = s;
       s.on('error', () => undefined);
       await withTimeout(

@@ -22,6 +22,8 @@ export interface FtpEngineDeps {
   storages: StoragesService;
   certificates: CertificatesService;
   dnsProviders: DnsProvidersService;
+  /** Files on plain data connections through the native relay when the addon is there. */
+  nativeRelay: boolean;
 }
 
 /** Changing one of these needs new sockets: the rule restarts instead of updating in place. */
@@ -85,6 +87,7 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
       note: (m) => ctx.note(m),
       accessLog: () => ctx.settings().accessLog,
       announce: (client) => announce(client),
+      nativeData: this.d.nativeRelay,
     });
     announce = this.announcer(ftp, ctx);
     const server: Server =
@@ -125,7 +128,7 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
         this.publishUsage();
         return true;
       },
-      figures: () => ({ connections: ftp.sessions.size, sessions: ftp.loggedIn(), ...ftp.counters }),
+      figures: () => ftp.figures(),
     };
   }
 

@@ -7,7 +7,8 @@ import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { FtpRule, Msg } from '@lucky/contracts';
+import type { FtpFigures, FtpRule, Msg } from '@lucky/contracts';
+import type { NativeFlow } from '../../core/relay.js';
 import type { StoragePrincipal, StoragesService } from '../../core/services/storages.js';
 import type { ServerTls } from '../../lib/tls/contexts.js';
 import { COMMANDS, PUBLIC_COMMANDS, TRANSFER_SAFE } from './ftp.commands.js';
@@ -34,11 +35,15 @@ export interface FtpDeps {
   accessLog(): boolean;
   /** The IPv4 address PASV announces to this client; null = the control connection's own. */
   announce(client: string): Promise<string | null>;
+  /** Files on plain data connections may go through the native relay (env LUCKY_NATIVE_RELAY). */
+  nativeData: boolean;
 }
 
 export class FtpServer {
   readonly counters: FtpCounters = { commands: 0, uploads: 0, downloads: 0, bytesIn: 0, bytesOut: 0, denied: 0 };
   readonly sessions = new Set<FtpSession>();
+  /** Transfers on the relay thread now: their bytes so far count in the figures. */
+  readonly live = new Set<NativeFlow>();
   readonly ports: PassivePorts;
   readonly defaultContext: SecureContext | null;
   rule: FtpRule;
@@ -60,6 +65,17 @@ export class FtpServer {
   /** The storages this rule serves, for the storages service's "used by". */
   storagesServed(): string[] {
     return [...new Set(this.rule.mounts.map((m) => m.storage))];
+  }
+
+  figures(): FtpFigures {
+    let bytesIn = this.counters.bytesIn;
+    let bytesOut = this.counters.bytesOut;
+    for (const f of this.live) {
+      const c = f.counters();
+      bytesIn += c.toTarget;
+      bytesOut += c.toClient;
+    }
+    return { connections: this.sessions.size, sessions: this.loggedIn(), ...this.counters, bytesIn, bytesOut };
   }
 
   loggedIn(): number {

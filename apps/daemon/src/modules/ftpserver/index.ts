@@ -39,7 +39,12 @@ export default defineModule({
   contract: ftpserverContract,
   services: { needs: ['storages', 'certificates', 'dnsProviders'] },
   engine: async (mod) =>
-    new (await import('./ftp.engine.js')).FtpEngine({ storages: mod.services.storages, certificates: mod.services.certificates, dnsProviders: mod.services.dnsProviders }),
+    new (await import('./ftp.engine.js')).FtpEngine({
+      storages: mod.services.storages,
+      certificates: mod.services.certificates,
+      dnsProviders: mod.services.dnsProviders,
+      nativeRelay: mod.env.nativeRelay,
+    }),
   listens: (rule) => ftpEndpoints(rule),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   view: (rule, figures) => {

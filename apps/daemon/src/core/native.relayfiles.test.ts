@@ -1,0 +1,165 @@
+// The relay thread's file transfers (native/relay.c: fileSend with sendfile, fileReceive with splice)
+// through their Node wrappers, over real loopback sockets: the bytes, the ends (done, limit, idle,
+// error), remove() taking a transfer back, and sockets Node is still reading refused.
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nativeFileReceive, nativeFileSend, nativeFileTransfers, nativeRelayAvailable, type NativeEnd } from './relay.js';
+
+/** A connected pair: `server` accepted with pauseOnConnect (never read by Node), `client` ours. */
+async function pair(server: Server): Promise<{ server: Socket; client: Socket }> {
+  const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  const client = connect((server.address() as { port: number }).port, '127.0.0.1');
+  client.on('error', () => undefined);
+  const s = await accepted;
+  s.on('error', () => undefined);
+  return { server: s, client };
+}
+
+function collect(s: Socket): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  s.on('data', (c: Buffer) => parts.push(c));
+  return new Promise((resolve) => s.once('close', () => resolve(Buffer.concat(parts))));
+}
+
+function ended(): { onEnd: (e: NativeEnd) => void; end: Promise<NativeEnd> } {
+  let onEnd!: (e: NativeEnd) => void;
+  const end = new Promise<NativeEnd>((r) => (onEnd = r));
+  return { onEnd, end };
+}
+
+describe('native file send / receive', () => {
+  let server: Server;
+  let dir: string;
+
+  beforeAll(async () => {
+    // Built by `npm run build` on Linux: its absence is a failure here, not a skip.
+    expect(nativeRelayAvailable()).toBe(true);
+    dir = mkdtempSync(join(tmpdir(), 'lucky-relay-files-'));
+    server = createServer({ pauseOnConnect: true });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+  afterAll(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends a file from an offset to its end, then half-closes the socket', async () => {
+    const data = randomBytes(5 * 1024 * 1024 + 17);
+    writeFileSync(join(dir, 'send.bin'), data);
+    const fd = openSync(join(dir, 'send.bin'), 'r');
+    const { server: s, client } = await pair(server);
+    const got = collect(client);
+    const e = ended();
+    const flow = nativeFileSend(s, fd, 1000, 0, e.onEnd);
+    expect(flow).not.toBeNull();
+    expect(await e.end).toEqual({ reason: 'closed', errno: 0 });
+    expect(flow!.counters()).toMatchObject({ toClient: data.length - 1000, toTarget: 0 });
+    s.destroy();
+    closeSync(fd);
+    expect((await got).equals(data.subarray(1000))).toBe(true);
+  });
+
+  it('writes what arrives into a file at an offset until EOF, leaving the bytes before it', async () => {
+    const path = join(dir, 'recv.bin');
+    writeFileSync(path, Buffer.alloc(100, 1));
+    const fd = openSync(path, 'r+');
+    const { server: s, client } = await pair(server);
+    const e = ended();
+    const flow = nativeFileReceive(s, fd, 100, -1, 0, e.onEnd);
+    expect(flow).not.toBeNull();
+    const data = randomBytes(3 * 1024 * 1024 + 5);
+    client.end(data);
+    expect(await e.end).toEqual({ reason: 'closed', errno: 0 });
+    expect(flow!.counters().toTarget).toBe(data.length);
+    s.destroy();
+    closeSync(fd);
+    const file = readFileSync(path);
+    expect(file.length).toBe(100 + data.length);
+    expect(file.subarray(0, 100).equals(Buffer.alloc(100, 1))).toBe(true);
+    expect(file.subarray(100).equals(data)).toBe(true);
+  });
+
+  it('ends with limit once more than the limit arrived, writing nothing past it', async () => {
+    const path = join(dir, 'limit.bin');
+    const fd = openSync(path, 'w');
+    const { server: s, client } = await pair(server);
+    const e = ended();
+    const limit = 1_000_000;
+    const flow = nativeFileReceive(s, fd, 0, limit, 0, e.onEnd);
+    client.write(randomBytes(3 * 1024 * 1024));
+    expect(await e.end).toEqual({ reason: 'limit', errno: 0 });
+    const written = flow!.counters().toTarget;
+    s.destroy();
+    closeSync(fd);
+    expect(written).toBeLessThanOrEqual(limit);
+    expect(readFileSync(path).length).toBe(written);
+  });
+
+  it('takes a transfer back at once with remove(): no end follows, the counts are final', async () => {
+    const data = randomBytes(64 * 1024 * 1024);
+    writeFileSync(join(dir, 'big.bin'), data);
+    const fd = openSync(join(dir, 'big.bin'), 'r');
+    const { server: s, client } = await pair(server);
+    // The client reads nothing: the transfer stalls once the socket buffers are full.
+    client.pause();
+    const before = nativeFileTransfers();
+    let endCame = false;
+    const flow = nativeFileSend(s, fd, 0, 0, () => (endCame = true))!;
+    expect(nativeFileTransfers()).toEqual({ started: before.started + 1, active: before.active + 1 });
+    await new Promise((r) => setTimeout(r, 200));
+    const moved = flow.remove();
+    expect(moved.toClient).toBeGreaterThan(0);
+    expect(moved.toClient).toBeLessThan(data.length);
+    expect(nativeFileTransfers().active).toBe(before.active);
+    // Safe now: the relay no longer uses either descriptor.
+    s.destroy();
+    closeSync(fd);
+    client.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(endCame).toBe(false);
+  });
+
+  it('ends an idle receive after its idle time, and a send to a peer that reset with an error', async () => {
+    const fd = openSync(join(dir, 'idle.bin'), 'w');
+    const idle = await pair(server);
+    const e = ended();
+    const t0 = Date.now();
+    nativeFileReceive(idle.server, fd, 0, -1, 300, e.onEnd);
+    expect(await e.end).toEqual({ reason: 'idle', errno: 0 });
+    // The sweep runs once a second.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - t0).toBeLessThan(2500);
+    idle.server.destroy();
+    idle.client.destroy();
+    closeSync(fd);
+
+    writeFileSync(join(dir, 'reset.bin'), randomBytes(32 * 1024 * 1024));
+    const rfd = openSync(join(dir, 'reset.bin'), 'r');
+    const r = await pair(server);
+    r.client.resetAndDestroy();
+    await new Promise((res) => setTimeout(res, 50));
+    const re = ended();
+    nativeFileSend(r.server, rfd, 0, 0, re.onEnd);
+    const end = await re.end;
+    expect(end.reason).toBe('error');
+    expect([constants.errno.EPIPE, constants.errno.ECONNRESET]).toContain(end.errno);
+    r.server.destroy();
+    closeSync(rfd);
+  });
+
+  it('refuses a socket Node reads (the relay and libuv would race for its bytes)', async () => {
+    const fd = openSync(join(dir, 'refused.bin'), 'w');
+    const { server: s, client } = await pair(server);
+    s.resume();
+    s.on('data', () => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(nativeFileReceive(s, fd, 0, -1, 0, () => undefined)).toBeNull();
+    s.destroy();
+    client.destroy();
+    closeSync(fd);
+  });
+});
