@@ -5,7 +5,7 @@
  * request, not the next restart.
  */
 import { realpathSync, type Stats } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Msg, Storage, StoragePermission } from '@lucky/contracts';
@@ -50,6 +50,15 @@ const tempName = () => `${STORAGE_TEMP_PREFIX}${randomBytes(6).toString('hex')}`
 const S_IFMT = 0o170000;
 const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o100000 ? 'file' : (mode & S_IFMT) === 0o040000 ? 'dir' : 'other');
 
+/**
+ * How long a verified login is taken on trust. A WebDAV client sends its password with every
+ * request and an FTP client logs in for every transfer; scrypt each time cost tens of milliseconds
+ * of CPU and ~30 MB of memory per login. Only successes are remembered, under a keyed hash of the
+ * account and password (never the password itself), and all of them are forgotten as soon as the
+ * storage users change: a password changed or a user switched off applies at once.
+ */
+const LOGIN_TRUST_MS = 30_000;
+
 /** A hash no password matches, checked for unknown accounts so timing does not tell which accounts exist. */
 let decoy: Promise<string> | undefined;
 
@@ -57,6 +66,10 @@ export function storagesService(mod: StorageContext): StoragesService {
   const state = stateOf(mod);
   const settings = () => mod.rules.settings();
   const roots = new Map<string, { real: string; until: number }>();
+  const trusted = new Map<string, { who: StoragePrincipal; until: number }>();
+  const trustKey = randomBytes(32);
+  /** The users the trusted logins were verified against (the settings' parse, the same object while unchanged). */
+  let trustedFor: unknown = null;
 
   /** The storage's directory as a real path, or null when it is gone. */
   function rootOf(dir: string): string | null {
@@ -137,13 +150,24 @@ export function storagesService(mod: StorageContext): StoragesService {
         mod.say.warn({ key: 'storageLoginLocked', vars: { service, client: ip, seconds: wait } });
         return null;
       }
-      const user = settings().users.find((u) => u.account === account);
+      const users = settings().users;
+      if (users !== trustedFor) {
+        trusted.clear();
+        trustedFor = users;
+      }
+      const memo = createHmac('sha256', trustKey).update(account).update('\0').update(password).digest('base64');
+      const hit = trusted.get(memo);
+      if (hit && hit.until > Date.now()) return hit.who;
+      const user = users.find((u) => u.account === account);
       // The hash is checked whatever the account, so a wrong account costs the same time as a wrong password.
       const hash = user?.password ?? (await (decoy ??= hashPassword(Math.random().toString(36))));
       const passwordOk = password !== '' && (await verifyPassword(password, hash));
       if (user && user.enable && passwordOk) {
         guard.succeed(ip);
-        return { kind: 'user', account: user.account };
+        const who: StoragePrincipal = { kind: 'user', account: user.account };
+        if (trusted.size > 1000) trusted.clear();
+        trusted.set(memo, { who, until: Date.now() + LOGIN_TRUST_MS });
+        return who;
       }
       const lock = guard.fail(ip);
       mod.say.warn(

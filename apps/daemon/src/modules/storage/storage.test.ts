@@ -136,6 +136,23 @@ describe('storage management over the API', () => {
     expect(s.grants({ kind: 'user', account: 'dave' })).toEqual([]);
   });
 
+  it('trusts a verified login for a while, but not past a change of the users', async () => {
+    const key = await makeStorage(d, { path: dir() });
+    await setStorageUsers(d, [{ account: 'erin2', password: 'first-pw', permissions: { [key]: READ } }]);
+    const s = await storagesOf(d);
+    const at = { ip: '10.0.0.7', service: 'test' };
+    expect(await s.login({ account: 'erin2', password: 'first-pw', ...at })).toEqual({ kind: 'user', account: 'erin2' });
+    expect(await s.login({ account: 'erin2', password: 'first-pw', ...at })).toEqual({ kind: 'user', account: 'erin2' });
+    expect(await s.login({ account: 'erin2', password: 'first-pw!', ...at })).toBeNull();
+    // The password changed (the users saved again): the old one is refused at once, the new one works.
+    await setStorageUsers(d, [{ account: 'erin2', password: 'second-pw', permissions: { [key]: READ } }]);
+    expect(await s.login({ account: 'erin2', password: 'first-pw', ...at })).toBeNull();
+    expect(await s.login({ account: 'erin2', password: 'second-pw', ...at })).toEqual({ kind: 'user', account: 'erin2' });
+    // Switched off: refused at once too, trusted or not.
+    await setStorageUsers(d, [{ account: 'erin2', password: 'second-pw', enable: false, permissions: { [key]: READ } }]);
+    expect(await s.login({ account: 'erin2', password: 'second-pw', ...at })).toBeNull();
+  });
+
   it('gives each user the storages of their permissions; read-only storages never grant write or delete; admin sees all', async () => {
     const aPath = dir();
     const a = await makeStorage(d, { name: 'A', path: aPath });

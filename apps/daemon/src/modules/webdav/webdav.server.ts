@@ -63,7 +63,6 @@ interface Target {
 }
 
 const MAX_XML = 1 << 20;
-const AUTH_CACHE_MS = 30_000;
 /** Files up to this size are read whole in the storages' one-step read and sent in one write. */
 const SMALL_FILE = 64 * 1024;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK';
@@ -157,7 +156,6 @@ async function treeSize(real: string): Promise<number> {
 export class DavServer {
   readonly counters: DavCounters = { requests: 0, bytesIn: 0, bytesOut: 0, denied: 0 };
   private rule: WebdavRule;
-  private logins = new Map<string, { who: StoragePrincipal; until: number }>();
 
   constructor(
     rule: WebdavRule,
@@ -289,19 +287,13 @@ export class DavServer {
     if (colon < 1) return challenge();
     const account = pair.slice(0, colon);
     const password = pair.slice(colon + 1);
-    // A scrypt check per request would make a folder listing of many requests slow; a successful
-    // login is remembered briefly under a hash of the credentials (never the password itself).
-    const memo = createHash('sha256').update(pair).digest('base64');
-    const hit = this.logins.get(memo);
-    if (hit && hit.until > Date.now()) return hit.who;
+    // Every request logs in; the storages service takes a verified login on trust for a while.
     const ip = req.socket.remoteAddress ?? '';
     const who = await this.d.storages.login({ account, password, ip, service: 'webdav' });
     if (!who) {
       this.d.note({ key: 'webdavLoginFailed', vars: { client: ip, account: account.slice(0, 64) } });
       return challenge();
     }
-    if (this.logins.size > 1000) this.logins.clear();
-    this.logins.set(memo, { who, until: Date.now() + AUTH_CACHE_MS });
     return who;
   }
 
