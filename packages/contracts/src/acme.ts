@@ -8,7 +8,7 @@ import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { ZListenHost } from './net.js';
 import { route } from './route.js';
-import { moduleContract, ruleView } from './rules.js';
+import { moduleContract, ruleView, ZRuleParams } from './rules.js';
 import { secret } from './secrets.js';
 
 /** Directory URLs of the preset CAs. */
@@ -144,6 +144,14 @@ export const acmeContract = moduleContract(
       summary: 'The certificates of the store (without keys), to pick one by name in TLS rules',
       module: 'acme',
       response: ok({ list: z.array(ZStoredCertificate) }),
+    }),
+    renew: route({
+      method: 'POST',
+      path: '/api/acme/rules/:key/renew',
+      summary: 'Order (ACME) or read again (PEM, files) the rule\'s certificate now, whatever its expiry; answers when done',
+      module: 'acme',
+      params: ZRuleParams,
+      response: ok({ msg: z.string() }),
     }),
   },
 );
