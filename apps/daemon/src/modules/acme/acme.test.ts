@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,31 @@ function chainOf(pem: string): X509Certificate[] {
 function dig(b: Bind, name: string, type: string): string[] {
   const out = execFileSync('/usr/bin/dig', ['+short', '+time=2', '+tries=2', '-p', String(b.port), '@127.0.0.1', name, type], { encoding: 'utf8', timeout: 10_000 });
   return out.split('\n').map((s) => s.trim()).filter(Boolean);
+}
+
+/** A TLS connection kept open: each `get` sends one HTTP/1.1 request on it and reads the answer. */
+async function tlsClient(port: number, servername: string, ca: string): Promise<{ socket: TLSSocket; get(): Promise<string>; fingerprint: string }> {
+  const socket = connect({ host: '127.0.0.1', port, servername, ca });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('secureConnect', resolve);
+    socket.once('error', reject);
+  });
+  const get = () =>
+    new Promise<string>((resolve, reject) => {
+      let got = '';
+      const onData = (b: Buffer) => {
+        got += b.toString();
+        const m = /content-length: (\d+)\r\n[\s\S]*?\r\n\r\n([\s\S]*)$/i.exec(got);
+        if (m && Buffer.byteLength(m[2]!) >= Number(m[1])) {
+          socket.off('data', onData);
+          resolve(got);
+        }
+      };
+      socket.on('data', onData);
+      socket.once('error', reject);
+      socket.write(`GET / HTTP/1.1\r\nHost: ${servername}\r\n\r\n`);
+    });
+  return { socket, get, fingerprint: socket.getPeerCertificate().fingerprint256 };
 }
 
 describe('certificates from pebble (ACME)', () => {
@@ -111,6 +137,43 @@ describe('certificates from pebble (ACME)', () => {
     for (const step of [/reading the ACME directory https:\/\/127\.0\.0\.1/, /ACME account registered: https:/, /order created for web\.example\.test/, /HTTP-01|http-01 challenge ready/, /web\.example\.test is validated/, /sending the certificate signing request \(ec256\)/, /certificate issued: web\.example\.test/]) {
       expect(lines.some((l) => step.test(l)), `${step} in\n${lines.join('\n')}`).toBe(true);
     }
+  }, 60_000);
+
+  it('a web rule picks the certificate by name and serves it by SNI; a renewal swaps it in while an open connection carries on', async () => {
+    const root = await pebble.root();
+    const port = await freePort();
+    const site = await d.call<{ key: string }>('POST', '/api/web/rules', {
+      name: 'site',
+      protocol: 'https',
+      address: '127.0.0.1',
+      port,
+      certs: [{ source: 'store', cert: 'web-cert' }],
+      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'hello acme\n' },
+    });
+    expect(site.ret, site.msg).toBe(0);
+    const first = await tlsClient(port, 'web.example.test', root);
+    expect(first.socket.authorized).toBe(true);
+    const issued = new X509Certificate(stored(d, 'web-cert')!.cert);
+    expect(first.fingerprint).toBe(issued.fingerprint256);
+    expect(await first.get()).toMatch(/^HTTP\/1\.1 200[\s\S]*hello acme\n$/);
+
+    const list = (await d.call<{ list: RuleView[] }>('GET', '/api/acme/rules')).list;
+    const key = list.find((r) => r.name === 'web-cert')!.key;
+    const renewed = await d.call('POST', `/api/acme/rules/${key}/renew`, undefined, EN);
+    expect(renewed.ret, renewed.msg).toBe(0);
+    const now = new X509Certificate(stored(d, 'web-cert')!.cert);
+    expect(now.fingerprint256).not.toBe(issued.fingerprint256);
+    const webLog = async () => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${site.key}/logs`, undefined, EN)).logs.map((l) => l.log);
+    const { waitFor } = await import('../../lib/dns/testing/fakes.js');
+    await waitFor('swap noted', async () => (await webLog()).some((l) => l.includes('certificate web-cert was replaced')));
+    const second = await tlsClient(port, 'web.example.test', root);
+    expect(second.socket.authorized).toBe(true);
+    expect(second.fingerprint).toBe(now.fingerprint256);
+    // The connection opened before the renewal still answers.
+    expect(await first.get()).toMatch(/^HTTP\/1\.1 200[\s\S]*hello acme\n$/);
+    first.socket.destroy();
+    second.socket.destroy();
+    expect((await d.call('DELETE', `/api/web/rules/${site.key}?confirm=1`)).ret).toBe(0);
   }, 60_000);
 
   it('a challenge that cannot be answered: error status, logged, the old certificate stays', async () => {

@@ -54,10 +54,27 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private switching: Promise<void> | null = null;
   private firewall: Firewall;
 
+  private unsubscribe: () => void;
+
   constructor(private d: WebEngineDeps) {
     this.threads = servingThreads(d.settings().servingThreads, d.env.webThreads);
     this.serving = createServing(this.threads, d);
     this.firewall = d.firewall ?? new NftFirewall();
+    this.unsubscribe = d.certificates.onChange((name) => this.certificateChanged(name));
+  }
+
+  /** A certificate of the store changed (ACME renewed it): rules that pick it by name swap it in; open connections carry on. */
+  private certificateChanged(name: string): void {
+    for (const run of this.runs.values()) {
+      if (run.rule.protocol !== 'https' || !run.rule.certs.some((c) => c.source === 'store' && c.cert === name)) continue;
+      void this.track(async () => {
+        if (this.runs.get(run.key) !== run || !run.serving) return;
+        const plan = await this.plan(run.rule);
+        const warnings = await this.serving.apply(run.key, plan);
+        run.ctx.note({ key: 'certSwapped', vars: { name } });
+        this.report(run, plan, warnings);
+      }).catch((err: unknown) => run.ctx.report([err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]));
+    }
   }
 
   /** Threads serving now (1: the main thread). */
@@ -190,6 +207,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   }
 
   async close(): Promise<void> {
+    this.unsubscribe();
     while (this.switching) await this.switching;
     for (const key of this.runs.keys()) await this.firewall.close(key);
     this.runs.clear();
