@@ -12,6 +12,7 @@ import { ACME_DIRECTORIES, type AcmeConfigure, type AcmeRule, type Msg } from '@
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
+import type { HttpChallengesService } from '../../core/services/httpChallenges.js';
 import { HttpClients } from '../../lib/http/clients.js';
 import { MsgError, msgOf } from '../../lib/msgerror.js';
 import { TlsError } from '../../lib/tls/pem.js';
@@ -26,6 +27,7 @@ export interface AcmeFigures {
 export interface AcmeEngineDeps {
   certificates: CertificatesService;
   dnsProviders(): DnsProvidersService;
+  httpChallenges(): HttpChallengesService;
   accounts: AcmeAccounts;
   /** First retry after a failed order (default 5 min; doubles up to 6 h). */
   retryBaseMs?: number;
@@ -208,8 +210,15 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       return {
         solver: {
           type: 'http-01',
-          present: async (_name, token, keyAuth) => {
+          present: async (name, token, keyAuth) => {
+            // A web services rule already listening there answers it; else a listener of our own.
+            const onWeb = await this.d.httpChallenges().present(rule.httpPort, token, keyAuth);
+            if (onWeb) {
+              run.ctx.note({ key: 'acmeHttpWebRule', vars: { name, rules: onWeb.rules.join(', '), port: rule.httpPort } });
+              return () => onWeb.remove();
+            }
             await listener.open();
+            run.ctx.note({ key: 'acmeHttpListen', vars: { address: listener.address } });
             return listener.add(token, keyAuth);
           },
         },

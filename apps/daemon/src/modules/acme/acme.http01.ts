@@ -1,7 +1,8 @@
 /**
- * HTTP-01 answered by a listener of our own for the length of an order: `GET
+ * HTTP-01 answered by a listener of our own for the length of an order, when no web services rule
+ * listens on the port (those answer through the `httpChallenges` service): `GET
  * /.well-known/acme-challenge/<token>` answers the key authorization, anything else 404. Opened on
- * the rule's address and port (80 by default) when the order starts, closed when it ends.
+ * the rule's address and port (80 by default) when the order needs it, closed when it ends.
  */
 import { createServer, type Server } from 'node:http';
 import { listenProblem, RuleProblem } from '../../core/engine.js';

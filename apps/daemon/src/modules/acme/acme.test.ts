@@ -94,7 +94,7 @@ describe('certificates from pebble (ACME)', () => {
     bind = await startBind('example.test');
     // The HTTP-01 names point at 127.0.0.1, where pebble's validation then finds our listener.
     const key = { name: bind.keyName, algorithm: 'hmac-sha256' as const, secret: bind.secret };
-    for (const name of ['web.example.test', 'nonce.example.test']) {
+    for (const name of ['web.example.test', 'nonce.example.test', 'site.example.test']) {
       const msg = buildUpdate({ zone: 'example.test', name, type: TYPE.A, ttl: 60, ips: ['127.0.0.1'] });
       expect(parseMessage(await exchange({ host: '127.0.0.1', port: bind.port }, signTsig(msg, key).signed, 4000)).rcode).toBe(0);
     }
@@ -136,6 +136,33 @@ describe('certificates from pebble (ACME)', () => {
     const lines = await logs(created.key);
     for (const step of [/reading the ACME directory https:\/\/127\.0\.0\.1/, /ACME account registered: https:/, /order created for web\.example\.test/, /HTTP-01|http-01 challenge ready/, /web\.example\.test is validated/, /sending the certificate signing request \(ec256\)/, /certificate issued: web\.example\.test/]) {
       expect(lines.some((l) => step.test(l)), `${step} in\n${lines.join('\n')}`).toBe(true);
+    }
+  }, 60_000);
+
+  it('HTTP-01 answered by the web services rule already on the port (past its login), gone once the order is done', async () => {
+    const web = await d.call<{ key: string }>('POST', '/api/web/rules', {
+      name: 'plain80',
+      protocol: 'http',
+      address: '127.0.0.1',
+      port: httpPort,
+      basicAuth: { enable: true, users: [{ user: 'u', password: 'secret-pass-1' }] },
+      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'site\n' },
+    });
+    expect(web.ret, web.msg).toBe(0);
+    try {
+      const created = await d.call<{ key: string }>('POST', '/api/acme/rules', acme('site-cert', { domains: ['site.example.test'] }), EN);
+      expect(created.ret, created.msg).toBe(0);
+      const renewed = await d.call('POST', `/api/acme/rules/${created.key}/renew`, undefined, EN);
+      expect(renewed.ret, renewed.msg).toBe(0);
+      const lines = await logs(created.key);
+      expect(lines.some((l) => l.endsWith(`HTTP-01: site.example.test answered by the web services rule(s) plain80 on port ${httpPort}`)), lines.join('\n')).toBe(true);
+      expect(lines.some((l) => l.includes('HTTP-01: temporary listener'))).toBe(false);
+      expect(chainOf(stored(d, 'site-cert')!.cert)[0]!.subjectAltName).toBe('DNS:site.example.test');
+      // After the order the path is the rule's again: its login answers.
+      const res = await fetch(`http://127.0.0.1:${httpPort}/.well-known/acme-challenge/anything`, { headers: { host: 'site.example.test' } });
+      expect(res.status).toBe(401);
+    } finally {
+      expect((await d.call('DELETE', `/api/web/rules/${web.key}?confirm=1`)).ret).toBe(0);
     }
   }, 60_000);
 

@@ -14,7 +14,7 @@ import type { AcmeEngine } from './acme.engine.js';
 import { accountKey } from './acme.jws.js';
 import { AcmeAccounts, acmeMigrations } from './acme.store.js';
 
-export type AcmeContext = ModuleContext<typeof acmeContract, 'certificates' | 'dnsProviders', AcmeEngine>;
+export type AcmeContext = ModuleContext<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', AcmeEngine>;
 
 function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   if (rule.source === 'pem') {
@@ -45,15 +45,16 @@ function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   return rule;
 }
 
-export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders', never, AcmeEngine>({
+export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', never, AcmeEngine>({
   key: 'acme',
   contract: acmeContract,
   migrations: acmeMigrations,
-  services: { needs: ['certificates', 'dnsProviders'] },
+  services: { needs: ['certificates', 'dnsProviders', 'httpChallenges'] },
   engine: async (mod) =>
     new (await import('./acme.engine.js')).AcmeEngine({
       certificates: mod.services.certificates,
       dnsProviders: () => mod.services.dnsProviders,
+      httpChallenges: () => mod.services.httpChallenges,
       accounts: new AcmeAccounts(mod.db),
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
