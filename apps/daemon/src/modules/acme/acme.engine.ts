@@ -206,7 +206,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
   private solver(run: Run): { solver: Solver; close: () => Promise<void> } {
     const rule = run.rule;
     if (rule.challenge === 'http-01') {
-      const listener = new Http01Listener(rule.httpAddress, rule.httpPort);
+      const listener = new Http01Listener(rule.httpAddress, rule.httpPort, (ep) => run.ctx.claim(ep));
       return {
         solver: {
           type: 'http-01',

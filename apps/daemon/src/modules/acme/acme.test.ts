@@ -133,6 +133,8 @@ describe('certificates from pebble (ACME)', () => {
     expect(chain.at(-1)!.verify(root.publicKey)).toBe(true);
     expect(leaf!.verify(root.publicKey)).toBe(false);
 
+    // The temporary listener's port was claimed while it was open, and let go after.
+    expect(d.runtime.ports.list().filter((c) => c.owner.module === 'acme')).toEqual([]);
     const lines = await logs(created.key);
     for (const step of [/reading the ACME directory https:\/\/127\.0\.0\.1/, /ACME account registered: https:/, /order created for web\.example\.test/, /HTTP-01|http-01 challenge ready/, /web\.example\.test is validated/, /sending the certificate signing request \(ec256\)/, /certificate issued: web\.example\.test/]) {
       expect(lines.some((l) => step.test(l)), `${step} in\n${lines.join('\n')}`).toBe(true);
@@ -220,6 +222,31 @@ describe('certificates from pebble (ACME)', () => {
     const lines = await logs(key);
     expect(lines.some((l) => /the previous certificate stays in use \(valid until/.test(l))).toBe(true);
     expect(lines.some((l) => /retrying in 5 min/.test(l))).toBe(true);
+  }, 60_000);
+
+  it('HTTP-01 on a port another rule owns: the order fails naming the owner, nothing is opened', async () => {
+    const port = await freePort();
+    const tls = makeCert(dir, 'owner', ['owner.example.test']);
+    const owner = await d.call<{ key: string }>('POST', '/api/web/rules', {
+      name: 'owner-site',
+      protocol: 'https',
+      address: '127.0.0.1',
+      port,
+      certs: [{ source: 'pem', cert: tls.cert, key: tls.key }],
+    });
+    expect(owner.ret, owner.msg).toBe(0);
+    try {
+      const created = await d.call<{ key: string }>('POST', '/api/acme/rules', acme('blocked-cert', { domains: ['web.example.test'], httpPort: port }), EN);
+      expect(created.ret, created.msg).toBe(0);
+      const failed = await d.call('POST', `/api/acme/rules/${created.key}/renew`, undefined, EN);
+      expect(failed.ret).toBe(6);
+      expect(failed.msg).toMatch(/owner-site/);
+      expect(stored(d, 'blocked-cert')).toBeUndefined();
+      expect(d.runtime.ports.list().filter((c) => c.owner.module === 'acme')).toEqual([]);
+      expect((await d.call('DELETE', `/api/acme/rules/${created.key}?confirm=1`)).ret).toBe(0);
+    } finally {
+      expect((await d.call('DELETE', `/api/web/rules/${owner.key}?confirm=1`)).ret).toBe(0);
+    }
   }, 60_000);
 
   it('DNS-01 with a wildcard through the RFC 2136 provider of a DDNS task and a real BIND; the records are removed after', async () => {
