@@ -16,6 +16,7 @@ import type { HttpChallengesService } from '../../core/services/httpChallenges.j
 import { HttpClients } from '../../lib/http/clients.js';
 import { MsgError, msgOf } from '../../lib/msgerror.js';
 import { TlsError } from '../../lib/tls/pem.js';
+import { challengeLine } from './acme.dns.js';
 import { Http01Listener } from './acme.http01.js';
 import { orderCertificate, type Solver } from './acme.order.js';
 import type { AcmeAccounts } from './acme.store.js';
@@ -236,13 +237,14 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
           if (!dns.providers().find((p) => p.name === client.provider)?.records.includes('TXT')) {
             throw new MsgError({ key: 'acmeDnsNoTxt', vars: { provider: client.provider } });
           }
+          const line = challengeLine(name, dns.tasks().find((t) => t.key === rule.dnsTask)?.domains ?? []);
           const record = `_acme-challenge.${name}`;
-          await client.set({ domain: record, type: 'TXT', value, ttl: 60 });
+          await client.set({ domain: line, type: 'TXT', value, ttl: 60 });
           run.ctx.note({ key: 'acmeDnsSet', vars: { record } });
           if (rule.dnsWait > 0) await new Promise((r) => setTimeout(r, rule.dnsWait * 1000));
           return async () => {
             try {
-              if (await client.remove({ domain: record, type: 'TXT' })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
+              if (await client.remove({ domain: line, type: 'TXT' })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
               else if (!noted) {
                 noted = true;
                 run.ctx.note({ key: 'acmeDnsNoRemove', vars: { provider: client.provider, record } });

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildCsr, newCertKey, oid } from './acme.csr.js';
+import { challengeLine } from './acme.dns.js';
 import { accountKey, dnsTxtValue, eabJws, newAccountKeyPem, signJws } from './acme.jws.js';
 
 describe('CSR', () => {
@@ -60,5 +61,14 @@ describe('JWS', () => {
   it('DNS-01 value is base64url SHA-256 of the key authorization', () => {
     // RFC 8555 section 8.4's example shape: 43 characters, no padding.
     expect(dnsTxtValue('token.thumb')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('DNS-01 record line', () => {
+  it('splits at the zone a task names as sub:zone (the longest wins), else leaves the guess to the provider', () => {
+    expect(challengeLine('www.example.com', ['www.example.com'])).toBe('_acme-challenge.www.example.com');
+    expect(challengeLine('a.home.lan.example.com', ['x:example.com', 'home:lan.example.com?proxied=false'])).toBe('_acme-challenge.a.home:lan.example.com');
+    expect(challengeLine('lan.example.com', ['home:lan.example.com'])).toBe('_acme-challenge:lan.example.com');
+    expect(challengeLine('other.test', ['home:lan.example.com'])).toBe('_acme-challenge.other.test');
   });
 });
