@@ -1,6 +1,7 @@
 // Scheduled tasks: 1 000 tasks every second for 60 s. Lucky's engine (its timers, run bookkeeping
-// and the run history in a real lucky.db, tasks with no actions) next to croner's own scheduler
-// with an empty handler, each in its own process, one after the other in the same run. Firing
+// and the run history in a real lucky.db, tasks with no actions) next to croner's own scheduler (the
+// library the engine computes its times with) and node-cron's, both with an empty handler, each in
+// its own process, one after the other in the same run. Firing
 // delay = how far into its second each run started (p50/p99); RSS after a forced GC, after a
 // 5 s warm-up and at the end. BENCH_CRON_SECONDS / BENCH_CRON_TASKS change the size.
 import { spawn } from 'node:child_process';
@@ -19,14 +20,15 @@ else await main();
 
 async function main() {
   const rows = [];
-  for (const mode of ['lucky', 'croner']) {
+  const names = { lucky: "Lucky's engine (history in SQLite)", croner: "croner's scheduler, empty handler", 'node-cron': "node-cron's scheduler, empty handler" };
+  for (const mode of ['lucky', 'croner', 'node-cron']) {
     const out = await new Promise((resolve, reject) => {
       const p = spawn(process.execPath, ['--expose-gc', here, 'child', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
       p.stdout.on('data', (c) => (text += c));
       p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`${mode} exited ${code}`))));
     });
-    rows.push([mode === 'lucky' ? "Lucky's engine (history in SQLite)" : "croner's scheduler, empty handler", out.runs, `${out.expected}`, `${out.p50} ms`, `${out.p99} ms`, `${out.max} ms`, mb(out.rssStart), mb(out.rssEnd), mb(out.rssEnd - out.rssStart)]);
+    rows.push([names[mode], out.runs, `${out.expected}`, `${out.p50} ms`, `${out.p99} ms`, `${out.max} ms`, mb(out.rssStart), mb(out.rssEnd), mb(out.rssEnd - out.rssStart)]);
   }
   printTable(`cron: ${TASKS} tasks every second for ${SECONDS} s`, [['scheduler', 'runs', 'expected', 'delay p50', 'delay p99', 'max', 'RSS after warm-up', 'RSS at end', 'growth'], ...rows]);
 }
@@ -53,6 +55,13 @@ async function child(mode) {
     const { Cron } = await import(join(here, '..', '..', '..', 'apps', 'daemon', 'node_modules', 'croner', 'dist', 'croner.js'));
     for (let i = 0; i < TASKS; i++) {
       const job = new Cron('* * * * * *', () => record(Date.now()));
+      stops.push(() => job.stop());
+    }
+  } else if (mode === 'node-cron') {
+    // A bench-only dependency of the workspace root (package.json), never of the daemon.
+    const cron = (await import('node-cron')).default;
+    for (let i = 0; i < TASKS; i++) {
+      const job = cron.schedule('* * * * * *', () => record(Date.now()));
       stops.push(() => job.stop());
     }
   } else {

@@ -67,6 +67,8 @@ export const ZCronUrl = z.object({
 });
 
 export const ZCronWol = z.object({ type: z.literal('wol'), onFailure, device: ZRuleKey });
+/** Shut a wake-on-LAN device down with its own shutdown command or URL. */
+export const ZCronWolShutdown = z.object({ type: z.literal('wolShutdown'), onFailure, device: ZRuleKey });
 
 /** Modules whose rules a task may switch on or off. */
 export const CRON_SWITCH_MODULES = ['ddns', 'web', 'portforward', 'stun'] as const;
@@ -98,10 +100,10 @@ export const ZCronNotify = z.object({
   webhook: ZWebhook,
 });
 
-export const ZCronAction = z.discriminatedUnion('type', [ZCronCommand, ZCronUrl, ZCronWol, ZCronSwitch, ZCronDdnsSync, ZCronBackup, ZCronNotify]);
+export const ZCronAction = z.discriminatedUnion('type', [ZCronCommand, ZCronUrl, ZCronWol, ZCronWolShutdown, ZCronSwitch, ZCronDdnsSync, ZCronBackup, ZCronNotify]);
 export type CronAction = z.infer<typeof ZCronAction>;
 export type CronActionType = CronAction['type'];
-export const CRON_ACTION_TYPES = ['command', 'url', 'wol', 'switch', 'ddnsSync', 'backup', 'notify'] as const satisfies readonly CronActionType[];
+export const CRON_ACTION_TYPES = ['command', 'url', 'wol', 'wolShutdown', 'switch', 'ddnsSync', 'backup', 'notify'] as const satisfies readonly CronActionType[];
 
 export const ZCronTaskFields = z.object({
     name: ZNonEmpty.max(64),

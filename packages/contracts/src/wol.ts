@@ -1,11 +1,34 @@
 /** Wake-on-LAN: devices to wake with a magic packet (UDP broadcast, optional SecureOn password). */
 import { z } from 'zod';
 import { ok } from './envelope.js';
+import { ZHttpMethod } from './http.js';
 import { msgKey } from './i18n.js';
 import { ZIpv4, ZMac, ZNonEmpty } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleParams } from './rules.js';
 import { secret } from './secrets.js';
+
+/**
+ * How the daemon shuts a device down: a command run here (`ssh user@host poweroff`; its whole
+ * process group killed at the timeout, output bounded) or a URL called (the DDNS webhook's
+ * variables). `none` for a device that is only woken.
+ */
+export const ZWolShutdown = z
+  .object({
+    kind: z.enum(['none', 'command', 'url']).default('none'),
+    command: z.string().trim().max(4096).default(''),
+    url: z.string().trim().max(2048).default(''),
+    method: ZHttpMethod.default('GET'),
+    body: z.string().max(16384).default(''),
+    /** Seconds. */
+    timeout: z.number().int().min(1).max(600).default(30),
+  })
+  .superRefine((s, ctx) => {
+    if (s.kind === 'command' && s.command === '') ctx.addIssue({ code: 'custom', path: ['command'], message: msgKey('cannotBeEmpty') });
+    if (s.kind === 'url' && !/^https?:\/\/\S+$/i.test(s.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: msgKey('invalidUrl') });
+  });
+export type WolShutdown = z.infer<typeof ZWolShutdown>;
+export const WOL_NO_SHUTDOWN: WolShutdown = { kind: 'none', command: '', url: '', method: 'GET', body: '', timeout: 30 };
 
 export const ZWolDevice = z.object({
   name: ZNonEmpty.max(64),
@@ -31,6 +54,7 @@ export const ZWolDevice = z.object({
   checkHost: z.string().trim().max(253).regex(/^$|^[A-Za-z0-9.:-]+$/, { error: msgKey('wolBadCheckHost') }).default(''),
   /** The TCP port that answers when the device is up; 0 for ICMP echo (ping). */
   checkPort: z.number().int().min(0).max(65535).default(0),
+  shutdown: ZWolShutdown.default(WOL_NO_SHUTDOWN),
   note: z.string().max(512).default(''),
 });
 export type WolDevice = z.infer<typeof ZWolDevice>;
@@ -72,6 +96,14 @@ export const wolContract = moduleContract(
       params: ZRuleParams,
       query: z.object({ timeout: z.coerce.number().int().min(1).max(600).default(180) }),
       response: ok({ msg: z.string(), online: z.boolean(), ms: z.number() }),
+    }),
+    shutdown: route({
+      method: 'POST',
+      path: '/api/wol/rules/:key/shutdown',
+      summary: "Shut a device down now with its shutdown command or URL; answers with the command's exit code or the URL's HTTP status and the output",
+      module: 'wol',
+      params: ZRuleParams,
+      response: ok({ msg: z.string(), ok: z.boolean(), exitCode: z.number().nullable(), httpStatus: z.number().nullable(), output: z.string(), truncated: z.boolean() }),
     }),
     online: route({
       method: 'GET',

@@ -76,6 +76,11 @@ export interface ModuleSpec<
   view?(rule: StoredRule<RuleOf<C>>, figures: FiguresOf<E> | undefined, lang: Lang, mod: ModuleContext<C, N, E>): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** "Run now" for a rule (actions service): wake the device, sync the task... */
   run?(rule: StoredRule<RuleOf<C>>, mod: ModuleContext<C, N, E>): Promise<Msg>;
+  /**
+   * Operations beyond "run now" that the `actions` service offers by name (a device's
+   * "shutdown"): the same code path as the module's own route; a failure throws.
+   */
+  operations?: Record<string, (rule: StoredRule<RuleOf<C>>, mod: ModuleContext<C, N, E>) => Promise<Msg>>;
   /** Handlers of the contract's own routes, by route name. */
   routes?(mod: ModuleContext<C, N, E>): OwnHandlers<C>;
   /** The rule was deleted: drop what the module keeps beside it. */
@@ -98,6 +103,7 @@ export function defineModule<
 }
 
 /** A module as the host sees it, its types erased. */
-export type AnyModule = Omit<ModuleSpec<ModuleContract, never, never, Engine<any, any, any>>, 'services'> & {
+export type AnyModule = Omit<ModuleSpec<ModuleContract, never, never, Engine<any, any, any>>, 'services' | 'operations'> & {
   services?: { needs?: readonly ServiceName[]; provides?: Partial<Record<ServiceName, (mod: any) => unknown>> };
+  operations?: Record<string, (rule: any, mod: any) => Promise<Msg>>;
 };

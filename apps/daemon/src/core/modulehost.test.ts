@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { moduleContract, ruleView, type ModuleKey } from '@lucky/contracts';
+import { moduleContract, Ret, ruleView, type ModuleKey } from '@lucky/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openBaseConfig, type BaseConfigStore } from './baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './db.js';
@@ -36,6 +36,7 @@ function noteModule(key: ModuleKey, opts: { needs?: readonly string[]; provides?
       },
     }),
     run: async (rule) => ({ key: 'ruleStarted', vars: { name: rule.data.name } }),
+    operations: { halt: async (rule) => ({ key: 'ruleStopped', vars: { name: rule.data.name } }) },
   }) as unknown as AnyModule;
 }
 
@@ -114,7 +115,10 @@ describe('the module host', () => {
     const key = await wol.ops.create({ name: 'NAS' }, 'en_US');
     const actions = await h.service('actions');
     expect(actions.modules()).toEqual(['wol']);
-    expect(await actions.rules('wol')).toEqual([expect.objectContaining({ key, name: 'NAS', enable: true, canRun: true, status: expect.objectContaining({ state: 'running' }) })]);
+    expect(await actions.rules('wol')).toEqual([expect.objectContaining({ key, name: 'NAS', enable: true, canRun: true, operations: ['halt'], status: expect.objectContaining({ state: 'running' }) })]);
+    // A named operation beyond "run now"; one the module does not offer is "not available".
+    expect(await actions.run('wol', key, 'halt')).toEqual({ key: 'ruleStopped', vars: { name: 'NAS' } });
+    await expect(actions.run('wol', key, 'toString')).rejects.toMatchObject({ ret: Ret.notAvailable });
     await actions.setEnabled('wol', key, false);
     expect((await actions.rules('wol'))[0]).toMatchObject({ enable: false, status: { state: 'disabled' } });
     expect(await actions.run('wol', key)).toEqual({ key: 'ruleStarted', vars: { name: 'NAS' } });

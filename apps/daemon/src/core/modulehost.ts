@@ -316,13 +316,15 @@ export class ModuleHost {
           enable: r.data.enable,
           status: presentStatus(m.ops.status(r), lang),
           canRun: m.spec.run !== undefined,
+          operations: Object.keys(m.spec.operations ?? {}),
         }));
       },
       setEnabled: async (module, key, enable) => (await this.runningModule(module)).ops.enable(key, enable),
-      run: async (module, key) => {
+      run: async (module, key, operation) => {
         const m = await this.runningModule(module);
-        if (!m.spec.run) throw new AppError(Ret.notAvailable, 'notAvailable');
-        return m.spec.run(m.ops.require(key) as never, m.ctx);
+        const fn = operation === undefined ? m.spec.run : Object.hasOwn(m.spec.operations ?? {}, operation) ? m.spec.operations![operation] : undefined;
+        if (!fn) throw new AppError(Ret.notAvailable, 'notAvailable');
+        return fn(m.ops.require(key) as never, m.ctx);
       },
     };
   }

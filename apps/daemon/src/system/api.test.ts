@@ -187,7 +187,7 @@ describe('core API', () => {
 
   it('v2l and modules without a backend say plainly that they are not there', async () => {
     expect(await d.call('POST', '/api/v2l', {}, EN)).toEqual({ ret: 5, msg: 'v2l is not supported: it has no purpose in this program' });
-    expect(await d.call('GET', '/api/cron/rules', undefined, EN)).toEqual({ ret: 5, msg: 'Not available yet' });
+    expect(await d.call('GET', '/api/wanji/rules', undefined, EN)).toEqual({ ret: 5, msg: 'Not available yet' });
   });
 
   it('restart answers first, then restarts', async () => {

@@ -242,6 +242,7 @@ function ActionFields({ a, set, rules, presets }: { a: ActionForm; set: (p: Part
         </>
       );
     case 'wol':
+    case 'wolShutdown':
       return <RulePick label={t('device')} module="wol" value={a.target} onChange={(k) => set({ target: k })} rules={rules} />;
     case 'ddnsSync':
       return <RulePick label={t('ddnsTask')} module="ddns" value={a.target} onChange={(k) => set({ target: k })} rules={rules} />;

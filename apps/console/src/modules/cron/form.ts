@@ -112,6 +112,7 @@ function actionToForm(a: CronAction): ActionForm {
     case 'url':
       return { ...f, url: a.url, method: a.method, headers: joinLines(a.headers), body: a.body, successText: a.successCheck.enable ? a.successCheck.text : '', timeout: a.timeout };
     case 'wol':
+    case 'wolShutdown':
       return { ...f, target: a.device };
     case 'ddnsSync':
       return { ...f, target: a.task };
@@ -149,7 +150,8 @@ export function formToAction(f: ActionForm): CronAction {
     case 'url':
       return { type: 'url', ...base, url: f.url.trim(), method: f.method, headers: lines(f.headers), body: f.body, successCheck: check(f.successText), proxy: { type: 'none', address: '', user: '', password: '' }, timeout: toNumber(f.timeout), skipVerify: false };
     case 'wol':
-      return { type: 'wol', ...base, device: f.target };
+    case 'wolShutdown':
+      return { type: f.type, ...base, device: f.target };
     case 'ddnsSync':
       return { type: 'ddnsSync', ...base, task: f.target };
     case 'switch':

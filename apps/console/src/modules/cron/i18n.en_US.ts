@@ -53,6 +53,7 @@ export const en_US: Record<CronTextId, string> = {
   'action.command': 'Run a command',
   'action.url': 'Call a URL',
   'action.wol': 'Wake a device',
+  'action.wolShutdown': 'Shut down a WOL device',
   'action.switch': "Switch another module's rule",
   'action.ddnsSync': 'Sync a DDNS task now',
   'action.backup': 'Write a configuration backup',

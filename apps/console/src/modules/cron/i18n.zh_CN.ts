@@ -51,6 +51,7 @@ export const zh_CN = {
   'action.command': '运行命令',
   'action.url': '调用 URL',
   'action.wol': '网络唤醒',
+  'action.wolShutdown': '网络唤醒设备关机',
   'action.switch': '启停其他模块的规则',
   'action.ddnsSync': '立即同步动态域名',
   'action.backup': '写入配置备份',

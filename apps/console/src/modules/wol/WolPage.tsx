@@ -1,5 +1,6 @@
-/** Wake-on-LAN: devices (MACs, broadcast, port, SecureOn, repeat), wake now, switch, edit, log, delete. */
-import { Badge, Button } from '@mantine/core';
+/** Wake-on-LAN: devices (MACs, broadcast, port, SecureOn, repeat), wake now, wake and wait, shut down, switch, edit, log, delete. */
+import { Badge, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
+import { useState } from 'react';
 import type { wolRoutes } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../../api';
@@ -33,6 +34,7 @@ export function WolPage() {
         <>
           <WakeButton device={d} />
           {d.checkHost !== '' && <WakeWaitButton device={d} />}
+          {d.shutdown.kind !== 'none' && <ShutdownButton device={d} />}
         </>
       )}
       Form={RuleForm}
@@ -96,5 +98,73 @@ function WakeButton({ device }: { device: Row }) {
     <Button size="xs" onClick={() => wake.mutate()} loading={wake.isPending} data-testid="wol-wake">
       {wolText('wake')}
     </Button>
+  );
+}
+
+type ShutdownAnswer = Awaited<ReturnType<typeof call<typeof wolRules.routes.shutdown>>>;
+
+/** Shut down, after a confirmation; the answer (exit code or HTTP status, output) in a dialog. */
+function ShutdownButton({ device }: { device: Row }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const [result, setResult] = useState<ShutdownAnswer | null>(null);
+  const shut = useMutation({
+    mutationFn: () => call(wolRules.routes.shutdown, { params: { key: device.key } }),
+    onSuccess: async (r) => {
+      setAsking(false);
+      setResult(r);
+      await queryClient.invalidateQueries({ queryKey: wolRules.queries.keys.all });
+    },
+    onError: () => setAsking(false),
+  });
+  return (
+    <>
+      <Button size="xs" variant="light" color="red" onClick={() => setAsking(true)} data-testid="wol-shutdown">
+        {wolText('shutdownRun')}
+      </Button>
+      <Modal opened={asking} onClose={() => setAsking(false)} title={wolText('shutdownConfirmTitle')} centered size="sm">
+        <Text mb="lg" data-testid="wol-shutdown-question">
+          {wolText('shutdownConfirm', { name: device.name })}
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setAsking(false)} data-testid="wol-shutdown-cancel">
+            {wolText('cancel')}
+          </Button>
+          <Button color="red" loading={shut.isPending} onClick={() => shut.mutate()} data-testid="wol-shutdown-confirm">
+            {wolText('shutdownRun')}
+          </Button>
+        </Group>
+      </Modal>
+      <Modal opened={result !== null} onClose={() => setResult(null)} title={wolText('shutdownResultTitle', { name: device.name })} size="lg" data-testid="wol-shutdown-result">
+        {result && (
+          <Stack gap="xs">
+            <Badge color={result.ok ? 'green' : 'red'} variant="light" data-testid="wol-shutdown-msg" data-ok={String(result.ok)} style={{ textTransform: 'none' }}>
+              {result.msg}
+            </Badge>
+            {result.exitCode !== null && (
+              <Text size="sm" data-testid="wol-shutdown-exitcode">
+                {wolText('exitCode')}: {result.exitCode}
+              </Text>
+            )}
+            {result.httpStatus !== null && (
+              <Text size="sm" data-testid="wol-shutdown-httpstatus">
+                {wolText('httpStatus')}: {result.httpStatus}
+              </Text>
+            )}
+            <Text size="sm" fw={600}>
+              {wolText('output')} {result.truncated && wolText('outputTruncated')}
+            </Text>
+            <Code block mah={320} style={{ overflow: 'auto', whiteSpace: 'pre-wrap' }} data-testid="wol-shutdown-output">
+              {result.output === '' ? wolText('noOutput') : result.output}
+            </Code>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setResult(null)} data-testid="wol-shutdown-close">
+                {wolText('close')}
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </>
   );
 }

@@ -12,6 +12,8 @@ export interface ActionRule {
   status: RuleStatus;
   /** The module offers "run now" for this rule (wake a device, sync a DNS task...). */
   canRun: boolean;
+  /** Further operations the module offers by name, beyond "run now" ("shutdown" for a WOL device). */
+  operations: string[];
 }
 
 export interface ActionsService {
@@ -20,6 +22,9 @@ export interface ActionsService {
   /** The module's rules, statuses in `lang` (English when not given). */
   rules(module: string, lang?: Lang): Promise<ActionRule[]>;
   setEnabled(module: string, key: string, enable: boolean): Promise<void>;
-  /** Runs the module's "run now" for the rule; the message says what it did. */
-  run(module: string, key: string): Promise<Msg>;
+  /**
+   * Runs the module's "run now" for the rule, or, with `operation`, one of the operations it
+   * offers by name; the message says what it did, a failure throws (an AppError with its message).
+   */
+  run(module: string, key: string, operation?: string): Promise<Msg>;
 }

@@ -8,8 +8,8 @@ import type { CronAction, CronTask, Msg, MsgValue, WebhookPreset } from '@lucky/
 import { AppError } from '../../core/envelope.js';
 import type { ActionsService, BackupsService, WebhooksService } from '../../core/services/index.js';
 import type { WebhookMessage } from '../../lib/webhook/webhook.js';
+import { runCommand, type CommandEnd } from '../../lib/command.js';
 import { msgOf } from '../../lib/msgerror.js';
-import { runCommand } from './cron.command.js';
 import type { ActionOutcome, Trigger } from './cron.history.js';
 
 export interface ActionDeps {
@@ -57,6 +57,22 @@ async function target(deps: ActionDeps, module: string, key: string): Promise<{ 
   }
 }
 
+/** How a command ended, as a run's summary says it. */
+export function commandMsg(end: CommandEnd): Msg {
+  switch (end.kind) {
+    case 'exit':
+      return { key: 'cronCmdExit', vars: { code: end.code } };
+    case 'signal':
+      return { key: 'cronCmdSignal', vars: { signal: end.signal } };
+    case 'timeout':
+      return { key: 'cronCmdTimeout', vars: { seconds: end.seconds } };
+    case 'stopped':
+      return { key: 'cronCmdStopped' };
+    case 'failed':
+      return { key: 'cronCmdFailed', vars: { detail: end.detail } };
+  }
+}
+
 /** Values for templates: the task, the run so far. */
 export function runValues(run: RunInfo, render: (m: Msg) => string): Record<string, string | number | string[]> {
   const failed = run.done.some((a) => !a.ok);
@@ -86,7 +102,8 @@ export async function runAction(a: CronAction, run: RunInfo, deps: ActionDeps, r
         const i = line.indexOf('=');
         env[line.slice(0, i)] = line.slice(i + 1);
       }
-      return runCommand({ line: a.line, cwd, env, timeoutMs: a.timeout * 1000, maxOutput: deps.outputBytes(), signal: run.signal });
+      const r = await runCommand({ line: a.line, cwd, env, timeoutMs: a.timeout * 1000, maxOutput: deps.outputBytes(), signal: run.signal });
+      return { ok: r.ok, msg: commandMsg(r.end), output: r.output, truncated: r.truncated };
     }
     case 'url': {
       const hook = { enable: true, preset: 'custom' as const, url: a.url, method: a.method, headers: a.headers, body: a.body, successCheck: a.successCheck, proxy: a.proxy };
@@ -96,13 +113,16 @@ export async function runAction(a: CronAction, run: RunInfo, deps: ActionDeps, r
       return { ok: r.success, msg, output: r.body.slice(0, max), truncated: r.body.length > max };
     }
     case 'wol':
+    case 'wolShutdown':
     case 'ddnsSync': {
-      const [module, key] = a.type === 'wol' ? ['wol', a.device] : ['ddns', a.task];
+      const [module, key] = a.type === 'ddnsSync' ? ['ddns', a.task] : ['wol', a.device];
       const t = await target(deps, module, key);
       if ('missing' in t) return { ok: false, msg: t.missing, ...none };
       try {
-        const said = await deps.actions.run(module, key);
-        return { ok: true, msg: { key: a.type === 'wol' ? 'cronWolDone' : 'cronDdnsDone', vars: { detail: said } }, ...none };
+        // The device's shutdown is an operation WOL offers by name beside "run now" (= wake).
+        const said = a.type === 'wolShutdown' ? await deps.actions.run(module, key, 'shutdown') : await deps.actions.run(module, key);
+        const done = a.type === 'wol' ? 'cronWolDone' : a.type === 'wolShutdown' ? 'cronWolShutdownDone' : 'cronDdnsDone';
+        return { ok: true, msg: { key: done, vars: { detail: said } }, ...none };
       } catch (err) {
         return { ok: false, msg: errMsg(err), ...none };
       }

@@ -57,6 +57,16 @@ class TaskRunner {
     return this.nextAt;
   }
 
+  /**
+   * An edited task: the new schedule and actions from now on. A run under way goes on with the
+   * actions it started with (its command is not killed); the next run uses the new ones.
+   */
+  replace(task: CronTask, schedule: Schedule, now: number): void {
+    this.task = task;
+    this.schedule = schedule;
+    this.arm(now);
+  }
+
   /** Arms the timer for the first time after `after`. */
   arm(after: number): void {
     if (this.stopped || !this.schedule) return;
@@ -188,6 +198,17 @@ export class CronEngine implements Engine<CronTask, unknown, CronFigures> {
         await runner.stop();
         if (this.deps.stillOn(ctx.key)) this.deps.history.setSeen([[ctx.key, this.now()]]);
         else this.deps.history.forgetSeen(ctx.key);
+      },
+      // In place: the timer is set again for the new schedule, a run under way finishes as it began.
+      update: (edited) => {
+        let next: Schedule;
+        try {
+          next = compile(edited);
+        } catch {
+          return false;
+        }
+        runner.replace(edited, next, this.now());
+        return true;
       },
       figures: () => ({ nextRun: runner.next, running: runner.running !== null, skipped: runner.skipped }),
     };

@@ -23,7 +23,7 @@ export function checkedSchedule(t: TaskTimes, now = Date.now()) {
 /** Action targets must exist now (the service lists them); the first that does not is named. */
 export async function checkTargets(task: CronTask, mod: CronContext): Promise<void> {
   for (const [i, a] of task.actions.entries()) {
-    const ref = a.type === 'wol' ? ['wol', a.device] : a.type === 'ddnsSync' ? ['ddns', a.task] : a.type === 'switch' ? [a.module, a.rule] : null;
+    const ref = a.type === 'wol' || a.type === 'wolShutdown' ? ['wol', a.device] : a.type === 'ddnsSync' ? ['ddns', a.task] : a.type === 'switch' ? [a.module, a.rule] : null;
     if (!ref) continue;
     const [module, key] = ref as [string, string];
     const n = i + 1;

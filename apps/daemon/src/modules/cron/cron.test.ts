@@ -244,6 +244,62 @@ describe('cron module over the API', () => {
     await d.call('DELETE', `/api/wol/rules/${dev.key}`);
   });
 
+  it('shuts a WOL device down through its module (actions service): the device\'s command runs, its failure is the run\'s', async () => {
+    const file = join(work, 'shut-by-cron');
+    const dev = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'office pc', macs: ['02:00:00:aa:bb:01'], shutdown: { kind: 'command', command: `echo "$LUCKY_DEVICE" > ${file}` } });
+    expect(dev.ret, dev.msg).toBe(0);
+    const choices = await d.call<{ rules: Record<string, Array<{ key: string }>> }>('GET', '/api/cron/choices');
+    expect(choices.rules.wol!.map((r) => r.key)).toContain(dev.key);
+    const key = await create(task('shut down', { actions: [{ type: 'wolShutdown', device: dev.key }] }));
+    const r = await runNow(key);
+    expect(r.run!.actions[0]).toMatchObject({ type: 'wolShutdown', ok: true, summary: 'shutdown: command exited with code 0' });
+    expect(readFileSync(file, 'utf8')).toBe('office pc\n');
+    // The device's own log says so too.
+    const logs = (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/wol/rules/${dev.key}/logs`, undefined, EN)).logs.map((l) => l.log);
+    expect(logs.some((l) => l.endsWith('shutdown: command exited with code 0'))).toBe(true);
+    // A device whose command fails, and one with no shutdown at all: the run says why.
+    const failing = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'stubborn', macs: ['02:00:00:aa:bb:02'], shutdown: { kind: 'command', command: 'exit 4' } });
+    const bare = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'bare', macs: ['02:00:00:aa:bb:03'] });
+    const both = await create(task('shut two', { actions: [{ type: 'wolShutdown', device: failing.key, onFailure: 'continue' }, { type: 'wolShutdown', device: bare.key }] }));
+    const r2 = await runNow(both);
+    expect(r2.run!.actions.map((a) => [a.ok, a.summary])).toEqual([
+      [false, 'shutdown failed: command exited with code 4'],
+      [false, 'the device has no shutdown command or URL'],
+    ]);
+    // The target must exist when the task is saved.
+    await d.call('DELETE', `/api/wol/rules/${bare.key}`);
+    expect(await d.call('POST', '/api/cron/rules', task('shut gone', { actions: [{ type: 'wolShutdown', device: bare.key }] }), EN)).toMatchObject({ ret: 1, msg: `action 1: the chosen wake-on-LAN rule does not exist (${bare.key})` });
+    for (const k of [key, both]) await d.call('DELETE', `/api/cron/rules/${k}`);
+    for (const k of [dev.key, failing.key]) await d.call('DELETE', `/api/wol/rules/${k}`);
+  });
+
+  it('applies an edit in place: the running command goes on with the old actions, the next run takes the new ones', async () => {
+    const started = join(work, 'upd.started');
+    const finished = join(work, 'upd.finished');
+    const old = task('edited while running', { actions: [{ type: 'command', line: `echo $$ > ${started}; sleep 2; touch ${finished}; echo old-actions` }] });
+    const key = await create(old);
+    expect((await d.call('POST', `/api/cron/rules/${key}/run`)).ret).toBe(0);
+    await waitFor('the command to start', () => existsSync(started));
+    const shell = Number(readFileSync(started, 'utf8'));
+    const edited = { ...old, schedule: { kind: 'cron' as const, expr: '0 0 12 * * *', every: 3600 }, actions: [{ type: 'command' as const, line: 'echo new-actions' }] };
+    expect((await d.call('PUT', `/api/cron/rules/${key}`, edited, EN)).ret).toBe(0);
+    // Rescheduled at once, and still running: the edit did not stop the run.
+    const v = await view(key);
+    const noon = new Date();
+    noon.setUTCHours(12, 0, 0, 0);
+    if (noon.getTime() <= Date.now()) noon.setUTCDate(noon.getUTCDate() + 1);
+    expect(v).toMatchObject({ running: true, nextRun: noon.getTime(), scheduleText: 'every day at 12:00' });
+    expect(alive(shell)).toBe(true);
+    const done = await waitFor('the run to end', async () => ((await runs(key))[0] ?? undefined), 10_000);
+    expect(done).toMatchObject({ result: 'ok', actions: [{ ok: true, output: 'old-actions\n', summary: 'command exited with code 0' }] });
+    expect(existsSync(finished)).toBe(true);
+    const logs = (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/cron/rules/${key}/logs`, undefined, EN)).logs.map((l) => l.log);
+    expect(logs.some((l) => l.endsWith('changes applied'))).toBe(true);
+    expect(logs.some((l) => l.includes('the daemon stopped the task'))).toBe(false);
+    expect((await runNow(key)).run!.actions[0]!.output).toBe('new-actions\n');
+    await d.call('DELETE', `/api/cron/rules/${key}`);
+  });
+
   it('writes Settings → backup\'s own file into a folder, keeps the last N, and the file restores', async () => {
     const folder = join(work, 'backups');
     const key = await create(task('backup', { actions: [{ type: 'backup', folder, keep: 2 }] }));

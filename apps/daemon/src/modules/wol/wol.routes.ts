@@ -7,6 +7,7 @@ import { AppError, fail } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import type { WolContext } from './index.js';
+import { shutdownDevice } from './wol.shutdown.js';
 
 /** Wakes the device and says so in its log; a failure is logged and thrown as a ret 6. */
 export async function wakeDevice(device: StoredRule<WolDevice>, mod: WolContext): Promise<{ sent: number; line: Msg }> {
@@ -54,6 +55,11 @@ export function wolRoutes(mod: WolContext): OwnHandlers<typeof wolContract> {
       }
       mod.rules.logs.add(device.key, { key: 'wolStillOffline', vars: { seconds: query.timeout } });
       return { msg: message(req.lang, 'wolStillOffline', { seconds: query.timeout }), online: false, ms: Date.now() - t0 };
+    },
+    shutdown: async ({ params, req }) => {
+      const r = await shutdownDevice(mod.rules.require(params.key), mod);
+      const msg = message(req.lang, r.ok ? 'wolShutdownDone' : 'wolShutdownFailed', { detail: r.msg });
+      return { msg, ok: r.ok, exitCode: r.exitCode, httpStatus: r.httpStatus, output: r.output, truncated: r.truncated };
     },
     online: async () => ({ online: await probes.states(mod.rules.list().map((r) => ({ key: r.key, enable: r.data.enable, checkHost: r.data.checkHost, checkPort: r.data.checkPort }))) }),
     interfaces: async () => ({ interfaces: wolInterfaces() }),

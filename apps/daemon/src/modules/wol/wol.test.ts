@@ -1,5 +1,9 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestHost, type TestHost } from '../../test/netns.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
@@ -223,5 +227,132 @@ describe('wol inside a network namespace', () => {
     await host.exec('sh', ['-c', 'for i in $(ls /sys/class/net); do [ "$i" = lo ] || ip link set "$i" down; done']);
     await new Promise((r) => setTimeout(r, 3100));
     expect((await d.call<{ online: Record<string, string> }>('GET', '/api/wol/online')).online[dev.key]).toBe('offline');
+  });
+});
+
+describe('wol shutdown: a command run here or a URL called', () => {
+  let d: TestDaemon;
+  let work: string;
+  const EN = { headers: { 'lucky-lang': 'en_US' } };
+  type Shut = { ret: number; msg: string; ok: boolean; exitCode: number | null; httpStatus: number | null; output: string; truncated: boolean };
+  beforeAll(async () => {
+    d = await startTestDaemon();
+    work = mkdtempSync(join(tmpdir(), 'lucky-wol-shutdown-'));
+  });
+  afterAll(async () => {
+    await d.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+  const device = async (name: string, shutdown: Record<string, unknown>) => {
+    const r = await d.call<{ key: string }>('POST', '/api/wol/rules', { name, macs: ['02:00:00:00:01:01'], checkHost: '192.0.2.7', shutdown });
+    expect(r.ret, r.msg).toBe(0);
+    return r.key;
+  };
+  const shut = (key: string, o = EN) => d.call('POST', `/api/wol/rules/${key}/shutdown`, undefined, o) as Promise<Shut>;
+  const logs = async (key: string, o = EN) => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/wol/rules/${key}/logs`, undefined, o)).logs.map((l) => l.log);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('runs the command with the device in its environment: exit code, output, the device log', async () => {
+    const file = join(work, 'off.txt');
+    const key = await device('desk', { kind: 'command', command: `printf '%s %s %s' "$LUCKY_DEVICE" "$LUCKY_MAC" "$LUCKY_HOST" > ${file}; echo powering off` });
+    const r = await shut(key);
+    expect(r).toMatchObject({ ret: 0, ok: true, exitCode: 0, httpStatus: null, output: 'powering off\n', truncated: false, msg: 'shutdown: command exited with code 0' });
+    expect(readFileSync(file, 'utf8')).toBe('desk 02:00:00:00:01:01 192.0.2.7');
+    expect((await logs(key)).slice(-2)).toEqual([expect.stringMatching(/shutdown: command exited with code 0$/), expect.stringMatching(/shutdown output: powering off$/)]);
+    // The same line for a Chinese reader.
+    expect((await logs(key, { headers: {} } as never)).slice(-2)[0]).toMatch(/关机：命令退出，退出码 0$/);
+    // A failing command: still an answer (ret 0) with its code and output, logged as a failure.
+    const bad = await device('failing', { kind: 'command', command: 'echo no route to host >&2; exit 3' });
+    expect(await shut(bad)).toMatchObject({ ret: 0, ok: false, exitCode: 3, output: 'no route to host\n', msg: 'shutdown failed: command exited with code 3' });
+    expect((await logs(bad)).some((l) => l.endsWith('shutdown failed: command exited with code 3'))).toBe(true);
+  });
+
+  it('kills the whole process group at the timeout, children included', async () => {
+    const pidFile = join(work, 'child.pid');
+    const key = await device('hangs', { kind: 'command', command: `sleep 60 & echo $! > ${pidFile}; echo waiting; sleep 60`, timeout: 1 });
+    const t0 = Date.now();
+    const r = await shut(key);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(r).toMatchObject({ ret: 0, ok: false, exitCode: null, output: 'waiting\n', msg: 'shutdown failed: command timed out (1 s): its whole process group was killed' });
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    expect(child).toBeGreaterThan(1);
+    // The background sleep (the shell's child) is gone as well (TERM at once, KILL a second later at most).
+    for (let i = 0; i < 40 && alive(child); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive(child)).toBe(false);
+  });
+
+  it('keeps the output bounded: its beginning and its end', async () => {
+    const key = await device('chatty', { kind: 'command', command: `printf 'FIRST'; head -c 200000 /dev/zero | tr '\\0' y; printf 'LAST'` });
+    const r = await shut(key);
+    expect(r).toMatchObject({ ok: true, truncated: true });
+    expect(r.output.length).toBeLessThan(16 * 1024 + 100);
+    expect(r.output.startsWith('FIRSTyyy')).toBe(true);
+    expect(r.output.endsWith('yyyLAST')).toBe(true);
+    expect(r.output).toMatch(/\[… \d+ bytes …\]/);
+  });
+
+  it('calls the shutdown URL with the device\'s values, judged by the status', async () => {
+    const got: Array<{ method: string; url: string; body: string }> = [];
+    const srv: HttpServer = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push({ method: req.method!, url: req.url!, body });
+        res.statusCode = req.url!.startsWith('/broken') ? 500 : 200;
+        res.end('shutting down');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    try {
+      const key = await device('nas', { kind: 'url', url: `${base}/off?mac=#{mac}`, method: 'POST', body: '{"device":"#{deviceName}"}' });
+      expect(await shut(key)).toMatchObject({ ret: 0, ok: true, httpStatus: 200, exitCode: null, output: 'shutting down', msg: 'shutdown: HTTP 200' });
+      // Values in a URL are encoded as the DDNS webhook encodes them.
+      expect(got[0]).toEqual({ method: 'POST', url: '/off?mac=02%3A00%3A00%3A00%3A01%3A01', body: '{"device":"nas"}' });
+      const broken = await device('broken', { kind: 'url', url: `${base}/broken` });
+      const r = await shut(broken);
+      expect(r).toMatchObject({ ret: 0, ok: false, httpStatus: 500 });
+      expect(r.msg).toMatch(/^shutdown failed: request failed: .*500/);
+      expect(got.map((g) => g.method)).toEqual(['POST', 'GET']);
+      // Nobody listening: no status at all.
+      const nobody = await device('nobody', { kind: 'url', url: `http://127.0.0.1:${await (await import('../../test/harness.js')).freePort()}/`, timeout: 2 });
+      expect(await shut(nobody)).toMatchObject({ ret: 0, ok: false, httpStatus: null });
+    } finally {
+      srv.close();
+    }
+  });
+
+  it('refuses bad shutdown settings and saves nothing; no shutdown set is a clear refusal', async () => {
+    const before = (await d.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list.length;
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ kind: 'command', command: '  ' }, /shutdown\.command.*cannot be empty/],
+      [{ kind: 'url', url: 'ftp://host/off' }, /shutdown\.url.*not a valid http\(s\) URL/],
+      [{ kind: 'url', url: '' }, /shutdown\.url/],
+      [{ kind: 'command', command: 'true', timeout: 0 }, /shutdown\.timeout/],
+      [{ kind: 'command', command: 'true', timeout: 601 }, /shutdown\.timeout/],
+      [{ kind: 'command', command: 'true', timeout: 'soon' }, /shutdown\.timeout/],
+      [{ kind: 'reboot' }, /shutdown\.kind/],
+    ];
+    for (const [shutdown, msg] of cases) {
+      const r = await d.call('POST', '/api/wol/rules', { name: 'bad', macs: ['02:00:00:00:01:02'], shutdown }, EN);
+      expect(r.ret, JSON.stringify(shutdown)).toBe(1);
+      expect(r.msg).toMatch(msg);
+    }
+    expect((await d.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list.length).toBe(before);
+    // An edit with a bad shutdown leaves the stored device as it was.
+    const key = await device('kept', { kind: 'command', command: 'true' });
+    expect((await d.call('PUT', `/api/wol/rules/${key}`, { name: 'kept', macs: ['02:00:00:00:01:01'], shutdown: { kind: 'command', command: '' } }, EN)).ret).toBe(1);
+    expect((await d.call<{ rule: { shutdown: { command: string } } }>('GET', `/api/wol/rules/${key}`)).rule.shutdown.command).toBe('true');
+    const none = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'wake only', macs: ['02:00:00:00:01:03'] });
+    expect(await shut(none.key)).toMatchObject({ ret: 1, msg: 'the device has no shutdown command or URL' });
+    expect((await d.call('PUT', `/api/wol/rules/${key}/enable`, { enable: false })).ret).toBe(0);
+    expect(await shut(key)).toMatchObject({ ret: 6, msg: 'The rule is switched off' });
   });
 });

@@ -1,10 +1,11 @@
 /**
- * A task's command: `/bin/sh -c` in its own process group (detached), so that at the timeout, or
- * when the daemon stops the task, the whole group dies — the shell and whatever it started. Output
- * (stdout and stderr interleaved) is kept bounded: its beginning and its end.
+ * A command the daemon runs for the user (a scheduled task's action, a device's shutdown):
+ * `/bin/sh -c` in its own process group (detached), so that at the timeout, or when the caller
+ * aborts, the whole group dies — the shell and whatever it started. Output (stdout and stderr
+ * interleaved) is kept bounded: its beginning and its end. How it ended is told as data; each
+ * caller says it in its own messages.
  */
 import { spawn } from 'node:child_process';
-import type { Msg } from '@lucky/contracts';
 
 export interface CommandSpec {
   line: string;
@@ -17,9 +18,20 @@ export interface CommandSpec {
   signal?: AbortSignal;
 }
 
+/** How a command ended. */
+export type CommandEnd =
+  | { kind: 'exit'; code: number }
+  | { kind: 'signal'; signal: string }
+  | { kind: 'timeout'; seconds: number }
+  /** The caller aborted it (the daemon stopped the task). */
+  | { kind: 'stopped' }
+  /** It could not start (no shell, bad folder...). */
+  | { kind: 'failed'; detail: string };
+
 export interface CommandResult {
+  /** Exited with code 0. */
   ok: boolean;
-  msg: Msg;
+  end: CommandEnd;
   output: string;
   truncated: boolean;
 }
@@ -95,7 +107,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
     try {
       child = spawn('/bin/sh', ['-c', spec.line], { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (err) {
-      resolve({ ok: false, msg: { key: 'cronCmdFailed', vars: { detail: (err as Error).message } }, output: '', truncated: false });
+      resolve({ ok: false, end: { kind: 'failed', detail: (err as Error).message }, output: '', truncated: false });
       return;
     }
     const end = (why: 'timeout' | 'stopped') => {
@@ -111,12 +123,12 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
     if (spec.signal?.aborted) onAbort();
     child.stdout!.on('data', (c: Buffer) => out.push(c));
     child.stderr!.on('data', (c: Buffer) => out.push(c));
-    child.on('error', (err) => finish({ ok: false, msg: { key: 'cronCmdFailed', vars: { detail: err.message } } }));
+    child.on('error', (err) => finish({ ok: false, end: { kind: 'failed', detail: err.message } }));
     const result = (code: number | null, sig: NodeJS.Signals | null): Omit<CommandResult, 'output' | 'truncated'> => {
-      if (ended === 'timeout') return { ok: false, msg: { key: 'cronCmdTimeout', vars: { seconds: Math.round(spec.timeoutMs / 1000) } } };
-      if (ended === 'stopped') return { ok: false, msg: { key: 'cronCmdStopped' } };
-      if (sig) return { ok: false, msg: { key: 'cronCmdSignal', vars: { signal: sig } } };
-      return { ok: code === 0, msg: { key: 'cronCmdExit', vars: { code: code ?? -1 } } };
+      if (ended === 'timeout') return { ok: false, end: { kind: 'timeout', seconds: Math.round(spec.timeoutMs / 1000) } };
+      if (ended === 'stopped') return { ok: false, end: { kind: 'stopped' } };
+      if (sig) return { ok: false, end: { kind: 'signal', signal: sig } };
+      return { ok: code === 0, end: { kind: 'exit', code: code ?? -1 } };
     };
     child.on('exit', (code, sig) => {
       // A background process left behind may hold the pipes open: the output read so far is enough.
