@@ -39,6 +39,9 @@ export const TEST_PACKAGES = [
   { pkg: 'lftp', probe: '/usr/bin/lftp' },
   // ping: wake-on-LAN's ICMP online check (unprivileged ICMP sockets or its file capability).
   { pkg: 'iputils-ping', probe: '/usr/bin/ping' },
+  // The certificates module's tests: pebble, Let's Encrypt's small ACME (RFC 8555) server; the
+  // tests validate against a BIND of their own (the DDNS tests' helper).
+  { pkg: 'pebble', probe: '/usr/bin/pebble' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

@@ -109,6 +109,7 @@ describe('console e2e (chromium + built daemon)', () => {
       ['/web', 'Web服务'],
       ['/stun', 'STUN内网穿透'],
       ['/portforward', '端口转发'],
+      ['/acme', '证书'],
     ];
     for (const [path, title] of table) {
       await page.goto(`${daemon.url}#${path}`);

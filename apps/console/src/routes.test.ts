@@ -11,14 +11,13 @@ describe('route table', () => {
     expect(paths).toEqual(
       [
         '/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin',
-        '/ftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward',
+        '/ftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward', '/acme',
       ].sort(),
     );
     const modulePaths = paths.filter((p) => !['/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin'].includes(p));
     for (const p of modulePaths) expect(CONSOLE_MODULE_NAMES as readonly string[]).toContain(p.slice(1));
-    // diy and acme are in the list but have no screen.
+    // diy is in the list but has no screen.
     expect(paths).not.toContain('/diy');
-    expect(paths).not.toContain('/acme');
   });
 
   it('titles routes with the spec texts (default language zh_CN)', () => {

@@ -61,7 +61,7 @@ const coreRoutes = [
   page('/wanjiadmin', 'route.wanjiadmin', placeholder, 'wanji'),
 ];
 
-/** Module screens by the spec's module name; diy and acme have no screen definition. */
+/** Module screens by the spec's module name; diy has no screen definition. */
 const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { title: MessageId; module: string; component: RouteComponent }>> = {
   ftpserver: {
     title: 'route.ftpserver',
@@ -84,6 +84,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   ddns: { title: 'route.ddns', module: 'ddns', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ddns/DdnsPage')), 'DdnsPage') },
   web: { title: 'route.web', module: 'web', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/web/WebPage')), 'WebPage') },
   stun: { title: 'route.stun', module: 'stun', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/stun/StunPage')), 'StunPage') },
+  acme: { title: 'route.acme', module: 'acme', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/acme/AcmePage')), 'AcmePage') },
   portforward: { title: 'route.portforward', module: 'portforward', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portforward/PortforwardPage')), 'PortforwardPage') },
 };
 

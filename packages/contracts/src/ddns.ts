@@ -45,7 +45,7 @@ export interface DdnsProviderInfo {
   minTtl: number;
   defaultTtl: number;
   ipv6: boolean;
-  /** Sets TXT records (ACME DNS-01); none does yet. */
+  /** Sets and removes TXT records (ACME DNS-01): RFC 2136 so far. */
   txt?: boolean;
 }
 export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
@@ -63,7 +63,7 @@ export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
   desec: { id: null, secret: 'Token', minTtl: 3600, defaultTtl: 3600, ipv6: true },
   vercel: { id: 'Team ID', secret: 'Token', idOptional: true, minTtl: 60, defaultTtl: 60, ipv6: true },
   callback: { id: null, secret: null, minTtl: 1, defaultTtl: 600, ipv6: true },
-  rfc2136: { id: 'TSIG key name', secret: 'TSIG secret (base64)', server: 'Server (host:port)', minTtl: 1, defaultTtl: 300, ipv6: true },
+  rfc2136: { id: 'TSIG key name', secret: 'TSIG secret (base64)', server: 'Server (host:port)', minTtl: 1, defaultTtl: 300, ipv6: true, txt: true },
 };
 
 function validRegex(s: string): boolean {

@@ -8,6 +8,7 @@ export * from './rules.js';
 export * from './secrets.js';
 export * from './http.js';
 export * from './wol.js';
+export * from './acme.js';
 export * from './portforward.js';
 export * from './ddns.js';
 export * from './web.js';
@@ -32,6 +33,7 @@ import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './
 import { ftpserverContract, ftpserverRoutes } from './ftpserver.js';
 import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 import { cronContract, cronRoutes } from './cron.js';
+import { acmeContract, acmeRoutes } from './acme.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -47,6 +49,7 @@ export const API = {
   ftpserver: ftpserverRoutes,
   filebrowser: filebrowserRoutes,
   cron: cronRoutes,
+  acme: acmeRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -61,4 +64,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   ftpserver: ftpserverContract,
   filebrowser: filebrowserContract,
   cron: cronContract,
+  acme: acmeContract,
 };

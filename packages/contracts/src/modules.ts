@@ -7,6 +7,7 @@ export const MODULES = [
   { key: 'web', menuKey: 'reverseproxy', route: '/web' },
   { key: 'portforward', menuKey: 'portforward', route: '/portforward' },
   { key: 'stun', menuKey: 'stun', route: '/stun' },
+  { key: 'acme', menuKey: 'acme', route: '/acme' },
   { key: 'storage', menuKey: 'storagemanagement', route: '/storagemanagement' },
   { key: 'webdav', menuKey: 'webdav', route: '/webdav' },
   { key: 'ftpserver', menuKey: 'ftpserver', route: '/ftpserver' },

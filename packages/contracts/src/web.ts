@@ -183,15 +183,19 @@ export const ZWebSubRule = z.object({
 });
 export type WebSubRule = z.infer<typeof ZWebSubRule>;
 
-export const ZWebCert = z.object({
-  /** PEM text, or a file path when `source` is `file`. */
-  source: z.enum(['pem', 'file']).default('pem'),
-  cert: ZNonEmpty.max(256 * 1024),
-  /** The private key (PEM, or its file's path): answers show the mask, which keeps the stored key. */
-  key: secret(ZNonEmpty.max(256 * 1024)),
-  /** Names this certificate serves; empty = the names inside the certificate. */
-  domains: z.array(ZWebDomain).max(256).default([]),
-});
+export const ZWebCert = z
+  .object({
+    /** PEM text, a file path when `source` is `file`, or the name of a certificate of the store (`store`: the certificates module). */
+    source: z.enum(['pem', 'file', 'store']).default('pem'),
+    cert: ZNonEmpty.max(256 * 1024),
+    /** The private key (PEM, or its file's path): answers show the mask, which keeps the stored key. Empty for `store`. */
+    key: secret(z.string().trim().max(256 * 1024)).default(''),
+    /** Names this certificate serves; empty = the names inside the certificate. */
+    domains: z.array(ZWebDomain).max(256).default([]),
+  })
+  .superRefine((c, ctx) => {
+    if (c.source !== 'store' && c.key === '') ctx.addIssue({ code: 'custom', path: ['key'], message: msgKey('cannotBeEmpty') });
+  });
 export type WebCert = z.infer<typeof ZWebCert>;
 
 export const ZWebRule = z.object({

@@ -29,6 +29,7 @@ export function buildMenu(modules: readonly string[]): MenuEntry[] {
   if (on('reverseproxy')) out.push(link('web', '/web'));
   if (on('portforward')) out.push(link('portforward', '/portforward'));
   if (on('stun')) out.push(link('stun', '/stun'));
+  if (on('acme')) out.push(link('acme', '/acme'));
   if (on('webdav') || on('filebrowser')) {
     divider();
     const children = [

@@ -77,8 +77,12 @@ export interface RuleContext<S> {
   logLines(lines: number): void;
   /** A problem the rule runs with (some listeners down...), shown as its status; null when it is gone. */
   report(parts: Msg[] | null): void;
-  /** Claims a port known only once bound (the system chose it); throws PortConflict. */
-  claim(endpoint: Endpoint): void;
+  /**
+   * Claims a port known only once bound (the system chose it), or one opened for a while (ACME's
+   * HTTP-01 listener); throws PortConflict. Returns the release of that one claim (all of the rule's
+   * claims go when it stops).
+   */
+  claim(endpoint: Endpoint): () => void;
   /** The module's settings as they are now. */
   settings(): S;
   /** The program log, for lines about this rule. */

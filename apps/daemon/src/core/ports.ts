@@ -142,6 +142,18 @@ export class PortRegistry {
     else this.held.set(id, new Set([slot]));
   }
 
+  /** Lets go of one endpoint `owner` added (a temporary listener closed); its other claims stay. */
+  drop(ep: Endpoint, owner: PortOwner): void {
+    const slot = this.slot(ep);
+    const list = this.claims.get(slot);
+    if (!list) return;
+    const i = list.findIndex((c) => sameOwner(c.owner, owner) && c.ep.address === ep.address && c.ep.proto === ep.proto && !!c.ep.v6only === !!ep.v6only);
+    if (i === -1) return;
+    list.splice(i, 1);
+    if (list.length === 0) this.claims.delete(slot);
+    if (!list.some((c) => sameOwner(c.owner, owner))) this.held.get(this.id(owner))?.delete(slot);
+  }
+
   release(owner: PortOwner): void {
     const id = this.id(owner);
     for (const slot of this.held.get(id) ?? []) {

@@ -148,7 +148,11 @@ export class RuleRuntime<R extends RuleData, S, F> {
         const state = parts?.length ? 'error' : 'running';
         if (run.status.state !== state || state === 'error') run.status = statusOf(state, run.status.state === state ? run.status.since : Date.now(), parts ?? []);
       },
-      claim: (endpoint) => this.o.ports.add(endpoint, this.owner(run.key, run.rule)),
+      claim: (endpoint) => {
+        const owner = this.owner(run.key, run.rule);
+        this.o.ports.add(endpoint, owner);
+        return () => this.o.ports.drop(endpoint, owner);
+      },
       settings: this.o.settings,
       log: this.o.say,
     };

@@ -8,7 +8,7 @@ import { migrate } from '../core/db.js';
 import type { Say } from '../core/logs.js';
 import type { CertificatesService, StoredCertificate } from '../core/services/certificates.js';
 import { serverTls } from '../lib/tls/contexts.js';
-import { checkPair, readCertSources, TlsError, type CertFacts } from '../lib/tls/pem.js';
+import { checkPair, readCertSources, TlsError, type CertFacts, type CertSource } from '../lib/tls/pem.js';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -62,6 +62,14 @@ export function openCertificates(db: Db, say?: Say): CertificatesService {
     }
   };
 
+  /** Certificates of the store named by a rule, as the PEM texts they hold now; a missing one stays (read errors say which). */
+  const fromStore = (certs: readonly CertSource[]): CertSource[] =>
+    certs.map((c) => {
+      if (c.source !== 'store') return c;
+      const r = one.get(c.cert);
+      return r ? { source: 'pem', cert: r.cert, key: r.key, domains: c.domains } : c;
+    });
+
   return {
     list: () => all.all().map(info),
     get(name) {
@@ -86,7 +94,7 @@ export function openCertificates(db: Db, say?: Say): CertificatesService {
       return () => void listeners.delete(listener);
     },
     check: checkPair,
-    resolve: readCertSources,
-    serverTls: async (certs, minTls) => serverTls(await readCertSources(certs), minTls),
+    resolve: (certs) => readCertSources(fromStore(certs)),
+    serverTls: async (certs, minTls) => serverTls(await readCertSources(fromStore(certs)), minTls),
   };
 }

@@ -12,6 +12,8 @@ export const certificatesMessages = defineMessages(
     certExpired: '证书 {n}（{names}）已于 {date} 过期',
     certBadName: '证书名称只能由 1-64 个字母、数字、点、下划线或连字符组成',
     certListenerFailed: '证书 {name} 的变更未能通知到使用者：{detail}',
+    certStoreMissing: '证书 {n}：证书库中还没有名为 {name} 的证书',
+    certSwapped: '证书 {name} 已更新，新连接使用新证书',
   },
   {
     statusCertNeeded: 'https needs at least one certificate',
@@ -23,5 +25,7 @@ export const certificatesMessages = defineMessages(
     certExpired: 'certificate {n} ({names}) expired on {date}',
     certBadName: 'a certificate name is 1-64 letters, digits, dots, underscores or hyphens',
     certListenerFailed: 'a user of certificate {name} was not told of its change: {detail}',
+    certStoreMissing: 'certificate {n}: the store has no certificate named {name} yet',
+    certSwapped: 'certificate {name} was replaced: new connections get the new one',
   },
 );

@@ -1,5 +1,11 @@
-/** HTTPS certificates of a listener: each PEM text (pasted or read from a local file) or paths on the server, and its domains. */
-import { Button, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+/**
+ * HTTPS certificates of a listener: each PEM text (pasted or read from a local file), paths on the
+ * server, or a certificate of the Certificates module by name; and its domains.
+ */
+import { Autocomplete, Button, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { acmeRoutes } from '@lucky/contracts';
+import { routeQuery } from '../../api/routeQuery';
 import { bindFields } from '../form/bindFields';
 import { LinesInput } from '../fields/LinesInput';
 import { PemInput } from '../fields/PemInput';
@@ -27,13 +33,14 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
           {kitText('certN', { n: props.index + 1 })}
         </Text>
         <Group gap="xs">
-          <SegmentedControl size="xs" data={(['pem', 'file'] as const).map((v) => ({ value: v, label: kitText(`certSource.${v}`) }))} {...b.choice('source')} />
+          <SegmentedControl size="xs" data={(['pem', 'file', 'store'] as const).map((v) => ({ value: v, label: kitText(`certSource.${v}`) }))} {...b.choice('source')} />
           <Button size="xs" variant="subtle" color="red" onClick={props.onRemove}>
             {kitText('remove')}
           </Button>
         </Group>
       </Group>
-      {(['cert', 'key'] as const).map((field) =>
+      {c.source === 'store' && <StoreName value={c.cert} onChange={(cert) => set({ cert, key: '' })} error={props.errorAt('cert')} testId={`${tid}-cert`} />}
+      {c.source !== 'store' && (['cert', 'key'] as const).map((field) =>
         c.source === 'pem' ? (
           <PemInput
             key={field}
@@ -51,6 +58,27 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
       )}
       <LinesInput label={kitText('certDomains')} description={kitText('certDomainsHint')} minRows={1} maxRows={6} {...b.text('domains')} />
     </Stack>
+  );
+}
+
+/** The certificates of the store to choose from (none when the Certificates module is off: the name is typed). */
+const storeQuery = () => routeQuery(['acme', 'certificates'] as const, acmeRoutes.certificates, { silent: true, staleTime: 30_000 });
+
+function StoreName(props: { value: string; onChange: (v: string) => void; error: string | undefined; testId: string }) {
+  const list = useQuery(storeQuery()).data?.list ?? [];
+  return (
+    <Autocomplete
+      label={kitText('certStoreName')}
+      description={kitText('certStoreHint')}
+      data={list.map((c) => c.name)}
+      // The option shows the names the certificate is for; choosing it fills in its name only.
+      renderOption={({ option }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`}
+      value={props.value}
+      onChange={props.onChange}
+      error={props.error}
+      styles={mono}
+      data-testid={props.testId}
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * `dnsProviders`: the DNS providers DDNS speaks to, for other modules. A client sets records with
- * one account's credentials (ACME writes DNS-01 TXT records once its providers can); `publish` sends
+ * one account's credentials or a task's (ACME writes DNS-01 TXT records where the provider can); `publish` sends
  * an address through an existing DDNS task (STUN publishes its public address). Provided by the
  * DDNS module over lib/dns.
  */
@@ -34,6 +34,8 @@ export interface DnsClient {
   readonly provider: DdnsProviderName;
   /** Makes the record hold the value; says whether it had to be written. Throws a MsgError (lib/msgerror). */
   set(record: DnsRecord): Promise<SetOutcome>;
+  /** Deletes the name's records of the type; false when the provider cannot (they stay). */
+  remove(record: Pick<DnsRecord, 'domain' | 'type'>): Promise<boolean>;
 }
 
 /** A DDNS task as another module chooses one to publish through. */
@@ -58,6 +60,11 @@ export interface DnsProvidersService {
   providers(): DnsProviderListing[];
   /** A client for one provider account. */
   client(provider: DdnsProviderName, credentials: Partial<DdnsCredentials>, opts?: DnsClientOptions): DnsClient;
+  /**
+   * A client with a DDNS task's own provider, credentials, proxy and timeout (ACME writes its DNS-01
+   * TXT records through the task chosen in its rule); null when there is no such task.
+   */
+  taskClient(task: string): DnsClient | null;
   /** The DDNS tasks, to choose one to publish through. */
   tasks(): DdnsTaskRef[];
   /**

@@ -7,6 +7,7 @@ import type { ActionsService } from './actions.js';
 import type { BackupsService } from './backups.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
+import type { HttpChallengesService } from './httpChallenges.js';
 import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
@@ -17,6 +18,7 @@ export interface ServiceMap {
   dnsProviders: DnsProvidersService;
   storages: StoragesService;
   backups: BackupsService;
+  httpChallenges: HttpChallengesService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -26,4 +28,5 @@ export type { BackupsService, BackupWritten } from './backups.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
 export type { CertificatesService, StoredCertificate } from './certificates.js';
+export type { HttpChallengesService } from './httpChallenges.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';

@@ -8,7 +8,7 @@ import { isIPv4, isIPv6 } from '@lucky/contracts';
 import { ipBytes, ipText } from '../ip.js';
 import { MsgError } from '../msgerror.js';
 
-export const TYPE = { A: 1, SOA: 6, AAAA: 28, TSIG: 250, ANY: 255 } as const;
+export const TYPE = { A: 1, SOA: 6, TXT: 16, AAAA: 28, TSIG: 250, ANY: 255 } as const;
 const CLASS_IN = 1;
 const CLASS_NONE = 254;
 const CLASS_ANY = 255;
@@ -74,18 +74,43 @@ export function buildQuery(name: string, type: number, id = randomBytes(2).readU
   return Buffer.concat([header(id, recursion ? 0x0100 : 0, [1, 0, 0, 0]), encodeName(name), u16(type), u16(CLASS_IN)]);
 }
 
+/** TXT RDATA: the text as character-strings of at most 255 bytes each. */
+export function txtRdata(text: string): Buffer {
+  const b = Buffer.from(text, 'utf8');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < b.length || i === 0; i += 255) {
+    const chunk = b.subarray(i, i + 255);
+    parts.push(Buffer.from([chunk.length]), chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/** The text of TXT RDATA (its character-strings joined). */
+export function txtText(data: Buffer): string {
+  const parts: Buffer[] = [];
+  for (let pos = 0; pos < data.length; ) {
+    const len = data[pos]!;
+    parts.push(data.subarray(pos + 1, pos + 1 + len));
+    pos += 1 + len;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 export interface UpdateSpec {
   zone: string;
   name: string;
   type: number;
   ttl: number;
-  /** New data; the RRset of name/type is replaced by exactly these. */
+  /** New data; the RRset of name/type is replaced by exactly these (none: the RRset is deleted). */
   ips: string[];
+  /** TXT records instead of addresses. */
+  texts?: string[];
 }
 
 /** An UPDATE that deletes the name's RRset of the type and adds the new records, in one transaction. */
 export function buildUpdate(u: UpdateSpec, id = randomBytes(2).readUInt16BE()): Buffer {
-  const updates = [rr(u.name, u.type, CLASS_ANY, 0, Buffer.alloc(0)), ...u.ips.map((ip) => rr(u.name, u.type, CLASS_IN, u.ttl, ipRdata(ip)))];
+  const data = u.texts ? u.texts.map(txtRdata) : u.ips.map(ipRdata);
+  const updates = [rr(u.name, u.type, CLASS_ANY, 0, Buffer.alloc(0)), ...data.map((d) => rr(u.name, u.type, CLASS_IN, u.ttl, d))];
   return Buffer.concat([header(id, OPCODE_UPDATE << 11, [1, 0, updates.length, 0]), encodeName(u.zone), u16(TYPE.SOA), u16(CLASS_IN), ...updates]);
 }
 export { CLASS_NONE };
@@ -256,6 +281,13 @@ export function exchange(server: { host: string; port: number }, msg: Buffer, ti
     });
     send();
   });
+}
+
+/** The TXT texts a server answers for `name`. NXDOMAIN and NODATA answer []. */
+export async function queryTexts(server: { host: string; port: number }, name: string, timeoutMs: number): Promise<string[]> {
+  const answer = parseMessage(await exchange(server, buildQuery(name, TYPE.TXT), timeoutMs));
+  if (answer.rcode !== 0 && answer.rcode !== 3) throw new MsgError({ key: 'dnsRcode', vars: { rcode: RCODES[answer.rcode] ?? answer.rcode, server: server.host } });
+  return answer.answers.filter((r) => r.type === TYPE.TXT).map((r) => txtText(r.data));
 }
 
 /** The addresses of `type` a server answers for `name`. NXDOMAIN and NODATA answer []. */

@@ -1,9 +1,10 @@
 /**
  * The HTTP client of the calls the daemon makes for the user (IP sources, DNS providers, callbacks,
- * webhooks): undici with a per-call timeout, optional proxy (http, https, socks5) and optional
- * skipping of certificate checks. Dispatchers are shared per (proxy, skipVerify) so that many tasks
+ * webhooks, ACME): undici with a per-call timeout, optional proxy (http, https, socks5), optional
+ * skipping of certificate checks and an optional root CA of its own (ACME with a private CA). Dispatchers are shared per (proxy, skipVerify) so that many tasks
  * reuse connections. The one file here that imports undici: import it only where requests are sent.
  */
+import { createHash } from 'node:crypto';
 import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
 import { MsgError } from '../msgerror.js';
 import type { HttpFn, HttpOptions } from './request.js';
@@ -18,10 +19,11 @@ export class HttpClients {
 
   private dispatcher(o: HttpOptions): Dispatcher {
     const p = o.proxy && o.proxy.type !== 'none' ? o.proxy : undefined;
-    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify]);
+    const ca = o.ca ? createHash('sha256').update(o.ca).digest('hex') : '';
+    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify, ca]);
     let d = this.dispatchers.get(key);
     if (d) return d;
-    const connect = { rejectUnauthorized: !o.skipVerify };
+    const connect = { rejectUnauthorized: !o.skipVerify, ...(o.ca ? { ca: o.ca } : {}) };
     const common = { connections: 64, keepAliveTimeout: 10_000 };
     if (!p) d = new Agent({ ...common, connect });
     else if (p.type === 'socks5') {

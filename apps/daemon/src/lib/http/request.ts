@@ -23,6 +23,8 @@ export interface HttpOptions {
   timeoutMs: number;
   proxy?: HttpProxy;
   skipVerify?: boolean;
+  /** PEM root certificate(s) trusted instead of the system's (a private CA such as step-ca or pebble). */
+  ca?: string;
 }
 
 export type HttpFn = (req: HttpRequest) => Promise<HttpResponse>;

@@ -33,9 +33,12 @@ export interface CertFacts {
   fingerprint: string;
 }
 
-/** A certificate a rule carries: PEM text, or the paths of its files (as web rules have them). */
+/**
+ * A certificate a rule carries: PEM text, or the paths of its files (as web rules have them), or
+ * (`store`) the name of a certificate of the store in `cert`, which the certificates service reads.
+ */
 export interface CertSource {
-  source: 'pem' | 'file';
+  source: 'pem' | 'file' | 'store';
   cert: string;
   key: string;
   /** The names it serves; empty = the names inside the certificate. */
@@ -114,6 +117,7 @@ export async function readCertSources(list: readonly CertSource[]): Promise<TlsC
     const file = c.source === 'file';
     let cert = c.cert;
     let key = c.key;
+    if (c.source === 'store') throw new TlsError({ key: 'certStoreMissing', vars: { n, name: c.cert } }, true);
     if (file) {
       try {
         [cert, key] = await Promise.all([readFile(c.cert, 'utf8'), readFile(c.key, 'utf8')]);

@@ -101,7 +101,7 @@ describe('sync engine', () => {
       note: (line) => logs.add(key, line),
       logLines: (lines) => logs.resize(key, lines),
       report: (parts) => reported.set(key, parts),
-      claim: () => undefined,
+      claim: () => () => undefined,
       settings: () => configure,
       log: say,
     });

@@ -9,7 +9,7 @@ import type { Engine, RuleContext, RuleHandle } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import type { DnsClient, DnsClientOptions, WebhooksService } from '../../core/services/index.js';
 import { parseDomain } from '../../lib/dns/domain.js';
-import { PROVIDERS, setRecord } from '../../lib/dns/providers/index.js';
+import { PROVIDERS, removeRecord, setRecord } from '../../lib/dns/providers/index.js';
 import { HttpClients } from '../../lib/http/clients.js';
 import { msgOf } from '../../lib/msgerror.js';
 import type { DdnsHistory } from './ddns.history.js';
@@ -186,6 +186,10 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
         const ttl = ttlFor(provider, record.ttl ?? 0);
         const ctx = { creds: full, http, base: this.o.endpoints?.[provider] ?? PROVIDERS[provider].base, timeoutMs, now: () => new Date(this.now()) };
         return setRecord(provider, ctx, { domain, type: record.type, value: record.value, ttl });
+      },
+      remove: async (record) => {
+        const ctx = { creds: full, http, base: this.o.endpoints?.[provider] ?? PROVIDERS[provider].base, timeoutMs, now: () => new Date(this.now()) };
+        return removeRecord(provider, ctx, { domain: parseDomain(record.domain), type: record.type });
       },
     };
   }

@@ -17,7 +17,19 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       provider,
       // The engine of the moment: one that stopped with the module is replaced by the next.
       set: async (record) => (await mod.engine()).client(provider, credentials, opts).set(record),
+      remove: async (record) => (await mod.engine()).client(provider, credentials, opts).remove(record),
     }),
+    taskClient: (key) => {
+      const task = mod.rules.get(key);
+      if (!task) return null;
+      const t = task.data;
+      const opts = { timeoutMs: t.httpTimeout * 1000, proxy: t.proxy, skipVerify: t.skipVerify };
+      return {
+        provider: t.provider,
+        set: async (record) => (await mod.engine()).client(t.provider, t.credentials, opts).set(record),
+        remove: async (record) => (await mod.engine()).client(t.provider, t.credentials, opts).remove(record),
+      };
+    },
     tasks: () =>
       mod.rules.list().map((r) => ({ key: r.key, name: r.data.name, enable: r.data.enable, provider: r.data.provider, recordType: r.data.recordType, domains: r.data.domains })),
     publish: async (key, addresses, from) => {

@@ -6,7 +6,7 @@
  * which the port registry holds for the rule.
  */
 import { createServer as createNet, type Server, type Socket } from 'node:net';
-import { createServer as createTls } from 'node:tls';
+import { createServer as createTls, Server as TlsServer } from 'node:tls';
 import type { FtpConfigure, FtpFigures, FtpRule, Msg } from '@lucky/contracts';
 import { isLocalAddress } from '../../core/cidr.js';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
@@ -105,6 +105,22 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
       throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
     });
     server.on('error', () => undefined);
+    // A certificate of the store the rule names (renewed by ACME) is swapped in; connections carry on.
+    const named = new Set(rule.tls === 'off' ? [] : rule.certs.filter((c) => c.source === 'store').map((c) => c.cert));
+    const unsubscribe = named.size
+      ? this.d.certificates.onChange((name) => {
+          if (!named.has(name)) return;
+          this.d.certificates.serverTls(rule.certs, '1.2').then(
+            (next) => {
+              ftp.setTls(next);
+              if (server instanceof TlsServer) server.setSecureContext(next.options);
+              ctx.note({ key: 'certSwapped', vars: { name } });
+              ctx.report(null);
+            },
+            (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
+          );
+        })
+      : () => {};
     this.servers.add(ftp);
     ctx.note({ key: 'ftpListening', vars: { address: fmtAddr(host, rule.port), scheme: rule.tls === 'implicit' ? 'ftps' : rule.tls === 'explicit' ? 'ftp + AUTH TLS' : 'ftp', pasv: `${rule.pasvMin}-${rule.pasvMax}` } });
     this.served.set(ctx.key, ftp.storagesServed());
@@ -112,6 +128,7 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
     let current = rule;
     return {
       stop: async () => {
+        unsubscribe();
         this.served.delete(ctx.key);
         this.servers.delete(ftp);
         this.publishUsage();

@@ -141,6 +141,31 @@ describe('FTP rules and FTPS', () => {
     expect((await d.call('DELETE', `/api/ftpserver/rules/${key}`)).ret).toBe(0);
   });
 
+  it('serves a certificate of the store by name (explicit and implicit FTPS) and swaps in its replacement', async () => {
+    const first = makeCert(base, 'store1', ['localhost']);
+    const second = makeCert(base, 'store2', ['localhost']);
+    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'ftp-cert', source: 'pem', cert: first.cert, key: first.key });
+    expect(stored.ret, stored.msg).toBe(0);
+    const certs = [{ source: 'store' as const, cert: 'ftp-cert' }];
+    const explicit = await makeFtp(d, { tls: 'explicit', certs, mounts: [{ name: '', storage: s1 }] });
+    const implicit = await makeFtp(d, { tls: 'implicit', certs, mounts: [{ name: '', storage: s1 }] });
+    const get = (port: number, scheme: string, ca: string) =>
+      run('curl', ['-sS', '--max-time', '30', '--resolve', `localhost:${port}:127.0.0.1`, '-u', 'alice:pw', ...(scheme === 'ftp' ? ['--ssl-reqd'] : []), '--cacert', ca, `${scheme}://localhost:${port}/hello.txt`]);
+    expect((await get(explicit.port, 'ftp', first.certFile)).out).toBe('hello');
+    expect((await get(implicit.port, 'ftps', first.certFile)).out).toBe('hello');
+    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'ftp-cert', source: 'pem', cert: second.cert, key: second.key })).ret).toBe(0);
+    for (const [port, scheme] of [[explicit.port, 'ftp'], [implicit.port, 'ftps']] as const) {
+      let r = await get(port, scheme, second.certFile);
+      for (let i = 0; i < 50 && r.out !== 'hello'; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        r = await get(port, scheme, second.certFile);
+      }
+      expect(r.out).toBe('hello');
+      expect((await get(port, scheme, first.certFile)).code).toBe(60);
+    }
+    for (const k of [explicit.key, implicit.key]) expect((await d.call('DELETE', `/api/ftpserver/rules/${k}`)).ret).toBe(0);
+  });
+
   it('serves implicit FTPS', async () => {
     const cert = makeCert(base, 'imp', ['localhost']);
     const { port, key } = await makeFtp(d, { tls: 'implicit', certs: [{ cert: cert.cert, key: cert.key }], mounts: [{ name: '', storage: s1 }] });

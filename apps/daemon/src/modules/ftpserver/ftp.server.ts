@@ -45,17 +45,23 @@ export class FtpServer {
   /** Transfers on the relay thread now: their bytes so far count in the figures. */
   readonly live = new Set<NativeFlow>();
   readonly ports: PassivePorts;
-  readonly defaultContext: SecureContext | null;
+  defaultContext: SecureContext | null;
   rule: FtpRule;
 
   constructor(
     rule: FtpRule,
-    readonly tls: ServerTls | null,
+    public tls: ServerTls | null,
     readonly deps: FtpDeps,
   ) {
     this.rule = rule;
     this.ports = new PassivePorts(rule.pasvMin, rule.pasvMax);
     this.defaultContext = tls ? createSecureContext(tls.options) : null;
+  }
+
+  /** New certificates (a renewed one of the store): the next AUTH TLS and data connections use them; open ones carry on. */
+  setTls(tls: ServerTls): void {
+    this.tls = tls;
+    this.defaultContext = createSecureContext(tls.options);
   }
 
   update(rule: FtpRule): void {

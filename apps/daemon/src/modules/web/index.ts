@@ -30,7 +30,19 @@ function checkRule(rule: WebRule, mod: WebContext): WebRule {
 export default defineModule({
   key: 'web',
   contract: webContract,
-  services: { needs: ['certificates'] },
+  services: {
+    needs: ['certificates'],
+    provides: {
+      // The engine is loaded only when a plain-HTTP rule of the port is switched on (it may run).
+      httpChallenges: (mod) => ({
+        present: async (port, token, keyAuth) => {
+          if (!mod.config.isModuleEnabled('web')) return null;
+          if (!mod.rules.list().some((r) => r.data.enable && r.data.protocol === 'http' && r.data.port === port)) return null;
+          return (await mod.engine()).presentChallenge(port, token, keyAuth);
+        },
+      }),
+    },
+  },
   engine: async (mod) =>
     new (await import('./web.engine.js')).WebEngine({
       env: mod.env,

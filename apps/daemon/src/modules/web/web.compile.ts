@@ -33,6 +33,8 @@ import { ReverseProxy, type BackendEvent } from './web.proxy.js';
 export interface WebPlan {
   rule: WebRule;
   certs: TlsCert[];
+  /** ACME HTTP-01 answers (token → key authorization) this plain-HTTP rule gives while an order needs them. */
+  challenges?: Record<string, string>;
 }
 
 type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
@@ -59,6 +61,8 @@ export interface Compiled {
   ipHeaders: string[];
   /** Null for plain HTTP. */
   tls: ServerTls | null;
+  /** ACME HTTP-01 answers by token (usually empty). */
+  challenges: Map<string, string>;
   /** What the rule runs with but should not (a file root that is missing...). */
   warnings: Msg[];
 }
@@ -161,6 +165,7 @@ export function compile(plan: WebPlan, o: CompileOptions): Compiled {
     trusted: compileCidrs(rule.trustedProxies),
     ipHeaders: rule.clientIpHeaders.map((h) => h.toLowerCase()),
     tls,
+    challenges: new Map(Object.entries(plan.challenges ?? {})),
     warnings,
   };
 }

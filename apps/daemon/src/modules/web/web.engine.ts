@@ -54,10 +54,27 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private switching: Promise<void> | null = null;
   private firewall: Firewall;
 
+  private unsubscribe: () => void;
+
   constructor(private d: WebEngineDeps) {
     this.threads = servingThreads(d.settings().servingThreads, d.env.webThreads);
     this.serving = createServing(this.threads, d);
     this.firewall = d.firewall ?? new NftFirewall();
+    this.unsubscribe = d.certificates.onChange((name) => this.certificateChanged(name));
+  }
+
+  /** A certificate of the store changed (ACME renewed it): rules that pick it by name swap it in; open connections carry on. */
+  private certificateChanged(name: string): void {
+    for (const run of this.runs.values()) {
+      if (run.rule.protocol !== 'https' || !run.rule.certs.some((c) => c.source === 'store' && c.cert === name)) continue;
+      void this.track(async () => {
+        if (this.runs.get(run.key) !== run || !run.serving) return;
+        const plan = await this.plan(run.rule);
+        const warnings = await this.serving.apply(run.key, plan);
+        run.ctx.note({ key: 'certSwapped', vars: { name } });
+        this.report(run, plan, warnings);
+      }).catch((err: unknown) => run.ctx.report([err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]));
+    }
   }
 
   /** Threads serving now (1: the main thread). */
@@ -77,9 +94,46 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     }
   }
 
+  /** ACME HTTP-01 answers by port, given to the plain-HTTP rules of that port (token → key authorization). */
+  private challenges = new Map<number, Map<string, string>>();
+
+  /**
+   * Answers an ACME HTTP-01 token on every running plain-HTTP rule of the port (applied in place:
+   * connections carry on); null when none runs there. The removal applies the rules again without it.
+   */
+  async presentChallenge(port: number, token: string, keyAuth: string): Promise<{ rules: string[]; remove(): Promise<void> } | null> {
+    const on = () => [...this.runs.values()].filter((r) => r.serving && r.rule.protocol === 'http' && r.rule.port === port);
+    if (on().length === 0) return null;
+    const tokens = this.challenges.get(port) ?? new Map<string, string>();
+    this.challenges.set(port, tokens);
+    tokens.set(token, keyAuth);
+    const reapply = () =>
+      Promise.all(
+        on().map((run) =>
+          this.track(async () => {
+            if (this.runs.get(run.key) !== run || !run.serving) return;
+            await this.serving.apply(run.key, await this.plan(run.rule));
+          }),
+        ),
+      );
+    const rules = on().map((r) => r.rule.name);
+    await reapply();
+    return {
+      rules,
+      remove: async () => {
+        tokens.delete(token);
+        if (tokens.size === 0) this.challenges.delete(port);
+        await reapply();
+      },
+    };
+  }
+
   /** The rule with its certificates read and checked (only an https rule has any to read). */
   private async plan(rule: WebRule): Promise<WebPlan> {
-    if (rule.protocol !== 'https') return { rule, certs: [] };
+    if (rule.protocol !== 'https') {
+      const tokens = this.challenges.get(rule.port);
+      return { rule, certs: [], ...(tokens?.size ? { challenges: Object.fromEntries(tokens) } : {}) };
+    }
     if (rule.certs.length === 0) throw new RuleProblem({ key: 'statusCertNeeded' }, false);
     try {
       return { rule, certs: await this.d.certificates.resolve(rule.certs) };
@@ -190,6 +244,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   }
 
   async close(): Promise<void> {
+    this.unsubscribe();
     while (this.switching) await this.switching;
     for (const key of this.runs.keys()) await this.firewall.close(key);
     this.runs.clear();

@@ -187,6 +187,8 @@ function denied(site: Site, ip: string, ua: string | undefined): boolean {
   return false;
 }
 
+const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+
 function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): void {
   const c = rt.compiled;
   rt.stats.requests++;
@@ -200,6 +202,11 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   res.on('close', responseClosed);
   const path = target(req);
   if (!hp || path === null) return plain(res, 400, 'bad request\n');
+  // ACME HTTP-01 while an order needs it: the CA's check passes no filter, login or service.
+  if (c.challenges.size > 0 && path.startsWith(CHALLENGE_PREFIX)) {
+    const answer = c.challenges.get(path.slice(CHALLENGE_PREFIX.length).split('?')[0]!);
+    if (answer !== undefined) return plain(res, 200, answer, 'application/octet-stream');
+  }
   if (denied(site, ip, req.headers['user-agent'])) return plain(res, 403, 'forbidden\n');
   if (site.robots !== null && (path === '/robots.txt' || path.startsWith('/robots.txt?'))) {
     return plain(res, 200, site.robots);

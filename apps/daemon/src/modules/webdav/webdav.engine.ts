@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { WebdavConfigure, WebdavFigures, WebdavRule } from '@lucky/contracts';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
+import type { ServerTls } from '../../lib/tls/contexts.js';
 import type { StoragesService } from '../../core/services/storages.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import { LockTable } from './webdav.locks.js';
@@ -64,15 +65,33 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
       },
     });
     let server: Server;
+    let unsubscribe = () => {};
     if (rule.tls) {
-      let tls;
+      let tls: ServerTls;
       try {
         tls = await this.d.certificates.serverTls(rule.certs, '1.2');
       } catch (err) {
         if (err instanceof TlsError) throw new RuleProblem(err.msg, err.retry);
         throw err;
       }
-      server = createHttps({ ...tls.options, SNICallback: (name, cb) => cb(null, tls.context(name)) }, dav.handle) as unknown as Server;
+      const https = createHttps({ ...tls.options, SNICallback: (name, cb) => cb(null, tls.context(name)) }, dav.handle);
+      server = https as unknown as Server;
+      // A certificate of the store the rule names (renewed by ACME) is swapped in; connections carry on.
+      const named = new Set(rule.certs.filter((c) => c.source === 'store').map((c) => c.cert));
+      if (named.size) {
+        unsubscribe = this.d.certificates.onChange((name) => {
+          if (!named.has(name)) return;
+          this.d.certificates.serverTls(rule.certs, '1.2').then(
+            (next) => {
+              tls = next;
+              https.setSecureContext(next.options);
+              ctx.note({ key: 'certSwapped', vars: { name } });
+              ctx.report(null);
+            },
+            (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
+          );
+        });
+      }
     } else server = createHttp(dav.handle);
     server.on('checkContinue', dav.handleContinue);
     // Slow clients must not hold sockets forever; uploads of big files still have all the time they need.
@@ -93,7 +112,10 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
     });
     const host = listenHostOf(rule);
     await new Promise<void>((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException) => reject(new RuleProblem(listenProblem(fmt(host, rule.port), rule.port, err.code, err.message)));
+      const onError = (err: NodeJS.ErrnoException) => {
+        unsubscribe();
+        reject(new RuleProblem(listenProblem(fmt(host, rule.port), rule.port, err.code, err.message)));
+      };
       server.once('error', onError);
       server.listen({ host, port: rule.port }, () => {
         server.off('error', onError);
@@ -107,6 +129,7 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
     let current = rule;
     return {
       stop: async () => {
+        unsubscribe();
         this.served.delete(ctx.key);
         this.publishUsage();
         locks.clear();

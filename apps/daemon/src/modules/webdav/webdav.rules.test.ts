@@ -6,7 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCert } from '../../test/certs.js';
@@ -107,6 +109,38 @@ describe('WebDAV rules', () => {
     expect(listing).toContain('<D:href>/dav/b/</D:href>');
     expect(await curl(['-k', '-o', '/dev/null', '-w', '%{http_code}', '-u', 'alice:pw', url.replace('/dav/', '/a/hello.txt')])).toBe('404');
     expect((await ruleView(d, key)).url).toBe(url.replace('127.0.0.1', '127.0.0.1'));
+    expect((await d.call('DELETE', `/api/webdav/rules/${key}`)).ret).toBe(0);
+  });
+
+  it('serves a certificate of the store by name and swaps in its replacement while a connection stays open', async () => {
+    const first = makeCert(base, 'store1', ['dav.test']);
+    const second = makeCert(base, 'store2', ['dav.test']);
+    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'dav-cert', source: 'pem', cert: first.cert, key: first.key }, EN);
+    expect(stored.ret, stored.msg).toBe(0);
+    const { port, key } = await makeDav(d, { tls: true, certs: [{ source: 'store', cert: 'dav-cert' }], mounts: [{ name: 'a', storage: s1 }] });
+    const peer = async () => {
+      const s = tlsConnect({ host: '127.0.0.1', port, servername: 'dav.test', rejectUnauthorized: false });
+      await new Promise((r) => s.once('secureConnect', r));
+      return { s, fp: s.getPeerCertificate().fingerprint256 };
+    };
+    const open = await peer();
+    expect(open.fp).toBe(new X509Certificate(first.cert).fingerprint256);
+    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'dav-cert', source: 'pem', cert: second.cert, key: second.key }, EN)).ret).toBe(0);
+    const want = new X509Certificate(second.cert).fingerprint256;
+    let now = await peer();
+    for (let i = 0; i < 100 && now.fp !== want; i++) {
+      now.s.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      now = await peer();
+    }
+    expect(now.fp).toBe(want);
+    // The connection made before the swap is still there.
+    expect(open.s.destroyed).toBe(false);
+    open.s.write('GET /a/hello.txt HTTP/1.1\r\nHost: dav.test\r\nAuthorization: Basic ' + Buffer.from('alice:pw').toString('base64') + '\r\n\r\n');
+    const answer = await new Promise<string>((r) => open.s.once('data', (b: Buffer) => r(b.toString())));
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    open.s.destroy();
+    now.s.destroy();
     expect((await d.call('DELETE', `/api/webdav/rules/${key}`)).ret).toBe(0);
   });
 

@@ -42,4 +42,12 @@ export function setRecord(name: DdnsProviderName, ctx: ProviderContext, want: Re
   return PROVIDERS[name].set(ctx, want);
 }
 
+/** Deletes a name's records of a type, where the provider can; false where it cannot. */
+export async function removeRecord(name: DdnsProviderName, ctx: ProviderContext, want: Omit<RecordWant, 'value' | 'ttl'>): Promise<boolean> {
+  const p = PROVIDERS[name];
+  if (!p.remove) return false;
+  await p.remove(ctx, want);
+  return true;
+}
+
 export type { DnsProvider, ProviderContext, RecordType, RecordWant, SetOutcome } from './types.js';

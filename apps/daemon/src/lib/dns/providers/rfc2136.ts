@@ -1,39 +1,60 @@
 /**
  * RFC 2136 dynamic update signed with TSIG. The record is read from the same server first (a
  * plain query), and replaced only when it differs. Use `sub:zone` when the zone is deeper than two labels.
+ * TXT records (ACME DNS-01) are set and removed the same way.
  */
 import { parseHostPort } from '@lucky/contracts';
-import { buildUpdate, exchange, parseMessage, queryAddresses, RCODES, signTsig, TYPE, verifyTsigAnswer } from '../wire.js';
+import { buildUpdate, exchange, parseMessage, queryAddresses, queryTexts, RCODES, signTsig, TYPE, verifyTsigAnswer, type UpdateSpec } from '../wire.js';
 import { MsgError, msgOf } from '../../msgerror.js';
-import { addressType, type DnsProvider } from './types.js';
+import type { DnsProvider, ProviderContext } from './types.js';
+
+function serverOf(ctx: ProviderContext) {
+  const server = parseHostPort(ctx.creds.server, 53);
+  if (!server) throw new MsgError({ key: 'dnsBadServer', vars: { server: ctx.creds.server } });
+  return server;
+}
+
+/** Sends one signed UPDATE; throws why the server refused. */
+async function update(ctx: ProviderContext, server: { host: string; port: number }, spec: UpdateSpec): Promise<void> {
+  const key = { name: ctx.creds.id, algorithm: ctx.creds.algorithm, secret: ctx.creds.secret };
+  const { signed, mac } = signTsig(buildUpdate(spec), key, Math.floor(ctx.now().getTime() / 1000));
+  const raw = await exchange(server, signed, ctx.timeoutMs);
+  const answer = parseMessage(raw);
+  if (answer.rcode !== 0) {
+    const rcode = RCODES[answer.rcode] ?? answer.rcode;
+    try {
+      verifyTsigAnswer(raw, answer, key, mac);
+    } catch (err) {
+      // BADSIG, BADKEY...: why the server refused, when its answer says so.
+      throw new MsgError({ key: 'dnsUpdateRefusedWhy', vars: { rcode, reason: msgOf(err) } });
+    }
+    throw new MsgError({ key: 'dnsUpdateRefused', vars: { rcode } });
+  }
+  verifyTsigAnswer(raw, answer, key, mac);
+}
 
 export const rfc2136: DnsProvider = {
   name: 'rfc2136',
   base: '',
   canRead: true,
   async set(ctx, want) {
-    const server = parseHostPort(ctx.creds.server, 53);
-    if (!server) throw new MsgError({ key: 'dnsBadServer', vars: { server: ctx.creds.server } });
-    const type = addressType(want, 'RFC 2136');
+    const server = serverOf(ctx);
     const d = want.domain;
+    if (want.type === 'TXT') {
+      const current = await queryTexts(server, d.full, ctx.timeoutMs);
+      if (current.length === 1 && current[0] === want.value) return 'same';
+      await update(ctx, server, { zone: d.root, name: d.full, type: TYPE.TXT, ttl: want.ttl, ips: [], texts: [want.value] });
+      return current.length ? 'updated' : 'created';
+    }
+    const type = want.type;
     const current = await queryAddresses(server, d.full, type, ctx.timeoutMs);
     if (current.length === 1 && current[0]!.toLowerCase() === want.value.toLowerCase()) return 'same';
-    const key = { name: ctx.creds.id, algorithm: ctx.creds.algorithm, secret: ctx.creds.secret };
-    const msg = buildUpdate({ zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] });
-    const { signed, mac } = signTsig(msg, key, Math.floor(ctx.now().getTime() / 1000));
-    const raw = await exchange(server, signed, ctx.timeoutMs);
-    const answer = parseMessage(raw);
-    if (answer.rcode !== 0) {
-      const rcode = RCODES[answer.rcode] ?? answer.rcode;
-      try {
-        verifyTsigAnswer(raw, answer, key, mac);
-      } catch (err) {
-        // BADSIG, BADKEY...: why the server refused, when its answer says so.
-        throw new MsgError({ key: 'dnsUpdateRefusedWhy', vars: { rcode, reason: msgOf(err) } });
-      }
-      throw new MsgError({ key: 'dnsUpdateRefused', vars: { rcode } });
-    }
-    verifyTsigAnswer(raw, answer, key, mac);
+    await update(ctx, server, { zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] });
     return current.length ? 'updated' : 'created';
+  },
+  async remove(ctx, want) {
+    const server = serverOf(ctx);
+    const d = want.domain;
+    await update(ctx, server, { zone: d.root, name: d.full, type: TYPE[want.type], ttl: 0, ips: [], ...(want.type === 'TXT' ? { texts: [] } : {}) });
   },
 };

@@ -46,6 +46,8 @@ export interface DnsProvider {
   base: string;
   canRead: boolean;
   set(ctx: ProviderContext, want: RecordWant): Promise<SetOutcome>;
+  /** Deletes the name's records of the type (ACME's DNS-01 TXT when done); providers without it leave them. */
+  remove?(ctx: ProviderContext, want: Omit<RecordWant, 'value' | 'ttl'>): Promise<void>;
 }
 
 /** A provider refused or answered something we cannot use; `detail` is the provider's own text. */

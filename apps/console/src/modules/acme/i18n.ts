@@ -1,0 +1,9 @@
+/** The certificates screen's own texts (zh_CN default, en_US) over the kit's common ones; looked up with `acmeText`. */
+import { lang } from '../../i18n';
+import { bindRuleTexts } from '../../kit/texts';
+import { en_US } from './i18n.en_US';
+import { zh_CN } from './i18n.zh_CN';
+
+export type AcmeTextId = keyof typeof zh_CN;
+
+export const acmeText = bindRuleTexts({ zh_CN, en_US }, lang);

@@ -1,0 +1,283 @@
+/**
+ * The certificates engine: each rule keeps one certificate of the store (by the rule's name) filled.
+ * `pem`: the text is stored when the rule starts. `file`: the files are read, stored, and read again
+ * when they change. `acme`: a certificate is ordered when there is none (or it lacks a name of the
+ * rule), and renewed `renewBeforeDays` before it expires; a failed order keeps the certificate in
+ * use, shows the error as the rule's status and is tried again with backoff (5 min doubling to 6 h).
+ * Every order step is a line of the rule's log.
+ */
+import { unwatchFile, watchFile } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { ACME_DIRECTORIES, type AcmeConfigure, type AcmeRule, type Msg } from '@lucky/contracts';
+import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import type { CertificatesService } from '../../core/services/certificates.js';
+import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
+import type { HttpChallengesService } from '../../core/services/httpChallenges.js';
+import { HttpClients } from '../../lib/http/clients.js';
+import { MsgError, msgOf } from '../../lib/msgerror.js';
+import { TlsError } from '../../lib/tls/pem.js';
+import { challengeLine } from './acme.dns.js';
+import { Http01Listener } from './acme.http01.js';
+import { orderCertificate, type Solver } from './acme.order.js';
+import type { AcmeAccounts } from './acme.store.js';
+
+export interface AcmeFigures {
+  renewAt: number | null;
+}
+
+export interface AcmeEngineDeps {
+  certificates: CertificatesService;
+  dnsProviders(): DnsProvidersService;
+  httpChallenges(): HttpChallengesService;
+  accounts: AcmeAccounts;
+  /** First retry after a failed order (default 5 min; doubles up to 6 h). */
+  retryBaseMs?: number;
+  /** Polling limit per authorization and order (default 120 s). */
+  pollTimeoutMs?: number;
+}
+
+const DAY = 86_400_000;
+const MAX_TIMER = 2 ** 31 - 1;
+const day = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+
+export function directoryOf(rule: AcmeRule): string {
+  return rule.ca === 'custom' ? rule.directoryUrl : ACME_DIRECTORIES[rule.ca];
+}
+
+interface Run {
+  key: string;
+  rule: AcmeRule;
+  ctx: RuleContext<AcmeConfigure>;
+  timer: NodeJS.Timeout | null;
+  busy: Promise<Msg> | null;
+  failures: number;
+  renewAt: number | null;
+  stopped: boolean;
+  unwatch?: () => void;
+}
+
+export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> {
+  private http = new HttpClients();
+  private runs = new Map<string, Run>();
+
+  constructor(private readonly d: AcmeEngineDeps) {}
+
+  async start(rule: AcmeRule, ctx: RuleContext<AcmeConfigure>): Promise<RuleHandle<AcmeRule, AcmeFigures>> {
+    const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, failures: 0, renewAt: null, stopped: false };
+    if (rule.source === 'pem') this.store(run, rule.cert, rule.key, false);
+    else if (rule.source === 'file') await this.startFiles(run);
+    else this.schedule(run, 0);
+    this.runs.set(run.key, run);
+    return {
+      stop: async () => {
+        run.stopped = true;
+        if (run.timer) clearTimeout(run.timer);
+        run.unwatch?.();
+        if (this.runs.get(run.key) === run) this.runs.delete(run.key);
+        await run.busy?.catch(() => undefined);
+      },
+      figures: () => ({ renewAt: run.renewAt }),
+    };
+  }
+
+  /** Stores a certificate under the rule's name; a bad pair is the rule's problem. */
+  private store(run: Run, cert: string, key: string, retry: boolean): void {
+    try {
+      const have = this.d.certificates.get(run.rule.name);
+      const facts = this.d.certificates.check(cert, key);
+      if (have?.fingerprint === facts.fingerprint && have.key === key) return;
+      const now = this.d.certificates.put(run.rule.name, cert, key);
+      run.ctx.note({ key: 'acmeStored', vars: { names: now.names.join(', '), date: day(now.notAfter) } });
+    } catch (err) {
+      if (err instanceof TlsError) throw new RuleProblem(err.msg, retry || err.retry);
+      throw err;
+    }
+  }
+
+  private async readFiles(run: Run): Promise<void> {
+    let cert: string;
+    let key: string;
+    try {
+      [cert, key] = await Promise.all([readFile(run.rule.certPath, 'utf8'), readFile(run.rule.keyPath, 'utf8')]);
+    } catch (err) {
+      throw new RuleProblem({ key: 'statusCertUnreadable', vars: { n: 1, detail: (err as Error).message } });
+    }
+    this.store(run, cert, key, true);
+  }
+
+  private async startFiles(run: Run): Promise<void> {
+    await this.readFiles(run);
+    const changed = () => {
+      if (run.stopped) return;
+      run.ctx.note({ key: 'acmeFileChanged' });
+      this.readFiles(run).then(
+        () => run.ctx.report(null),
+        (err: unknown) => run.ctx.report([msgOf(err)]),
+      );
+    };
+    const opts = { interval: 2000, persistent: false };
+    watchFile(run.rule.certPath, opts, changed);
+    watchFile(run.rule.keyPath, opts, changed);
+    run.unwatch = () => {
+      unwatchFile(run.rule.certPath, changed);
+      unwatchFile(run.rule.keyPath, changed);
+    };
+  }
+
+  private schedule(run: Run, delayMs: number): void {
+    if (run.stopped) return;
+    if (run.timer) clearTimeout(run.timer);
+    const check = run.ctx.settings().checkHours * 3_600_000;
+    run.timer = setTimeout(() => void this.check(run, false).catch(() => undefined), Math.max(0, Math.min(delayMs, check, MAX_TIMER)));
+    run.timer.unref();
+  }
+
+  /** Orders a certificate when due (or `force`); the result as a line. Concurrent calls share one order. */
+  private check(run: Run, force: boolean): Promise<Msg> {
+    if (run.busy) return run.busy;
+    run.busy = this.checkNow(run, force).finally(() => (run.busy = null));
+    return run.busy;
+  }
+
+  private async checkNow(run: Run, force: boolean): Promise<Msg> {
+    const rule = run.rule;
+    const have = this.d.certificates.get(rule.name);
+    const covers = !!have && rule.domains.every((n) => have.names.includes(n));
+    const renewAt = have ? have.notAfter - rule.renewBeforeDays * DAY : 0;
+    if (!force && covers && Date.now() < renewAt) {
+      run.renewAt = renewAt;
+      run.ctx.note({ key: 'acmeValidUntil', vars: { date: day(have.notAfter), renew: day(renewAt) } });
+      this.schedule(run, renewAt - Date.now());
+      return { key: 'acmeValidUntil', vars: { date: day(have.notAfter), renew: day(renewAt) } };
+    }
+    run.ctx.note(have ? { key: 'acmeRenewDue', vars: { date: day(have.notAfter) } } : { key: 'acmeNoCertYet' });
+    try {
+      const issued = await this.order(run);
+      if (run.stopped) return { key: 'acmeOrderFailed', vars: { detail: { key: 'ruleSwitchedOff' } } };
+      const now = this.d.certificates.put(rule.name, issued.cert, issued.key);
+      run.failures = 0;
+      run.renewAt = now.notAfter - rule.renewBeforeDays * DAY;
+      run.ctx.note({ key: 'acmeIssued', vars: { names: now.names.join(', '), date: day(now.notAfter) } });
+      run.ctx.report(null);
+      this.schedule(run, run.renewAt - Date.now());
+      return { key: 'acmeRunIssued', vars: { date: day(now.notAfter) } };
+    } catch (err) {
+      const detail = msgOf(err);
+      const line: Msg = { key: 'acmeOrderFailed', vars: { detail } };
+      run.ctx.note(line);
+      const kept = this.d.certificates.get(rule.name);
+      if (kept) run.ctx.note({ key: 'acmeKeptOld', vars: { date: day(kept.notAfter) } });
+      run.failures++;
+      const wait = Math.min((this.d.retryBaseMs ?? 300_000) * 2 ** (run.failures - 1), 6 * 3_600_000);
+      run.ctx.note({ key: 'acmeRetryIn', vars: { minutes: Math.round(wait / 60_000) } });
+      run.ctx.report([line]);
+      this.schedule(run, wait);
+      throw new MsgError(line);
+    }
+  }
+
+  private async order(run: Run) {
+    const rule = run.rule;
+    const directoryUrl = directoryOf(rule);
+    const eabKid = rule.eabKid;
+    const accountKeyPem = rule.accountKey || this.d.accounts.keyFor(directoryUrl, eabKid);
+    const http = this.http.client({ timeoutMs: 30_000, ...(rule.caRoot ? { ca: rule.caRoot } : {}) });
+    const note = (line: Msg) => run.ctx.note(line);
+    const { solver, close } = this.solver(run);
+    try {
+      const issued = await orderCertificate({
+        http,
+        directoryUrl,
+        accountKeyPem,
+        ...(rule.email ? { email: rule.email } : {}),
+        ...(eabKid ? { eab: { kid: eabKid, hmac: rule.eabHmac } } : {}),
+        names: rule.domains,
+        keyType: rule.keyType,
+        solver,
+        note,
+        ...(this.d.pollTimeoutMs ? { pollTimeoutMs: this.d.pollTimeoutMs } : {}),
+      });
+      if (!rule.accountKey) this.d.accounts.setUrl(directoryUrl, eabKid, issued.account);
+      return issued;
+    } finally {
+      await close();
+    }
+  }
+
+  private solver(run: Run): { solver: Solver; close: () => Promise<void> } {
+    const rule = run.rule;
+    if (rule.challenge === 'http-01') {
+      const listener = new Http01Listener(rule.httpAddress, rule.httpPort, (ep) => run.ctx.claim(ep));
+      return {
+        solver: {
+          type: 'http-01',
+          present: async (name, token, keyAuth) => {
+            // A web services rule already listening there answers it; else a listener of our own.
+            const onWeb = await this.d.httpChallenges().present(rule.httpPort, token, keyAuth);
+            if (onWeb) {
+              run.ctx.note({ key: 'acmeHttpWebRule', vars: { name, rules: onWeb.rules.join(', '), port: rule.httpPort } });
+              return () => onWeb.remove();
+            }
+            await listener.open();
+            run.ctx.note({ key: 'acmeHttpListen', vars: { address: listener.address } });
+            return listener.add(token, keyAuth);
+          },
+        },
+        close: () => listener.close(),
+      };
+    }
+    let noted = false;
+    return {
+      solver: {
+        type: 'dns-01',
+        present: async (name, _token, value) => {
+          const dns = this.d.dnsProviders();
+          const client = dns.taskClient(rule.dnsTask);
+          if (!client) throw new MsgError({ key: 'acmeNoDnsTask', vars: { task: rule.dnsTask } });
+          if (!dns.providers().find((p) => p.name === client.provider)?.records.includes('TXT')) {
+            throw new MsgError({ key: 'acmeDnsNoTxt', vars: { provider: client.provider } });
+          }
+          const line = challengeLine(name, dns.tasks().find((t) => t.key === rule.dnsTask)?.domains ?? []);
+          const record = `_acme-challenge.${name}`;
+          await client.set({ domain: line, type: 'TXT', value, ttl: 60 });
+          run.ctx.note({ key: 'acmeDnsSet', vars: { record } });
+          if (rule.dnsWait > 0) await new Promise((r) => setTimeout(r, rule.dnsWait * 1000));
+          return async () => {
+            try {
+              if (await client.remove({ domain: line, type: 'TXT' })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
+              else if (!noted) {
+                noted = true;
+                run.ctx.note({ key: 'acmeDnsNoRemove', vars: { provider: client.provider, record } });
+              }
+            } catch (err) {
+              run.ctx.note({ key: 'acmeDnsRemoveFailed', vars: { record, detail: msgOf(err) } });
+            }
+          };
+        },
+      },
+      close: async () => undefined,
+    };
+  }
+
+  /** Orders now whatever the expiry ("renew now", run now); resolves with the outcome line or throws it. */
+  async renew(key: string): Promise<Msg> {
+    const run = this.runs.get(key);
+    if (!run) throw new MsgError({ key: 'ruleSwitchedOff' });
+    if (run.rule.source !== 'acme') {
+      if (run.rule.source === 'file') await this.readFiles(run);
+      else this.store(run, run.rule.cert, run.rule.key, false);
+      return { key: 'acmeRunStored' };
+    }
+    return this.check(run, true);
+  }
+
+  async close(): Promise<void> {
+    for (const run of this.runs.values()) {
+      run.stopped = true;
+      if (run.timer) clearTimeout(run.timer);
+      run.unwatch?.();
+    }
+    this.runs.clear();
+    await this.http.close();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Certificates (`acme`): named certificates of the daemon's certificate store, from PEM text, files
+ * or an ACME CA, kept valid and renewed. Web services and the other TLS rules read them through the
+ * `certificates` service. Checks beyond the schema at save: a PEM certificate must match its key, a
+ * private CA's root and an imported account key must be PEM.
+ */
+import { X509Certificate } from 'node:crypto';
+import { Ret, acmeContract, renderMsg, type AcmeRule } from '@lucky/contracts';
+import { AppError, fail, failedWith } from '../../core/envelope.js';
+import { defineModule, type ModuleContext } from '../../core/module.js';
+import { TlsError } from '../../lib/tls/pem.js';
+import { MsgError } from '../../lib/msgerror.js';
+import type { AcmeEngine } from './acme.engine.js';
+import { accountKey } from './acme.jws.js';
+import { AcmeAccounts, acmeMigrations } from './acme.store.js';
+
+export type AcmeContext = ModuleContext<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', AcmeEngine>;
+
+function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
+  if (rule.source === 'pem') {
+    try {
+      mod.services.certificates.check(rule.cert, rule.key);
+    } catch (err) {
+      if (err instanceof TlsError) throw new AppError(Ret.badRequest, err.msg.key as never, err.msg.vars ?? {});
+      throw err;
+    }
+  }
+  if (rule.source === 'acme') {
+    if (rule.caRoot.trim()) {
+      try {
+        new X509Certificate(rule.caRoot);
+      } catch (err) {
+        throw fail(Ret.badRequest, 'acmeBadCaRoot', { detail: (err as Error).message });
+      }
+    }
+    if (rule.accountKey.trim()) {
+      try {
+        accountKey(rule.accountKey);
+      } catch (err) {
+        if (err instanceof MsgError) throw new AppError(Ret.badRequest, err.msg.key as never, err.msg.vars ?? {});
+        throw err;
+      }
+    }
+  }
+  return rule;
+}
+
+export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', never, AcmeEngine>({
+  key: 'acme',
+  contract: acmeContract,
+  migrations: acmeMigrations,
+  services: { needs: ['certificates', 'dnsProviders', 'httpChallenges'] },
+  engine: async (mod) =>
+    new (await import('./acme.engine.js')).AcmeEngine({
+      certificates: mod.services.certificates,
+      dnsProviders: () => mod.services.dnsProviders,
+      httpChallenges: () => mod.services.httpChallenges,
+      accounts: new AcmeAccounts(mod.db),
+    }),
+  prepare: (rule, _previous, mod) => checkRule(rule, mod),
+  view: (rule, figures, _lang, mod) => {
+    const c = mod.services.certificates.get(rule.data.name);
+    return {
+      certificate: c ? { names: c.names, notBefore: c.notBefore, notAfter: c.notAfter, issuer: c.issuer, fingerprint: c.fingerprint } : null,
+      renewAt: figures?.renewAt ?? null,
+    };
+  },
+  run: async (rule, mod) => (await mod.engine()).renew(rule.key),
+  routes: (mod) => ({
+    certificates: async () => ({
+      list: mod.services.certificates.list().map((c) => ({
+        name: c.name,
+        names: c.names,
+        notBefore: c.notBefore,
+        notAfter: c.notAfter,
+        issuer: c.issuer,
+        subject: c.subject,
+        fingerprint: c.fingerprint,
+        created: c.created,
+        updated: c.updated,
+      })),
+    }),
+    renew: async ({ params, req }) => {
+      const rule = mod.rules.require(params.key);
+      if (!rule.data.enable) throw fail(Ret.failed, 'ruleSwitchedOff');
+      try {
+        const line = await (await mod.engine()).renew(rule.key);
+        return { msg: renderMsg(req.lang, line) };
+      } catch (err) {
+        throw failedWith(err);
+      }
+    },
+  }),
+});
