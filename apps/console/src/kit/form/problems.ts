@@ -46,6 +46,23 @@ export interface ProblemWording {
 }
 
 const fieldOf = (path: readonly PropertyKey[]) => path.filter((x): x is string => typeof x === 'string').join('.');
+
+/**
+ * The usual wording of a module's form: a field is named by the module's `field.<path>` text when it
+ * is one of `fields`, by its path otherwise, and shown without its name inline.
+ */
+export function fieldWording<Id extends string>(inLang: Lang, text: (id: Id, vars?: TextVars) => string, fields: readonly string[]): ProblemWording {
+  const known = new Set(fields);
+  return {
+    lang: inLang,
+    text: text as unknown as ProblemWording['text'],
+    label: (path) => {
+      const field = fieldOf(path);
+      return known.has(field) ? text(`field.${field}` as Id) : field;
+    },
+    shortInline: true,
+  };
+}
 const firstNumber = (path: readonly PropertyKey[]) => path.find((x): x is number => typeof x === 'number');
 
 /** A required field or list left empty (a list entry's own minimum is not emptiness). */

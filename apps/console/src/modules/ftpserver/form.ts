@@ -5,11 +5,11 @@
  */
 import { ZFtpConfigure, ZFtpRule, type FtpConfigure, type FtpRule, type Lang } from '@lucky/contracts';
 import { lang } from '../../i18n';
-import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
+import { fieldWording, schemaProblems } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
 import { formToMounts, MOUNT_FIELDS, mountProblemField, mountsToForm, type MountsForm } from '../../kit/storage/mounts';
 import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
-import { ftpTextIn, type FtpText } from './i18n';
+import { ftpTextIn } from './i18n';
 
 type NumberField = 'port' | 'pasvMin' | 'pasvMax' | 'maxConnections' | 'maxPerUser' | 'idleTimeout';
 
@@ -68,26 +68,11 @@ export function formToRule(f: RuleForm): FtpRule {
   };
 }
 
-type TextId = Parameters<FtpText>[0];
-
-function wording(inLang: Lang): ProblemWording {
-  const text = ftpTextIn(inLang);
-  return {
-    lang: inLang,
-    text,
-    label: (path) => {
-      const id = `field.${path.filter((x): x is string => typeof x === 'string').join('.')}`;
-      return id in FIELD_IDS ? text(id as TextId) : id.slice(6);
-    },
-    shortInline: true,
-  };
-}
-const FIELD_IDS: Record<string, true> = Object.fromEntries(
-  [
-    'name', 'address', 'port', 'pasvMin', 'pasvMax', 'pasvMode', 'pasvAddress', 'pasvDdnsTask', 'tls', 'requireTls', 'maxConnections', 'maxPerUser', 'idleTimeout',
-    ...MOUNT_FIELDS, 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'note',
-  ].map((f) => [`field.${f}`, true]),
-);
+const wording = (inLang: Lang) => fieldWording(inLang, ftpTextIn(inLang), FIELDS);
+const FIELDS = [
+  'name', 'address', 'port', 'pasvMin', 'pasvMax', 'pasvMode', 'pasvAddress', 'pasvDdnsTask', 'tls', 'requireTls', 'maxConnections', 'maxPerUser', 'idleTimeout',
+  ...MOUNT_FIELDS, 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'note',
+];
 
 export const checkRule = (f: RuleForm, inLang: Lang = lang) =>
   schemaProblems(ZFtpRule, formToRule(f), wording(inLang)).map((p) => ({ ...p, path: mountProblemField(p.path, f.mountMode) }));

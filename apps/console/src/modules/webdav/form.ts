@@ -5,11 +5,11 @@
  */
 import { ZWebdavConfigure, ZWebdavRule, type Lang, type WebdavConfigure, type WebdavRule } from '@lucky/contracts';
 import { lang } from '../../i18n';
-import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
+import { fieldWording, schemaProblems } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
 import { formToMounts, MOUNT_FIELDS, mountProblemField, mountsToForm, type MountsForm } from '../../kit/storage/mounts';
 import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
-import { webdavTextIn, type WebdavText } from './i18n';
+import { webdavTextIn } from './i18n';
 
 export type RuleForm = Omit<WebdavRule, 'port' | 'certs' | 'mounts' | 'lockTimeout'> & MountsForm & {
   port: Num;
@@ -54,23 +54,8 @@ export function formToRule(f: RuleForm): WebdavRule {
   };
 }
 
-type TextId = Parameters<WebdavText>[0];
-
-function wording(inLang: Lang): ProblemWording {
-  const text = webdavTextIn(inLang);
-  return {
-    lang: inLang,
-    text,
-    label: (path) => {
-      const id = `field.${path.filter((x): x is string => typeof x === 'string').join('.')}`;
-      return id in FIELD_IDS ? text(id as TextId) : id.slice(6);
-    },
-    shortInline: true,
-  };
-}
-const FIELD_IDS: Record<string, true> = Object.fromEntries(
-  ['name', 'address', 'port', 'prefix', ...MOUNT_FIELDS, 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'lockTimeout', 'note', 'accessLogLines'].map((f) => [`field.${f}`, true]),
-);
+const wording = (inLang: Lang) => fieldWording(inLang, webdavTextIn(inLang), FIELDS);
+const FIELDS = ['name', 'address', 'port', 'prefix', ...MOUNT_FIELDS, 'certs', 'certs.cert', 'certs.key', 'certs.domains', 'lockTimeout', 'note', 'accessLogLines'];
 
 export const checkRule = (f: RuleForm, inLang: Lang = lang) =>
   schemaProblems(ZWebdavRule, formToRule(f), wording(inLang)).map((p) => ({ ...p, path: mountProblemField(p.path, f.mountMode) }));
