@@ -115,6 +115,16 @@ static void execute(napi_env env, void *arg) {
   close(fd);
 }
 
+static void set_number(napi_env env, napi_value arr, uint32_t i, double d) {
+  napi_value v;
+  napi_create_double(env, d, &v);
+  napi_set_element(env, arr, i, v);
+}
+
+static double mtime_ms(const struct stat *st) {
+  return (double)st->st_mtim.tv_sec * 1000.0 + (double)st->st_mtim.tv_nsec / 1e6;
+}
+
 static void free_data(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -126,16 +136,11 @@ static void complete(napi_env env, napi_status status, void *arg) {
   napi_value out, v;
   napi_create_array_with_length(env, 6, &out);
   int err = status == napi_ok ? j->err : ECANCELED;
-  napi_create_int32(env, err, &v);
-  napi_set_element(env, out, 0, v);
-  napi_create_double(env, (double)j->st.st_size, &v);
-  napi_set_element(env, out, 1, v);
-  napi_create_double(env, (double)j->st.st_mtim.tv_sec * 1000.0 + (double)j->st.st_mtim.tv_nsec / 1e6, &v);
-  napi_set_element(env, out, 2, v);
-  napi_create_double(env, (double)j->st.st_ino, &v);
-  napi_set_element(env, out, 3, v);
-  napi_create_double(env, (double)j->st.st_mode, &v);
-  napi_set_element(env, out, 4, v);
+  set_number(env, out, 0, err);
+  set_number(env, out, 1, (double)j->st.st_size);
+  set_number(env, out, 2, mtime_ms(&j->st));
+  set_number(env, out, 3, (double)j->st.st_ino);
+  set_number(env, out, 4, (double)j->st.st_mode);
   if (!err && j->data) {
     /* Handed over without a copy; freed when the Buffer is collected. */
     if (napi_create_external_buffer(env, j->len, j->data, free_data, NULL, &v) != napi_ok) {
@@ -239,16 +244,12 @@ static void write_complete(napi_env env, napi_status status, void *arg) {
   napi_value out, v;
   napi_create_array_with_length(env, 5, &out);
   int err = status == napi_ok ? j->err : ECANCELED;
-  napi_create_int32(env, err, &v);
-  napi_set_element(env, out, 0, v);
+  set_number(env, out, 0, err);
   napi_get_boolean(env, j->existed != 0, &v);
   napi_set_element(env, out, 1, v);
-  napi_create_double(env, (double)j->st.st_size, &v);
-  napi_set_element(env, out, 2, v);
-  napi_create_double(env, (double)j->st.st_mtim.tv_sec * 1000.0 + (double)j->st.st_mtim.tv_nsec / 1e6, &v);
-  napi_set_element(env, out, 3, v);
-  napi_create_double(env, (double)j->st.st_ino, &v);
-  napi_set_element(env, out, 4, v);
+  set_number(env, out, 2, (double)j->st.st_size);
+  set_number(env, out, 3, mtime_ms(&j->st));
+  set_number(env, out, 4, (double)j->st.st_ino);
   napi_resolve_deferred(env, j->deferred, out);
   napi_delete_reference(env, j->data_ref);
   napi_delete_async_work(env, j->work);
