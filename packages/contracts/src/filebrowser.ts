@@ -58,6 +58,9 @@ const ZSort = z.enum(['name', 'size', 'mtime']).default('name');
 const ZOrder = z.enum(['asc', 'desc']).default('asc');
 
 const at = { storage: ZRuleKey, path: ZFbPath };
+/** A name given to something at a path (new folder, new file, rename); the answer is the path it now has. */
+const ZNameAt = z.object({ ...at, name: ZFbName });
+const ZPathAnswer = ok({ path: z.string() });
 const ZPaths = z.array(z.string().max(4096)).min(1, { error: msgKey('cannotBeEmpty') }).max(1000);
 
 // ------------------------------------------------------------------ shares (the module's rules)
@@ -198,24 +201,24 @@ export const filebrowserContract = moduleContract(
       path: '/api/filebrowser/mkdir',
       summary: 'A new folder in a folder',
       module: M,
-      body: z.object({ ...at, name: ZFbName }),
-      response: ok({ path: z.string() }),
+      body: ZNameAt,
+      response: ZPathAnswer,
     }),
     newFile: route({
       method: 'POST',
       path: '/api/filebrowser/newfile',
       summary: 'A new empty file in a folder',
       module: M,
-      body: z.object({ ...at, name: ZFbName }),
-      response: ok({ path: z.string() }),
+      body: ZNameAt,
+      response: ZPathAnswer,
     }),
     rename: route({
       method: 'POST',
       path: '/api/filebrowser/rename',
       summary: 'A new name in the same folder',
       module: M,
-      body: z.object({ ...at, name: ZFbName }),
-      response: ok({ path: z.string() }),
+      body: ZNameAt,
+      response: ZPathAnswer,
     }),
     move: route({
       method: 'POST',
@@ -296,7 +299,7 @@ export const filebrowserContract = moduleContract(
       summary: 'Puts a fully sent upload in place (renamed atomically)',
       module: M,
       params: ZIdParams,
-      response: ok({ path: z.string() }),
+      response: ZPathAnswer,
     }),
     uploadCancel: route({
       method: 'DELETE',
