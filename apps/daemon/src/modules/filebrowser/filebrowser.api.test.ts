@@ -106,38 +106,38 @@ describe('file browser API', () => {
   });
 
   it('makes folders and files, renames, copies, moves and deletes', async () => {
-    expect((await api(d, 'POST', '/api/filebrowser/mkdir', { storage: s1, path: '/', name: 'work' })).ret).toBe(0);
-    expect(statSync(join(root, 'work')).isDirectory()).toBe(true);
-    expect((await api(d, 'POST', '/api/filebrowser/newfile', { storage: s1, path: '/work', name: 'notes 笔记.txt' })).ret).toBe(0);
-    expect(readFileSync(join(root, 'work', 'notes 笔记.txt'), 'utf8')).toBe('');
-    const saved = await api<{ size: number }>(d, 'PUT', '/api/filebrowser/text', { storage: s1, path: '/work/notes 笔记.txt', content: 'line 1\n第二行\n' });
+    expect((await api(d, 'POST', '/api/filebrowser/mkdir', { storage: s1, path: '/', name: 'drafts' })).ret).toBe(0);
+    expect(statSync(join(root, 'drafts')).isDirectory()).toBe(true);
+    expect((await api(d, 'POST', '/api/filebrowser/newfile', { storage: s1, path: '/drafts', name: 'notes 笔记.txt' })).ret).toBe(0);
+    expect(readFileSync(join(root, 'drafts', 'notes 笔记.txt'), 'utf8')).toBe('');
+    const saved = await api<{ size: number }>(d, 'PUT', '/api/filebrowser/text', { storage: s1, path: '/drafts/notes 笔记.txt', content: 'line 1\n第二行\n' });
     expect(saved).toMatchObject({ ret: 0, size: Buffer.byteLength('line 1\n第二行\n') });
-    const read = await api<{ content: string }>(d, 'GET', `/api/filebrowser/text?${q({ storage: s1, path: '/work/notes 笔记.txt' })}`);
+    const read = await api<{ content: string }>(d, 'GET', `/api/filebrowser/text?${q({ storage: s1, path: '/drafts/notes 笔记.txt' })}`);
     expect(read.content).toBe('line 1\n第二行\n');
     expect((await api(d, 'GET', `/api/filebrowser/text?${q({ storage: s1, path: '/a-big.bin' })}`)).msg).toBe('this is not a text file');
 
-    expect((await api(d, 'POST', '/api/filebrowser/rename', { storage: s1, path: '/work/notes 笔记.txt', name: 'notes.md' })).ret).toBe(0);
-    expect(readdirSync(join(root, 'work'))).toEqual(['notes.md']);
+    expect((await api(d, 'POST', '/api/filebrowser/rename', { storage: s1, path: '/drafts/notes 笔记.txt', name: 'notes.md' })).ret).toBe(0);
+    expect(readdirSync(join(root, 'drafts'))).toEqual(['notes.md']);
     // Copy a folder (recursive) into another storage, and within this one.
     expect((await api(d, 'POST', '/api/filebrowser/copy', { storage: s1, paths: ['/docs'], to: '/', toStorage: s2 })).ret).toBe(0);
     expect(readFileSync(join(base, 'two', 'docs', 'deep', 'deeper', 'report-old.txt'), 'utf8')).toBe('o');
-    expect((await api(d, 'POST', '/api/filebrowser/copy', { storage: s1, paths: ['/c.txt', '/docs'], to: '/work' })).ret).toBe(0);
-    expect(readdirSync(join(root, 'work')).sort()).toEqual(['c.txt', 'docs', 'notes.md']);
+    expect((await api(d, 'POST', '/api/filebrowser/copy', { storage: s1, paths: ['/c.txt', '/docs'], to: '/drafts' })).ret).toBe(0);
+    expect(readdirSync(join(root, 'drafts')).sort()).toEqual(['c.txt', 'docs', 'notes.md']);
     expect(readFileSync(join(root, 'c.txt'), 'utf8')).toBe('hello text\n');
     // Move, and an existing name refused unless overwrite.
-    expect((await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/work/c.txt'], to: '/work/docs' })).ret).toBe(0);
-    expect(existsSync(join(root, 'work', 'c.txt'))).toBe(false);
-    expect(readFileSync(join(root, 'work', 'docs', 'c.txt'), 'utf8')).toBe('hello text\n');
-    writeFileSync(join(root, 'work', 'c.txt'), 'other');
-    const clash = await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/work/c.txt'], to: '/work/docs' });
-    expect(clash).toEqual({ ret: 6, msg: 'a file or folder of that name exists already: /work/docs/c.txt' });
-    expect((await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/work/c.txt'], to: '/work/docs', overwrite: true })).ret).toBe(0);
-    expect(readFileSync(join(root, 'work', 'docs', 'c.txt'), 'utf8')).toBe('other');
+    expect((await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/drafts/c.txt'], to: '/drafts/docs' })).ret).toBe(0);
+    expect(existsSync(join(root, 'drafts', 'c.txt'))).toBe(false);
+    expect(readFileSync(join(root, 'drafts', 'docs', 'c.txt'), 'utf8')).toBe('hello text\n');
+    writeFileSync(join(root, 'drafts', 'c.txt'), 'other');
+    const clash = await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/drafts/c.txt'], to: '/drafts/docs' });
+    expect(clash).toEqual({ ret: 6, msg: 'a file or folder of that name exists already: /drafts/docs/c.txt' });
+    expect((await api(d, 'POST', '/api/filebrowser/move', { storage: s1, paths: ['/drafts/c.txt'], to: '/drafts/docs', overwrite: true })).ret).toBe(0);
+    expect(readFileSync(join(root, 'drafts', 'docs', 'c.txt'), 'utf8')).toBe('other');
     // Delete several at once.
-    const del = await api<{ deleted: number }>(d, 'POST', '/api/filebrowser/delete', { storage: s1, paths: ['/work/docs', '/work/notes.md'] });
+    const del = await api<{ deleted: number }>(d, 'POST', '/api/filebrowser/delete', { storage: s1, paths: ['/drafts/docs', '/drafts/notes.md'] });
     expect(del.deleted).toBe(2);
-    expect(readdirSync(join(root, 'work'))).toEqual([]);
-    expect((await api(d, 'POST', '/api/filebrowser/delete', { storage: s1, paths: ['/work'] })).ret).toBe(0);
+    expect(readdirSync(join(root, 'drafts'))).toEqual([]);
+    expect((await api(d, 'POST', '/api/filebrowser/delete', { storage: s1, paths: ['/drafts'] })).ret).toBe(0);
   });
 
   it('refuses bad input with a clear message and changes nothing on disk', async () => {
