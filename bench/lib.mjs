@@ -53,6 +53,42 @@ export function have(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * The children a benchmark starts and what it leaves on disk: the children are killed and the
+ * removals run however the benchmark ends (done, failed, Ctrl-C), once, children first so nothing
+ * is removed under a running server.
+ */
+export function reaper() {
+  const children = new Set();
+  const removals = [];
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    for (const p of children) p.kill('SIGKILL');
+    for (const fn of removals.reverse()) {
+      try {
+        fn();
+      } catch {
+        // best effort: a temp dir left behind is the OS's to clean
+      }
+    }
+  };
+  process.on('exit', finish);
+  process.on('SIGINT', () => process.exit(130));
+  return {
+    track(p) {
+      children.add(p);
+      p.once('exit', () => children.delete(p));
+      return p;
+    },
+    atExit(fn) {
+      removals.push(fn);
+    },
+    finish,
+  };
+}
+
 /** What a child printed last (stdout and stderr), for the message when it fails. */
 export function outputTail(p, n = 3000) {
   let tail = '';

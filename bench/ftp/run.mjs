@@ -23,7 +23,7 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminApi, freePort, mb, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, freePort, have, mb, median, printTable, reaper, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -38,22 +38,7 @@ const USER = 'benchuser';
 const USER_PASS = 'bench-ftp-pass-1';
 const VSFTPD = '/usr/sbin/vsftpd';
 
-const children = new Set();
-function track(p) {
-  children.add(p);
-  p.once('exit', () => children.delete(p));
-  return p;
-}
-const cleanups = [];
-process.on('exit', () => {
-  for (const p of children) p.kill('SIGKILL');
-  for (const c of cleanups.reverse()) c();
-});
-process.on('SIGINT', () => process.exit(130));
-
-function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
+const { track, atExit } = reaper();
 
 /** Free consecutive ports for a passive range. */
 async function range(n) {
@@ -78,7 +63,7 @@ async function startDaemon(dir) {
   const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DIST, 'nodeoptions.js')).href);
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lucky-bench-ftp-data-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  atExit(() => rmSync(dataDir, { recursive: true, force: true }));
   const p = track(
     spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...(process.env.CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.CPU_PROFILE] : []), MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -237,7 +222,7 @@ async function main() {
     }
   }
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'lucky-bench-ftp-')));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  atExit(() => rmSync(work, { recursive: true, force: true }));
   const dir = join(work, 'served');
   mkdirSync(dir);
   const src = join(work, 'source.bin');

@@ -22,7 +22,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DAEMON_DIST, freePort, have, median, outputTail, printTable, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
+import { DAEMON_DIST, freePort, have, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -38,17 +38,7 @@ const PASSWORD = 'bench-password-1';
 const USER = 'benchuser';
 const USER_PASS = 'bench-dav-pass-1';
 
-const children = new Set();
-function track(p) {
-  children.add(p);
-  p.once('exit', () => children.delete(p));
-  return p;
-}
-const cleanups = [];
-process.on('exit', () => {
-  for (const p of children) p.kill('SIGKILL');
-});
-process.on('SIGINT', () => process.exit(130));
+const { track, atExit, finish } = reaper();
 
 /** Whether an nginx with the DAV module is installed; the reason when not. */
 function nginxDav() {
@@ -86,9 +76,9 @@ async function waitPort(port, ms = 15_000) {
 
 async function startDaemon(dir) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-data-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  atExit(() => rmSync(dataDir, { recursive: true, force: true }));
   const profDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-prof-'));
-  cleanups.push(() => rmSync(profDir, { recursive: true, force: true }));
+  atExit(() => rmSync(profDir, { recursive: true, force: true }));
   const nodeArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   const { p, api, nodeOptions } = await startBenchDaemon({ cpu: SERVER_CPU, dataDir, password: PASSWORD, nodeArgs });
   track(p);
@@ -120,7 +110,7 @@ async function startRclone(dir) {
 async function startNginx(bin, dir) {
   const port = await freePort();
   const conf = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-nginx-'));
-  cleanups.push(() => rmSync(conf, { recursive: true, force: true }));
+  atExit(() => rmSync(conf, { recursive: true, force: true }));
   writeFileSync(join(conf, 'htpasswd'), `${USER}:{PLAIN}${USER_PASS}\n`);
   mkdirSync(join(conf, 'body'));
   const asRoot = process.getuid?.() === 0;
@@ -259,7 +249,7 @@ console.log(`large: one ${LARGE / 1048576} MiB file; small: ${SMALL_COUNT} files
 console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 
 const work = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-'));
-cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+atExit(() => rmSync(work, { recursive: true, force: true }));
 mkdirSync(join(work, 'share'));
 const dir = realpathSync(join(work, 'share'));
 const src = join(work, 'source-large.bin');
@@ -357,14 +347,7 @@ try {
   console.error(`\nbenchmark failed: ${err.stack ?? err}`);
 } finally {
   for (const s of servers) await s.close().catch(() => {});
-  for (const c of cleanups) {
-    try {
-      c();
-    } catch {
-      // best effort
-    }
-  }
-  for (const p of children) p.kill('SIGKILL');
+  finish();
 }
 
 /** Self time per function of a .cpuprofile, top 25. */
