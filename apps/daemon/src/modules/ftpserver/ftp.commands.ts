@@ -453,6 +453,31 @@ async function openData(s: FtpSession, opening: string, paused = false): Promise
   }
 }
 
+/** How long, and how much, an upload stopped at the quota may go on sending before its connection is cut. */
+const REFUSED_DRAIN_MS = 2000;
+const REFUSED_DRAIN_BYTES = 64 << 20;
+
+/**
+ * Ends the data connection of an upload stopped midway at the quota (552). Closing a socket with
+ * bytes still unread makes the kernel answer RST, and a client still sending then reports
+ * "connection reset" instead of the 552; so what it still sends is read and dropped, within bounds,
+ * until it finishes or the bounds are reached.
+ */
+function drainThenClose(sock: Duplex): void {
+  let left = REFUSED_DRAIN_BYTES;
+  const timer = setTimeout(() => sock.destroy(), REFUSED_DRAIN_MS);
+  sock.removeAllListeners('data');
+  sock.on('data', (c: Buffer) => {
+    left -= c.length;
+    if (left <= 0) sock.destroy();
+  });
+  sock.once('end', () => sock.destroy());
+  sock.once('close', () => clearTimeout(timer));
+  sock.resume();
+}
+
+const isQuotaReply = (err: unknown) => err instanceof Reply && err.code === 552;
+
 /** A transfer ABOR can stop: marks the session busy and turns an abort into the 426 reply. */
 async function runTransfer(s: FtpSession, sock: Duplex, work: (signal: AbortSignal) => Promise<void>, cleanup: () => void): Promise<void> {
   const ctl = new AbortController();
@@ -468,7 +493,8 @@ async function runTransfer(s: FtpSession, sock: Duplex, work: (signal: AbortSign
   try {
     await work(ctl.signal);
   } catch (err) {
-    sock.destroy();
+    if (isQuotaReply(err)) drainThenClose(sock);
+    else sock.destroy();
     cleanup();
     if (err instanceof Reply) throw err;
     if (aborted) throw new Reply(426, 'Connection closed; transfer aborted.');
@@ -509,14 +535,18 @@ async function relayed(s: FtpSession, sock: Socket, start: (onEnd: (end: NativeE
       settle(null);
     },
   };
+  let end: NativeEnd | null = null;
   try {
-    const end = await ended;
+    end = await ended;
     const moved = taken ?? flow.counters();
     return { end, toTarget: moved.toTarget, toClient: moved.toClient };
   } finally {
     s.server.live.delete(flow);
     s.transfer = null;
-    sock.destroy();
+    // The relay has let go of the descriptor: an upload stopped at its limit (the quota) ends as the
+    // streamed one does.
+    if (end?.reason === 'limit') drainThenClose(sock);
+    else sock.destroy();
     s.touch();
   }
 }
