@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { msgKey } from './i18n.js';
 import { isIP, isIPv4, isIPv6, ZCidr, ZListenHost, ZNonEmpty } from './net.js';
+import { ACME_NAME_RE } from './acme.js';
 import { moduleContract, ruleView } from './rules.js';
 import { secret, SECRET_MASK } from './secrets.js';
 
@@ -97,8 +98,14 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----/;
 const PEM_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
 export const ZPortforwardTls = z.object({
-  /** Terminate TLS on the listener (TCP types) with `cert`/`key`, forward plain. */
+  /** Terminate TLS on the listener (TCP types), forward plain. */
   listen: z.boolean().default(false),
+  /**
+   * `pem`: the `cert`/`key` fields; `store`: certificates of the Certificates module by name, the one
+   * for the name a client asks for (SNI, wildcards too) or the first, swapped in when renewed.
+   */
+  certSource: z.enum(['pem', 'store']).default('pem'),
+  certNames: z.array(z.string().trim().regex(ACME_NAME_RE, { error: msgKey('certBadName') })).max(16).default([]),
   /** PEM certificate chain. */
   cert: z.string().max(65_536).default(''),
   /** PEM private key; masked in answers, kept when the mask comes back. */
@@ -139,6 +146,8 @@ export const ZPortforwardRuleFields = z.object({
   filter: ZIpFilter.default({ mode: 'off', list: [] }),
   tls: ZPortforwardTls.default({
     listen: false,
+    certSource: 'pem',
+    certNames: [],
     cert: '',
     key: '',
     target: false,
@@ -165,10 +174,14 @@ export const ZPortforwardRule = ZPortforwardRuleFields.superRefine((r, ctx) => {
   if (r.tls.listen) {
     if (!r.types.some((t) => t.startsWith('tcp')))
       ctx.addIssue({ code: 'custom', path: ['tls', 'listen'], message: msgKey('pfTlsNeedsTcp') });
-    if (!PEM_CERT.test(r.tls.cert)) ctx.addIssue({ code: 'custom', path: ['tls', 'cert'], message: msgKey('pfInvalidPemCert') });
-    // The mask is a kept key: the daemon puts the stored one back before it validates (a mask with
-    // nothing stored behind it arrives here as ''), and a form showing a stored rule passes its own check.
-    if (r.tls.key !== SECRET_MASK && !PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
+    if (r.tls.certSource === 'store') {
+      if (r.tls.certNames.length === 0) ctx.addIssue({ code: 'custom', path: ['tls', 'certNames'], message: msgKey('pfCertNamesNeeded') });
+    } else {
+      if (!PEM_CERT.test(r.tls.cert)) ctx.addIssue({ code: 'custom', path: ['tls', 'cert'], message: msgKey('pfInvalidPemCert') });
+      // The mask is a kept key: the daemon puts the stored one back before it validates (a mask with
+      // nothing stored behind it arrives here as ''), and a form showing a stored rule passes its own check.
+      if (r.tls.key !== SECRET_MASK && !PEM_KEY.test(r.tls.key)) ctx.addIssue({ code: 'custom', path: ['tls', 'key'], message: msgKey('pfInvalidPemKey') });
+    }
   }
   if (r.filter.mode === 'whitelist' && r.filter.list.length === 0)
     ctx.addIssue({ code: 'custom', path: ['filter', 'list'], message: msgKey('cannotBeEmpty') });

@@ -73,6 +73,7 @@ export const en_US: Record<KitTextId, string> = {
   'certSource.file': 'File path on the server',
   'certSource.store': 'From Certificates',
   certStoreName: 'Certificate name',
+  certStoreNames: 'Certificate names',
   certStoreHint: 'A certificate of the Certificates page; a renewed one is swapped in by itself',
   certPem: 'Certificate (PEM)',
   keyPem: 'Private key (PEM)',

@@ -71,6 +71,7 @@ export const zh_CN = {
   'certSource.file': '服务器上的文件路径',
   'certSource.store': '证书模块中的证书',
   certStoreName: '证书名称',
+  certStoreNames: '证书名称（可多个）',
   certStoreHint: '“证书”页面中的证书名称；续期后自动换用新证书',
   certPem: '证书 (PEM)',
   keyPem: '私钥 (PEM)',

@@ -4,7 +4,9 @@
  * Certificates given as file paths or by name from the store are read when the rule starts (they may come later).
  */
 import { Ret } from '@lucky/contracts';
-import { TlsError } from '../lib/tls/pem.js';
+import type { MinTls, ServerTls } from '../lib/tls/contexts.js';
+import { TlsError, type CertSource } from '../lib/tls/pem.js';
+import type { RuleContext } from './engine.js';
 import { fail } from './envelope.js';
 import type { CertificatesService } from './services/certificates.js';
 
@@ -17,5 +19,33 @@ export function refuseBadCerts(certs: ReadonlyArray<{ source: 'pem' | 'file' | '
       if (err instanceof TlsError) throw fail(Ret.badRequest, 'certInRule', { n: i + 1, detail: err.msg });
       throw err;
     }
+  });
+}
+
+/**
+ * Keeps a running TLS server on the current version of the store certificates its rule names (a
+ * renewal by ACME, a new upload): `apply` gets the rule's certificates read again, and the server
+ * swaps them in without dropping connections. A version that no longer loads is the rule's problem
+ * until the next change. Returns the unsubscribe (nothing to follow when the rule names none).
+ */
+export function followStoreCerts(
+  service: CertificatesService,
+  certs: readonly CertSource[],
+  minTls: MinTls,
+  ctx: Pick<RuleContext<unknown>, 'note' | 'report'>,
+  apply: (next: ServerTls) => void,
+): () => void {
+  const named = new Set(certs.filter((c) => c.source === 'store').map((c) => c.cert));
+  if (named.size === 0) return () => {};
+  return service.onChange((name) => {
+    if (!named.has(name)) return;
+    service.serverTls(certs, minTls).then(
+      (next) => {
+        apply(next);
+        ctx.note({ key: 'certSwapped', vars: { name } });
+        ctx.report(null);
+      },
+      (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
+    );
   });
 }

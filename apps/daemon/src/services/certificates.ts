@@ -3,6 +3,7 @@
  * their private keys, each checked before it is kept (a PEM certificate, a PEM key, the key of that
  * certificate). Listeners hear of every change so that a renewed certificate reaches running rules.
  */
+import { ACME_NAME_RE } from '@lucky/contracts';
 import type { Db, Migration } from '../core/db.js';
 import { migrate } from '../core/db.js';
 import type { Say } from '../core/logs.js';
@@ -24,8 +25,6 @@ const MIGRATIONS: Migration[] = [
     );`,
   },
 ];
-
-const NAME_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 interface Row {
   name: string;
@@ -77,7 +76,7 @@ export function openCertificates(db: Db, say?: Say): CertificatesService {
       return r ? { ...info(r), cert: r.cert, key: r.key } : undefined;
     },
     put(name, cert, key) {
-      if (!NAME_RE.test(name)) throw new TlsError({ key: 'certBadName' });
+      if (!ACME_NAME_RE.test(name)) throw new TlsError({ key: 'certBadName' });
       const facts = checkPair(cert, key);
       upsert.run({ name, cert, key, facts: JSON.stringify(facts), now: Date.now() });
       const now = info(one.get(name)!);

@@ -14,6 +14,7 @@ export const portforwardMessages = defineMessages(
     pfTlsNeedsTcp: 'TLS 监听需要 TCP 转发类型',
     pfInvalidPemCert: '不是 PEM 格式的证书',
     pfInvalidPemKey: '不是 PEM 格式的私钥',
+    pfCertNamesNeeded: '至少选择一个“证书”页面中的证书',
     pfTlsPairInvalid: '证书与私钥无法使用：{detail}',
     // Rule log and status of the engine; {listener} is like "tcp 0.0.0.0:80", {client} and {target} are address:port.
     pfListening: '正在监听 {listener} → 端口 {port}',
@@ -60,6 +61,7 @@ export const portforwardMessages = defineMessages(
     pfTlsNeedsTcp: 'TLS on the listener needs a TCP forwarding type',
     pfInvalidPemCert: 'is not a PEM certificate',
     pfInvalidPemKey: 'is not a PEM private key',
+    pfCertNamesNeeded: 'choose at least one certificate of the Certificates page',
     pfTlsPairInvalid: 'The certificate and key cannot be used together: {detail}',
     pfListening: 'listening on {listener} → port {port}',
     pfStoppedListening: 'stopped listening on {listener}',

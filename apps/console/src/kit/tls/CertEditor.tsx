@@ -2,7 +2,7 @@
  * HTTPS certificates of a listener: each PEM text (pasted or read from a local file), paths on the
  * server, or a certificate of the Certificates module by name; and its domains.
  */
-import { Autocomplete, Button, Group, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Autocomplete, Button, Group, SegmentedControl, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { acmeRoutes } from '@lucky/contracts';
 import { routeQuery } from '../../api/routeQuery';
@@ -72,6 +72,24 @@ function StoreName(props: { value: string; onChange: (v: string) => void; error:
       description={kitText('certStoreHint')}
       data={list.map((c) => c.name)}
       // The option shows the names the certificate is for; choosing it fills in its name only.
+      renderOption={({ option }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`}
+      value={props.value}
+      onChange={props.onChange}
+      error={props.error}
+      styles={mono}
+      data-testid={props.testId}
+    />
+  );
+}
+
+/** Several certificates of the store by name (port forwarding picks one by SNI); a name may be typed before it exists. */
+export function StoreNamesInput(props: { value: string[]; onChange: (v: string[]) => void; error: string | undefined; testId: string; description?: string }) {
+  const list = useQuery(storeQuery()).data?.list ?? [];
+  return (
+    <TagsInput
+      label={kitText('certStoreNames')}
+      description={props.description ?? kitText('certStoreHint')}
+      data={list.map((c) => c.name)}
       renderOption={({ option }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`}
       value={props.value}
       onChange={props.onChange}

@@ -9,6 +9,7 @@ import { FilterListEditor } from '../../kit/fields/FilterListEditor';
 import { LinesInput } from '../../kit/fields/LinesInput';
 import { PemInput } from '../../kit/fields/PemInput';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
+import { StoreNamesInput } from '../../kit/tls/CertEditor';
 import { HINT_BELOW, mono } from '../../kit/fields/styles';
 import { LimitFields } from '../../kit/fields/LimitFields';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
@@ -131,6 +132,23 @@ export function RuleForm(props: RuleFormProps<typeof portforwardRoutes>) {
     <Stack gap="sm">
       <Switch label={pfText('tlsListen')} description={pfText('tlsListenHint')} {...tls.check('listen')} error={err('tls.listen')} data-testid="pf-tls-listen" />
       {form.tls.listen && (
+        <SegmentedField
+          label={pfText('tlsCertSource')}
+          data={(['pem', 'store'] as const).map((v) => ({ value: v, label: pfText(`tlsCertSource.${v}`) }))}
+          {...tls.choice('certSource')}
+          data-testid="pf-tls-source"
+        />
+      )}
+      {form.tls.listen && form.tls.certSource === 'store' && (
+        <StoreNamesInput
+          value={form.tls.certNames}
+          onChange={(certNames) => f.set({ tls: { ...form.tls, certNames } })}
+          description={pfText('tlsCertNamesHint')}
+          error={err('tls.certNames')}
+          testId="pf-tls-names"
+        />
+      )}
+      {form.tls.listen && form.tls.certSource === 'pem' && (
         <Group grow align="flex-start">
           {(['cert', 'key'] as const).map((field) => (
             <PemInput

@@ -62,7 +62,7 @@ export const emptyForm = (): RuleForm => ({
   limits: emptyLimits(),
   filterMode: 'off',
   filterList: '',
-  tls: { listen: false, cert: '', key: '', target: false, targetServerName: '', targetInsecure: false },
+  tls: { listen: false, certSource: 'pem', certNames: [], cert: '', key: '', target: false, targetServerName: '', targetInsecure: false },
   proxyProtocol: 'off',
   note: '',
 });
@@ -79,7 +79,7 @@ export function toForm(r: PortforwardRule): RuleForm {
     limits: limitsToForm(r.limits),
     filterMode: r.filter.mode,
     filterList: joinLines(r.filter.list),
-    tls: { ...r.tls },
+    tls: { ...r.tls, certNames: [...r.tls.certNames] },
     proxyProtocol: r.proxyProtocol,
     note: r.note,
   };

@@ -14,6 +14,8 @@ export const TLS_VERSIONS: Record<MinTls, SecureVersion> = { '1.0': 'TLSv1', '1.
 export interface ServerTls {
   /** For createServer and setSecureContext: the first certificate is the one for unknown names. */
   readonly options: { cert: string; key: string; minVersion: SecureVersion };
+  /** The first certificate's context, for a TLSSocket made by hand (port forwarding). */
+  readonly secureContext: SecureContext;
   /** The context for a server name (lower case); undefined = the server's own (the first certificate). */
   context(servername: string): SecureContext | undefined;
 }
@@ -23,7 +25,7 @@ export function serverTls(certs: readonly TlsCert[], minTls: MinTls): ServerTls 
   if (!first) throw new TlsError({ key: 'statusCertNeeded' });
   const minVersion = TLS_VERSIONS[minTls];
   const byName = new DomainMatcher<SecureContext>();
-  certs.forEach((c, i) => {
+  const contexts = certs.map((c, i) => {
     let ctx: SecureContext;
     try {
       ctx = createSecureContext({ cert: c.cert, key: c.key, minVersion });
@@ -31,9 +33,11 @@ export function serverTls(certs: readonly TlsCert[], minTls: MinTls): ServerTls 
       throw new TlsError({ key: 'statusTlsRejected', vars: { detail: `#${i + 1}: ${String((err as Error)?.message ?? err)}` } });
     }
     for (const n of c.names) byName.add(n, ctx);
+    return ctx;
   });
   return {
     options: { cert: first.cert, key: first.key, minVersion },
+    secureContext: contexts[0]!,
     context: (servername) => byName.match(servername.toLowerCase()),
   };
 }

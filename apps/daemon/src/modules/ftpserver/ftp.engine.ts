@@ -10,6 +10,7 @@ import { createServer as createTls, Server as TlsServer } from 'node:tls';
 import type { FtpConfigure, FtpFigures, FtpRule, Msg } from '@lucky/contracts';
 import { isLocalAddress } from '../../core/cidr.js';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import { followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
 import type { StoragesService } from '../../core/services/storages.js';
@@ -106,21 +107,13 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
     });
     server.on('error', () => undefined);
     // A certificate of the store the rule names (renewed by ACME) is swapped in; connections carry on.
-    const named = new Set(rule.tls === 'off' ? [] : rule.certs.filter((c) => c.source === 'store').map((c) => c.cert));
-    const unsubscribe = named.size
-      ? this.d.certificates.onChange((name) => {
-          if (!named.has(name)) return;
-          this.d.certificates.serverTls(rule.certs, '1.2').then(
-            (next) => {
-              ftp.setTls(next);
-              if (server instanceof TlsServer) server.setSecureContext(next.options);
-              ctx.note({ key: 'certSwapped', vars: { name } });
-              ctx.report(null);
-            },
-            (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
-          );
-        })
-      : () => {};
+    const unsubscribe =
+      rule.tls === 'off'
+        ? () => {}
+        : followStoreCerts(this.d.certificates, rule.certs, '1.2', ctx, (next) => {
+            ftp.setTls(next);
+            if (server instanceof TlsServer) server.setSecureContext(next.options);
+          });
     this.servers.add(ftp);
     ctx.note({ key: 'ftpListening', vars: { address: fmtAddr(host, rule.port), scheme: rule.tls === 'implicit' ? 'ftps' : rule.tls === 'explicit' ? 'ftp + AUTH TLS' : 'ftp', pasv: `${rule.pasvMin}-${rule.pasvMax}` } });
     this.served.set(ctx.key, ftp.storagesServed());

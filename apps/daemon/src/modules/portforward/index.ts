@@ -6,7 +6,7 @@ import { listenEndpoints } from './portforward.plan.js';
 
 /** A certificate that does not match its key is refused on save, not found later by the engine. */
 async function checkTlsPair(rule: PortforwardRule): Promise<PortforwardRule> {
-  if (!rule.tls.listen) return rule;
+  if (!rule.tls.listen || rule.tls.certSource === 'store') return rule;
   const { createSecureContext } = await import('node:tls');
   try {
     createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
@@ -25,7 +25,13 @@ function idle(rule: PortforwardRule): PortforwardStats {
 export default defineModule({
   key: 'portforward',
   contract: portforwardContract,
-  engine: async (mod) => new (await import('./portforward.engine.js')).PortforwardEngine({ settings: mod.rules.settings(), nativeRelay: mod.env.nativeRelay }),
+  services: { needs: ['certificates'] },
+  engine: async (mod) =>
+    new (await import('./portforward.engine.js')).PortforwardEngine({
+      settings: mod.rules.settings(),
+      nativeRelay: mod.env.nativeRelay,
+      certificates: mod.services.certificates,
+    }),
   listens: listenEndpoints,
   prepare: checkTlsPair,
   view: (rule, figures) => ({ stats: figures ?? idle(rule.data) }),

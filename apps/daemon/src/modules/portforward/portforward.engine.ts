@@ -6,9 +6,12 @@
  * runtime shows it and retries). What all rules share, the global counters and limits and the native
  * relay, lives here too; the TCP and UDP parts are portforward.tcp.ts and portforward.udp.ts.
  */
-import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Msg, PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import { followStoreCerts } from '../../core/rulecerts.js';
+import type { CertificatesService } from '../../core/services/certificates.js';
+import type { ServerTls } from '../../lib/tls/contexts.js';
+import { TlsError, type CertSource } from '../../lib/tls/pem.js';
 import { planListeners, type ListenSpec } from './portforward.plan.js';
 import { ModuleState, RuleRun } from './portforward.run.js';
 import { closeTcpListener, listenTcp } from './portforward.tcp.js';
@@ -21,6 +24,8 @@ export interface PortforwardEngineOptions {
   settings: PortforwardConfigure;
   /** LUCKY_NATIVE_RELAY: plain TCP pairs and UDP sessions go to the native relay where it is built. */
   nativeRelay: boolean;
+  /** The certificate store, for listeners that name its certificates. */
+  certificates: CertificatesService;
   /** How often listeners that could not open are tried again (10 s). */
   retryListenMs?: number;
 }
@@ -29,14 +34,17 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
   private shared: ModuleState;
   private runs = new Set<RuleRun>();
   private retryListenMs: number;
+  private certificates: CertificatesService;
 
   constructor(o: PortforwardEngineOptions) {
+    this.certificates = o.certificates;
     this.shared = new ModuleState(o.settings, o.nativeRelay);
     this.retryListenMs = o.retryListenMs ?? RETRY_LISTEN_MS;
   }
 
   async start(rule: PortforwardRule, ctx: RuleContext<PortforwardConfigure>): Promise<RuleHandle<PortforwardRule, PortforwardStats>> {
-    const run = new RuleRun(this.shared, ctx, rule, secureContext(rule));
+    const run = new RuleRun(this.shared, ctx, rule, await this.serverTls(rule));
+    this.follow(run);
     this.runs.add(run);
     const wanted = planListeners(rule);
     // A rule of one listener has its failure said once, by the runtime's "could not start".
@@ -62,13 +70,14 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
    */
   private async update(run: RuleRun, rule: PortforwardRule): Promise<boolean> {
     if (run.stopped) return false;
-    let tls: SecureContext | null;
+    let tls: ServerTls | null;
     try {
-      tls = secureContext(rule);
+      tls = await this.serverTls(rule);
     } catch {
       return false;
     }
     run.set(rule, tls);
+    this.follow(run);
     const wanted = planListeners(rule);
     const ids = new Set(wanted.map((s) => s.id));
     for (const [id, l] of run.tcp) {
@@ -153,6 +162,7 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
 
   private teardown(run: RuleRun): void {
     run.stopped = true;
+    run.unfollow();
     if (run.retry) clearTimeout(run.retry);
     run.retry = null;
     for (const l of run.tcp.values()) closeTcpListener(l);
@@ -187,14 +197,30 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
   async close(): Promise<void> {
     for (const run of [...this.runs]) await run.enqueue(() => this.teardown(run));
   }
+
+  /**
+   * The listener's certificates; a pair that does not load stops the rule until it is saved again,
+   * a store certificate not there yet (being issued) is retried.
+   */
+  private async serverTls(rule: PortforwardRule): Promise<ServerTls | null> {
+    if (!rule.tls.listen) return null;
+    try {
+      return await this.certificates.serverTls(certSources(rule), '1.2');
+    } catch (err) {
+      if (err instanceof TlsError) throw new RuleProblem(err.msg, err.retry);
+      throw err;
+    }
+  }
+
+  /** A renewed store certificate reaches new connections; open ones carry on with theirs. */
+  private follow(run: RuleRun): void {
+    run.unfollow();
+    run.unfollow = run.rule.tls.listen ? followStoreCerts(this.certificates, certSources(run.rule), '1.2', run.ctx, (next) => (run.tls = next)) : () => {};
+  }
 }
 
-/** The listener's TLS context; a pair that does not load stops the rule until it is saved again. */
-function secureContext(rule: PortforwardRule): SecureContext | null {
-  if (!rule.tls.listen) return null;
-  try {
-    return createSecureContext({ cert: rule.tls.cert, key: rule.tls.key });
-  } catch (err) {
-    throw new RuleProblem({ key: 'statusTlsRejected', vars: { detail: (err as Error).message } }, false);
-  }
+/** Where a TLS listener's certificates come from: its PEM fields, or certificates of the store by name. */
+function certSources(rule: PortforwardRule): CertSource[] {
+  if (rule.tls.certSource === 'store') return rule.tls.certNames.map((name) => ({ source: 'store', cert: name, key: '', domains: [] }));
+  return [{ source: 'pem', cert: rule.tls.cert, key: rule.tls.key, domains: [] }];
 }

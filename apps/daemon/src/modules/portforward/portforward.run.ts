@@ -4,11 +4,11 @@
  * its targets and its log lines. What all rules share (the global counters and limits, whether the
  * native relay is used) is one ModuleState, owned by the engine.
  */
-import type { SecureContext } from 'node:tls';
 import type { Msg, PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { listenProblem, type RuleContext } from '../../core/engine.js';
 import { IpFilter } from '../../core/cidr.js';
 import { fmtAddr } from '../../lib/ip.js';
+import type { ServerTls } from '../../lib/tls/contexts.js';
 import type { ListenSpec } from './portforward.plan.js';
 import type { Conn, TcpListener } from './portforward.tcp.js';
 import type { UdpListener } from './portforward.udp.js';
@@ -63,7 +63,9 @@ export class RuleRun {
   rule!: PortforwardRule;
   lim!: Limits;
   filter!: IpFilter;
-  tls: SecureContext | null = null;
+  tls: ServerTls | null = null;
+  /** Stops following the store certificates the rule names. */
+  unfollow: () => void = () => {};
   tcp = new Map<string, TcpListener>();
   udp = new Map<string, UdpListener>();
   /** Listener id → why it is not running (retried by the engine). */
@@ -83,13 +85,13 @@ export class RuleRun {
     readonly shared: ModuleState,
     readonly ctx: RuleContext<PortforwardConfigure>,
     rule: PortforwardRule,
-    tls: SecureContext | null,
+    tls: ServerTls | null,
   ) {
     this.set(rule, tls);
   }
 
   /** Puts a rule version in force; connections already relayed keep what they started with. */
-  set(rule: PortforwardRule, tls: SecureContext | null): void {
+  set(rule: PortforwardRule, tls: ServerTls | null): void {
     this.rule = rule;
     this.tls = tls;
     this.filter = new IpFilter(rule.filter.mode, rule.filter.list);

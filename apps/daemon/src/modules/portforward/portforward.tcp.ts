@@ -129,7 +129,7 @@ function onTcp(run: RuleRun, listener: TcpListener, client: Socket): void {
   let inbound: Reader | null = null;
   if (tls) {
     client.on('error', () => undefined);
-    const t = new TLSSocket(client, { isServer: true, secureContext: tls });
+    const t = new TLSSocket(client, { isServer: true, secureContext: tls.secureContext, SNICallback: (name, cb) => cb(null, tls.context(name)) });
     conn.front = t;
     const hs = setTimeout(() => finish({ key: 'pfEndTlsTimeout' }, true), TLS_HANDSHAKE_MS);
     hs.unref();

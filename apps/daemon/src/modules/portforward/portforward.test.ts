@@ -486,12 +486,71 @@ describe.each([
       expect(r.reply.toString()).toBe('');
     });
 
+    it('serves certificates of the store by name, picked by SNI, and a renewed one reaches new connections while open ones carry on', async () => {
+      const selfSigned = (name: string) => {
+        const out = join(dir, name.replace('*', 'star'));
+        execFileSync('openssl', [
+          'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+          '-keyout', `${out}.key`, '-out', `${out}.pem`, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name}`,
+        ], { stdio: 'ignore', timeout: 20_000 });
+        return { cert: readFileSync(`${out}.pem`, 'utf8'), key: readFileSync(`${out}.key`, 'utf8') };
+      };
+      const a = selfSigned('a.test');
+      const b1 = selfSigned('*.b.test');
+      pf.certificates.put('site-a', a.cert, a.key);
+      pf.certificates.put('site-b', b1.cert, b1.key);
+      const backend = await tcp('127.0.0.1', 0);
+      const port = await freePort();
+      const rk = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: String(backend.port), tls: { listen: true, certSource: 'store', certNames: ['site-a', 'site-b'] } });
+      expect(pf.status(rk).state).toBe('running');
+      /** A TLS client kept open: the certificate it was shown, and a round trip through the relay. */
+      const open = (servername?: string) =>
+        new Promise<{ subject: string; fingerprint: string; echo(text: string): Promise<string>; close(): void }>((resolve, reject) => {
+          const s = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false, ...(servername ? { servername } : {}) }, () => {
+            const peer = s.getPeerCertificate();
+            resolve({
+              subject: peer.subjectaltname ?? '',
+              fingerprint: peer.fingerprint256,
+              echo: (text) =>
+                new Promise((done) => {
+                  s.once('data', (d: Buffer) => done(d.toString()));
+                  s.write(text);
+                }),
+              close: () => s.destroy(),
+            });
+          });
+          s.on('error', reject);
+        });
+      expect((await open('a.test').then((c) => (c.close(), c))).subject).toBe('DNS:a.test');
+      const held = await open('www.b.test');
+      expect(held.subject).toBe('DNS:*.b.test');
+      // No SNI: the first certificate named.
+      expect((await open().then((c) => (c.close(), c))).subject).toBe('DNS:a.test');
+      const b2 = selfSigned('*.b.test');
+      pf.certificates.put('site-b', b2.cert, b2.key);
+      // The renewed certificate on new connections.
+      const renewed = await waitFor(async () => {
+        const c = await open('www.b.test');
+        c.close();
+        return c.fingerprint !== held.fingerprint;
+      });
+      expect(renewed).toBe(true);
+      expect(pf.logs(rk).some((l) => l.includes('site-b'))).toBe(true);
+      expect(await held.echo('still here')).toBe('still here');
+      held.close();
+      // A name not in the store (yet): the rule says which.
+      const port2 = await freePort();
+      const missing = await start({ types: ['tcp4'], listenPorts: String(port2), targetPorts: '9', tls: { listen: true, certSource: 'store', certNames: ['later'] } });
+      expect(pf.status(missing).state).toBe('error');
+      expect(pf.status(missing).message).toContain('later');
+    });
+
     it('refuses a rule whose key does not fit', async () => {
       const port = await freePort();
       expect(strangerKey).toContain('PRIVATE KEY');
       const rk = await start({ types: ['tcp4'], listenPorts: String(port), targetPorts: '9', tls: { listen: true, cert, key: strangerKey } });
       expect(pf.status(rk).state).toBe('error');
-      expect(pf.status(rk).message).toContain('TLS');
+      expect(pf.status(rk).message).toContain('the private key does not belong to the certificate');
     });
   });
 

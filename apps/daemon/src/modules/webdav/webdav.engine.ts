@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { WebdavConfigure, WebdavFigures, WebdavRule } from '@lucky/contracts';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import { followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { ServerTls } from '../../lib/tls/contexts.js';
 import type { StoragesService } from '../../core/services/storages.js';
@@ -77,21 +78,10 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
       const https = createHttps({ ...tls.options, SNICallback: (name, cb) => cb(null, tls.context(name)) }, dav.handle);
       server = https as unknown as Server;
       // A certificate of the store the rule names (renewed by ACME) is swapped in; connections carry on.
-      const named = new Set(rule.certs.filter((c) => c.source === 'store').map((c) => c.cert));
-      if (named.size) {
-        unsubscribe = this.d.certificates.onChange((name) => {
-          if (!named.has(name)) return;
-          this.d.certificates.serverTls(rule.certs, '1.2').then(
-            (next) => {
-              tls = next;
-              https.setSecureContext(next.options);
-              ctx.note({ key: 'certSwapped', vars: { name } });
-              ctx.report(null);
-            },
-            (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
-          );
-        });
-      }
+      unsubscribe = followStoreCerts(this.d.certificates, rule.certs, '1.2', ctx, (next) => {
+        tls = next;
+        https.setSecureContext(next.options);
+      });
     } else server = createHttp(dav.handle);
     server.on('checkContinue', dav.handleContinue);
     // Slow clients must not hold sockets forever; uploads of big files still have all the time they need.

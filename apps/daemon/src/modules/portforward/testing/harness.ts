@@ -3,11 +3,15 @@
  * real rule runtime, with a real port registry and rule log. Statuses, log lines, in-place edits
  * and retries are the ones a user sees.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { renderMsgs, ZPortforwardConfigure, type Lang, type PortforwardConfigure, type PortforwardRule, type PortforwardStats } from '@lucky/contracts';
 import { createProgramLog, sayer } from '../../../core/logs.js';
 import { PortRegistry } from '../../../core/ports.js';
 import { RuleLog } from '../../../core/rulelog.js';
 import { RuleRuntime } from '../../../core/ruleruntime.js';
+import { testCertificates } from '../../../test/certificates.js';
 import { PortforwardEngine } from '../portforward.engine.js';
 import { listenEndpoints } from '../portforward.plan.js';
 
@@ -15,7 +19,10 @@ export function engineHarness(nativeRelay: boolean) {
   const rules = new Map<string, PortforwardRule>();
   let settings = ZPortforwardConfigure.parse({});
   // Listeners that could not open are tried again soon, so that a test sees it happen.
-  const engine = new PortforwardEngine({ settings, nativeRelay, retryListenMs: 300 });
+  const dir = mkdtempSync(join(tmpdir(), 'lucky-pf-'));
+  // The certificate store on a database of its own, for rules that name its certificates.
+  const certificates = testCertificates(dir);
+  const engine = new PortforwardEngine({ settings, nativeRelay, retryListenMs: 300, certificates: certificates.service });
   const logs = new RuleLog(1024);
   const ports = new PortRegistry();
   const program = createProgramLog({ level: 2, capacity: 256 });
@@ -36,6 +43,7 @@ export function engineHarness(nativeRelay: boolean) {
 
   return {
     engine,
+    certificates: certificates.service,
     ports,
     program,
     /** Starts the rule, or applies the new version of a running one. */
@@ -66,6 +74,10 @@ export function engineHarness(nativeRelay: boolean) {
       settings = ZPortforwardConfigure.parse(next);
       await runtime.configure(settings);
     },
-    close: () => runtime.stopAll(),
+    async close(): Promise<void> {
+      await runtime.stopAll();
+      certificates.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
