@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ok } from './envelope.js';
+import { checkWebhook, ZWebhook } from './http.js';
 import { msgKey } from './i18n.js';
 import { ZListenHost } from './net.js';
 import { route } from './route.js';
@@ -126,11 +127,40 @@ export const ZAcmeRuleView = ruleView(ZAcmeRuleFields, {
 });
 export type AcmeRuleView = z.infer<typeof ZAcmeRuleView>;
 
+/** What the module's webhook is called for. */
+export const ZAcmeEvent = z.enum(['expiring', 'failed', 'issued']);
+export type AcmeEvent = z.infer<typeof ZAcmeEvent>;
+
+const ZAcmeWebhook = ZWebhook.superRefine((w, ctx) => checkWebhook(w, [], ctx));
+
 export const ZAcmeConfigure = z.object({
   /** How often running rules look at their expiry (hours). */
   checkHours: z.number().int().min(1).max(168).default(12),
+  /**
+   * Days before expiry a certificate that is still not renewed is announced (`expiring`, once a
+   * day); never more than a quarter of its lifetime, so short-lived certificates renewed on time stay quiet.
+   */
+  warnDays: z.number().int().min(1).max(90).default(7),
+  /** Called for the chosen events of every certificate; values `#{name}` `#{domains}` `#{event}` `#{notAfter}` `#{daysLeft}` `#{error}`. */
+  webhook: ZAcmeWebhook.default(ZWebhook.parse({})),
+  webhookEvents: z.array(ZAcmeEvent).max(3).default(['expiring', 'failed']),
 });
 export type AcmeConfigure = z.infer<typeof ZAcmeConfigure>;
+
+/** A certificate and its key as a file: the chain, the key, both in one PEM, or PKCS#12 for Windows. */
+export const ZAcmeExportFormat = z.enum(['fullchain', 'key', 'bundle', 'pfx']);
+export type AcmeExportFormat = z.infer<typeof ZAcmeExportFormat>;
+export const ZAcmeExport = z
+  .object({
+    format: ZAcmeExportFormat,
+    /** The PFX file's password (its private key is encrypted with it). */
+    password: z.string().max(128).default(''),
+  })
+  .superRefine((e, ctx) => {
+    if (e.format === 'pfx' && e.password === '') ctx.addIssue({ code: 'custom', path: ['password'], message: msgKey('acmePfxPassword') });
+  });
+
+export const ZAcmeWebhookTestRequest = z.object({ webhook: ZAcmeWebhook });
 
 export const ZStoredCertificate = ZAcmeCertState.extend({ name: z.string(), subject: z.string(), created: z.number(), updated: z.number() });
 
@@ -144,6 +174,31 @@ export const acmeContract = moduleContract(
       summary: 'The certificates of the store (without keys), to pick one by name in TLS rules',
       module: 'acme',
       response: ok({ list: z.array(ZStoredCertificate) }),
+    }),
+    export: route({
+      method: 'POST',
+      path: '/api/acme/rules/:key/export',
+      summary: "The rule's certificate and key as a file (chain, key, both in one PEM, or a PFX under a password); logged",
+      module: 'acme',
+      params: ZRuleParams,
+      body: ZAcmeExport,
+      raw: 'download',
+      response: z.unknown(),
+    }),
+    webhookTest: route({
+      method: 'POST',
+      path: '/api/acme/webhooktest',
+      summary: 'Call a webhook with sample values',
+      module: 'acme',
+      body: ZAcmeWebhookTestRequest,
+      response: ok({ success: z.boolean(), status: z.number(), body: z.string(), msg: z.string() }),
+    }),
+    choices: route({
+      method: 'GET',
+      path: '/api/acme/choices',
+      summary: 'What the settings can refer to: webhook presets',
+      module: 'acme',
+      response: ok({ webhookPresets: z.record(z.string(), ZWebhook.partial()) }),
     }),
     renew: route({
       method: 'POST',

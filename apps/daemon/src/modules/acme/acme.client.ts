@@ -14,6 +14,8 @@ export interface AcmeDirectory {
   newNonce: string;
   newAccount: string;
   newOrder: string;
+  /** RFC 9773: where renewal information is asked for. */
+  renewalInfo?: string;
   meta?: { externalAccountRequired?: boolean; termsOfService?: string };
 }
 
@@ -176,9 +178,14 @@ export class AcmeClient {
     return { url, created };
   }
 
-  async newOrder(names: readonly string[]): Promise<{ url: string; order: AcmeOrder }> {
+  /** `replaces`: the certificate it renews (ARI), sent only to a CA with renewal information; one it says was already replaced is not sent again. */
+  async newOrder(names: readonly string[], replaces?: string): Promise<{ url: string; order: AcmeOrder }> {
     const dir = await this.directory();
-    const res = await this.post<AcmeOrder>(dir.newOrder, { identifiers: names.map((value) => ({ type: 'dns', value })) });
+    const identifiers = names.map((value) => ({ type: 'dns', value }));
+    const res = await this.post<AcmeOrder>(dir.newOrder, replaces && dir.renewalInfo ? { identifiers, replaces } : { identifiers }).catch((err: unknown) => {
+      if (replaces && err instanceof AcmeProblem && /alreadyReplaced|malformed/.test(err.problem.type ?? '')) return this.post<AcmeOrder>(dir.newOrder, { identifiers });
+      throw err;
+    });
     const url = res.headers.location;
     if (!url) throw new AcmeProblem(res.status, { detail: 'no order URL (Location) in the answer' });
     this.note({ key: 'acmeOrderNew', vars: { names: names.join(', ') } });

@@ -1,42 +1,11 @@
 /**
  * The certificate key and a PKCS#10 certificate signing request (RFC 2986) for ACME's finalize:
- * a small DER encoder (only the types a CSR needs), the names in a subjectAltName extension
+ * DER written with lib/tls/der, the names in a subjectAltName extension
  * request, signed with the new key. node:crypto makes and signs; it does not build CSRs.
  */
 import { generateKeyPairSync, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import type { AcmeKeyType } from '@lucky/contracts';
-
-function len(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-/** One TLV: tag, length, value. */
-export function tlv(tag: number, ...parts: Buffer[]): Buffer {
-  const value = Buffer.concat(parts);
-  return Buffer.concat([Buffer.from([tag]), len(value.length), value]);
-}
-
-export const seq = (...parts: Buffer[]) => tlv(0x30, ...parts);
-export const set = (...parts: Buffer[]) => tlv(0x31, ...parts);
-
-export function oid(dotted: string): Buffer {
-  const [a, b, ...rest] = dotted.split('.').map(Number);
-  const out = [a! * 40 + b!];
-  for (const n of rest) {
-    const groups: number[] = [];
-    let v = n;
-    do {
-      groups.unshift(v & 0x7f);
-      v = Math.floor(v / 128);
-    } while (v > 0);
-    for (let i = 0; i < groups.length - 1; i++) groups[i]! |= 0x80;
-    out.push(...groups);
-  }
-  return tlv(0x06, Buffer.from(out));
-}
+import { oid, seq, set, tlv } from '../../lib/tls/der.js';
 
 const OID = {
   commonName: '2.5.4.3',

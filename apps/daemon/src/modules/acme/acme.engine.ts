@@ -2,20 +2,25 @@
  * The certificates engine: each rule keeps one certificate of the store (by the rule's name) filled.
  * `pem`: the text is stored when the rule starts. `file`: the files are read, stored, and read again
  * when they change. `acme`: a certificate is ordered when there is none (or it lacks a name of the
- * rule), and renewed `renewBeforeDays` before it expires; a failed order keeps the certificate in
- * use, shows the error as the rule's status and is tried again with backoff (5 min doubling to 6 h).
- * Every order step is a line of the rule's log.
+ * rule), and renewed `renewBeforeDays` before it expires (at most a third of its lifetime before, so
+ * short-lived certificates are not renewed over and over), or in the window the CA suggests (ARI)
+ * where it offers one; a failed order keeps the certificate in use, shows the error as the rule's
+ * status and is tried again with backoff (5 min doubling to 6 h). Every order step is a line of the
+ * rule's log. Whatever the source, a certificate near its expiry and not renewed, a failed order and
+ * (if chosen) an issued certificate call the module's webhook.
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ACME_DIRECTORIES, type AcmeConfigure, type AcmeRule, type Msg } from '@lucky/contracts';
+import { ACME_DIRECTORIES, renderMsg, type AcmeConfigure, type AcmeEvent, type AcmeRule, type Msg } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
 import type { HttpChallengesService } from '../../core/services/httpChallenges.js';
+import type { WebhooksService } from '../../core/services/webhooks.js';
 import { HttpClients } from '../../lib/http/clients.js';
 import { MsgError, msgOf } from '../../lib/msgerror.js';
 import { TlsError } from '../../lib/tls/pem.js';
+import { ariCertId, pickInWindow, renewalInfoUrl, renewalWindow } from './acme.ari.js';
 import { challengeLine } from './acme.dns.js';
 import { Http01Listener } from './acme.http01.js';
 import { orderCertificate, type Solver } from './acme.order.js';
@@ -29,6 +34,7 @@ export interface AcmeEngineDeps {
   certificates: CertificatesService;
   dnsProviders(): DnsProvidersService;
   httpChallenges(): HttpChallengesService;
+  webhooks(): WebhooksService;
   accounts: AcmeAccounts;
   /** First retry after a failed order (default 5 min; doubles up to 6 h). */
   retryBaseMs?: number;
@@ -39,6 +45,11 @@ export interface AcmeEngineDeps {
 const DAY = 86_400_000;
 const MAX_TIMER = 2 ** 31 - 1;
 const day = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+
+/** When a certificate is due: `days` before it expires, but never earlier than two thirds into its lifetime. */
+export function renewalTime(cert: { notBefore: number; notAfter: number }, days: number): number {
+  return cert.notAfter - Math.min(days * DAY, (cert.notAfter - cert.notBefore) / 3);
+}
 
 export function directoryOf(rule: AcmeRule): string {
   return rule.ca === 'custom' ? rule.directoryUrl : ACME_DIRECTORIES[rule.ca];
@@ -52,6 +63,12 @@ interface Run {
   busy: Promise<Msg> | null;
   failures: number;
   renewAt: number | null;
+  /** The time picked in the CA's renewal window, kept while the window stays the same. */
+  ari: { start: number; end: number; at: number } | null;
+  /** The certificate renewed by the next order when the CA takes `replaces` (ARI). */
+  replaces: string | null;
+  /** When the last `expiring` announcement went out (once a day). */
+  warnedAt: number;
   stopped: boolean;
   unwatch?: () => void;
 }
@@ -63,10 +80,11 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
   constructor(private readonly d: AcmeEngineDeps) {}
 
   async start(rule: AcmeRule, ctx: RuleContext<AcmeConfigure>): Promise<RuleHandle<AcmeRule, AcmeFigures>> {
-    const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, failures: 0, renewAt: null, stopped: false };
+    const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, failures: 0, renewAt: null, ari: null, replaces: null, warnedAt: 0, stopped: false };
     if (rule.source === 'pem') this.store(run, rule.cert, rule.key, false);
     else if (rule.source === 'file') await this.startFiles(run);
-    else this.schedule(run, 0);
+    // Every source is looked at for its expiry now and then; ACME ones order at once when they have no certificate.
+    this.schedule(run, 0);
     this.runs.set(run.key, run);
     return {
       stop: async () => {
@@ -142,12 +160,23 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
   private async checkNow(run: Run, force: boolean): Promise<Msg> {
     const rule = run.rule;
     const have = this.d.certificates.get(rule.name);
+    if (rule.source !== 'acme') {
+      if (have) this.warnIfExpiring(run, have);
+      this.schedule(run, Infinity);
+      return { key: 'acmeRunStored' };
+    }
     const covers = !!have && rule.domains.every((n) => have.names.includes(n));
-    const renewAt = have ? have.notAfter - rule.renewBeforeDays * DAY : 0;
+    let renewAt = have ? renewalTime(have, rule.renewBeforeDays) : 0;
+    let askAgainAt = Infinity;
+    if (have && covers && !force) {
+      const suggested = await this.suggested(run, have.cert);
+      if (suggested) ({ renewAt, askAgainAt } = suggested);
+    }
     if (!force && covers && Date.now() < renewAt) {
       run.renewAt = renewAt;
+      this.warnIfExpiring(run, have);
       run.ctx.note({ key: 'acmeValidUntil', vars: { date: day(have.notAfter), renew: day(renewAt) } });
-      this.schedule(run, renewAt - Date.now());
+      this.schedule(run, Math.min(renewAt, askAgainAt) - Date.now());
       return { key: 'acmeValidUntil', vars: { date: day(have.notAfter), renew: day(renewAt) } };
     }
     run.ctx.note(have ? { key: 'acmeRenewDue', vars: { date: day(have.notAfter) } } : { key: 'acmeNoCertYet' });
@@ -156,9 +185,12 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       if (run.stopped) return { key: 'acmeOrderFailed', vars: { detail: { key: 'ruleSwitchedOff' } } };
       const now = this.d.certificates.put(rule.name, issued.cert, issued.key);
       run.failures = 0;
-      run.renewAt = now.notAfter - rule.renewBeforeDays * DAY;
+      run.ari = null;
+      run.warnedAt = 0;
+      run.renewAt = renewalTime(now, rule.renewBeforeDays);
       run.ctx.note({ key: 'acmeIssued', vars: { names: now.names.join(', '), date: day(now.notAfter) } });
       run.ctx.report(null);
+      this.notify(run, 'issued', now, '');
       this.schedule(run, run.renewAt - Date.now());
       return { key: 'acmeRunIssued', vars: { date: day(now.notAfter) } };
     } catch (err) {
@@ -167,6 +199,8 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       run.ctx.note(line);
       const kept = this.d.certificates.get(rule.name);
       if (kept) run.ctx.note({ key: 'acmeKeptOld', vars: { date: day(kept.notAfter) } });
+      this.notify(run, 'failed', kept ?? null, renderMsg('en_US', line));
+      if (kept) this.warnIfExpiring(run, kept);
       run.failures++;
       const wait = Math.min((this.d.retryBaseMs ?? 300_000) * 2 ** (run.failures - 1), 6 * 3_600_000);
       run.ctx.note({ key: 'acmeRetryIn', vars: { minutes: Math.round(wait / 60_000) } });
@@ -193,6 +227,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
         ...(eabKid ? { eab: { kid: eabKid, hmac: rule.eabHmac } } : {}),
         names: rule.domains,
         keyType: rule.keyType,
+        ...(run.replaces ? { replaces: run.replaces } : {}),
         solver,
         note,
         ...(this.d.pollTimeoutMs ? { pollTimeoutMs: this.d.pollTimeoutMs } : {}),
@@ -257,6 +292,62 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       },
       close: async () => undefined,
     };
+  }
+
+  /**
+   * The time the CA suggests renewing at (ARI), picked once in its window, and when to ask again;
+   * null when it offers none or cannot be asked (the rule's own days then apply).
+   */
+  private async suggested(run: Run, certPem: string): Promise<{ renewAt: number; askAgainAt: number } | null> {
+    const rule = run.rule;
+    try {
+      const http = this.http.client({ timeoutMs: 30_000, ...(rule.caRoot ? { ca: rule.caRoot } : {}) });
+      const url = await renewalInfoUrl(http, directoryOf(rule));
+      if (!url) return null;
+      const id = ariCertId(certPem);
+      const w = await renewalWindow(http, url, id);
+      if (!w) return null;
+      run.replaces = id;
+      if (!run.ari || run.ari.start !== w.start || run.ari.end !== w.end) {
+        run.ari = { start: w.start, end: w.end, at: pickInWindow(w) };
+        run.ctx.note({ key: 'acmeAriWindow', vars: { start: day(w.start), end: day(w.end), at: day(run.ari.at) } });
+      }
+      return { renewAt: run.ari.at, askAgainAt: w.askAgainAt };
+    } catch (err) {
+      run.ctx.note({ key: 'acmeAriFailed', vars: { detail: msgOf(err) } });
+      return null;
+    }
+  }
+
+  /** A certificate near its expiry (and not renewed): a line and the webhook, once a day. */
+  private warnIfExpiring(run: Run, cert: { notBefore: number; notAfter: number; names: string[] }): void {
+    const left = cert.notAfter - Date.now();
+    const threshold = Math.min(run.ctx.settings().warnDays * DAY, (cert.notAfter - cert.notBefore) / 4);
+    if (left > threshold || Date.now() - run.warnedAt < DAY) return;
+    run.warnedAt = Date.now();
+    const days = Math.max(0, Math.floor(left / DAY));
+    run.ctx.note({ key: 'acmeExpiring', vars: { date: day(cert.notAfter), days } });
+    this.notify(run, 'expiring', cert, '');
+  }
+
+  /** The module's webhook for an event it is set to announce; its outcome is a line of the rule's log. */
+  private notify(run: Run, event: AcmeEvent, cert: { notAfter: number; names: string[] } | null, error: string): void {
+    const s = run.ctx.settings();
+    if (!s.webhook.enable || !s.webhookEvents.includes(event)) return;
+    const values = {
+      name: run.rule.name,
+      domains: (cert?.names ?? run.rule.domains).join(','),
+      event,
+      notAfter: cert ? day(cert.notAfter) : '',
+      daysLeft: cert ? Math.max(0, Math.floor((cert.notAfter - Date.now()) / DAY)) : 0,
+      error,
+    };
+    void this.d
+      .webhooks()
+      .call(s.webhook, values)
+      .then((r) => {
+        if (r) run.ctx.note({ key: 'acmeWebhookDone', vars: { event, result: r.reason } });
+      });
   }
 
   /** Orders now whatever the expiry ("renew now", run now); resolves with the outcome line or throws it. */

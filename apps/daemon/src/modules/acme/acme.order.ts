@@ -27,6 +27,8 @@ export interface OrderRequest {
   eab?: { kid: string; hmac: string };
   names: readonly string[];
   keyType: AcmeKeyType;
+  /** The ARI id of the certificate this order renews (RFC 9773 `replaces`). */
+  replaces?: string;
   solver: Solver;
   note(line: Msg): void;
   pollTimeoutMs?: number;
@@ -48,7 +50,7 @@ export async function orderCertificate(r: OrderRequest): Promise<Issued> {
     ...(r.nonceRetries !== undefined ? { nonceRetries: r.nonceRetries } : {}),
   });
   const account = await client.account({ ...(r.email ? { email: r.email } : {}), ...(r.eab ? { eab: r.eab } : {}) });
-  const { url: orderUrl, order: first } = await client.newOrder(r.names);
+  const { url: orderUrl, order: first } = await client.newOrder(r.names, r.replaces);
   for (const authzUrl of first.authorizations) {
     const authz = (await client.get<AcmeAuthorization>(authzUrl)).body;
     const name = authz.identifier.value;

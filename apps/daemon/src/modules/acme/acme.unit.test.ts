@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildCsr, newCertKey, oid } from './acme.csr.js';
+import { oid } from '../../lib/tls/der.js';
+import { buildCsr, newCertKey } from './acme.csr.js';
 import { challengeLine } from './acme.dns.js';
 import { accountKey, dnsTxtValue, eabJws, newAccountKeyPem, signJws } from './acme.jws.js';
 

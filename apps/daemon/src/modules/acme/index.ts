@@ -5,16 +5,25 @@
  * private CA's root and an imported account key must be PEM.
  */
 import { X509Certificate } from 'node:crypto';
-import { Ret, acmeContract, renderMsg, type AcmeRule } from '@lucky/contracts';
+import { Ret, acmeContract, renderMsg, type AcmeRule, type WebhookPreset } from '@lucky/contracts';
 import { AppError, fail, failedWith } from '../../core/envelope.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import { MsgError } from '../../lib/msgerror.js';
+import type { WebhookMessage } from '../../lib/webhook/webhook.js';
 import type { AcmeEngine } from './acme.engine.js';
 import { accountKey } from './acme.jws.js';
 import { AcmeAccounts, acmeMigrations } from './acme.store.js';
 
-export type AcmeContext = ModuleContext<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', AcmeEngine>;
+type Needs = 'certificates' | 'dnsProviders' | 'httpChallenges' | 'webhooks';
+export type AcmeContext = ModuleContext<typeof acmeContract, Needs, AcmeEngine>;
+
+const WEBHOOK_MESSAGE: WebhookMessage = {
+  title: 'Lucky certificate #{name}: #{event}',
+  text: 'Lucky #{time}\nCertificate #{name} (#{domains}): #{event}\nValid until #{notAfter} (#{daysLeft} days left)\n#{error}',
+};
+/** What the "test" button fills the webhook with. */
+const WEBHOOK_SAMPLE = { name: 'site', domains: 'example.com,*.example.com', event: 'failed', notAfter: '2030-01-01 00:00', daysLeft: 5, error: 'sample error' };
 
 function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   if (rule.source === 'pem') {
@@ -45,16 +54,17 @@ function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   return rule;
 }
 
-export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders' | 'httpChallenges', never, AcmeEngine>({
+export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
   key: 'acme',
   contract: acmeContract,
   migrations: acmeMigrations,
-  services: { needs: ['certificates', 'dnsProviders', 'httpChallenges'] },
+  services: { needs: ['certificates', 'dnsProviders', 'httpChallenges', 'webhooks'] },
   engine: async (mod) =>
     new (await import('./acme.engine.js')).AcmeEngine({
       certificates: mod.services.certificates,
       dnsProviders: () => mod.services.dnsProviders,
       httpChallenges: () => mod.services.httpChallenges,
+      webhooks: () => mod.services.webhooks,
       accounts: new AcmeAccounts(mod.db),
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
@@ -80,6 +90,20 @@ export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders'
         updated: c.updated,
       })),
     }),
+    export: async ({ params, body, reply, req }) => {
+      const rule = mod.rules.require(params.key);
+      const c = mod.services.certificates.get(rule.data.name);
+      if (!c) throw fail(Ret.failed, 'acmeNoCertificate');
+      const f = (await import('./acme.export.js')).exportFile(rule.data.name, c.cert, c.key, body.format, body.password);
+      // A private key leaving the daemon is worth a line of the program log (never the password).
+      mod.say.info({ key: 'acmeExported', vars: { name: rule.data.name, format: body.format, client: req.ip } });
+      return reply.header('content-disposition', `attachment; filename="${f.name}"`).header('cache-control', 'no-store').type(f.type).send(f.body);
+    },
+    webhookTest: async ({ body, req }) => {
+      const r = await mod.services.webhooks.test(body.webhook, WEBHOOK_SAMPLE);
+      return { success: r.success, status: r.status, body: r.body, msg: renderMsg(req.lang, r.reason) };
+    },
+    choices: () => ({ webhookPresets: mod.services.webhooks.presets(WEBHOOK_MESSAGE) as Record<WebhookPreset, object> }),
     renew: async ({ params, req }) => {
       const rule = mod.rules.require(params.key);
       if (!rule.data.enable) throw fail(Ret.failed, 'ruleSwitchedOff');

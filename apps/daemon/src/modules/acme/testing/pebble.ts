@@ -57,6 +57,8 @@ export interface Pebble {
   directory: string;
   /** PEM of the CA that signed pebble's own HTTPS certificate (the rule's `caRoot`). */
   tlsCa: string;
+  /** Pebble's own HTTPS certificate and key (127.0.0.1), for a test server the same `caRoot` trusts. */
+  serverTls: { cert: string; key: string };
   /** PEM of the root its issued certificates chain to (new on every start). */
   root(): Promise<string>;
   output(): string;
@@ -70,6 +72,10 @@ export interface PebbleOptions {
   dnsServer: string;
   /** PEBBLE_WFE_NONCEREJECT: the share of good nonces refused (pebble's default is 5). */
   nonceReject?: number;
+  /** External Account Binding required, with these key ids and base64url HMAC keys. */
+  eabKeys?: Record<string, string>;
+  /** Lifetime of the certificates it issues (pebble's default is five years). */
+  validitySeconds?: number;
 }
 
 export async function startPebble(o: PebbleOptions): Promise<Pebble> {
@@ -97,7 +103,9 @@ export async function startPebble(o: PebbleOptions): Promise<Pebble> {
         httpPort: o.httpPort,
         tlsPort: await freePort(),
         ocspResponderURL: '',
-        externalAccountBindingRequired: false,
+        externalAccountBindingRequired: !!o.eabKeys,
+        ...(o.eabKeys ? { externalAccountMACKeys: o.eabKeys } : {}),
+        ...(o.validitySeconds ? { certificateValidityPeriod: o.validitySeconds } : {}),
       },
     }),
   );
@@ -118,6 +126,7 @@ export async function startPebble(o: PebbleOptions): Promise<Pebble> {
   return {
     directory,
     tlsCa,
+    serverTls: { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') },
     root: async () => (await get(`https://127.0.0.1:${mgmt}/roots/0`)).text,
     output: p.output,
     async stop() {
