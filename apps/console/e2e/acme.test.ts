@@ -2,12 +2,15 @@
 /**
  * Certificates in a real browser against the built daemon: the menu entry after STUN, a pasted PEM
  * refused when the key is another certificate's (the daemon's own words), then saved with its names
- * and expiry in the row; a web services rule picks it by name from the store. Screenshots: acme-*.png.
+ * and expiry in the row; a web services rule and a port forwarding rule pick it by name from the
+ * store; exported as a PFX the TLS stack opens; the module settings with the webhook and its events.
+ * Screenshots: acme-*.png.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
@@ -36,7 +39,7 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     requirePrerequisites();
     dir = mkdtempSync(join(tmpdir(), 'lucky-acme-e2e-'));
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
-    await enableModules(daemon, apiToken, ['web', 'acme']);
+    await enableModules(daemon, apiToken, ['web', 'acme', 'portforward']);
   }, 90_000);
 
   afterEach(shotOnFailure('acme', () => page));
@@ -97,6 +100,61 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     const site = rules.find((r) => r.name === 'https-site')!;
     expect(site.certs).toEqual([{ source: 'store', cert: 'site-a', key: '', domains: [] }]);
     await expect.poll(async () => ((await daemon.api('GET', '/api/web/rules', undefined, apiToken)).list as typeof rules).find((r) => r.name === 'https-site')!.status.state).toBe('running');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a port forwarding rule terminates TLS with certificates of the store, chosen by name', async () => {
+    await page.locator('[data-testid="left-menu"] [data-menu="portforward"]').click();
+    await page.getByTestId('pf-add').click();
+    await page.getByTestId('pf-name').fill('tls-forward');
+    await page.getByTestId('pf-type-udp').uncheck();
+    await page.getByTestId('pf-listen-ports').fill(String(await freePort()));
+    await page.getByTestId('pf-targets').fill('127.0.0.1');
+    await page.getByTestId('pf-target-ports').fill(String(await freePort()));
+    await page.getByTestId('pf-tab-tls').click();
+    await page.getByTestId('pf-tls-listen').dispatchEvent('click');
+    await page.getByTestId('pf-tls-source').getByText('“证书”页面中的证书').click();
+    await page.getByTestId('pf-tls-names').click();
+    await page.getByRole('option', { name: 'site-a (a.example.test, www.a.example.test)' }).click();
+    await shot(page, 'pf-pick');
+    await page.getByTestId('pf-save').click();
+    await expect.poll(() => page.getByTestId('pf-name').count()).toBe(0);
+    const rules = async () => (await daemon.api('GET', '/api/portforward/rules', undefined, apiToken)).list as Array<{ name: string; tls: { certSource: string; certNames: string[] }; status: { state: string } }>;
+    expect((await rules()).find((r) => r.name === 'tls-forward')!.tls).toMatchObject({ certSource: 'store', certNames: ['site-a'] });
+    await expect.poll(async () => (await rules()).find((r) => r.name === 'tls-forward')!.status.state).toBe('running');
+  });
+
+  it('exports the certificate as a PFX under a password, which the TLS stack opens', async () => {
+    await page.locator('[data-testid="left-menu"] [data-menu="acme"]').click();
+    const row = page.locator('[data-testid="acme-row"][data-name="site-a"]');
+    await row.getByTestId('acme-export').click();
+    await page.getByTestId('acme-export-pfx').click();
+    // No password, no PFX.
+    await expect(page.getByTestId('acme-export-save').isDisabled()).resolves.toBe(true);
+    await page.getByTestId('acme-export-password').fill('pfx-pass-7');
+    await shot(page, 'export');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('acme-export-save').click()]);
+    expect(download.suggestedFilename()).toBe('site-a.pfx');
+    const saved = join(dir, 'site-a.pfx');
+    await download.saveAs(saved);
+    expect(() => createSecureContext({ pfx: readFileSync(saved), passphrase: 'pfx-pass-7' })).not.toThrow();
+    await expect.poll(() => page.getByTestId('acme-export-dialog').count()).toBe(0);
+  });
+
+  it('module settings: expiry warning days and the webhook with its events', async () => {
+    await page.getByTestId('acme-settings-open').click();
+    await page.getByTestId('acme-set-warnDays').fill('0');
+    await page.getByTestId('acme-settings-save').click();
+    await expect.poll(() => page.getByTestId('acme-settings-error').count()).toBe(1);
+    await page.getByTestId('acme-set-warnDays').fill('10');
+    await page.getByTestId('acme-set-webhook-enable').dispatchEvent('click');
+    await page.getByTestId('acme-set-webhook-url').fill('http://127.0.0.1:9/hook?name=#{name}&event=#{event}');
+    await page.getByTestId('acme-set-event-issued').check();
+    await shot(page, 'settings');
+    await page.getByTestId('acme-settings-save').click();
+    await expect.poll(() => page.getByTestId('acme-set-warnDays').count()).toBe(0);
+    const r = await daemon.api('GET', '/api/acme/configure', undefined, apiToken);
+    expect(r.configure).toMatchObject({ warnDays: 10, webhookEvents: ['expiring', 'failed', 'issued'], webhook: { enable: true, url: 'http://127.0.0.1:9/hook?name=#{name}&event=#{event}' } });
     expect(pageErrors).toEqual([]);
   });
 });

@@ -1,15 +1,18 @@
 /** Certificates: rules from ACME, pasted PEM or files; names, expiry, next renewal, order now, switch, edit, log, delete. */
-import { Button } from '@mantine/core';
+import { Button, Group } from '@mantine/core';
 import type { acmeRoutes } from '@lucky/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
+import { ExportDialog } from './ExportDialog';
 import { acmeText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { acmeRules } from './ruleModule';
+import { SettingsForm } from './SettingsForm';
 
 type Row = RuleViewOf<typeof acmeRoutes>;
 
@@ -29,7 +32,20 @@ const columns: RuleColumn<Row>[] = [
 ];
 
 export function AcmePage() {
-  return <RulePage rules={acmeRules} columns={columns} rowProps={(d) => ({ 'data-name': d.name })} actions={(d) => <RenewButton rule={d} />} Form={RuleForm} />;
+  return <RulePage rules={acmeRules} columns={columns} rowProps={(d) => ({ 'data-name': d.name })} actions={(d) => <RowActions rule={d} />} Form={RuleForm} Settings={SettingsForm} />;
+}
+
+function RowActions({ rule }: { rule: Row }) {
+  const [exporting, setExporting] = useState(false);
+  return (
+    <Group gap={6} wrap="nowrap">
+      <RenewButton rule={rule} />
+      <Button size="xs" variant="light" onClick={() => setExporting(true)} disabled={!rule.certificate} data-testid="acme-export">
+        {acmeText('export')}
+      </Button>
+      {exporting && <ExportDialog rule={rule} onClose={() => setExporting(false)} />}
+    </Group>
+  );
 }
 
 /** Orders (or reads again) now; the daemon answers once the order is done. */

@@ -92,11 +92,18 @@ export async function uploadFile<T>(def: RouteDef, file: Blob, fileName: string,
  * Fetches a download and hands it to the browser as a file. A JSON envelope with ret ≠ 0 instead
  * of the file (refused, session lost) becomes an ApiError.
  */
-export async function downloadFile(def: RouteDef, query: Record<string, string>, fallbackName: string, timeoutMs = TRANSFER_TIMEOUT_MS): Promise<string> {
+export async function downloadFile(
+  def: RouteDef,
+  request: { query?: Record<string, string>; params?: Record<string, string>; body?: unknown },
+  fallbackName: string,
+  timeoutMs = TRANSFER_TIMEOUT_MS,
+): Promise<string> {
   const what = `${def.method} ${def.path}`;
   return timed(
     async (signal) => {
-      const res = await fetch(api.url(def, { query }), { method: def.method, headers: authHeaders(), credentials: 'omit', signal });
+      const body = request.body === undefined ? {} : { body: JSON.stringify(request.body) };
+      const headers = request.body === undefined ? authHeaders() : { ...authHeaders(), 'content-type': 'application/json' };
+      const res = await fetch(api.url(def, { query: request.query ?? {}, params: request.params ?? {} }), { method: def.method, headers, credentials: 'omit', signal, ...body });
       if (!res.ok) throw new ApiError(`HTTP ${res.status} ${what}`, 'transport', undefined, res.status);
       const disposition = res.headers.get('content-disposition');
       const blob = await res.blob();

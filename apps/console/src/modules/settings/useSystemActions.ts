@@ -79,7 +79,7 @@ export function useSystemActions() {
     gc,
     download: (secrets: boolean) =>
       run(secrets ? 'backup1' : 'backup0', async () => {
-        const name = await downloadFile(coreRoutes.configureDownload, { secrets: secrets ? '1' : '0' }, 'lucky-backup.json');
+        const name = await downloadFile(coreRoutes.configureDownload, { query: { secrets: secrets ? '1' : '0' } }, 'lucky-backup.json');
         pushNotice(systemText('backupSaved', { name }), 'green');
       }),
     uploadBackup: (f: File) =>
