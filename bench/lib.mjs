@@ -174,13 +174,13 @@ export function requireBuiltDaemon() {
  * with what it is measured against. taskset execs node, so `p.pid` is the daemon's (for /proc).
  * Exits the benchmark when the daemon is not built.
  */
-export async function startBenchDaemon({ cpu, dataDir, password, nodeArgs = [] }) {
+export async function startBenchDaemon({ cpu, dataDir, password, nodeArgs = [], env = {} }) {
   requireBuiltDaemon();
   const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
   const port = await freePort();
   const p = spawn('taskset', ['-c', cpu, process.execPath, ...nodeArgs, DAEMON_MAIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LUCKY_ADMIN_PASSWORD: password, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS },
+    env: { ...process.env, LUCKY_ADMIN_PASSWORD: password, LUCKY_ADMIN_USER: 'admin', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS, ...env },
   });
   const tail = outputTail(p);
   await waitForOutput(p, /listening on/);
@@ -214,21 +214,39 @@ export const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 
 /**
  * Imports a test helper written in TypeScript (test helpers are not compiled into the build): the
- * file is transpiled on its own, so it may import only Node's modules.
+ * file is transpiled, its relative imports pointed at the build's compiled files where there are
+ * some (apps/daemon/dist for apps/daemon/src) and transpiled the same way where not (other test
+ * helpers), its package imports resolved from where it lives.
  */
 export async function importTestHelper(file) {
-  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { createRequire } = await import('node:module');
   const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
+  const { dirname, join, relative, resolve } = await import('node:path');
   const { pathToFileURL } = await import('node:url');
   const ts = (await import('typescript')).default;
-  const out = ts.transpileModule(readFileSync(file, 'utf8'), {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    fileName: file,
-  });
+  const src = join(ROOT, 'apps/daemon/src');
   const dir = mkdtempSync(join(tmpdir(), 'lucky-bench-helper-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const js = join(dir, 'helper.mjs');
-  writeFileSync(js, out.outputText);
-  return import(pathToFileURL(js).href);
+  const done = new Map();
+  const emit = (tsFile) => {
+    if (done.has(tsFile)) return done.get(tsFile);
+    const js = join(dir, `${done.size}.mjs`);
+    done.set(tsFile, js);
+    const out = ts.transpileModule(readFileSync(tsFile, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      fileName: tsFile,
+    });
+    const code = out.outputText.replace(/(from\s+|import\()(['"])([^'"]+)\2/g, (whole, head, q, spec) => {
+      if (spec.startsWith('node:')) return whole;
+      if (!spec.startsWith('.')) return `${head}${q}${pathToFileURL(createRequire(tsFile).resolve(spec)).href}${q}`;
+      const target = resolve(dirname(tsFile), spec);
+      const built = join(DAEMON_DIST, relative(src, target));
+      if (!relative(src, target).startsWith('..') && existsSync(built)) return `${head}${q}${pathToFileURL(built).href}${q}`;
+      return `${head}${q}${pathToFileURL(emit(target.replace(/\.js$/, '.ts'))).href}${q}`;
+    });
+    writeFileSync(js, code);
+    return js;
+  };
+  return import(pathToFileURL(emit(resolve(file))).href);
 }

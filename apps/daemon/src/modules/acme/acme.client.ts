@@ -77,7 +77,10 @@ export interface AcmeClientOptions {
   nonceRetries?: number;
   /** Longest wait for an authorization or the order (default 120 s). */
   pollTimeoutMs?: number;
-  /** Wait between polls when the CA sends no Retry-After (default 500 ms); Retry-After is capped at 30 s. */
+  /**
+   * Longest wait between polls when the CA sends no Retry-After (default 2 s); the first waits are
+   * shorter (50 ms, doubling), since a CA often decides within moments. Retry-After is capped at 30 s.
+   */
   pollMs?: number;
   note?(line: Msg): void;
 }
@@ -204,11 +207,11 @@ export class AcmeClient {
   /** Polls `url` until `done` says so (true) or fails (a thrown error), as Retry-After asks. */
   async poll<T>(url: string, what: string, done: (body: T) => boolean): Promise<T> {
     const deadline = Date.now() + (this.o.pollTimeoutMs ?? 120_000);
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const res = await this.get<T>(url);
       if (done(res.body)) return res.body;
       if (Date.now() > deadline) throw new MsgError({ key: 'acmeTimeout', vars: { what } });
-      await sleep(retryAfter(res.headers['retry-after'], this.o.pollMs ?? 500));
+      await sleep(retryAfter(res.headers['retry-after'], Math.min(50 * 2 ** attempt, this.o.pollMs ?? 2000)));
     }
   }
 
