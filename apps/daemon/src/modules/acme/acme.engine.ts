@@ -22,7 +22,7 @@ import { MsgError, msgOf } from '../../lib/msgerror.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import { ariCertId, pickInWindow, renewalInfoUrl, renewalWindow } from './acme.ari.js';
 import { challengeLine } from './acme.dns.js';
-import { Http01Listener } from './acme.http01.js';
+import { Http01Listeners } from './acme.http01.js';
 import { orderCertificate, type Solver } from './acme.order.js';
 import type { AcmeAccounts } from './acme.store.js';
 
@@ -76,6 +76,7 @@ interface Run {
 export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> {
   private http = new HttpClients();
   private runs = new Map<string, Run>();
+  private http01 = new Http01Listeners();
 
   constructor(private readonly d: AcmeEngineDeps) {}
 
@@ -242,7 +243,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
   private solver(run: Run): { solver: Solver; close: () => Promise<void> } {
     const rule = run.rule;
     if (rule.challenge === 'http-01') {
-      const listener = new Http01Listener(rule.httpAddress, rule.httpPort, (ep) => run.ctx.claim(ep));
+      let joined: ReturnType<Http01Listeners['join']> | null = null;
       return {
         solver: {
           type: 'http-01',
@@ -253,12 +254,13 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
               run.ctx.note({ key: 'acmeHttpWebRule', vars: { name, rules: onWeb.rules.join(', '), port: rule.httpPort } });
               return () => onWeb.remove();
             }
-            await listener.open();
-            run.ctx.note({ key: 'acmeHttpListen', vars: { address: listener.address } });
-            return listener.add(token, keyAuth);
+            joined ??= this.http01.join(rule.httpAddress, rule.httpPort, (ep) => run.ctx.claim(ep));
+            await joined.listener.open();
+            run.ctx.note({ key: 'acmeHttpListen', vars: { address: joined.listener.address } });
+            return joined.listener.add(token, keyAuth);
           },
         },
-        close: () => listener.close(),
+        close: async () => joined?.leave(),
       };
     }
     let noted = false;

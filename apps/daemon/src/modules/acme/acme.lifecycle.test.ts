@@ -76,7 +76,7 @@ describe('a certificate\'s life with pebble (ACME)', () => {
     dir = mkdtempSync(join(tmpdir(), 'lucky-acme-life-'));
     bind = await startBind('example.test');
     const key = { name: bind.keyName, algorithm: 'hmac-sha256' as const, secret: bind.secret };
-    for (const name of ['life.example.test', 'ari.example.test', 'threads.example.test']) {
+    for (const name of ['life.example.test', 'ari.example.test', 'threads.example.test', 'one.example.test', 'two.example.test']) {
       const msg = buildUpdate({ zone: 'example.test', name, type: TYPE.A, ttl: 60, ips: ['127.0.0.1'] });
       expect(parseMessage(await exchange({ host: '127.0.0.1', port: bind.port }, signTsig(msg, key).signed, 4000)).rcode).toBe(0);
     }
@@ -289,6 +289,18 @@ describe('a certificate\'s life with pebble (ACME)', () => {
     expect((await view(k)).status.state).toBe('running');
     await remove(k);
   }, 30_000);
+
+  it('two certificates ordered at the same time on the same HTTP-01 port share one listener', async () => {
+    const [a, b] = await Promise.all([create(acme(pebble, 'one-cert', { domains: ['one.example.test'] })), create(acme(pebble, 'two-cert', { domains: ['two.example.test'] }))]);
+    const [one, two] = await Promise.all([waitFor('one', () => leafOf(d, 'one-cert'), 30_000), waitFor('two', () => leafOf(d, 'two-cert'), 30_000)]);
+    expect([one.subjectAltName, two.subjectAltName]).toEqual(['DNS:one.example.test', 'DNS:two.example.test']);
+    expect((await view(a)).status.state).toBe('running');
+    expect((await view(b)).status.state).toBe('running');
+    // Closed and let go once both orders ended.
+    await waitFor('port released', () => d.runtime.ports.list().every((c) => c.owner.module !== 'acme'));
+    await remove(a);
+    await remove(b);
+  }, 60_000);
 
   it('HTTP-01 answered by a web rule running on serving threads', async () => {
     const put = await d.call('PUT', '/api/web/configure', { servingThreads: 2 });
