@@ -244,7 +244,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
           if (rule.dnsWait > 0) await new Promise((r) => setTimeout(r, rule.dnsWait * 1000));
           return async () => {
             try {
-              if (await client.remove({ domain: line, type: 'TXT' })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
+              if (await client.remove({ domain: line, type: 'TXT', value })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
               else if (!noted) {
                 noted = true;
                 run.ctx.note({ key: 'acmeDnsNoRemove', vars: { provider: client.provider, record } });
