@@ -49,6 +49,8 @@ export interface DdnsTaskRef {
   provider: DdnsProviderName;
   recordType: DdnsTask['recordType'];
   domains: string[];
+  /** RFC 2136: the task's server (host:port), authoritative for its zone. */
+  server?: string;
 }
 
 export interface PublishedRecord {

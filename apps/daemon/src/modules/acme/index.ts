@@ -56,6 +56,7 @@ export default defineModule<typeof acmeContract, 'certificates' | 'dnsProviders'
       dnsProviders: () => mod.services.dnsProviders,
       httpChallenges: () => mod.services.httpChallenges,
       accounts: new AcmeAccounts(mod.db),
+      dnsLookup: mod.env.acmeTestLookup,
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   view: (rule, figures, _lang, mod) => {
