@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { ok } from './envelope.js';
-import { checkWebhook, ZWebhook } from './http.js';
+import { checkWebhook, ZLines, ZWebhook } from './http.js';
 import { msgKey } from './i18n.js';
-import { ZListenHost } from './net.js';
+import { isIP, parseHostPort, ZListenHost } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleParams } from './rules.js';
 import { secret } from './secrets.js';
@@ -78,6 +78,15 @@ export const ZAcmeRuleFields = z.object({
   dnsTask: z.string().trim().max(64).default(''),
   /** DNS-01: seconds to wait after writing the records before asking the CA to check. */
   dnsWait: z.number().int().min(0).max(3600).default(0),
+  /** DNS-01: before asking the CA, wait until the zone's authoritative servers answer the record. */
+  dnsCheck: z.boolean().default(true),
+  /**
+   * DNS-01: the servers to ask instead, `ip` or `ip:port` one a line (split-horizon DNS); empty: the
+   * zone's NS records (an RFC 2136 task: its server).
+   */
+  dnsServers: ZLines.default([]),
+  /** DNS-01: how long to wait for them (s); then the order fails naming the servers without the record. */
+  dnsCheckTimeout: z.number().int().min(5).max(3600).default(300),
   renewBeforeDays: z.number().int().min(1).max(365).default(30),
   note: z.string().max(512).default(''),
 });
@@ -99,6 +108,12 @@ export const ZAcmeRule = ZAcmeRuleFields.superRefine((r, ctx) => {
       });
     }
     if (r.challenge === 'dns-01' && !r.dnsTask) need('dnsTask');
+    if (r.challenge === 'dns-01') {
+      r.dnsServers.forEach((s, i) => {
+        const hp = parseHostPort(s, 53);
+        if (!hp || !isIP(hp.host)) ctx.addIssue({ code: 'custom', path: ['dnsServers', i], message: msgKey('invalidIp') });
+      });
+    }
     if (r.ca === 'custom' && !/^https:\/\/[^\s/]+/.test(r.directoryUrl)) need('directoryUrl', msgKey('acmeBadDirectory'));
     if (ACME_EAB_REQUIRED.includes(r.ca)) {
       if (!r.eabKid) need('eabKid');

@@ -45,23 +45,23 @@ export interface DdnsProviderInfo {
   minTtl: number;
   defaultTtl: number;
   ipv6: boolean;
-  /** Sets and removes TXT records (ACME DNS-01): RFC 2136 so far. */
+  /** Sets and removes TXT records (ACME DNS-01). */
   txt?: boolean;
 }
 export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
-  cloudflare: { id: null, secret: 'API token', minTtl: 1, defaultTtl: 1, ipv6: true },
-  alidns: { id: 'AccessKey ID', secret: 'AccessKey Secret', minTtl: 600, defaultTtl: 600, ipv6: true },
-  dnspod: { id: 'SecretId', secret: 'SecretKey', minTtl: 600, defaultTtl: 600, ipv6: true },
-  huaweicloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 1, defaultTtl: 300, ipv6: true },
-  baiducloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 300, defaultTtl: 300, ipv6: true },
-  porkbun: { id: 'API key', secret: 'Secret API key', minTtl: 600, defaultTtl: 600, ipv6: true },
-  godaddy: { id: 'Key', secret: 'Secret', minTtl: 600, defaultTtl: 600, ipv6: true },
-  namesilo: { id: null, secret: 'API key', minTtl: 3600, defaultTtl: 3600, ipv6: true },
+  cloudflare: { id: null, secret: 'API token', minTtl: 1, defaultTtl: 1, ipv6: true, txt: true },
+  alidns: { id: 'AccessKey ID', secret: 'AccessKey Secret', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
+  dnspod: { id: 'SecretId', secret: 'SecretKey', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
+  huaweicloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 1, defaultTtl: 300, ipv6: true, txt: true },
+  baiducloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 300, defaultTtl: 300, ipv6: true, txt: true },
+  porkbun: { id: 'API key', secret: 'Secret API key', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
+  godaddy: { id: 'Key', secret: 'Secret', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
+  namesilo: { id: null, secret: 'API key', minTtl: 3600, defaultTtl: 3600, ipv6: true, txt: true },
   namecheap: { id: null, secret: 'Dynamic DNS password', minTtl: 60, defaultTtl: 60, ipv6: false },
   dynv6: { id: null, secret: 'HTTP token', minTtl: 60, defaultTtl: 60, ipv6: true },
-  duckdns: { id: null, secret: 'Token', minTtl: 60, defaultTtl: 60, ipv6: true },
-  desec: { id: null, secret: 'Token', minTtl: 3600, defaultTtl: 3600, ipv6: true },
-  vercel: { id: 'Team ID', secret: 'Token', idOptional: true, minTtl: 60, defaultTtl: 60, ipv6: true },
+  duckdns: { id: null, secret: 'Token', minTtl: 60, defaultTtl: 60, ipv6: true, txt: true },
+  desec: { id: null, secret: 'Token', minTtl: 3600, defaultTtl: 3600, ipv6: true, txt: true },
+  vercel: { id: 'Team ID', secret: 'Token', idOptional: true, minTtl: 60, defaultTtl: 60, ipv6: true, txt: true },
   callback: { id: null, secret: null, minTtl: 1, defaultTtl: 600, ipv6: true },
   rfc2136: { id: 'TSIG key name', secret: 'TSIG secret (base64)', server: 'Server (host:port)', minTtl: 1, defaultTtl: 300, ipv6: true, txt: true },
 };

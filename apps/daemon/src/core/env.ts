@@ -9,6 +9,11 @@ export interface DaemonEnv {
   nativeRelay: boolean;
   /** LUCKY_DDNS_TEST_ENDPOINTS: DNS provider API addresses of tests and benchmarks (never in production). */
   ddnsTestEndpoints?: Record<string, string>;
+  /**
+   * Tests only (never set by cli.ts): the resolver ACME's DNS-01 check finds a zone's name servers
+   * with (`host:port`), and the port those answer on.
+   */
+  acmeTestLookup?: { resolvers: string[]; port: number };
   /** The environment the user's commands run in (STUN's on-change command…): the daemon's own. */
   childEnv?: Readonly<Record<string, string>>;
 }

@@ -117,7 +117,7 @@ describe('services through the module host', () => {
         const dns = await host().service('dnsProviders');
         const list = dns.providers();
         expect(list).toHaveLength(15);
-        expect(list.find((p) => p.name === 'cloudflare')).toMatchObject({ secret: 'API token', records: ['A', 'AAAA'] });
+        expect(list.find((p) => p.name === 'cloudflare')).toMatchObject({ secret: 'API token', records: ['A', 'AAAA', 'TXT'] });
         expect(list.find((p) => p.name === 'namecheap')!.records).toEqual(['A']);
 
         const client = dns.client('cloudflare', { secret: 'cf-service-token' }, { timeoutMs: 5000 });
@@ -131,8 +131,8 @@ describe('services through the module host', () => {
 
         // A type the provider cannot set is refused before any call; bad credentials say why.
         const requests = cf.requests;
-        await expect(client.set({ domain: '_acme-challenge.svc.example.com', type: 'TXT', value: 'token' })).rejects.toMatchObject({
-          msg: { key: 'dnsTypeUnsupported', vars: { provider: 'cloudflare', type: 'TXT' } },
+        await expect(dns.client('namecheap', { secret: 'nc' }).set({ domain: '_acme-challenge.svc.example.com', type: 'TXT', value: 'token' })).rejects.toMatchObject({
+          msg: { key: 'dnsTypeUnsupported', vars: { provider: 'namecheap', type: 'TXT' } },
         });
         expect(cf.requests).toBe(requests);
         const wrong = dns.client('cloudflare', { secret: 'not-the-token' });

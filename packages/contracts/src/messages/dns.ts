@@ -21,6 +21,9 @@ export const dnsMessages = defineMessages(
     dnsTsigUnsigned: '服务器的回答没有签名（无 TSIG）',
     dnsTsigError: 'TSIG 错误 {code}',
     dnsTsigMismatch: '回答的 TSIG 签名校验失败',
+    dnsLookupFailed: '查询 {name} 的 {type} 记录失败：{code}',
+    dnsNoNameServers: '找不到 {name} 所在区域的域名服务器（NS 记录）',
+    dnsNsNoAddress: '区域 {zone} 的域名服务器 {servers} 都没有地址',
   },
   {
     dnsProviderError: '{provider}: {detail}',
@@ -41,5 +44,8 @@ export const dnsMessages = defineMessages(
     dnsTsigUnsigned: 'the server did not sign its answer (no TSIG)',
     dnsTsigError: 'TSIG error {code}',
     dnsTsigMismatch: "the answer's TSIG signature does not verify",
+    dnsLookupFailed: 'looking up {type} records of {name} failed: {code}',
+    dnsNoNameServers: 'no name servers (NS records) found for the zone of {name}',
+    dnsNsNoAddress: 'the name servers of {zone} ({servers}) have no address',
   },
 );

@@ -1,7 +1,7 @@
 /** Add/edit a certificate: its name, where it comes from (ACME, pasted PEM, files) and, for ACME, the CA, names, key and challenge. */
 import { Group, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { ACME_EAB_REQUIRED, type acmeRoutes } from '@lucky/contracts';
+import { ACME_EAB_REQUIRED, DDNS_PROVIDER_INFO, type acmeRoutes } from '@lucky/contracts';
 import { bindFields } from '../../kit/form/bindFields';
 import { FormFrame } from '../../kit/form/FormFrame';
 import { LinesInput } from '../../kit/fields/LinesInput';
@@ -67,17 +67,27 @@ export function RuleForm(props: RuleFormProps<typeof acmeRoutes>) {
               <WholeNumberInput label={t('httpPort')} min={1} max={65535} {...b.number('httpPort')} data-testid="acme-httpport" />
             </Group>
           ) : (
-            <Group grow align="flex-start">
-              <Select
-                label={t('dnsTask')}
-                description={t('dnsTaskHint')}
-                data={tasks.map((task) => ({ value: task.key, label: `${task.name} (${task.provider})` }))}
-                value={v.dnsTask || null}
-                onChange={(k) => f.set({ dnsTask: k ?? '' })}
-                data-testid="acme-dnstask"
-              />
-              <WholeNumberInput label={t('dnsWait')} min={0} max={3600} {...b.number('dnsWait')} data-testid="acme-dnswait" />
-            </Group>
+            <Stack gap="xs">
+              <Group grow align="flex-start">
+                <Select
+                  label={t('dnsTask')}
+                  description={t('dnsTaskHint')}
+                  // A task whose provider cannot write TXT records is shown but cannot be picked.
+                  data={tasks.map((task) => ({ value: task.key, label: `${task.name} (${task.provider})`, disabled: !DDNS_PROVIDER_INFO[task.provider].txt }))}
+                  value={v.dnsTask || null}
+                  onChange={(k) => f.set({ dnsTask: k ?? '' })}
+                  data-testid="acme-dnstask"
+                />
+                <WholeNumberInput label={t('dnsWait')} description={t('dnsWaitHint')} min={0} max={3600} {...b.number('dnsWait')} data-testid="acme-dnswait" />
+              </Group>
+              <Switch label={t('dnsCheck')} description={t('dnsCheckHint')} {...b.check('dnsCheck')} data-testid="acme-dnscheck" />
+              {v.dnsCheck && (
+                <Group grow align="flex-start">
+                  <LinesInput label={t('dnsServers')} description={t('dnsServersHint')} placeholder={'192.0.2.53\n192.0.2.54:5353'} {...b.text('dnsServers')} data-testid="acme-dnsservers" />
+                  <WholeNumberInput label={t('dnsCheckTimeout')} min={5} max={3600} {...b.number('dnsCheckTimeout')} data-testid="acme-dnschecktimeout" />
+                </Group>
+              )}
+            </Stack>
           )}
           <WholeNumberInput label={t('renewBeforeDays')} min={1} max={365} {...b.number('renewBeforeDays')} data-testid="acme-renewdays" />
           <PemInput label={t('accountKey')} uploadLabel={t('upload')} placeholder={t('accountKeyHint')} value={v.accountKey} onValue={(accountKey) => f.set({ accountKey })} error={undefined} minRows={2} testId="acme-accountkey" />

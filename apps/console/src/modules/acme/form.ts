@@ -5,10 +5,13 @@ import type { FormProblem } from '../../kit/form/problems';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
 
-export interface AcmeForm extends Omit<AcmeRule, 'domains' | 'httpPort' | 'dnsWait' | 'renewBeforeDays'> {
+export interface AcmeForm extends Omit<AcmeRule, 'domains' | 'httpPort' | 'dnsWait' | 'dnsServers' | 'dnsCheckTimeout' | 'renewBeforeDays'> {
   domains: string;
   httpPort: Num;
   dnsWait: Num;
+  /** One a line. */
+  dnsServers: string;
+  dnsCheckTimeout: Num;
   renewBeforeDays: Num;
 }
 
@@ -34,11 +37,14 @@ export const emptyForm = (): AcmeForm => ({
   httpPort: 80,
   dnsTask: '',
   dnsWait: 0,
+  dnsCheck: true,
+  dnsServers: '',
+  dnsCheckTimeout: 300,
   renewBeforeDays: 30,
   note: '',
 });
 
-export const toForm = (r: AcmeRule): AcmeForm => ({ ...r, domains: joinLines(r.domains) });
+export const toForm = (r: AcmeRule): AcmeForm => ({ ...r, domains: joinLines(r.domains), dnsServers: joinLines(r.dnsServers) });
 
 /** The rule as the API takes it; numbers stay NaN when not numbers so validation names the field. */
 export function formToRule(f: AcmeForm): AcmeRule {
@@ -54,6 +60,8 @@ export function formToRule(f: AcmeForm): AcmeRule {
     httpAddress: f.httpAddress.trim(),
     httpPort: toNumber(f.httpPort),
     dnsWait: toNumber(f.dnsWait),
+    dnsServers: lines(f.dnsServers),
+    dnsCheckTimeout: toNumber(f.dnsCheckTimeout),
     renewBeforeDays: toNumber(f.renewBeforeDays),
   };
 }

@@ -34,8 +34,11 @@ export interface DnsClient {
   readonly provider: DdnsProviderName;
   /** Makes the record hold the value; says whether it had to be written. Throws a MsgError (lib/msgerror). */
   set(record: DnsRecord): Promise<SetOutcome>;
-  /** Deletes the name's records of the type; false when the provider cannot (they stay). */
-  remove(record: Pick<DnsRecord, 'domain' | 'type'>): Promise<boolean>;
+  /**
+   * Deletes the name's records of the type — only those holding `value` when given and the provider
+   * can tell them apart (lib/dns/providers/types.ts); false when the provider cannot delete (they stay).
+   */
+  remove(record: Pick<DnsRecord, 'domain' | 'type'> & { value?: string }): Promise<boolean>;
 }
 
 /** A DDNS task as another module chooses one to publish through. */
@@ -46,6 +49,8 @@ export interface DdnsTaskRef {
   provider: DdnsProviderName;
   recordType: DdnsTask['recordType'];
   domains: string[];
+  /** RFC 2136: the task's server (host:port), authoritative for its zone. */
+  server?: string;
 }
 
 export interface PublishedRecord {

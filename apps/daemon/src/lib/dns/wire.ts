@@ -111,7 +111,16 @@ export interface UpdateSpec {
 export function buildUpdate(u: UpdateSpec, id = randomBytes(2).readUInt16BE()): Buffer {
   const data = u.texts ? u.texts.map(txtRdata) : u.ips.map(ipRdata);
   const updates = [rr(u.name, u.type, CLASS_ANY, 0, Buffer.alloc(0)), ...data.map((d) => rr(u.name, u.type, CLASS_IN, u.ttl, d))];
-  return Buffer.concat([header(id, OPCODE_UPDATE << 11, [1, 0, updates.length, 0]), encodeName(u.zone), u16(TYPE.SOA), u16(CLASS_IN), ...updates]);
+  return updateMessage(u.zone, updates, id);
+}
+
+/** An UPDATE that deletes only the name's TXT records holding these texts (RFC 2136 2.5.4); the rest of the set stays. */
+export function buildTextRemoval(zone: string, name: string, texts: string[], id = randomBytes(2).readUInt16BE()): Buffer {
+  return updateMessage(zone, texts.map((t) => rr(name, TYPE.TXT, CLASS_NONE, 0, txtRdata(t))), id);
+}
+
+function updateMessage(zone: string, updates: Buffer[], id: number): Buffer {
+  return Buffer.concat([header(id, OPCODE_UPDATE << 11, [1, 0, updates.length, 0]), encodeName(zone), u16(TYPE.SOA), u16(CLASS_IN), ...updates]);
 }
 export { CLASS_NONE };
 
@@ -283,9 +292,12 @@ export function exchange(server: { host: string; port: number }, msg: Buffer, ti
   });
 }
 
-/** The TXT texts a server answers for `name`. NXDOMAIN and NODATA answer []. */
-export async function queryTexts(server: { host: string; port: number }, name: string, timeoutMs: number): Promise<string[]> {
-  const answer = parseMessage(await exchange(server, buildQuery(name, TYPE.TXT), timeoutMs));
+/**
+ * The TXT texts a server answers for `name`. NXDOMAIN and NODATA answer []. `recursion` false asks
+ * an authoritative server for what it holds itself.
+ */
+export async function queryTexts(server: { host: string; port: number }, name: string, timeoutMs: number, recursion = true): Promise<string[]> {
+  const answer = parseMessage(await exchange(server, buildQuery(name, TYPE.TXT, undefined, recursion), timeoutMs));
   if (answer.rcode !== 0 && answer.rcode !== 3) throw new MsgError({ key: 'dnsRcode', vars: { rcode: RCODES[answer.rcode] ?? answer.rcode, server: server.host } });
   return answer.answers.filter((r) => r.type === TYPE.TXT).map((r) => txtText(r.data));
 }

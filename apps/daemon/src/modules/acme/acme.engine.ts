@@ -20,10 +20,12 @@ import type { WebhooksService } from '../../core/services/webhooks.js';
 import { HttpClients } from '../../lib/http/clients.js';
 import { MsgError, msgOf } from '../../lib/msgerror.js';
 import { TlsError } from '../../lib/tls/pem.js';
+import type { AuthorityOptions } from '../../lib/dns/authoritative.js';
 import { ariCertId, pickInWindow, renewalInfoUrl, renewalWindow } from './acme.ari.js';
 import { challengeLine } from './acme.dns.js';
 import { Http01Listeners } from './acme.http01.js';
 import { orderCertificate, type Solver } from './acme.order.js';
+import { awaitPropagation } from './acme.propagation.js';
 import type { AcmeAccounts } from './acme.store.js';
 
 export interface AcmeFigures {
@@ -40,6 +42,8 @@ export interface AcmeEngineDeps {
   retryBaseMs?: number;
   /** Polling limit per authorization and order (default 120 s). */
   pollTimeoutMs?: number;
+  /** How DNS-01's check finds a zone's name servers: the system's resolver unless a test says otherwise. */
+  dnsLookup?: AuthorityOptions;
 }
 
 const DAY = 86_400_000;
@@ -274,14 +278,14 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
           if (!dns.providers().find((p) => p.name === client.provider)?.records.includes('TXT')) {
             throw new MsgError({ key: 'acmeDnsNoTxt', vars: { provider: client.provider } });
           }
-          const line = challengeLine(name, dns.tasks().find((t) => t.key === rule.dnsTask)?.domains ?? []);
+          const task = dns.tasks().find((t) => t.key === rule.dnsTask);
+          const line = challengeLine(name, task?.domains ?? []);
           const record = `_acme-challenge.${name}`;
           await client.set({ domain: line, type: 'TXT', value, ttl: 60 });
           run.ctx.note({ key: 'acmeDnsSet', vars: { record } });
-          if (rule.dnsWait > 0) await new Promise((r) => setTimeout(r, rule.dnsWait * 1000));
-          return async () => {
+          const remove = async () => {
             try {
-              if (await client.remove({ domain: line, type: 'TXT' })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
+              if (await client.remove({ domain: line, type: 'TXT', value })) run.ctx.note({ key: 'acmeDnsRemoved', vars: { record } });
               else if (!noted) {
                 noted = true;
                 run.ctx.note({ key: 'acmeDnsNoRemove', vars: { provider: client.provider, record } });
@@ -290,6 +294,25 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
               run.ctx.note({ key: 'acmeDnsRemoveFailed', vars: { record, detail: msgOf(err) } });
             }
           };
+          try {
+            if (rule.dnsCheck) {
+              await awaitPropagation({
+                rule,
+                record,
+                value,
+                taskServer: task?.server,
+                lookup: this.d.dnsLookup,
+                note: (l) => run.ctx.note(l),
+                stopped: () => run.stopped,
+              });
+            }
+            if (rule.dnsWait > 0) await new Promise((r) => setTimeout(r, rule.dnsWait * 1000));
+          } catch (err) {
+            // The CA is never asked: the record goes now.
+            await remove();
+            throw err;
+          }
+          return remove;
         },
       },
       close: async () => undefined,

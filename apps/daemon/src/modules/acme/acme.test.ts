@@ -275,6 +275,8 @@ describe('certificates from pebble (ACME)', () => {
     expect(leaf!.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
     const lines = await logs(created.key);
     expect(lines.filter((l) => l.includes('DNS-01: TXT record _acme-challenge.example.test written'))).toHaveLength(2);
+    // The task's own server is the one asked before the CA looks.
+    expect(lines.filter((l) => l.includes(`DNS-01: the TXT record _acme-challenge.example.test is at 127.0.0.1:${bind.port} (after`))).toHaveLength(2);
     expect(lines.filter((l) => l.includes('DNS-01: TXT record _acme-challenge.example.test removed'))).toHaveLength(2);
     expect(dig(bind, '_acme-challenge.example.test', 'TXT')).toEqual([]);
   }, 90_000);

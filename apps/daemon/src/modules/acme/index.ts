@@ -66,6 +66,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
       httpChallenges: () => mod.services.httpChallenges,
       webhooks: () => mod.services.webhooks,
       accounts: new AcmeAccounts(mod.db),
+      dnsLookup: mod.env.acmeTestLookup,
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   view: (rule, figures, _lang, mod) => {

@@ -189,7 +189,7 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
       },
       remove: async (record) => {
         const ctx = { creds: full, http, base: this.o.endpoints?.[provider] ?? PROVIDERS[provider].base, timeoutMs, now: () => new Date(this.now()) };
-        return removeRecord(provider, ctx, { domain: parseDomain(record.domain), type: record.type });
+        return removeRecord(provider, ctx, { domain: parseDomain(record.domain), type: record.type, value: record.value });
       },
     };
   }

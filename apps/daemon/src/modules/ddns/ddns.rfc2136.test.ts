@@ -5,7 +5,7 @@ import type { DdnsSyncState } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { fakeIpServer, waitFor, type FakeIpServer } from '../../lib/dns/testing/fakes.js';
-import { buildUpdate, exchange, parseMessage, queryAddresses, signTsig, TYPE } from '../../lib/dns/wire.js';
+import { buildUpdate, exchange, parseMessage, queryAddresses, queryTexts, signTsig, TYPE } from '../../lib/dns/wire.js';
 
 function dig(b: Bind, name: string, type: 'A' | 'AAAA'): string[] {
   const out = execFileSync('/usr/bin/dig', ['+short', '+time=2', '+tries=2', '-p', String(b.port), '@127.0.0.1', name, type], { encoding: 'utf8', timeout: 10_000 });
@@ -50,6 +50,27 @@ describe('RFC 2136 dynamic update with TSIG against BIND 9', () => {
     expect(await queryAddresses(server(), 'raw.example.test', 'A', 4000)).toEqual(['192.0.2.55']);
     const bad = parseMessage(await exchange(server(), signTsig(msg, { ...key, secret: Buffer.alloc(32, 1).toString('base64') }).signed, 4000));
     expect(bad.rcode).toBe(9); // NOTAUTH
+  });
+
+  it('TXT through the service client: created, same, rewritten, and removing our value leaves another text of the name', async () => {
+    const dns = await d.runtime.deps.modules.service('dnsProviders');
+    const client = dns.client('rfc2136', { id: bind.keyName, secret: bind.secret, server: `127.0.0.1:${bind.port}` });
+    const rec = { domain: '_acme-challenge.txt.example.test', type: 'TXT' as const };
+    const texts = async () => (await queryTexts(server(), rec.domain, 4000)).sort();
+    expect(await client.set({ ...rec, value: 'token-one' })).toBe('created');
+    expect(await client.set({ ...rec, value: 'token-one' })).toBe('same');
+    expect(await client.set({ ...rec, value: 'token-two' })).toBe('updated');
+    expect(await texts()).toEqual(['token-two']);
+    // Somebody else's text at the name: ours is found among them, and only ours goes.
+    const key = { name: bind.keyName, algorithm: 'hmac-sha256' as const, secret: bind.secret };
+    // Both texts, as another client adding its own would leave them.
+    const both = buildUpdate({ zone: 'example.test', name: rec.domain, type: TYPE.TXT, ttl: 60, ips: [], texts: ['token-two', 'other'] });
+    expect(parseMessage(await exchange(server(), signTsig(both, key).signed, 4000)).rcode).toBe(0);
+    expect(await client.set({ ...rec, value: 'token-two' })).toBe('same');
+    expect(await client.remove({ ...rec, value: 'token-two' })).toBe(true);
+    expect(await texts()).toEqual(['other']);
+    expect(await client.remove(rec)).toBe(true);
+    expect(await texts()).toEqual([]);
   });
 
   it('a task creates A and AAAA records, updates them, and the resolver check sees them', async () => {

@@ -31,7 +31,15 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       };
     },
     tasks: () =>
-      mod.rules.list().map((r) => ({ key: r.key, name: r.data.name, enable: r.data.enable, provider: r.data.provider, recordType: r.data.recordType, domains: r.data.domains })),
+      mod.rules.list().map((r) => ({
+        key: r.key,
+        name: r.data.name,
+        enable: r.data.enable,
+        provider: r.data.provider,
+        recordType: r.data.recordType,
+        domains: r.data.domains,
+        ...(r.data.provider === 'rfc2136' ? { server: r.data.credentials.server } : {}),
+      })),
     publish: async (key, addresses, from) => {
       const task = mod.rules.require(key);
       if (!task.data.enable) throw fail(Ret.failed, 'ddnsTaskDisabled');

@@ -1,7 +1,11 @@
-/** Alibaba Cloud DNS (RPC API 2015-01-09), signed with HMAC-SHA1 (signature version 1.0). `?Line=` per domain. */
+/**
+ * Alibaba Cloud DNS (RPC API 2015-01-09), signed with HMAC-SHA1 (signature version 1.0). `?Line=` per
+ * domain. Records are read with DescribeSubDomainRecords, written with AddDomainRecord and
+ * UpdateDomainRecord, removed one by one with DeleteDomainRecord (DeleteSubDomainRecords for all of a type).
+ */
 import { createHmac, randomUUID } from 'node:crypto';
 import { jsonOf } from '../../http/request.js';
-import { providerError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { pickRecord, providerError, recordsToRemove, rfc3986, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 export function aliSign(params: Record<string, string>, secret: string, method = 'GET'): string {
   const canon = Object.keys(params)
@@ -43,19 +47,25 @@ interface AliRecord {
   Line?: string;
 }
 
+async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<AliRecord[]> {
+  const found = await call<{ DomainRecords: { Record: AliRecord[] } }>(ctx, 'DescribeSubDomainRecords', {
+    SubDomain: want.domain.full,
+    DomainName: want.domain.root,
+    Type: want.type,
+  });
+  return found.DomainRecords.Record;
+}
+
 export const alidns: DnsProvider = {
   name: 'alidns',
   base: 'https://alidns.aliyuncs.com',
   canRead: true,
   async set(ctx, want) {
     const d = want.domain;
-    const found = await call<{ DomainRecords: { Record: AliRecord[] } }>(ctx, 'DescribeSubDomainRecords', {
-      SubDomain: d.full,
-      DomainName: d.root,
-      Type: want.type,
-    });
     const line = d.params.Line ?? 'default';
-    const rec = found.DomainRecords.Record.find((r) => (r.Line ?? 'default') === line) ?? found.DomainRecords.Record[0];
+    const all = await recordsOf(ctx, want);
+    const onLine = all.filter((r) => (r.Line ?? 'default') === line);
+    const rec = pickRecord(onLine.length ? onLine : all, (r) => r.Value, want);
     const fields = { RR: d.sub, Type: want.type, Value: want.value, TTL: String(want.ttl), Line: line };
     if (!rec) {
       await call(ctx, 'AddDomainRecord', { DomainName: d.root, ...fields });
@@ -64,5 +74,14 @@ export const alidns: DnsProvider = {
     if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'UpdateDomainRecord', { RecordId: rec.RecordId, ...fields });
     return 'updated';
+  },
+  async remove(ctx, want) {
+    if (want.value === undefined) {
+      await call(ctx, 'DeleteSubDomainRecords', { DomainName: want.domain.root, RR: want.domain.sub, Type: want.type });
+      return;
+    }
+    for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.Value, want)) {
+      await call(ctx, 'DeleteDomainRecord', { RecordId: rec.RecordId });
+    }
   },
 };

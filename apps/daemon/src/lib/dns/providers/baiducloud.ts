@@ -1,7 +1,10 @@
-/** Baidu Cloud DNS (bcd API), signed with BCE auth v1 (HMAC-SHA256). */
+/**
+ * Baidu Cloud DNS (bcd API), signed with BCE auth v1 (HMAC-SHA256): `/v1/domain/resolve/` list, add,
+ * edit and delete (one record by id).
+ */
 import { createHmac } from 'node:crypto';
 import { jsonOf } from '../../http/request.js';
-import { httpError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { httpError, pickRecord, recordsToRemove, rfc3986, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 export function bceAuthorization(o: { ak: string; sk: string; method: string; path: string; headers: Record<string, string>; timestamp: string }): string {
   const prefix = `bce-auth-v1/${o.ak}/${o.timestamp}/1800`;
@@ -39,14 +42,18 @@ interface BdRecord {
   ttl: number;
 }
 
+async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<BdRecord[]> {
+  const list = await call<{ result?: BdRecord[] }>(ctx, '/v1/domain/resolve/list', { domain: want.domain.root, pageNo: 1, pageSize: 1000 });
+  return (list.result ?? []).filter((r) => r.domain === want.domain.sub && r.rdtype === want.type);
+}
+
 export const baiducloud: DnsProvider = {
   name: 'baiducloud',
   base: 'https://bcd.baidubce.com',
   canRead: true,
   async set(ctx, want) {
     const d = want.domain;
-    const list = await call<{ result?: BdRecord[] }>(ctx, '/v1/domain/resolve/list', { domain: d.root, pageNo: 1, pageSize: 1000 });
-    const rec = (list.result ?? []).find((r) => r.domain === d.sub && r.rdtype === want.type);
+    const rec = pickRecord(await recordsOf(ctx, want), (r) => r.rdata, want);
     const fields = { domain: d.sub, rdType: want.type, ttl: want.ttl, rdata: want.value, zoneName: d.root };
     if (!rec) {
       await call(ctx, '/v1/domain/resolve/add', fields);
@@ -55,5 +62,10 @@ export const baiducloud: DnsProvider = {
     if (sameValue(rec.rdata, want)) return 'same';
     await call(ctx, '/v1/domain/resolve/edit', { recordId: rec.recordId, view: 'DEFAULT', ...fields });
     return 'updated';
+  },
+  async remove(ctx, want) {
+    for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.rdata, want)) {
+      await call(ctx, '/v1/domain/resolve/delete', { zoneName: want.domain.root, recordId: rec.recordId });
+    }
   },
 };

@@ -1,33 +1,55 @@
-/** deSEC REST API: `Token` auth, one RRset per subname and type. */
+/**
+ * deSEC REST API: `Token` auth, one RRset per subname and type. TXT values in an RRset are quoted
+ * character-strings; removing a value rewrites the set without it, or deletes the set when it was the last.
+ */
 import { jsonOf } from '../../http/request.js';
-import { httpError, sameValue, type DnsProvider } from './types.js';
+import { httpError, quotedValue, quoteTxt, recordsToRemove, setHolds, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+
+const headersOf = (ctx: ProviderContext) => ({ authorization: `Token ${ctx.creds.secret}`, 'content-type': 'application/json' });
+const subname = (want: RecordRef) => (want.domain.sub === '@' ? '' : want.domain.sub);
+const setUrl = (ctx: ProviderContext, want: RecordRef) => `${ctx.base}/domains/${want.domain.root}/rrsets/${subname(want) || '@'}/${want.type}/`;
+
+/** The name's RRset of the type, or null when there is none. */
+async function rrset(ctx: ProviderContext, want: RecordRef): Promise<{ records: string[]; ttl: number } | null> {
+  const got = await ctx.http({ url: setUrl(ctx, want), headers: headersOf(ctx) });
+  if (got.status === 404) return null;
+  if (got.status !== 200) throw httpError(got, 'deSEC');
+  return jsonOf<{ records: string[]; ttl: number }>(got);
+}
 
 export const desec: DnsProvider = {
   name: 'desec',
   base: 'https://desec.io/api/v1',
   canRead: true,
   async set(ctx, want) {
-    const d = want.domain;
-    const headers = { authorization: `Token ${ctx.creds.secret}`, 'content-type': 'application/json' };
-    const sub = d.sub === '@' ? '' : d.sub;
-    const setUrl = `${ctx.base}/domains/${d.root}/rrsets/${sub || '@'}/${want.type}/`;
-    const got = await ctx.http({ url: setUrl, headers });
+    const headers = headersOf(ctx);
+    const set = await rrset(ctx, want);
     const ttl = Math.max(3600, want.ttl);
-    if (got.status === 404) {
+    const records = [want.type === 'TXT' ? quoteTxt(want.value) : want.value];
+    if (!set) {
       const res = await ctx.http({
         method: 'POST',
-        url: `${ctx.base}/domains/${d.root}/rrsets/`,
+        url: `${ctx.base}/domains/${want.domain.root}/rrsets/`,
         headers,
-        body: JSON.stringify({ subname: sub, type: want.type, records: [want.value], ttl }),
+        body: JSON.stringify({ subname: subname(want), type: want.type, records, ttl }),
       });
       if (res.status !== 201) throw httpError(res, 'deSEC');
       return 'created';
     }
-    if (got.status !== 200) throw httpError(got, 'deSEC');
-    const set = jsonOf<{ records: string[] }>(got);
-    if (set.records.length === 1 && sameValue(set.records[0], want)) return 'same';
-    const res = await ctx.http({ method: 'PATCH', url: setUrl, headers, body: JSON.stringify({ records: [want.value], ttl }) });
+    if (setHolds(set.records.map((r) => quotedValue(want.type, r)), want)) return 'same';
+    const res = await ctx.http({ method: 'PATCH', url: setUrl(ctx, want), headers, body: JSON.stringify({ records, ttl }) });
     if (res.status !== 200) throw httpError(res, 'deSEC');
     return 'updated';
+  },
+  async remove(ctx, want) {
+    const set = await rrset(ctx, want);
+    if (!set) return;
+    const gone = recordsToRemove(set.records, (r) => quotedValue(want.type, r), want);
+    if (gone.length === 0) return;
+    const kept = set.records.filter((r) => !gone.includes(r));
+    const res = kept.length
+      ? await ctx.http({ method: 'PATCH', url: setUrl(ctx, want), headers: headersOf(ctx), body: JSON.stringify({ records: kept }) })
+      : await ctx.http({ method: 'DELETE', url: setUrl(ctx, want), headers: headersOf(ctx) });
+    if (res.status !== 200 && res.status !== 204) throw httpError(res, 'deSEC');
   },
 };

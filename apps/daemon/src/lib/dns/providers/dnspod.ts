@@ -1,7 +1,10 @@
-/** DNSPod through Tencent Cloud API 3.0 (version 2021-03-23), signed with TC3-HMAC-SHA256. `?RecordLine=` per domain. */
+/**
+ * DNSPod through Tencent Cloud API 3.0 (version 2021-03-23), signed with TC3-HMAC-SHA256. `?RecordLine=`
+ * per domain. DescribeRecordList reads, CreateRecord/ModifyRecord write, DeleteRecord removes one record.
+ */
 import { createHash, createHmac } from 'node:crypto';
 import { jsonOf } from '../../http/request.js';
-import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 const hmac = (key: Buffer | string, s: string) => createHmac('sha256', key).update(s).digest();
@@ -63,6 +66,16 @@ interface PodRecord {
   Line: string;
 }
 
+/** The name's records of the type; none is an error code of its own. */
+async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<PodRecord[]> {
+  try {
+    return (await call<{ RecordList: PodRecord[] }>(ctx, 'DescribeRecordList', { Domain: want.domain.root, Subdomain: want.domain.sub, RecordType: want.type })).RecordList;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ResourceNotFound.NoDataOfRecord') throw err;
+    return [];
+  }
+}
+
 export const dnspod: DnsProvider = {
   name: 'dnspod',
   base: 'https://dnspod.tencentcloudapi.com',
@@ -70,13 +83,9 @@ export const dnspod: DnsProvider = {
   async set(ctx, want) {
     const d = want.domain;
     const line = d.params.RecordLine ?? '默认';
-    let list: PodRecord[] = [];
-    try {
-      list = (await call<{ RecordList: PodRecord[] }>(ctx, 'DescribeRecordList', { Domain: d.root, Subdomain: d.sub, RecordType: want.type })).RecordList;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ResourceNotFound.NoDataOfRecord') throw err;
-    }
-    const rec = list.find((r) => r.Line === line) ?? list[0];
+    const list = await recordsOf(ctx, want);
+    const onLine = list.filter((r) => r.Line === line);
+    const rec = pickRecord(onLine.length ? onLine : list, (r) => r.Value, want);
     const fields = { Domain: d.root, SubDomain: d.sub, RecordType: want.type, RecordLine: line, Value: want.value, TTL: want.ttl };
     if (!rec) {
       await call(ctx, 'CreateRecord', fields);
@@ -85,5 +94,10 @@ export const dnspod: DnsProvider = {
     if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'ModifyRecord', { ...fields, RecordId: rec.RecordId });
     return 'updated';
+  },
+  async remove(ctx, want) {
+    for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.Value, want)) {
+      await call(ctx, 'DeleteRecord', { Domain: want.domain.root, RecordId: rec.RecordId });
+    }
   },
 };

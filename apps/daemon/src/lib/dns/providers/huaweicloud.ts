@@ -1,8 +1,12 @@
-/** Huawei Cloud DNS (v2 API), signed with the APIG SDK-HMAC-SHA256 scheme. */
+/**
+ * Huawei Cloud DNS (v2 API), signed with the APIG SDK-HMAC-SHA256 scheme. Records are record sets
+ * (`/v2/zones/{zone_id}/recordsets`): TXT values in them are quoted character-strings. Removing a
+ * value rewrites the set without it, or deletes the set when it was the last.
+ */
 import { createHash, createHmac } from 'node:crypto';
 import { jsonOf } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
-import { expectOk, httpError, rfc3986, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { expectOk, httpError, quotedValue, quoteTxt, recordsToRemove, rfc3986, setHolds, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -59,29 +63,45 @@ interface HwRecordset {
   ttl: number;
 }
 
+async function zoneId(ctx: ProviderContext, root: string): Promise<string> {
+  const zones = await call<{ zones: Array<{ id: string; name: string }> }>(ctx, 'GET', `/v2/zones?name=${encodeURIComponent(`${root}.`)}&zone_type=public`);
+  const zone = zones.zones.find((z) => z.name.replace(/\.$/, '') === root);
+  if (!zone) throw new MsgError({ key: 'dnsZoneNotFound', vars: { provider: 'Huawei Cloud', zone: root } });
+  return zone.id;
+}
+
+async function setsOf(ctx: ProviderContext, zone: string, want: RecordRef): Promise<HwRecordset[]> {
+  const fqdn = `${want.domain.full}.`;
+  const sets = await call<{ recordsets: HwRecordset[] }>(ctx, 'GET', `/v2/zones/${zone}/recordsets?name=${encodeURIComponent(fqdn)}&type=${want.type}`);
+  return sets.recordsets.filter((r) => r.name === fqdn && r.type === want.type);
+}
+
+const dataOf = (type: string, value: string) => (type === 'TXT' ? quoteTxt(value) : value);
+
 export const huaweicloud: DnsProvider = {
   name: 'huaweicloud',
   base: 'https://dns.myhuaweicloud.com',
   canRead: true,
   async set(ctx, want) {
-    const d = want.domain;
-    const zones = await call<{ zones: Array<{ id: string; name: string }> }>(ctx, 'GET', `/v2/zones?name=${encodeURIComponent(`${d.root}.`)}&zone_type=public`);
-    const zone = zones.zones.find((z) => z.name.replace(/\.$/, '') === d.root);
-    if (!zone) throw new MsgError({ key: 'dnsZoneNotFound', vars: { provider: 'Huawei Cloud', zone: d.root } });
-    const fqdn = `${d.full}.`;
-    const sets = await call<{ recordsets: HwRecordset[] }>(
-      ctx,
-      'GET',
-      `/v2/zones/${zone.id}/recordsets?name=${encodeURIComponent(fqdn)}&type=${want.type}`,
-    );
-    const rec = sets.recordsets.find((r) => r.name === fqdn && r.type === want.type);
-    const body = { name: fqdn, type: want.type, records: [want.value], ttl: want.ttl };
+    const zone = await zoneId(ctx, want.domain.root);
+    const rec = (await setsOf(ctx, zone, want))[0];
+    const body = { name: `${want.domain.full}.`, type: want.type, records: [dataOf(want.type, want.value)], ttl: want.ttl };
     if (!rec) {
-      await call(ctx, 'POST', `/v2/zones/${zone.id}/recordsets`, body);
+      await call(ctx, 'POST', `/v2/zones/${zone}/recordsets`, body);
       return 'created';
     }
-    if (rec.records.length === 1 && sameValue(rec.records[0], want)) return 'same';
-    await call(ctx, 'PUT', `/v2/zones/${zone.id}/recordsets/${rec.id}`, body);
+    if (setHolds(rec.records.map((r) => quotedValue(rec.type, r)), want)) return 'same';
+    await call(ctx, 'PUT', `/v2/zones/${zone}/recordsets/${rec.id}`, body);
     return 'updated';
+  },
+  async remove(ctx, want) {
+    const zone = await zoneId(ctx, want.domain.root);
+    for (const set of await setsOf(ctx, zone, want)) {
+      const gone = recordsToRemove(set.records, (r) => quotedValue(set.type, r), want);
+      if (gone.length === 0) continue;
+      const kept = set.records.filter((r) => !gone.includes(r));
+      if (kept.length === 0) await call(ctx, 'DELETE', `/v2/zones/${zone}/recordsets/${set.id}`);
+      else await call(ctx, 'PUT', `/v2/zones/${zone}/recordsets/${set.id}`, { name: set.name, type: set.type, records: kept, ttl: set.ttl });
+    }
   },
 };

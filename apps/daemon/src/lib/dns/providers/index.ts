@@ -15,7 +15,7 @@ import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { porkbun } from './porkbun.js';
 import { rfc2136 } from './rfc2136.js';
-import { recordTypes, type DnsProvider, type ProviderContext, type RecordWant, type SetOutcome } from './types.js';
+import { recordTypes, type DnsProvider, type ProviderContext, type RecordRef, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
 
 export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
@@ -42,12 +42,12 @@ export function setRecord(name: DdnsProviderName, ctx: ProviderContext, want: Re
   return PROVIDERS[name].set(ctx, want);
 }
 
-/** Deletes a name's records of a type, where the provider can; false where it cannot. */
-export async function removeRecord(name: DdnsProviderName, ctx: ProviderContext, want: Omit<RecordWant, 'value' | 'ttl'>): Promise<boolean> {
+/** Deletes a name's records of a type (those holding `value` when given), where the provider can; false where it cannot. */
+export async function removeRecord(name: DdnsProviderName, ctx: ProviderContext, want: RecordRef): Promise<boolean> {
   const p = PROVIDERS[name];
   if (!p.remove) return false;
   await p.remove(ctx, want);
   return true;
 }
 
-export type { DnsProvider, ProviderContext, RecordType, RecordWant, SetOutcome } from './types.js';
+export type { DnsProvider, ProviderContext, RecordRef, RecordType, RecordWant, SetOutcome } from './types.js';

@@ -1,6 +1,9 @@
-/** NameSilo API (JSON replies; code 300 is success). */
+/**
+ * NameSilo API (JSON replies; code 300 is success): dnsListRecords reads, dnsAddRecord and
+ * dnsUpdateRecord write, dnsDeleteRecord removes one record by id.
+ */
 import { jsonOf } from '../../http/request.js';
-import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 interface NsReply<T> {
   reply: T & { code: number | string; detail?: string };
@@ -14,19 +17,26 @@ async function call<T>(ctx: ProviderContext, op: string, params: Record<string, 
   return a.reply;
 }
 
+interface NsRecord {
+  record_id: string;
+  type: string;
+  host: string;
+  value: string;
+}
+
+async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<NsRecord[]> {
+  const list = await call<{ resource_record?: NsRecord[] | NsRecord }>(ctx, 'dnsListRecords', { domain: want.domain.root });
+  const all = Array.isArray(list.resource_record) ? list.resource_record : list.resource_record ? [list.resource_record] : [];
+  return all.filter((r) => r.type === want.type && r.host === want.domain.full);
+}
+
 export const namesilo: DnsProvider = {
   name: 'namesilo',
   base: 'https://www.namesilo.com',
   canRead: true,
   async set(ctx, want) {
     const d = want.domain;
-    const list = await call<{ resource_record?: Array<{ record_id: string; type: string; host: string; value: string }> | { record_id: string; type: string; host: string; value: string } }>(
-      ctx,
-      'dnsListRecords',
-      { domain: d.root },
-    );
-    const all = Array.isArray(list.resource_record) ? list.resource_record : list.resource_record ? [list.resource_record] : [];
-    const rec = all.find((r) => r.type === want.type && r.host === d.full);
+    const rec = pickRecord(await recordsOf(ctx, want), (r) => r.value, want);
     const host = d.sub === '@' ? '' : d.sub;
     if (!rec) {
       await call(ctx, 'dnsAddRecord', { domain: d.root, rrtype: want.type, rrhost: host, rrvalue: want.value, rrttl: String(want.ttl) });
@@ -35,5 +45,10 @@ export const namesilo: DnsProvider = {
     if (sameValue(rec.value, want)) return 'same';
     await call(ctx, 'dnsUpdateRecord', { domain: d.root, rrid: rec.record_id, rrhost: host, rrvalue: want.value, rrttl: String(want.ttl) });
     return 'updated';
+  },
+  async remove(ctx, want) {
+    for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.value, want)) {
+      await call(ctx, 'dnsDeleteRecord', { domain: want.domain.root, rrid: rec.record_id });
+    }
   },
 };

@@ -1,6 +1,9 @@
-/** Porkbun API v3: key and secret key in the JSON body. */
+/**
+ * Porkbun API v3: key and secret key in the JSON body. `dns/retrieveByNameType` reads, `dns/create` and
+ * `dns/edit` write, `dns/delete` removes one record by id.
+ */
 import { jsonOf } from '../../http/request.js';
-import { providerError, sameValue, type DnsProvider, type ProviderContext } from './types.js';
+import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 async function call<T>(ctx: ProviderContext, path: string, body: Record<string, unknown> = {}): Promise<T> {
   const res = await ctx.http({
@@ -14,25 +17,32 @@ async function call<T>(ctx: ProviderContext, path: string, body: Record<string, 
   return a;
 }
 
+const subOf = (want: RecordRef) => (want.domain.sub === '@' ? '' : want.domain.sub);
+
+async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<Array<{ id: string; content: string }>> {
+  const sub = subOf(want);
+  return (await call<{ records: Array<{ id: string; content: string }> }>(ctx, `/dns/retrieveByNameType/${want.domain.root}/${want.type}${sub ? `/${sub}` : ''}`)).records;
+}
+
 export const porkbun: DnsProvider = {
   name: 'porkbun',
   base: 'https://api.porkbun.com/api/json/v3',
   canRead: true,
   async set(ctx, want) {
-    const d = want.domain;
-    const sub = d.sub === '@' ? '' : d.sub;
-    const found = await call<{ records: Array<{ id: string; content: string }> }>(
-      ctx,
-      `/dns/retrieveByNameType/${d.root}/${want.type}${sub ? `/${sub}` : ''}`,
-    );
-    const rec = found.records[0];
-    const fields = { name: sub, type: want.type, content: want.value, ttl: String(want.ttl) };
+    const root = want.domain.root;
+    const rec = pickRecord(await recordsOf(ctx, want), (r) => r.content, want);
+    const fields = { name: subOf(want), type: want.type, content: want.value, ttl: String(want.ttl) };
     if (!rec) {
-      await call(ctx, `/dns/create/${d.root}`, fields);
+      await call(ctx, `/dns/create/${root}`, fields);
       return 'created';
     }
     if (sameValue(rec.content, want)) return 'same';
-    await call(ctx, `/dns/edit/${d.root}/${rec.id}`, fields);
+    await call(ctx, `/dns/edit/${root}/${rec.id}`, fields);
     return 'updated';
+  },
+  async remove(ctx, want) {
+    for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.content, want)) {
+      await call(ctx, `/dns/delete/${want.domain.root}/${rec.id}`);
+    }
   },
 };

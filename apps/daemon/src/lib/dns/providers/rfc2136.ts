@@ -1,12 +1,13 @@
 /**
  * RFC 2136 dynamic update signed with TSIG. The record is read from the same server first (a
  * plain query), and replaced only when it differs. Use `sub:zone` when the zone is deeper than two labels.
- * TXT records (ACME DNS-01) are set and removed the same way.
+ * TXT records (ACME DNS-01) are set the same way; removing a TXT value deletes only that record
+ * (RFC 2136 2.5.4), other texts of the name stay.
  */
 import { parseHostPort } from '@lucky/contracts';
-import { buildUpdate, exchange, parseMessage, queryAddresses, queryTexts, RCODES, signTsig, TYPE, verifyTsigAnswer, type UpdateSpec } from '../wire.js';
+import { buildTextRemoval, buildUpdate, exchange, parseMessage, queryAddresses, queryTexts, RCODES, signTsig, TYPE, verifyTsigAnswer } from '../wire.js';
 import { MsgError, msgOf } from '../../msgerror.js';
-import type { DnsProvider, ProviderContext } from './types.js';
+import { setHolds, type DnsProvider, type ProviderContext } from './types.js';
 
 function serverOf(ctx: ProviderContext) {
   const server = parseHostPort(ctx.creds.server, 53);
@@ -15,9 +16,9 @@ function serverOf(ctx: ProviderContext) {
 }
 
 /** Sends one signed UPDATE; throws why the server refused. */
-async function update(ctx: ProviderContext, server: { host: string; port: number }, spec: UpdateSpec): Promise<void> {
+async function update(ctx: ProviderContext, server: { host: string; port: number }, msg: Buffer): Promise<void> {
   const key = { name: ctx.creds.id, algorithm: ctx.creds.algorithm, secret: ctx.creds.secret };
-  const { signed, mac } = signTsig(buildUpdate(spec), key, Math.floor(ctx.now().getTime() / 1000));
+  const { signed, mac } = signTsig(msg, key, Math.floor(ctx.now().getTime() / 1000));
   const raw = await exchange(server, signed, ctx.timeoutMs);
   const answer = parseMessage(raw);
   if (answer.rcode !== 0) {
@@ -42,19 +43,23 @@ export const rfc2136: DnsProvider = {
     const d = want.domain;
     if (want.type === 'TXT') {
       const current = await queryTexts(server, d.full, ctx.timeoutMs);
-      if (current.length === 1 && current[0] === want.value) return 'same';
-      await update(ctx, server, { zone: d.root, name: d.full, type: TYPE.TXT, ttl: want.ttl, ips: [], texts: [want.value] });
+      if (setHolds(current, want)) return 'same';
+      await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE.TXT, ttl: want.ttl, ips: [], texts: [want.value] }));
       return current.length ? 'updated' : 'created';
     }
     const type = want.type;
     const current = await queryAddresses(server, d.full, type, ctx.timeoutMs);
     if (current.length === 1 && current[0]!.toLowerCase() === want.value.toLowerCase()) return 'same';
-    await update(ctx, server, { zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] });
+    await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] }));
     return current.length ? 'updated' : 'created';
   },
   async remove(ctx, want) {
     const server = serverOf(ctx);
     const d = want.domain;
-    await update(ctx, server, { zone: d.root, name: d.full, type: TYPE[want.type], ttl: 0, ips: [], ...(want.type === 'TXT' ? { texts: [] } : {}) });
+    if (want.type === 'TXT' && want.value !== undefined) {
+      await update(ctx, server, buildTextRemoval(d.root, d.full, [want.value]));
+      return;
+    }
+    await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE[want.type], ttl: 0, ips: [], ...(want.type === 'TXT' ? { texts: [] } : {}) }));
   },
 };

@@ -1,8 +1,17 @@
 /**
  * The one interface every DNS provider implements; `index.ts` holds the registry. A provider sets
  * one record (name, type, value) and says whether it had to write. A/AAAA is what every provider
- * does today; TXT (ACME DNS-01) is a type like the others, added provider by provider (its
- * `txt` in DDNS_PROVIDER_INFO says which have it).
+ * does; TXT (ACME DNS-01) is a type like the others where the provider's API has it (its `txt` in
+ * DDNS_PROVIDER_INFO says which).
+ *
+ * TXT, the same way as addresses: `set` is `same` when a TXT record of the name already holds the
+ * value (compared exactly); otherwise the name's TXT record is rewritten (`updated`: the first one
+ * where the API keeps records one by one, the whole RRset where it keeps sets) or added (`created`).
+ * An order answers its authorizations one after another, so `example.com` and `*.example.com`, which
+ * share one record name, never need two values at once. `remove` with a value deletes only the
+ * records holding it (a set keeps its other values), so a record somebody else added meanwhile
+ * stays; without a value, or where the API cannot tell records apart (DuckDNS's one TXT per
+ * domain), every TXT record of the name goes.
  */
 import { DDNS_PROVIDER_INFO, type DdnsCallback, type DdnsCredentials, type DdnsProviderName, type Msg } from '@lucky/contracts';
 import type { DomainName } from '../domain.js';
@@ -40,6 +49,13 @@ export interface ProviderContext {
  */
 export type SetOutcome = 'same' | 'created' | 'updated';
 
+/** The records `remove` deletes: the name's of the type, only those holding `value` when given. */
+export interface RecordRef {
+  domain: DomainName;
+  type: RecordType;
+  value?: string;
+}
+
 export interface DnsProvider {
   name: DdnsProviderName;
   /** The real API base URL. */
@@ -47,7 +63,7 @@ export interface DnsProvider {
   canRead: boolean;
   set(ctx: ProviderContext, want: RecordWant): Promise<SetOutcome>;
   /** Deletes the name's records of the type (ACME's DNS-01 TXT when done); providers without it leave them. */
-  remove?(ctx: ProviderContext, want: Omit<RecordWant, 'value' | 'ttl'>): Promise<void>;
+  remove?(ctx: ProviderContext, want: RecordRef): Promise<void>;
 }
 
 /** A provider refused or answered something we cannot use; `detail` is the provider's own text. */
@@ -86,4 +102,50 @@ export function rfc3986(s: string): string {
 export function sameValue(have: string | undefined, want: RecordWant): boolean {
   if (have === undefined) return false;
   return want.type === 'TXT' ? have === want.value : have.toLowerCase() === want.value.toLowerCase();
+}
+
+/**
+ * The record `set` rewrites among the name's records of the type: for TXT the one already holding
+ * the value (then `same`), else the first.
+ */
+export function pickRecord<T>(records: readonly T[], valueOf: (r: T) => string, want: RecordWant): T | undefined {
+  return (want.type === 'TXT' ? records.find((r) => sameValue(valueOf(r), want)) : undefined) ?? records[0];
+}
+
+/** Whether an RRset already is what `set` makes it: TXT holds the value among others, an address is the only one. */
+export function setHolds(values: readonly string[], want: RecordWant): boolean {
+  return want.type === 'TXT' ? values.some((v) => sameValue(v, want)) : values.length === 1 && sameValue(values[0], want);
+}
+
+/** The records `remove` deletes: those holding the value when one is given, else all. */
+export function recordsToRemove<T>(records: readonly T[], valueOf: (r: T) => string, want: RecordRef): T[] {
+  return want.value === undefined ? [...records] : records.filter((r) => valueOf(r) === want.value);
+}
+
+/** A TXT value as one quoted character-string (APIs that take zone-file text: Cloudflare, Huawei, deSEC). */
+export function quoteTxt(text: string): string {
+  return `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/** The text of zone-file TXT data: quoted character-strings joined (escapes undone); unquoted text as it is. */
+export function unquoteTxt(data: string): string {
+  const s = data.trim();
+  if (!s.startsWith('"')) return data;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] !== '"') continue;
+    for (i++; i < s.length && s[i] !== '"'; i++) {
+      if (s[i] !== '\\') out += s[i];
+      else if (/^\d{3}$/.test(s.slice(i + 1, i + 4))) {
+        out += String.fromCharCode(Number(s.slice(i + 1, i + 4)));
+        i += 3;
+      } else out += s[++i] ?? '';
+    }
+  }
+  return out;
+}
+
+/** The value of a record as a provider keeps it: TXT unquoted where the API quotes it. */
+export function quotedValue(type: string, data: string): string {
+  return type === 'TXT' ? unquoteTxt(data) : data;
 }

@@ -3,6 +3,10 @@
  * records in memory and checks every request the way the real service does: the signature
  * (AliDNS HMAC-SHA1, Tencent TC3-HMAC-SHA256, Huawei SDK-HMAC-SHA256, Baidu BCE v1), the token or
  * key. The checks are written here from the providers' documentation, not shared with the clients.
+ * TXT records are kept like the others (one record per value; where the API keeps RRsets — Huawei,
+ * deSEC, GoDaddy — the records of one set share `set`); APIs that take TXT as zone-file text
+ * (Cloudflare, Huawei, deSEC) refuse it unquoted (their documented form) and answer it quoted;
+ * `value` holds the text itself.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -15,6 +19,8 @@ export interface FakeRecord {
   type: string;
   value: string;
   ttl: number;
+  /** The RRset the record belongs to, where the API keeps sets (its id in the API). */
+  set?: string;
 }
 
 export interface FakeProvider {
@@ -29,6 +35,12 @@ export interface FakeProvider {
   /** Answers wait this long (a slow provider). */
   delayMs: number;
   find(name: string, type: string): FakeRecord | undefined;
+  /** Every record of the name and type (oldest first). */
+  all(name: string, type: string): FakeRecord[];
+  /** Adds a record as somebody else would (the console, another client), into the name's set if it has one. */
+  add(name: string, type: string, value: string, ttl?: number): FakeRecord;
+  /** Called after a request changed records of a name and type, before it is answered (a test mirrors them into a DNS server). */
+  onChange?: (name: string, type: string) => void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,6 +83,21 @@ function newId(): string {
   return String(nextId++);
 }
 
+/** The (name, type) pairs a request changed, per fake, for `onChange`. */
+const changed = new WeakMap<FakeProvider, Set<string>>();
+function touch(st: FakeProvider, name: string, type: string): void {
+  let set = changed.get(st);
+  if (!set) changed.set(st, (set = new Set()));
+  set.add(`${name}\n${type}`);
+}
+
+/** Quoted zone-file TXT text → the text; null when it is not one quoted string. */
+function unquoted(data: string): string | null {
+  const m = /^"((?:[^"\\]|\\.)*)"$/.exec(data.trim());
+  return m ? m[1]!.replace(/\\(.)/g, '$1') : null;
+}
+const quoted = (text: string) => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
 async function serve(name: string, handler: Handler): Promise<FakeProvider> {
   const records = new Map<string, FakeRecord>();
   const st: FakeProvider = {
@@ -82,6 +109,11 @@ async function serve(name: string, handler: Handler): Promise<FakeProvider> {
     lastReject: '',
     delayMs: 0,
     find: (n, t) => [...records.values()].find((r) => r.name === n && r.type === t),
+    all: (n, t) => [...records.values()].filter((r) => r.name === n && r.type === t),
+    add: (n, t, v, ttl = 300) => {
+      const set = st.find(n, t)?.set;
+      return upsert(st, n, t, v, ttl, undefined, set);
+    },
     close: () => new Promise((r) => server.close(() => r())),
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -101,6 +133,12 @@ async function serve(name: string, handler: Handler): Promise<FakeProvider> {
           out = { status: err.status, body: err.body };
         } else out = { status: 500, body: { error: (err as Error).message } };
       }
+      const touched = changed.get(st);
+      changed.delete(st);
+      for (const key of touched ?? []) {
+        const [n, t] = key.split('\n') as [string, string];
+        await st.onChange?.(n, t);
+      }
       const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       res.writeHead(out.status, { 'content-type': out.type ?? (typeof out.body === 'string' ? 'text/plain' : 'application/json') });
       res.end(text);
@@ -112,35 +150,71 @@ async function serve(name: string, handler: Handler): Promise<FakeProvider> {
   return st;
 }
 
-function upsert(st: FakeProvider, name: string, type: string, value: string, ttl: number, id?: string): FakeRecord {
+function upsert(st: FakeProvider, name: string, type: string, value: string, ttl: number, id?: string, set?: string): FakeRecord {
   const existing = id ? st.records.get(id) : undefined;
-  const rec: FakeRecord = { id: existing?.id ?? id ?? newId(), name, type, value, ttl };
+  const rec: FakeRecord = { id: existing?.id ?? id ?? newId(), name, type, value, ttl, ...(set ? { set } : {}) };
+  if (existing) touch(st, existing.name, existing.type);
   st.records.set(rec.id, rec);
+  touch(st, name, type);
   return rec;
 }
 
-/** Cloudflare API v4: Bearer token, zones by name, dns_records. */
-export function fakeCloudflare(c: FakeCreds): Promise<FakeProvider> {
-  const zone = { id: 'zone-1', name: 'example.com' };
+function drop(st: FakeProvider, id: string): boolean {
+  const rec = st.records.get(id);
+  if (!rec) return false;
+  st.records.delete(id);
+  touch(st, rec.name, rec.type);
+  return true;
+}
+
+/** An RRset's records, oldest first. */
+function setRecords(st: FakeProvider, set: string): FakeRecord[] {
+  return [...st.records.values()].filter((r) => r.set === set);
+}
+
+/** Makes an RRset hold exactly these values; its records keep their ids in order (a one-value set keeps its record). */
+function replaceSet(st: FakeProvider, set: string, name: string, type: string, values: string[], ttl: number): void {
+  const old = setRecords(st, set);
+  values.forEach((v, i) => upsert(st, name, type, v, ttl, old[i]?.id, set));
+  for (const r of old.slice(values.length)) drop(st, r.id);
+}
+
+/** The RRset id of a name and type, when it has records. */
+function setOf(st: FakeProvider, name: string, type: string): string | undefined {
+  return st.find(name, type)?.set;
+}
+
+/** Cloudflare API v4: Bearer token, zones by name, dns_records (TXT content as quoted character-strings). */
+export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<FakeProvider> {
+  const zone = { id: 'zone-1', name: zoneName };
   return serve('cloudflare', (r, st) => {
     if (r.headers.authorization !== `Bearer ${c.secret}`) {
       throw new Reject(403, { success: false, errors: [{ code: 10000, message: 'Authentication error' }], result: null }, 'bad token');
     }
     const p = r.url.pathname;
     const ok = (result: unknown) => ({ status: 200, body: { success: true, errors: [], result } });
+    const bad = (code: number, message: string) => ({ status: 400, body: { success: false, errors: [{ code, message }], result: null } });
     if (r.method === 'GET' && p === '/zones') return ok(r.url.searchParams.get('name') === zone.name ? [zone] : []);
     const m = /^\/zones\/([^/]+)\/dns_records(?:\/([^/]+))?$/.exec(p);
     if (!m || m[1] !== zone.id) return { status: 404, body: { success: false, errors: [{ code: 7003, message: 'Could not route' }] } };
-    const view = (x: FakeRecord) => ({ id: x.id, name: x.name, type: x.type, content: x.value, ttl: x.ttl, proxied: false });
+    const view = (x: FakeRecord) => ({ id: x.id, name: x.name, type: x.type, content: x.type === 'TXT' ? quoted(x.value) : x.value, ttl: x.ttl, proxied: false });
     if (r.method === 'GET') {
       const name = r.url.searchParams.get('name');
       const type = r.url.searchParams.get('type');
       return ok([...st.records.values()].filter((x) => x.name === name && x.type === type).map(view));
     }
-    const b = JSON.parse(r.body) as { type: string; name: string; content: string; ttl: number };
-    if (r.method === 'POST' && !m[2]) return ok(view(upsert(st, b.name, b.type, b.content, b.ttl)));
-    if (r.method === 'PUT' && m[2] && st.records.has(m[2])) return ok(view(upsert(st, b.name, b.type, b.content, b.ttl, m[2])));
-    return { status: 400, body: { success: false, errors: [{ code: 1000, message: 'bad request' }] } };
+    if (r.method === 'DELETE' && m[2]) return drop(st, m[2]) ? ok({ id: m[2] }) : { status: 404, body: { success: false, errors: [{ code: 81044, message: 'Record does not exist.' }] } };
+    const b = JSON.parse(r.body) as { type: string; name: string; content: string; ttl: number; proxied?: boolean };
+    let content = b.content;
+    if (b.type === 'TXT') {
+      if (b.proxied) return bad(9004, 'This record type cannot be proxied.');
+      const text = unquoted(b.content);
+      if (text === null) return bad(1004, 'DNS Validation Error: TXT content must consist of quoted character strings.');
+      content = text;
+    }
+    if (r.method === 'POST' && !m[2]) return ok(view(upsert(st, b.name, b.type, content, b.ttl)));
+    if (r.method === 'PUT' && m[2] && st.records.has(m[2])) return ok(view(upsert(st, b.name, b.type, content, b.ttl, m[2])));
+    return bad(1000, 'bad request');
   });
 }
 
@@ -177,7 +251,17 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
       case 'AddDomainRecord': {
         if (Number(q.TTL) < 600) throw reject('DomainRecordTTLInvalid', 'TTL below 600');
         const name = q.RR === '@' ? q.DomainName! : `${q.RR}.${q.DomainName}`;
+        if (st.all(name, q.Type!).some((x) => x.value === q.Value)) throw reject('DomainRecordDuplicate', 'The DNS record already exists.');
         return { status: 200, body: { RecordId: upsert(st, name, q.Type!, q.Value!, Number(q.TTL)).id } };
+      }
+      case 'DeleteDomainRecord':
+        if (!drop(st, q.RecordId ?? '')) throw reject('DomainRecordNotBelongToUser', 'no such record');
+        return { status: 200, body: { RecordId: q.RecordId } };
+      case 'DeleteSubDomainRecords': {
+        const name = q.RR === '@' ? q.DomainName! : `${q.RR}.${q.DomainName}`;
+        const gone = [...st.records.values()].filter((x) => x.name === name && (!q.Type || x.type === q.Type));
+        for (const x of gone) drop(st, x.id);
+        return { status: 200, body: { RR: q.RR, TotalCount: String(gone.length) } };
       }
       case 'UpdateDomainRecord': {
         const old = st.records.get(q.RecordId ?? '');
@@ -217,7 +301,7 @@ export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
     if (!safeEq(hmacHex(k3, toSign), signature)) throw err('AuthFailure.SignatureFailure', 'The provided credentials could not be validated.');
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
     const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
-    const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name.split('.')[0], Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
+    const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name === b.Domain ? '@' : x.name.slice(0, -String(b.Domain).length - 1), Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
     const ok = (o: object) => ({ status: 200, body: { Response: { ...o, RequestId: 'x' } } });
     switch (r.headers['x-tc-action']) {
       case 'DescribeRecordList': {
@@ -225,9 +309,18 @@ export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
         if (!recs.length) return { status: 200, body: { Response: { Error: { Code: 'ResourceNotFound.NoDataOfRecord', Message: '记录列表为空。' }, RequestId: 'x' } } };
         return ok({ RecordList: recs.map(view) });
       }
-      case 'CreateRecord':
+      case 'CreateRecord': {
         if (Number(b.TTL) < 600) throw err('InvalidParameter.TTLInvalid', 'TTL');
-        return ok({ RecordId: Number(upsert(st, full(b.SubDomain, b.Domain), String(b.RecordType), String(b.Value), Number(b.TTL)).id) });
+        const name = full(b.SubDomain, b.Domain);
+        if (st.all(name, String(b.RecordType)).some((x) => x.value === String(b.Value))) throw err('InvalidParameter.DomainRecordExist', '记录已经存在，无需再次添加。');
+        return ok({ RecordId: Number(upsert(st, name, String(b.RecordType), String(b.Value), Number(b.TTL)).id) });
+      }
+      case 'DeleteRecord': {
+        const rec = st.records.get(String(b.RecordId));
+        if (!rec || !(rec.name === b.Domain || rec.name.endsWith(`.${String(b.Domain)}`))) throw err('InvalidParameter.RecordIdInvalid', 'record');
+        drop(st, rec.id);
+        return ok({});
+      }
       case 'ModifyRecord': {
         if (!st.records.has(String(b.RecordId))) throw err('InvalidParameter.RecordIdInvalid', 'record');
         upsert(st, full(b.SubDomain, b.Domain), String(b.RecordType), String(b.Value), Number(b.TTL), String(b.RecordId));
@@ -261,18 +354,42 @@ export function fakeHuawei(c: FakeCreds): Promise<FakeProvider> {
     const expect = hmacHex(c.secret, `SDK-HMAC-SHA256\n${date}\n${sha256hex(canonical)}`);
     if (!safeEq(expect, signature)) throw deny('Incorrect IAM authentication information: verify aksk signature fail');
     const p = r.url.pathname;
-    const view = (x: FakeRecord) => ({ id: x.id, name: `${x.name}.`, type: x.type, records: [x.value], ttl: x.ttl, zone_id: zone.id });
+    // A record set: the records sharing `set` (its id).
+    const view = (set: string) => {
+      const recs = setRecords(st, set);
+      const x = recs[0]!;
+      return { id: set, name: `${x.name}.`, type: x.type, records: recs.map((y) => (y.type === 'TXT' ? quoted(y.value) : y.value)), ttl: x.ttl, zone_id: zone.id };
+    };
     if (r.method === 'GET' && p === '/v2/zones') return { status: 200, body: { zones: r.url.searchParams.get('name') === zone.name ? [zone] : [] } };
     const rm = /^\/v2\/zones\/([^/]+)\/recordsets(?:\/([^/]+))?$/.exec(p);
     if (!rm || rm[1] !== zone.id) return { status: 404, body: { code: 'DNS.0101', message: 'The zone does not exist.' } };
-    if (r.method === 'GET') {
+    const setId = rm[2];
+    if (r.method === 'GET' && !setId) {
       const name = r.url.searchParams.get('name');
       const type = r.url.searchParams.get('type');
-      return { status: 200, body: { recordsets: [...st.records.values()].filter((x) => `${x.name}.` === name && x.type === type).map(view) } };
+      const sets = new Set([...st.records.values()].filter((x) => `${x.name}.` === name && x.type === type && x.set).map((x) => x.set!));
+      return { status: 200, body: { recordsets: [...sets].map(view) } };
+    }
+    if (setId && setRecords(st, setId).length === 0) return { status: 404, body: { code: 'DNS.0312', message: 'The record set does not exist.' } };
+    if (r.method === 'DELETE' && setId) {
+      const out = view(setId);
+      for (const x of setRecords(st, setId)) drop(st, x.id);
+      return { status: 202, body: out };
     }
     const b = JSON.parse(r.body) as { name: string; type: string; records: string[]; ttl: number };
-    if (r.method === 'POST' && !rm[2]) return { status: 202, body: view(upsert(st, b.name.replace(/\.$/, ''), b.type, b.records[0]!, b.ttl)) };
-    if (r.method === 'PUT' && rm[2] && st.records.has(rm[2])) return { status: 202, body: view(upsert(st, b.name.replace(/\.$/, ''), b.type, b.records[0]!, b.ttl, rm[2])) };
+    const values = b.records.map((v) => (b.type === 'TXT' ? unquoted(v) : v));
+    if (values.length === 0 || values.some((v) => v === null)) return { status: 400, body: { code: 'DNS.0308', message: 'The record value is invalid.' } };
+    const name = b.name.replace(/\.$/, '');
+    if (r.method === 'POST' && !setId) {
+      if (setOf(st, name, b.type)) return { status: 400, body: { code: 'DNS.0312', message: 'The record set already exists.' } };
+      const set = newId();
+      replaceSet(st, set, name, b.type, values as string[], b.ttl);
+      return { status: 202, body: view(set) };
+    }
+    if (r.method === 'PUT' && setId) {
+      replaceSet(st, setId, name, b.type, values as string[], b.ttl);
+      return { status: 202, body: view(setId) };
+    }
     return { status: 400, body: { code: 'DNS.0303', message: 'bad request' } };
   });
 }
@@ -321,6 +438,12 @@ export function fakeBaidu(c: FakeCreds): Promise<FakeProvider> {
         if (!st.records.has(String(b.recordId))) throw new Reject(400, { code: 'NoSuchRecord', message: 'record' }, 'record');
         upsert(st, full(b.domain, b.zoneName), String(b.rdType), String(b.rdata), Number(b.ttl), String(b.recordId));
         return { status: 200, body: '' };
+      case '/v1/domain/resolve/delete': {
+        const rec = st.records.get(String(b.recordId));
+        if (!rec || !(rec.name === b.zoneName || rec.name.endsWith(`.${String(b.zoneName)}`))) throw new Reject(400, { code: 'NoSuchRecord', message: 'record' }, 'record');
+        drop(st, rec.id);
+        return { status: 200, body: '' };
+      }
     }
     return { status: 404, body: { code: 'NotFound', message: r.url.pathname } };
   });
@@ -345,22 +468,30 @@ export function fakePorkbun(c: FakeCreds): Promise<FakeProvider> {
       upsert(st, full(b.name, seg[2]!), b.type!, b.content!, Number(b.ttl), seg[3]);
       return { status: 200, body: { status: 'SUCCESS' } };
     }
+    if (seg[0] === 'dns' && seg[1] === 'delete' && drop(st, seg[3] ?? '')) return { status: 200, body: { status: 'SUCCESS' } };
     return { status: 400, body: { status: 'ERROR', message: 'bad request' } };
   });
 }
 
-/** GoDaddy v1: `sso-key KEY:SECRET`; PUT replaces a name's records of a type. */
+/** GoDaddy v1: `sso-key KEY:SECRET`; PUT replaces a name's records of a type, DELETE removes them. */
 export function fakeGodaddy(c: FakeCreds): Promise<FakeProvider> {
   return serve('godaddy', (r, st) => {
     if (r.headers.authorization !== `sso-key ${c.id}:${c.secret}`) throw new Reject(401, { code: 'UNABLE_TO_AUTHENTICATE', message: 'Unable to authenticate' }, 'key');
-    const m = /^\/v1\/domains\/([^/]+)\/records\/(A|AAAA)\/([^/]+)$/.exec(r.url.pathname);
+    const m = /^\/v1\/domains\/([^/]+)\/records\/(A|AAAA|TXT)\/([^/]+)$/.exec(r.url.pathname);
     if (!m) return { status: 404, body: { code: 'NOT_FOUND', message: 'not found' } };
-    const name = decodeURIComponent(m[3]!) === '@' ? m[1]! : `${decodeURIComponent(m[3]!)}.${m[1]}`;
-    const existing = st.find(name, m[2]!);
-    if (r.method === 'GET') return { status: 200, body: existing ? [{ data: existing.value, name: m[3], ttl: existing.ttl, type: m[2] }] : [] };
+    const [, root, type] = m as unknown as [string, string, string];
+    const sub = decodeURIComponent(m[3]!);
+    const name = sub === '@' ? root : `${sub}.${root}`;
+    const existing = st.all(name, type);
+    if (r.method === 'GET') return { status: 200, body: existing.map((x) => ({ data: x.value, name: sub, ttl: x.ttl, type })) };
+    if (r.method === 'DELETE') {
+      if (!existing.length) return { status: 404, body: { code: 'NOT_FOUND', message: 'no records' } };
+      for (const x of existing) drop(st, x.id);
+      return { status: 204, body: '' };
+    }
     const b = JSON.parse(r.body) as Array<{ data: string; ttl: number }>;
-    if (b[0]!.ttl < 600) return { status: 422, body: { code: 'INVALID_BODY', message: 'ttl' } };
-    upsert(st, name, m[2]!, b[0]!.data, b[0]!.ttl, existing?.id);
+    if (b.some((x) => x.ttl < 600)) return { status: 422, body: { code: 'INVALID_BODY', message: 'ttl' } };
+    replaceSet(st, existing[0]?.set ?? newId(), name, type, b.map((x) => x.data), b[0]!.ttl);
     return { status: 200, body: '' };
   });
 }
@@ -371,6 +502,17 @@ export function fakeDuckdns(c: FakeCreds): Promise<FakeProvider> {
     const q = r.url.searchParams;
     if (q.get('token') !== c.secret) throw new Reject(200, 'KO', 'token');
     const name = `${q.get('domains')}.duckdns.org`;
+    if (q.has('txt')) {
+      // One TXT record per domain; clear=true empties it.
+      const old = st.find(name, 'TXT');
+      const txt = q.get('txt')!;
+      if (q.get('clear') === 'true') {
+        if (old) drop(st, old.id);
+        return { status: 200, body: `OK\n\n${old ? 'UPDATED' : 'NOCHANGE'}` };
+      }
+      if (old?.value !== txt) upsert(st, name, 'TXT', txt, 60, old?.id);
+      return { status: 200, body: `OK\n${txt}\n${old?.value === txt ? 'NOCHANGE' : 'UPDATED'}` };
+    }
     const out: string[] = [];
     for (const [param, type] of [['ip', 'A'], ['ipv6', 'AAAA']] as const) {
       const v = q.get(param);
@@ -397,25 +539,42 @@ export function fakeDynv6(c: FakeCreds): Promise<FakeProvider> {
   });
 }
 
-/** deSEC: `Token` auth, RRsets by subname/type. */
+/** deSEC: `Token` auth, RRsets by subname/type (TXT records as quoted character-strings). */
 export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
   return serve('desec', (r, st) => {
     if (r.headers.authorization !== `Token ${c.secret}`) throw new Reject(401, { detail: 'Invalid token.' }, 'token');
-    const m = /^\/domains\/([^/]+)\/rrsets\/(?:([^/]+)\/(A|AAAA)\/)?$/.exec(r.url.pathname);
+    const m = /^\/domains\/([^/]+)\/rrsets\/(?:([^/]+)\/(A|AAAA|TXT)\/)?$/.exec(r.url.pathname);
     if (!m) return { status: 404, body: { detail: 'Not found.' } };
     const root = m[1]!;
+    const data = (type: string, records: string[]) => records.map((v) => (type === 'TXT' ? unquoted(v) : v));
+    const invalid = { status: 400, body: { records: ['Record content malformed.'] } };
+    const show = (x: FakeRecord) => (x.type === 'TXT' ? quoted(x.value) : x.value);
     if (m[3]) {
+      const type = m[3];
       const name = m[2] === '@' ? root : `${m[2]}.${root}`;
-      const rec = st.find(name, m[3]);
-      if (r.method === 'GET') return rec ? { status: 200, body: { subname: m[2], type: m[3], records: [rec.value], ttl: rec.ttl } } : { status: 404, body: { detail: 'Not found.' } };
-      const b = JSON.parse(r.body) as { records: string[]; ttl: number };
-      if (!rec) return { status: 404, body: { detail: 'Not found.' } };
-      upsert(st, name, m[3], b.records[0]!, b.ttl, rec.id);
-      return { status: 200, body: { records: b.records } };
+      const recs = st.all(name, type);
+      if (!recs.length) return { status: 404, body: { detail: 'Not found.' } };
+      if (r.method === 'GET') return { status: 200, body: { subname: m[2] === '@' ? '' : m[2], type, records: recs.map(show), ttl: recs[0]!.ttl } };
+      if (r.method === 'DELETE') {
+        for (const x of recs) drop(st, x.id);
+        return { status: 204, body: '' };
+      }
+      const b = JSON.parse(r.body) as { records: string[]; ttl?: number };
+      const values = data(type, b.records);
+      if (values.some((v) => v === null)) return invalid;
+      const ttl = b.ttl ?? recs[0]!.ttl;
+      if (ttl < 3600) return { status: 400, body: { ttl: ['Ensure this value is greater than or equal to 3600.'] } };
+      // An empty record list deletes the RRset.
+      replaceSet(st, recs[0]!.set ?? newId(), name, type, values as string[], ttl);
+      return values.length ? { status: 200, body: { records: b.records, ttl } } : { status: 204, body: '' };
     }
     const b = JSON.parse(r.body) as { subname: string; type: string; records: string[]; ttl: number };
     if (b.ttl < 3600) return { status: 400, body: { ttl: ['Ensure this value is greater than or equal to 3600.'] } };
-    upsert(st, b.subname ? `${b.subname}.${root}` : root, b.type, b.records[0]!, b.ttl);
+    const values = data(b.type, b.records);
+    if (!values.length || values.some((v) => v === null)) return invalid;
+    const name = b.subname ? `${b.subname}.${root}` : root;
+    if (st.find(name, b.type)) return { status: 400, body: { non_field_errors: ['Another RRset with the same subdomain and type exists for this domain.'] } };
+    replaceSet(st, newId(), name, b.type, values as string[], b.ttl);
     return { status: 201, body: b };
   });
 }
@@ -437,6 +596,12 @@ export function fakeNamesilo(c: FakeCreds): Promise<FakeProvider> {
         });
       case '/api/dnsAddRecord':
         return reply({ record_id: upsert(st, name(q.get('rrhost')), q.get('rrtype')!, q.get('rrvalue')!, Number(q.get('rrttl'))).id });
+      case '/api/dnsDeleteRecord': {
+        const rec = st.records.get(q.get('rrid') ?? '');
+        if (!rec || !(rec.name === root || rec.name.endsWith(`.${root}`))) return { status: 200, body: { reply: { code: 280, detail: 'no such record' } } };
+        drop(st, rec.id);
+        return reply({});
+      }
       case '/api/dnsUpdateRecord': {
         const old = st.records.get(q.get('rrid') ?? '');
         if (!old) return { status: 200, body: { reply: { code: 280, detail: 'no such record' } } };
@@ -469,6 +634,11 @@ export function fakeVercel(c: FakeCreds): Promise<FakeProvider> {
     if (add && r.method === 'POST') {
       const b = JSON.parse(r.body) as { name: string; type: string; value: string; ttl: number };
       return { status: 200, body: { uid: upsert(st, b.name ? `${b.name}.${add[1]}` : add[1]!, b.type, b.value, b.ttl).id } };
+    }
+    const del = /^\/v2\/domains\/([^/]+)\/records\/([^/]+)$/.exec(r.url.pathname);
+    if (del && r.method === 'DELETE') {
+      const rec = st.records.get(del[2]!);
+      if (rec && (rec.name === del[1] || rec.name.endsWith(`.${del[1]}`)) && drop(st, rec.id)) return { status: 200, body: {} };
     }
     const edit = /^\/v1\/domains\/records\/([^/]+)$/.exec(r.url.pathname);
     if (edit && r.method === 'PATCH' && st.records.has(edit[1]!)) {
