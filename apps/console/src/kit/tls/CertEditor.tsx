@@ -64,19 +64,25 @@ export function CertEditor(props: { value: CertForm; onChange: (v: CertForm) => 
 /** The certificates of the store to choose from (none when the Certificates module is off: the name is typed). */
 const storeQuery = () => routeQuery(['acme', 'certificates'] as const, acmeRoutes.certificates, { silent: true, staleTime: 30_000 });
 
-function StoreName(props: { value: string; onChange: (v: string) => void; error: string | undefined; testId: string }) {
+/** The store's names to offer, each option showing the names its certificate is for (choosing it fills in its name only). */
+function useStoreChoices() {
   const list = useQuery(storeQuery()).data?.list ?? [];
+  return {
+    data: list.map((c) => c.name),
+    renderOption: ({ option }: { option: { value: string } }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`,
+    styles: mono,
+  };
+}
+
+function StoreName(props: { value: string; onChange: (v: string) => void; error: string | undefined; testId: string }) {
   return (
     <Autocomplete
       label={kitText('certStoreName')}
       description={kitText('certStoreHint')}
-      data={list.map((c) => c.name)}
-      // The option shows the names the certificate is for; choosing it fills in its name only.
-      renderOption={({ option }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`}
+      {...useStoreChoices()}
       value={props.value}
       onChange={props.onChange}
       error={props.error}
-      styles={mono}
       data-testid={props.testId}
     />
   );
@@ -84,17 +90,14 @@ function StoreName(props: { value: string; onChange: (v: string) => void; error:
 
 /** Several certificates of the store by name (port forwarding picks one by SNI); a name may be typed before it exists. */
 export function StoreNamesInput(props: { value: string[]; onChange: (v: string[]) => void; error: string | undefined; testId: string; description?: string }) {
-  const list = useQuery(storeQuery()).data?.list ?? [];
   return (
     <TagsInput
       label={kitText('certStoreNames')}
       description={props.description ?? kitText('certStoreHint')}
-      data={list.map((c) => c.name)}
-      renderOption={({ option }) => `${option.value} (${list.find((c) => c.name === option.value)?.names.join(', ') ?? ''})`}
+      {...useStoreChoices()}
       value={props.value}
       onChange={props.onChange}
       error={props.error}
-      styles={mono}
       data-testid={props.testId}
     />
   );
