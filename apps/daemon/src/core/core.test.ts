@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { inCidr, ipBytes, isLocalAddress, parseCidr } from './cidr.js';
 import { LoginGuard } from './loginguard.js';
@@ -5,6 +6,7 @@ import { LogBuffer } from './logbuffer.js';
 import { createProgramLog } from './logs.js';
 import { randomPassword } from './password.js';
 import { pickAddresses } from './netinfo.js';
+import { eventLoopDelayOf } from './status.js';
 import { Secret, TOTP } from 'otpauth';
 import { totpCode, verifyTotp } from './totp.js';
 
@@ -138,5 +140,21 @@ describe('interface address rules', () => {
     expect(pickAddresses(iface, 'IPv4', '^10\\.').matches).toEqual(['10.0.0.2']);
     expect(pickAddresses(iface, 'IPv6', '').candidates).toEqual(['2001:db8::2', 'fd00::2']);
     expect(() => pickAddresses(iface, 'IPv6', '(')).toThrow();
+  });
+});
+
+describe('event-loop delay', () => {
+  it('is the time past the sampling interval, which Node counts in every sample', async () => {
+    const h = monitorEventLoopDelay({ resolution: 20 });
+    h.enable();
+    await new Promise((r) => setTimeout(r, 300));
+    h.disable();
+    // What the reading relies on: no sample is shorter than the interval itself.
+    expect(h.min).toBeGreaterThanOrEqual(19e6);
+    expect(eventLoopDelayOf(h).max).toBeCloseTo(h.max / 1e6 - 20, 1);
+    // An idle loop as Node reports it (~20 ms) reads as the fraction of a millisecond it is.
+    expect(eventLoopDelayOf({ min: 20.05e6, mean: 20.3e6, max: 24e6, percentile: (p) => (p === 50 ? 20.2e6 : 21e6) })).toEqual({ mean: 0.3, p50: 0.2, p99: 1, max: 4 });
+    // A histogram that holds delays alone (its minimum under the interval) is read as it is.
+    expect(eventLoopDelayOf({ min: 1e5, mean: 2e6, max: 5e6, percentile: () => 3e6 })).toEqual({ mean: 2, p50: 3, p99: 3, max: 5 });
   });
 });
