@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_MASK, type DdnsSyncState } from '@lucky/contracts';
+import { DDNS_PROVIDERS, SECRET_MASK, type DdnsProviderListing, type DdnsSyncState } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from '../../lib/dns/testing/fakes.js';
 
@@ -302,9 +302,23 @@ describe('ddns over the API', () => {
   });
 
   it('lists providers with their fields and presets; sync of an unknown task is "not found"', async () => {
-    const p = await d.call<{ providers: Array<{ name: string }>; webhookPresets: Record<string, unknown> }>('GET', '/api/ddns/providers');
-    expect(p.providers.map((x) => x.name)).toContain('rfc2136');
-    expect(p.providers).toHaveLength(15);
+    const p = await d.call<{ providers: DdnsProviderListing[]; webhookPresets: Record<string, unknown> }>('GET', '/api/ddns/providers');
+    expect(p.providers.map((x) => x.name)).toEqual(DDNS_PROVIDERS);
+    // The descriptions, with their texts in the caller's language.
+    expect(p.providers.find((x) => x.name === 'alidns')).toMatchObject({
+      label: '阿里云 DNS',
+      region: 'cn',
+      regionLabel: '中国大陆服务商',
+      fields: [
+        { key: 'id', label: 'AccessKey ID', secret: false, optional: false },
+        { key: 'secret', label: 'AccessKey Secret', secret: true, optional: false },
+      ],
+      records: ['A', 'AAAA', 'TXT'],
+      id: 'AccessKey ID',
+      secret: 'AccessKey Secret',
+    });
+    const en = await d.call<{ providers: DdnsProviderListing[] }>('GET', '/api/ddns/providers', undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(en.providers.find((x) => x.name === 'rfc2136')).toMatchObject({ regionLabel: 'Protocols', server: 'DNS server (host:port)', fields: expect.arrayContaining([{ key: 'algorithm', label: 'TSIG algorithm', secret: false, optional: false, options: ['hmac-sha256', 'hmac-sha512', 'hmac-sha1'] }]) });
     expect(Object.keys(p.webhookPresets)).toEqual(expect.arrayContaining(['bark', 'serverchan', 'dingtalk', 'feishu', 'wecom', 'telegram']));
     expect((await d.call('POST', '/api/ddns/rules/nosuchkey/sync')).ret).toBe(3);
   });

@@ -4,7 +4,7 @@
  * own timeout, so one slow or failing provider never holds up the others. The HTTP clients (undici)
  * live here: this file is imported only when the first task starts or a provider is asked for.
  */
-import type { DdnsConfigure, DdnsCredentials, DdnsIpSource, DdnsProviderName, DdnsTask, HttpProxy, MsgValue } from '@lucky/contracts';
+import { EMPTY_DDNS_CREDENTIALS, type DdnsConfigure, type DdnsCredentials, type DdnsIpSource, type DdnsProviderName, type DdnsTask, type HttpProxy, type MsgValue } from '@lucky/contracts';
 import type { Engine, RuleContext, RuleHandle } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import type { DnsClient, DnsClientOptions, WebhooksService } from '../../core/services/index.js';
@@ -177,7 +177,7 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
   /** A provider client on this engine's connections. */
   client(provider: DdnsProviderName, creds: Partial<DdnsCredentials>, o: DnsClientOptions = {}): DnsClient {
     const timeoutMs = o.timeoutMs ?? 20_000;
-    const full: DdnsCredentials = { id: '', secret: '', server: '', algorithm: 'hmac-sha256', ...creds };
+    const full: DdnsCredentials = { ...EMPTY_DDNS_CREDENTIALS, ...creds };
     const http = this.http.client({ timeoutMs, ...(o.proxy ? { proxy: o.proxy } : {}), skipVerify: o.skipVerify ?? false });
     return {
       provider,

@@ -164,7 +164,7 @@ export class TaskRun {
 
   private secrets(): string[] {
     const t = this.task;
-    return [t.credentials.secret, t.proxy.password, t.webhook.proxy.password, this.ctx.settings().webhook.proxy.password].filter((s) => s.length >= 3);
+    return [t.credentials.secret, t.credentials.secret2, t.proxy.password, t.webhook.proxy.password, this.ctx.settings().webhook.proxy.password].filter((s) => s.length >= 3);
   }
 
   private note(line: Msg): void {
@@ -249,7 +249,7 @@ export class TaskRun {
               continue;
             }
           }
-          if (!provider.canRead && !forceDue && this.written.get(rk) === ip) {
+          if (!DDNS_PROVIDER_INFO[task.provider].read && !forceDue && this.written.get(rk) === ip) {
             set(type, domain, 'ipSameAsRecord', ip, null);
             continue;
           }

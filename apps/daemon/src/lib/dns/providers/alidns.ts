@@ -59,7 +59,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<AliReco
 export const alidns: DnsProvider = {
   name: 'alidns',
   base: 'https://alidns.aliyuncs.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const line = d.params.Line ?? 'default';

@@ -50,7 +50,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<BdRecor
 export const baiducloud: DnsProvider = {
   name: 'baiducloud',
   base: 'https://bcd.baidubce.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.rdata, want);

@@ -48,7 +48,6 @@ const contentOf = (r: CfRecord) => quotedValue(r.type, r.content);
 export const cloudflare: DnsProvider = {
   name: 'cloudflare',
   base: 'https://api.cloudflare.com/client/v4',
-  canRead: true,
   async set(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     const records = await recordsOf(ctx, zone, want);

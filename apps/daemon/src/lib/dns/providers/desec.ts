@@ -20,7 +20,6 @@ async function rrset(ctx: ProviderContext, want: RecordRef): Promise<{ records: 
 export const desec: DnsProvider = {
   name: 'desec',
   base: 'https://desec.io/api/v1',
-  canRead: true,
   async set(ctx, want) {
     const headers = headersOf(ctx);
     const set = await rrset(ctx, want);

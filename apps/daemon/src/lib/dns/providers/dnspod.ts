@@ -79,7 +79,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<PodReco
 export const dnspod: DnsProvider = {
   name: 'dnspod',
   base: 'https://dnspod.tencentcloudapi.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const line = d.params.RecordLine ?? '默认';

@@ -23,7 +23,6 @@ async function put(ctx: ProviderContext, want: RecordRef, records: Array<{ data:
 export const godaddy: DnsProvider = {
   name: 'godaddy',
   base: 'https://api.godaddy.com',
-  canRead: true,
   async set(ctx, want) {
     const recs = await recordsOf(ctx, want);
     if (setHolds(recs.map((r) => r.data), want)) return 'same';

@@ -81,7 +81,6 @@ const dataOf = (type: string, value: string) => (type === 'TXT' ? quoteTxt(value
 export const huaweicloud: DnsProvider = {
   name: 'huaweicloud',
   base: 'https://dns.myhuaweicloud.com',
-  canRead: true,
   async set(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     const rec = (await setsOf(ctx, zone, want))[0];

@@ -33,7 +33,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<NsRecor
 export const namesilo: DnsProvider = {
   name: 'namesilo',
   base: 'https://www.namesilo.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.value, want);

@@ -27,7 +27,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<Array<{
 export const porkbun: DnsProvider = {
   name: 'porkbun',
   base: 'https://api.porkbun.com/api/json/v3',
-  canRead: true,
   async set(ctx, want) {
     const root = want.domain.root;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.content, want);

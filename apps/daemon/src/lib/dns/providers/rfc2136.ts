@@ -37,7 +37,6 @@ async function update(ctx: ProviderContext, server: { host: string; port: number
 export const rfc2136: DnsProvider = {
   name: 'rfc2136',
   base: '',
-  canRead: true,
   async set(ctx, want) {
     const server = serverOf(ctx);
     const d = want.domain;

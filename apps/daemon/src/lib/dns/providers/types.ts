@@ -44,8 +44,8 @@ export interface ProviderContext {
 
 /**
  * `same`: the provider's record already holds the value; `created`/`updated`: it was written.
- * Providers that cannot read their records (`canRead` false) always write; DDNS skips the call
- * while the address equals what it last wrote.
+ * Providers that cannot read their records (their description's `read` false) always write; DDNS
+ * skips the call while the address equals what it last wrote.
  */
 export type SetOutcome = 'same' | 'created' | 'updated';
 
@@ -60,7 +60,6 @@ export interface DnsProvider {
   name: DdnsProviderName;
   /** The real API base URL. */
   base: string;
-  canRead: boolean;
   set(ctx: ProviderContext, want: RecordWant): Promise<SetOutcome>;
   /** Deletes the name's records of the type (ACME's DNS-01 TXT when done); providers without it leave them. */
   remove?(ctx: ProviderContext, want: RecordRef): Promise<void>;
@@ -81,10 +80,9 @@ export function httpError(res: HttpResponse, provider: string, detail = excerpt(
   return new MsgError({ key: 'dnsProviderHttp', vars: { provider, status: res.status, detail } });
 }
 
-/** The record types a provider can set: A, AAAA where it has IPv6, TXT where it was taught to. */
+/** The record types a provider can set, as its description says: A, AAAA where it has IPv6, TXT where its API has them. */
 export function recordTypes(name: DdnsProviderName): RecordType[] {
-  const info = DDNS_PROVIDER_INFO[name];
-  return ['A', ...(info.ipv6 ? (['AAAA'] as const) : []), ...(info.txt ? (['TXT'] as const) : [])];
+  return [...DDNS_PROVIDER_INFO[name].records];
 }
 
 /** The wanted record's type when the provider sets addresses only. */

@@ -28,7 +28,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<VercelR
 export const vercel: DnsProvider = {
   name: 'vercel',
   base: 'https://api.vercel.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const team = teamOf(ctx);

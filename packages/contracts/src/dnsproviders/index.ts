@@ -1,0 +1,41 @@
+/**
+ * The table of DNS providers: one description per provider file, in the order the console lists
+ * them within a group. Adding a provider: its description here, its client in the daemon
+ * (apps/daemon/src/lib/dns/providers/), a fake and a row in the provider tests.
+ */
+import { alidns } from './alidns.js';
+import { baiducloud } from './baiducloud.js';
+import { callback } from './callback.js';
+import { cloudflare } from './cloudflare.js';
+import type { DnsProviderDescription } from './define.js';
+import { desec } from './desec.js';
+import { dnspod } from './dnspod.js';
+import { duckdns } from './duckdns.js';
+import { dynv6 } from './dynv6.js';
+import { godaddy } from './godaddy.js';
+import { huaweicloud } from './huaweicloud.js';
+import { namecheap } from './namecheap.js';
+import { namesilo } from './namesilo.js';
+import { porkbun } from './porkbun.js';
+import { rfc2136 } from './rfc2136.js';
+import { vercel } from './vercel.js';
+
+export const DNS_PROVIDER_TABLE = {
+  cloudflare,
+  alidns,
+  dnspod,
+  huaweicloud,
+  baiducloud,
+  porkbun,
+  godaddy,
+  namesilo,
+  namecheap,
+  dynv6,
+  duckdns,
+  desec,
+  vercel,
+  callback,
+  rfc2136,
+} satisfies Record<string, DnsProviderDescription>;
+
+export * from './define.js';
