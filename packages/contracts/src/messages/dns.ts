@@ -5,6 +5,8 @@ export const dnsMessages = defineMessages(
   {
     dnsProviderError: '{provider}：{detail}',
     dnsProviderHttp: '{provider}：HTTP {status} {detail}',
+    dnsAuthFailed: '{provider}：凭据被拒绝（HTTP {status}）{detail}',
+    dnsRateLimited: '{provider}：请求过于频繁，服务商限流（HTTP {status}），请稍后再试',
     dnsZoneNotFound: '{provider}：账户中没有区域 {zone}',
     dnsTypeUnsupported: '{provider} 不能设置 {type} 记录',
     dnsCallbackMissing: '回调请求未设置',
@@ -28,6 +30,8 @@ export const dnsMessages = defineMessages(
   {
     dnsProviderError: '{provider}: {detail}',
     dnsProviderHttp: '{provider}: HTTP {status} {detail}',
+    dnsAuthFailed: '{provider}: the credentials were refused (HTTP {status}) {detail}',
+    dnsRateLimited: '{provider}: rate limited by the provider (HTTP {status}); try again later',
     dnsZoneNotFound: '{provider}: zone {zone} not found in this account',
     dnsTypeUnsupported: '{provider} cannot set {type} records',
     dnsCallbackMissing: 'no callback request is set',

@@ -62,6 +62,9 @@ export const baiducloud: DnsProvider = {
     await call(ctx, '/v1/domain/resolve/edit', { recordId: rec.recordId, view: 'DEFAULT', ...fields });
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.rdata);
+  },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.rdata, want)) {
       await call(ctx, '/v1/domain/resolve/delete', { zoneName: want.domain.root, recordId: rec.recordId });

@@ -71,6 +71,9 @@ export const cloudflare: DnsProvider = {
     await cf(ctx, 'PUT', `/zones/${zone}/dns_records/${rec.id}`, body);
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, await zoneId(ctx, want.domain.root), want)).map(contentOf);
+  },
   async remove(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     for (const rec of recordsToRemove(await recordsOf(ctx, zone, want), contentOf, want)) {

@@ -40,6 +40,9 @@ export const desec: DnsProvider = {
     if (res.status !== 200) throw httpError(res, 'deSEC');
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await rrset(ctx, want))?.records.map((r) => quotedValue(want.type, r)) ?? [];
+  },
   async remove(ctx, want) {
     const set = await rrset(ctx, want);
     if (!set) return;

@@ -2,32 +2,9 @@
  * DNSPod through Tencent Cloud API 3.0 (version 2021-03-23), signed with TC3-HMAC-SHA256. `?RecordLine=`
  * per domain. DescribeRecordList reads, CreateRecord/ModifyRecord write, DeleteRecord removes one record.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { jsonOf } from '../../http/request.js';
+import { tc3Authorization } from '../../http/sign/tc3.js';
 import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
-
-const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
-const hmac = (key: Buffer | string, s: string) => createHmac('sha256', key).update(s).digest();
-
-/** The Authorization header value for one request (the documented signing steps). */
-export function tc3Authorization(o: {
-  secretId: string;
-  secretKey: string;
-  service: string;
-  host: string;
-  contentType: string;
-  payload: string;
-  timestamp: number;
-}): string {
-  const date = new Date(o.timestamp * 1000).toISOString().slice(0, 10);
-  const signedHeaders = 'content-type;host';
-  const canonical = ['POST', '/', '', `content-type:${o.contentType}\nhost:${o.host}\n`, signedHeaders, sha256hex(o.payload)].join('\n');
-  const scope = `${date}/${o.service}/tc3_request`;
-  const toSign = ['TC3-HMAC-SHA256', String(o.timestamp), scope, sha256hex(canonical)].join('\n');
-  const kSigning = hmac(hmac(hmac(`TC3${o.secretKey}`, date), o.service), 'tc3_request');
-  const signature = createHmac('sha256', kSigning).update(toSign).digest('hex');
-  return `TC3-HMAC-SHA256 Credential=${o.secretId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-}
 
 const CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -93,6 +70,9 @@ export const dnspod: DnsProvider = {
     if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'ModifyRecord', { ...fields, RecordId: rec.RecordId });
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.Value);
   },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.Value, want)) {

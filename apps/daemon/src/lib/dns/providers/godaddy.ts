@@ -29,6 +29,9 @@ export const godaddy: DnsProvider = {
     await put(ctx, want, [{ data: want.value, ttl: want.ttl }]);
     return recs.length ? 'updated' : 'created';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.data);
+  },
   async remove(ctx, want) {
     const recs = await recordsOf(ctx, want);
     const gone = recordsToRemove(recs, (r) => r.data, want);

@@ -93,6 +93,10 @@ export const huaweicloud: DnsProvider = {
     await call(ctx, 'PUT', `/v2/zones/${zone}/recordsets/${rec.id}`, body);
     return 'updated';
   },
+  async list(ctx, want) {
+    const zone = await zoneId(ctx, want.domain.root);
+    return (await setsOf(ctx, zone, want)).flatMap((set) => set.records.map((r) => quotedValue(set.type, r)));
+  },
   async remove(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     for (const set of await setsOf(ctx, zone, want)) {

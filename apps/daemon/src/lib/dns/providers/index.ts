@@ -1,5 +1,6 @@
-/** The registry: one entry per provider file, and the one way to set a record through one. */
-import type { DdnsProviderName } from '@lucky/contracts';
+/** The registry: one entry per provider file, and the one way to set, list or remove records through one. */
+import { DDNS_PROVIDER_INFO, MESSAGES, type DdnsCallback, type DdnsCredentials, type DdnsProviderName } from '@lucky/contracts';
+import type { HttpFn } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
 import { alidns } from './alidns.js';
 import { baiducloud } from './baiducloud.js';
@@ -36,10 +37,78 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   rfc2136,
 };
 
+/** The provider's name as errors quote it. */
+export const providerTitle = (name: DdnsProviderName): string => MESSAGES.en_US[DDNS_PROVIDER_INFO[name].label];
+
+export interface ContextOptions {
+  creds: DdnsCredentials;
+  http: HttpFn;
+  timeoutMs: number;
+  now: () => Date;
+  /** API base URLs by provider: tests and the benchmark only. */
+  endpoints?: Partial<Record<DdnsProviderName, string>> | undefined;
+  callback?: DdnsCallback;
+}
+
+/** What a provider's calls need: the account, its API base, requests that wait out a rate limit where the provider says how long. */
+export function providerContext(name: DdnsProviderName, o: ContextOptions): ProviderContext {
+  const p = PROVIDERS[name];
+  return {
+    creds: o.creds,
+    http: rateLimited(o.http, providerTitle(name), o.timeoutMs),
+    base: o.endpoints?.[name] ?? p.baseOf?.(o.creds) ?? p.base,
+    timeoutMs: o.timeoutMs,
+    now: o.now,
+    ...(o.callback ? { callback: o.callback } : {}),
+  };
+}
+
+/** Retries of one request a rate limit asks to wait for, each at most this long. */
+const LIMIT_RETRIES = 2;
+const LIMIT_MAX_WAIT_MS = 10_000;
+
+/** Milliseconds a `Retry-After` asks for (seconds or an HTTP date); null without a usable one. */
+export function retryAfterMs(value: string | undefined, now: number): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+/**
+ * 429 (and 503 with `Retry-After`): the request is sent again after the time the provider asks
+ * for, at most twice, each wait at most 10 s and within the call's timeout; then, or when it does
+ * not say how long, `dnsRateLimited`.
+ */
+export function rateLimited(http: HttpFn, provider: string, budgetMs: number): HttpFn {
+  return async (req) => {
+    const end = Date.now() + budgetMs;
+    for (let attempt = 0; ; attempt++) {
+      const res = await http(req);
+      if (res.status !== 429 && res.status !== 503) return res;
+      const wait = retryAfterMs(res.headers['retry-after'], Date.now());
+      if (wait === null && res.status === 503) return res;
+      if (wait === null || attempt >= LIMIT_RETRIES || wait > LIMIT_MAX_WAIT_MS || Date.now() + wait > end) {
+        throw new MsgError({ key: 'dnsRateLimited', vars: { provider, status: res.status } });
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  };
+}
+
 /** Sets one record; a type the provider cannot set is refused before any call. */
 export function setRecord(name: DdnsProviderName, ctx: ProviderContext, want: RecordWant): Promise<SetOutcome> {
   if (!recordTypes(name).includes(want.type)) return Promise.reject(new MsgError({ key: 'dnsTypeUnsupported', vars: { provider: name, type: want.type } }));
   return PROVIDERS[name].set(ctx, want);
+}
+
+/** The values of a name's records of a type; null where the provider cannot read them. */
+export async function listRecords(name: DdnsProviderName, ctx: ProviderContext, want: RecordRef): Promise<string[] | null> {
+  const p = PROVIDERS[name];
+  if (!p.list) return null;
+  if (!recordTypes(name).includes(want.type)) throw new MsgError({ key: 'dnsTypeUnsupported', vars: { provider: name, type: want.type } });
+  return p.list(ctx, want);
 }
 
 /** Deletes a name's records of a type (those holding `value` when given), where the provider can; false where it cannot. */

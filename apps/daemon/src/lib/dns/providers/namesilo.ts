@@ -45,6 +45,9 @@ export const namesilo: DnsProvider = {
     await call(ctx, 'dnsUpdateRecord', { domain: d.root, rrid: rec.record_id, rrhost: host, rrvalue: want.value, rrttl: String(want.ttl) });
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.value);
+  },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.value, want)) {
       await call(ctx, 'dnsDeleteRecord', { domain: want.domain.root, rrid: rec.record_id });

@@ -39,6 +39,9 @@ export const porkbun: DnsProvider = {
     await call(ctx, `/dns/edit/${root}/${rec.id}`, fields);
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.content);
+  },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.content, want)) {
       await call(ctx, `/dns/delete/${want.domain.root}/${rec.id}`);

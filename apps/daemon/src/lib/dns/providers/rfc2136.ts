@@ -52,6 +52,11 @@ export const rfc2136: DnsProvider = {
     await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] }));
     return current.length ? 'updated' : 'created';
   },
+  async list(ctx, want) {
+    const server = serverOf(ctx);
+    const name = want.domain.full;
+    return want.type === 'TXT' ? queryTexts(server, name, ctx.timeoutMs) : queryAddresses(server, name, want.type, ctx.timeoutMs);
+  },
   async remove(ctx, want) {
     const server = serverOf(ctx);
     const d = want.domain;

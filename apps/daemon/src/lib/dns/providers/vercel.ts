@@ -53,6 +53,9 @@ export const vercel: DnsProvider = {
     if (res.status !== 200) throw httpError(res, 'Vercel');
     return 'updated';
   },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.value);
+  },
   async remove(ctx, want) {
     const team = teamOf(ctx);
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.value, want)) {

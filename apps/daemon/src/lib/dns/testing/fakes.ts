@@ -8,181 +8,12 @@
  * (Cloudflare, Huawei, deSEC) refuse it unquoted (their documented form) and answer it quoted;
  * `value` holds the text itself.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { drop, hmacHex, newId, pctEncode, quoted, Reject, replaceSet, safeEq, serve, setOf, setRecords, sha256hex, unquoted, upsert, type FakeCreds, type FakeProvider, type FakeRecord } from './fakeserver.js';
 
-export interface FakeRecord {
-  id: string;
-  /** Full name without trailing dot. */
-  name: string;
-  type: string;
-  value: string;
-  ttl: number;
-  /** The RRset the record belongs to, where the API keeps sets (its id in the API). */
-  set?: string;
-}
-
-export interface FakeProvider {
-  name: string;
-  url: string;
-  records: Map<string, FakeRecord>;
-  /** Requests answered, and those refused for a bad signature/credential. */
-  requests: number;
-  rejected: number;
-  /** The last refusal's reason. */
-  lastReject: string;
-  /** Answers wait this long (a slow provider). */
-  delayMs: number;
-  find(name: string, type: string): FakeRecord | undefined;
-  /** Every record of the name and type (oldest first). */
-  all(name: string, type: string): FakeRecord[];
-  /** Adds a record as somebody else would (the console, another client), into the name's set if it has one. */
-  add(name: string, type: string, value: string, ttl?: number): FakeRecord;
-  /** Called after a request changed records of a name and type, before it is answered (a test mirrors them into a DNS server). */
-  onChange?: (name: string, type: string) => void | Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface FakeCreds {
-  id: string;
-  secret: string;
-}
-
-interface Req {
-  method: string;
-  url: URL;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-type Reply = { status: number; body: unknown; type?: string };
-type Handler = (req: Req, st: FakeProvider) => Reply | Promise<Reply>;
-
-const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
-const hmacHex = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest('hex');
-function safeEq(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-const pctEncode = (s: string) =>
-  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-class Reject extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-let nextId = 1000;
-function newId(): string {
-  return String(nextId++);
-}
-
-/** The (name, type) pairs a request changed, per fake, for `onChange`. */
-const changed = new WeakMap<FakeProvider, Set<string>>();
-function touch(st: FakeProvider, name: string, type: string): void {
-  let set = changed.get(st);
-  if (!set) changed.set(st, (set = new Set()));
-  set.add(`${name}\n${type}`);
-}
-
-/** Quoted zone-file TXT text → the text; null when it is not one quoted string. */
-function unquoted(data: string): string | null {
-  const m = /^"((?:[^"\\]|\\.)*)"$/.exec(data.trim());
-  return m ? m[1]!.replace(/\\(.)/g, '$1') : null;
-}
-const quoted = (text: string) => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-async function serve(name: string, handler: Handler): Promise<FakeProvider> {
-  const records = new Map<string, FakeRecord>();
-  const st: FakeProvider = {
-    name,
-    url: '',
-    records,
-    requests: 0,
-    rejected: 0,
-    lastReject: '',
-    delayMs: 0,
-    find: (n, t) => [...records.values()].find((r) => r.name === n && r.type === t),
-    all: (n, t) => [...records.values()].filter((r) => r.name === n && r.type === t),
-    add: (n, t, v, ttl = 300) => {
-      const set = st.find(n, t)?.set;
-      return upsert(st, n, t, v, ttl, undefined, set);
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      st.requests++;
-      if (st.delayMs) await new Promise((r) => setTimeout(r, st.delayMs));
-      const r: Req = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://x'), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      let out: Reply;
-      try {
-        out = await handler(r, st);
-      } catch (err) {
-        if (err instanceof Reject) {
-          st.rejected++;
-          st.lastReject = err.message;
-          out = { status: err.status, body: err.body };
-        } else out = { status: 500, body: { error: (err as Error).message } };
-      }
-      const touched = changed.get(st);
-      changed.delete(st);
-      for (const key of touched ?? []) {
-        const [n, t] = key.split('\n') as [string, string];
-        await st.onChange?.(n, t);
-      }
-      const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status, { 'content-type': out.type ?? (typeof out.body === 'string' ? 'text/plain' : 'application/json') });
-      res.end(text);
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  st.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return st;
-}
-
-function upsert(st: FakeProvider, name: string, type: string, value: string, ttl: number, id?: string, set?: string): FakeRecord {
-  const existing = id ? st.records.get(id) : undefined;
-  const rec: FakeRecord = { id: existing?.id ?? id ?? newId(), name, type, value, ttl, ...(set ? { set } : {}) };
-  if (existing) touch(st, existing.name, existing.type);
-  st.records.set(rec.id, rec);
-  touch(st, name, type);
-  return rec;
-}
-
-function drop(st: FakeProvider, id: string): boolean {
-  const rec = st.records.get(id);
-  if (!rec) return false;
-  st.records.delete(id);
-  touch(st, rec.name, rec.type);
-  return true;
-}
-
-/** An RRset's records, oldest first. */
-function setRecords(st: FakeProvider, set: string): FakeRecord[] {
-  return [...st.records.values()].filter((r) => r.set === set);
-}
-
-/** Makes an RRset hold exactly these values; its records keep their ids in order (a one-value set keeps its record). */
-function replaceSet(st: FakeProvider, set: string, name: string, type: string, values: string[], ttl: number): void {
-  const old = setRecords(st, set);
-  values.forEach((v, i) => upsert(st, name, type, v, ttl, old[i]?.id, set));
-  for (const r of old.slice(values.length)) drop(st, r.id);
-}
-
-/** The RRset id of a name and type, when it has records. */
-function setOf(st: FakeProvider, name: string, type: string): string | undefined {
-  return st.find(name, type)?.set;
-}
+export type { FakeCreds, FakeProvider, FakeRecord } from './fakeserver.js';
 
 /** Cloudflare API v4: Bearer token, zones by name, dns_records (TXT content as quoted character-strings). */
 export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<FakeProvider> {
@@ -215,7 +46,7 @@ export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<
     if (r.method === 'POST' && !m[2]) return ok(view(upsert(st, b.name, b.type, content, b.ttl)));
     if (r.method === 'PUT' && m[2] && st.records.has(m[2])) return ok(view(upsert(st, b.name, b.type, content, b.ttl, m[2])));
     return bad(1000, 'bad request');
-  });
+  }, { limited: { status: 429, headers: { 'retry-after': '0' }, body: { success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], result: null } } });
 }
 
 /** Alibaba Cloud DNS RPC API: signature version 1.0 (HMAC-SHA1 over the sorted, encoded query). */
@@ -274,7 +105,7 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
       }
     }
     throw reject('InvalidAction.NotFound', 'action');
-  });
+  }, { limited: { status: 400, body: { Code: 'Throttling.User', Message: 'Request was denied due to user flow control.', RequestId: 'x' } } });
 }
 
 /** Tencent Cloud API 3.0 for DNSPod: TC3-HMAC-SHA256 over content-type and host. */
@@ -328,7 +159,7 @@ export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
       }
     }
     throw err('InvalidAction', 'action');
-  });
+  }, { limited: { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } } });
 }
 
 /** Huawei Cloud DNS v2: APIG SDK-HMAC-SHA256 (canonical path ends in "/"). */
@@ -391,7 +222,7 @@ export function fakeHuawei(c: FakeCreds): Promise<FakeProvider> {
       return { status: 202, body: view(setId) };
     }
     return { status: 400, body: { code: 'DNS.0303', message: 'bad request' } };
-  });
+  }, { limited: { status: 429, body: { error_code: 'APIGW.0308', error_msg: 'The throttling threshold has been reached: policy user over ratelimit' } } });
 }
 
 /** Baidu Cloud DNS: BCE auth v1 (signing key from the prefix, then the canonical request). */
