@@ -9,13 +9,21 @@ import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
 import type { DnsProviderDescription } from './define.js';
 import { desec } from './desec.js';
+import { digitalocean } from './digitalocean.js';
 import { dnspod } from './dnspod.js';
 import { duckdns } from './duckdns.js';
+import { dyndns2 } from './dyndns2.js';
+import { dynu } from './dynu.js';
 import { dynv6 } from './dynv6.js';
+import { gandi } from './gandi.js';
 import { godaddy } from './godaddy.js';
+import { he } from './he.js';
+import { hetzner } from './hetzner.js';
 import { huaweicloud } from './huaweicloud.js';
+import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
+import { noip } from './noip.js';
 import { porkbun } from './porkbun.js';
 import { rfc2136 } from './rfc2136.js';
 import { vercel } from './vercel.js';
@@ -34,8 +42,16 @@ export const DNS_PROVIDER_TABLE = {
   duckdns,
   desec,
   vercel,
+  digitalocean,
+  hetzner,
+  linode,
+  gandi,
+  dynu,
+  noip,
+  he,
   callback,
   rfc2136,
+  dyndns2,
 } satisfies Record<string, DnsProviderDescription>;
 
 export * from './define.js';

@@ -15,11 +15,19 @@ import {
   fakeBaidu,
   fakeCloudflare,
   fakeDesec,
+  fakeDigitalocean,
   fakeDnspod,
   fakeDuckdns,
+  fakeDyndns,
+  fakeDynu,
   fakeDynv6,
+  fakeGandi,
   fakeGodaddy,
+  fakeHe,
+  fakeHetzner,
   fakeHuawei,
+  fakeLinode,
+  fakeNoip,
   fakeNamecheap,
   fakeNamesilo,
   fakePorkbun,
@@ -52,6 +60,8 @@ interface Case {
   noZone?: { domain: string; text: RegExp };
   /** An update replaces the record (a new id) instead of changing it in place. */
   newIdOnUpdate?: boolean;
+  /** Records can only be updated, not created (Hurricane Electric's dynamic records): the test makes them first. */
+  mustExist?: boolean;
 }
 
 const ZONE_MISSING = /zone not-mine\.org not found in this account/;
@@ -172,6 +182,79 @@ const CASES: Case[] = [
     badText: /Passwords do not match/,
     limit: 'retried',
   },
+  {
+    provider: 'digitalocean',
+    start: fakeDigitalocean,
+    creds: { secret: 'dop_v1_token' },
+    bad: { secret: 'wrong' },
+    badText: /credentials were refused \(HTTP 401\) Unauthorized Unable to authenticate you/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'hetzner',
+    start: fakeHetzner,
+    creds: { secret: 'hetzner-api-token' },
+    bad: { secret: 'wrong' },
+    badText: /credentials were refused \(HTTP 401\) Invalid authentication credentials/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'linode',
+    start: fakeLinode,
+    creds: { secret: 'linode-pat' },
+    bad: { secret: 'wrong' },
+    badText: /credentials were refused \(HTTP 401\) Invalid Token/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'gandi',
+    start: fakeGandi,
+    creds: { secret: 'gandi-pat' },
+    bad: { secret: 'wrong' },
+    badText: /credentials were refused \(HTTP 401\) The server could not verify/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'dynu',
+    start: fakeDynu,
+    creds: { secret: 'dynu-api-key' },
+    bad: { secret: 'wrong' },
+    badText: /credentials were refused \(HTTP 401\) API-Key is not valid/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'noip',
+    start: fakeNoip,
+    creds: { id: 'noip-user', secret: 'noip-pass' },
+    bad: { id: 'noip-user', secret: 'wrong' },
+    badText: /No-IP: wrong user name or password \(badauth\)/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: /No-IP: host name home\.not-mine\.org is not in this account \(nohost\)/ },
+  },
+  {
+    provider: 'dyndns2',
+    start: fakeDyndns,
+    creds: { id: 'router', secret: 'router-pass', server: '{fake}/nic/update' },
+    bad: { id: 'router', secret: 'wrong' },
+    badText: /dyndns2: wrong user name or password \(badauth\)/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: /host name home\.not-mine\.org is not in this account/ },
+  },
+  {
+    provider: 'he',
+    start: fakeHe,
+    creds: { secret: 'he-record-key' },
+    mustExist: true,
+    bad: { secret: 'wrong' },
+    badText: /Hurricane Electric: wrong user name or password \(badauth\)/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: /host name home\.not-mine\.org is not in this account \(nohost\)/ },
+  },
 ];
 
 const ADDRESSES = [
@@ -185,9 +268,16 @@ describe('every provider through the dnsProviders client', () => {
   let d: TestDaemon;
   const fakes = new Map<string, FakeProvider>();
 
+  // A credential holding `{fake}` (dyndns2's update URL) points at the stand-in; the others get it as their API base.
+  const withFake = new Set(CASES.filter((c) => JSON.stringify(c.creds).includes('{fake}')));
   beforeAll(async () => {
-    for (const c of CASES) fakes.set(c.provider, await c.start(c.fakeCreds ?? { id: c.creds.id ?? '', secret: c.creds.secret ?? '' }));
-    d = await startTestDaemon({ env: { nativeRelay: true, ddnsTestEndpoints: Object.fromEntries([...fakes].map(([k, f]) => [k, f.url])) } });
+    for (const c of CASES) {
+      const fake = await c.start(c.fakeCreds ?? { id: c.creds.id ?? '', secret: c.creds.secret ?? '' });
+      fakes.set(c.provider, fake);
+      if (withFake.has(c)) c.creds = JSON.parse(JSON.stringify(c.creds).replaceAll('{fake}', fake.url)) as Partial<DdnsCredentials>;
+    }
+    const endpoints = CASES.filter((c) => !withFake.has(c)).map((c) => [c.provider, fakes.get(c.provider)!.url]);
+    d = await startTestDaemon({ env: { nativeRelay: true, ddnsTestEndpoints: Object.fromEntries(endpoints) } });
   });
   afterAll(async () => {
     await d?.close();
@@ -214,6 +304,7 @@ describe('every provider through the dnsProviders client', () => {
         if (!info.records.includes(type)) continue;
         const rec = { domain, type };
         const values = () => fake.all(name, type).map((r) => r.value);
+        if (c.mustExist) fake.add(name, type, type === 'A' ? '192.0.2.1' : '2001:db8::1', 300);
         const outcome = await cl.set({ ...rec, value: first });
         expect(outcome).toBe(info.read ? 'created' : 'updated');
         expect(values()).toEqual([first]);
@@ -244,33 +335,46 @@ describe('every provider through the dnsProviders client', () => {
         const texts = () => fake.all(txtName, 'TXT').map((r) => r.value).sort();
         const neighbour = fake.add('www.example.com', 'A', '192.0.2.7', 3600);
 
-        // DuckDNS answers UPDATED for a new value too: it cannot say whether there was one.
-        expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe(c.single ? 'updated' : 'created');
-        expect(texts()).toEqual(['first_token-A1']);
-        expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe('same');
-        const id = fake.find(txtName, 'TXT')!.id;
-        expect(await cl.set({ ...rec, value: 'second_token-B2' })).toBe('updated');
-        expect(texts()).toEqual(['second_token-B2']);
-        if (!c.newIdOnUpdate) expect(fake.find(txtName, 'TXT')!.id).toBe(id);
-
-        if (c.single) {
-          expect(await cl.remove({ ...rec, value: 'second_token-B2' })).toBe(true);
-          expect(texts()).toEqual([]);
+        if (c.mustExist) fake.add(txtName, 'TXT', 'placeholder', 300);
+        if (!info.read && !c.single) {
+          // Write-only, records kept by the provider: written, `nochg` is same, rewritten; never deleted.
+          expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe('updated');
+          expect(texts()).toEqual(['first_token-A1']);
+          expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe('same');
+          expect(await cl.set({ ...rec, value: 'second_token-B2' })).toBe('updated');
+          expect(texts()).toEqual(['second_token-B2']);
+          expect(await cl.list(rec)).toBeNull();
+          expect(await cl.remove({ ...rec, value: 'second_token-B2' })).toBe(false);
+          expect(texts()).toEqual(['second_token-B2']);
         } else {
-          // Another client's record at the same name (quotes and all): ours is still found equal,
-          // and removing ours leaves it.
-          const other = 'v=other "client" \\ value';
-          fake.add(txtName, 'TXT', other, 3600);
-          if (info.read) expect((await cl.list(rec))!.sort()).toEqual(['second_token-B2', other].sort());
-          expect(await cl.set({ ...rec, value: 'second_token-B2' })).toBe('same');
-          expect(await cl.remove({ ...rec, value: 'second_token-B2' })).toBe(true);
-          expect(texts()).toEqual([other]);
-          // A value that is not there removes nothing.
-          expect(await cl.remove({ ...rec, value: 'never-written' })).toBe(true);
-          expect(texts()).toEqual([other]);
-          // Without a value every TXT of the name goes.
-          expect(await cl.remove(rec)).toBe(true);
-          expect(texts()).toEqual([]);
+          // DuckDNS answers UPDATED for a new value too: it cannot say whether there was one.
+          expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe(c.single ? 'updated' : 'created');
+          expect(texts()).toEqual(['first_token-A1']);
+          expect(await cl.set({ ...rec, value: 'first_token-A1' })).toBe('same');
+          const id = fake.find(txtName, 'TXT')!.id;
+          expect(await cl.set({ ...rec, value: 'second_token-B2' })).toBe('updated');
+          expect(texts()).toEqual(['second_token-B2']);
+          if (!c.newIdOnUpdate) expect(fake.find(txtName, 'TXT')!.id).toBe(id);
+
+          if (c.single) {
+            expect(await cl.remove({ ...rec, value: 'second_token-B2' })).toBe(true);
+            expect(texts()).toEqual([]);
+          } else {
+            // Another client's record at the same name (quotes and all): ours is still found equal,
+            // and removing ours leaves it.
+            const other = 'v=other "client" \\ value';
+            fake.add(txtName, 'TXT', other, 3600);
+            if (info.read) expect((await cl.list(rec))!.sort()).toEqual(['second_token-B2', other].sort());
+            expect(await cl.set({ ...rec, value: 'second_token-B2' })).toBe('same');
+            expect(await cl.remove({ ...rec, value: 'second_token-B2' })).toBe(true);
+            expect(texts()).toEqual([other]);
+            // A value that is not there removes nothing.
+            expect(await cl.remove({ ...rec, value: 'never-written' })).toBe(true);
+            expect(texts()).toEqual([other]);
+            // Without a value every TXT of the name goes.
+            expect(await cl.remove(rec)).toBe(true);
+            expect(texts()).toEqual([]);
+          }
         }
         expect(fake.records.get(neighbour.id)).toEqual(neighbour);
         expect(fake.rejected, fake.lastReject).toBe(0);

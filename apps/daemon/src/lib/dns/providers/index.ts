@@ -7,11 +7,17 @@ import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
 import { desec } from './desec.js';
+import { digitalocean } from './digitalocean.js';
 import { dnspod } from './dnspod.js';
 import { duckdns } from './duckdns.js';
+import { dyndns2, he, noip } from './dyndns.js';
+import { dynu } from './dynu.js';
 import { dynv6 } from './dynv6.js';
+import { gandi } from './gandi.js';
 import { godaddy } from './godaddy.js';
+import { hetzner } from './hetzner.js';
 import { huaweicloud } from './huaweicloud.js';
+import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { porkbun } from './porkbun.js';
@@ -33,8 +39,16 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   duckdns,
   desec,
   vercel,
+  digitalocean,
+  hetzner,
+  linode,
+  gandi,
+  dynu,
+  noip,
+  he,
   callback,
   rfc2136,
+  dyndns2,
 };
 
 /** The provider's name as errors quote it. */
@@ -76,10 +90,20 @@ export function retryAfterMs(value: string | undefined, now: number): number | n
   return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
+/** The wait a limited answer asks for: `Retry-After`, else a rate-limit reset (epoch seconds, or seconds from now). */
+export function limitWaitMs(headers: Record<string, string>, now: number): number | null {
+  const after = retryAfterMs(headers['retry-after'], now);
+  if (after !== null) return after;
+  const reset = headers['ratelimit-reset'] ?? headers['x-ratelimit-reset'];
+  if (reset === undefined || !/^\d+$/.test(reset.trim())) return null;
+  const n = Number(reset);
+  return n > 1e9 ? Math.max(0, n * 1000 - now) : n * 1000;
+}
+
 /**
- * 429 (and 503 with `Retry-After`): the request is sent again after the time the provider asks
- * for, at most twice, each wait at most 10 s and within the call's timeout; then, or when it does
- * not say how long, `dnsRateLimited`.
+ * 429 (and 503 saying how long to wait): the request is sent again after the time the provider asks
+ * for (`Retry-After`, or when its rate limit resets), at most twice, each wait at most 10 s and
+ * within the call's timeout; then, or when it does not say how long, `dnsRateLimited`.
  */
 export function rateLimited(http: HttpFn, provider: string, budgetMs: number): HttpFn {
   return async (req) => {
@@ -87,7 +111,7 @@ export function rateLimited(http: HttpFn, provider: string, budgetMs: number): H
     for (let attempt = 0; ; attempt++) {
       const res = await http(req);
       if (res.status !== 429 && res.status !== 503) return res;
-      const wait = retryAfterMs(res.headers['retry-after'], Date.now());
+      const wait = limitWaitMs(res.headers, Date.now());
       if (wait === null && res.status === 503) return res;
       if (wait === null || attempt >= LIMIT_RETRIES || wait > LIMIT_MAX_WAIT_MS || Date.now() + wait > end) {
         throw new MsgError({ key: 'dnsRateLimited', vars: { provider, status: res.status } });

@@ -557,3 +557,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+export { fakeDigitalocean } from './fakes/digitalocean.js';
+export { fakeDyndns, fakeHe, fakeNoip } from './fakes/dyndns.js';
+export { fakeDynu } from './fakes/dynu.js';
+export { fakeGandi } from './fakes/gandi.js';
+export { fakeHetzner } from './fakes/hetzner.js';
+export { fakeLinode } from './fakes/linode.js';

@@ -99,6 +99,18 @@ export function unquoted(data: string): string | null {
 }
 export const quoted = (text: string) => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
+/** The zone every stand-in holds: names under it exist, others are a zone the account does not hold. */
+export const FAKE_ZONE = 'example.com';
+export const inZone = (name: string, zone = FAKE_ZONE) => name === zone || name.endsWith(`.${zone}`);
+/** `www` of `www.example.com`, `@` at the apex. */
+export const relativeOf = (name: string, zone = FAKE_ZONE) => (name === zone ? '@' : name.slice(0, -zone.length - 1));
+/** The full name of a relative one (`@` or '' is the apex). */
+export const fullOf = (rel: string, zone = FAKE_ZONE) => (rel === '@' || rel === '' ? zone : `${rel}.${zone}`);
+/** The records of a name and type, oldest first. */
+export const recordsOf = (st: FakeProvider, name: string, type: string) => [...st.records.values()].filter((r) => r.name === name && r.type === type);
+/** A JSON body, or {} when there is none. */
+export const bodyOf = <T = Record<string, unknown>>(r: Req): T => (r.body ? JSON.parse(r.body) : {}) as T;
+
 /** A rate-limit answer: HTTP 429 asking to come back at once (tests should not wait). */
 export const TOO_MANY: Reply = { status: 429, body: { message: 'Too Many Requests' }, headers: { 'retry-after': '0' } };
 
