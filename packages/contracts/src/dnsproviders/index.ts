@@ -4,6 +4,7 @@
  * (apps/daemon/src/lib/dns/providers/), a fake and a row in the provider tests.
  */
 import { alidns } from './alidns.js';
+import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
@@ -24,14 +25,18 @@ import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { noip } from './noip.js';
+import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
 import { rfc2136 } from './rfc2136.js';
+import { route53 } from './route53.js';
+import { tencentcloud } from './tencentcloud.js';
 import { vercel } from './vercel.js';
 
 export const DNS_PROVIDER_TABLE = {
   cloudflare,
   alidns,
   dnspod,
+  tencentcloud,
   huaweicloud,
   baiducloud,
   porkbun,
@@ -46,6 +51,9 @@ export const DNS_PROVIDER_TABLE = {
   hetzner,
   linode,
   gandi,
+  route53,
+  azure,
+  ovh,
   dynu,
   noip,
   he,
@@ -55,3 +63,4 @@ export const DNS_PROVIDER_TABLE = {
 } satisfies Record<string, DnsProviderDescription>;
 
 export * from './define.js';
+export { OVH_REGIONS } from './ovh.js';

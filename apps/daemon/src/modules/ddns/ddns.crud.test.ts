@@ -12,6 +12,7 @@ import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, renderMsg, type DdnsCredentials, ty
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import {
   fakeAliDns,
+  fakeAzure,
   fakeBaidu,
   fakeCloudflare,
   fakeDesec,
@@ -28,9 +29,11 @@ import {
   fakeHuawei,
   fakeLinode,
   fakeNoip,
+  fakeOvh,
   fakeNamecheap,
   fakeNamesilo,
   fakePorkbun,
+  fakeRoute53,
   fakeVercel,
   type FakeCreds,
   type FakeProvider,
@@ -255,6 +258,41 @@ const CASES: Case[] = [
     limit: 'retried',
     noZone: { domain: 'home.not-mine.org', text: /host name home\.not-mine\.org is not in this account \(nohost\)/ },
   },
+  {
+    provider: 'tencentcloud',
+    start: (c) => fakeDnspod(c, 'tencentcloud'),
+    creds: { id: 'AKIDtencentCloud', secret: 'tc3-cloud-secret' },
+    bad: { id: 'AKIDtencentCloud', secret: 'wrong' },
+    badText: /Tencent Cloud DNS: DescribeRecordList: AuthFailure\.SignatureFailure/,
+    limit: /RequestLimitExceeded/,
+  },
+  {
+    provider: 'route53',
+    start: fakeRoute53,
+    creds: { id: 'AKIAIOSFODNN7EXAMPLE', secret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
+    bad: { id: 'AKIAIOSFODNN7EXAMPLE', secret: 'wrong' },
+    badText: /Route 53: the credentials were refused \(HTTP 403\) SignatureDoesNotMatch/,
+    limit: /Route 53: HTTP 400 Throttling Rate exceeded/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'azure',
+    start: fakeAzure,
+    creds: { id: 'app-client-id', secret: 'client-secret-value', id2: 'tenant-0001', id3: 'sub-0001' },
+    bad: { secret: 'wrong' },
+    badText: /Azure: the credentials were refused \(HTTP 401\) AADSTS7000215: Invalid client secret provided/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'ovh',
+    start: fakeOvh,
+    creds: { server: 'ovh-eu', id: 'ovh-app-key', secret: 'ovh-app-secret', secret2: 'ovh-consumer-key' },
+    bad: { secret: 'wrong' },
+    badText: /OVHcloud: HTTP 400 INVALID_SIGNATURE Invalid signature/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
 ];
 
 const ADDRESSES = [
@@ -272,7 +310,7 @@ describe('every provider through the dnsProviders client', () => {
   const withFake = new Set(CASES.filter((c) => JSON.stringify(c.creds).includes('{fake}')));
   beforeAll(async () => {
     for (const c of CASES) {
-      const fake = await c.start(c.fakeCreds ?? { id: c.creds.id ?? '', secret: c.creds.secret ?? '' });
+      const fake = await c.start(c.fakeCreds ?? { id: '', secret: '', ...c.creds });
       fakes.set(c.provider, fake);
       if (withFake.has(c)) c.creds = JSON.parse(JSON.stringify(c.creds).replaceAll('{fake}', fake.url)) as Partial<DdnsCredentials>;
     }

@@ -21,6 +21,8 @@ export interface RecordsApi<Z, R> {
   create(ctx: ProviderContext, zone: Z, want: RecordWant): Promise<void>;
   update(ctx: ProviderContext, zone: Z, rec: R, want: RecordWant): Promise<void>;
   delete(ctx: ProviderContext, zone: Z, rec: R, ref: RecordRef): Promise<void>;
+  /** After records changed, where the API wants the changes applied (OVH refreshes the zone). */
+  applied?(ctx: ProviderContext, zone: Z): Promise<void>;
 }
 
 export function recordsProvider<Z, R>(who: Identity, api: RecordsApi<Z, R>): DnsProvider {
@@ -29,13 +31,11 @@ export function recordsProvider<Z, R>(who: Identity, api: RecordsApi<Z, R>): Dns
     async set(ctx, want) {
       const zone = await api.zone(ctx, want.domain);
       const rec = pickRecord(await api.list(ctx, zone, want), api.valueOf, want);
-      if (!rec) {
-        await api.create(ctx, zone, want);
-        return 'created';
-      }
-      if (sameValue(api.valueOf(rec), want)) return 'same';
-      await api.update(ctx, zone, rec, want);
-      return 'updated';
+      if (rec && sameValue(api.valueOf(rec), want)) return 'same';
+      if (rec) await api.update(ctx, zone, rec, want);
+      else await api.create(ctx, zone, want);
+      await api.applied?.(ctx, zone);
+      return rec ? 'updated' : 'created';
     },
     async list(ctx, ref) {
       const zone = await api.zone(ctx, ref.domain);
@@ -43,7 +43,9 @@ export function recordsProvider<Z, R>(who: Identity, api: RecordsApi<Z, R>): Dns
     },
     async remove(ctx, ref) {
       const zone = await api.zone(ctx, ref.domain);
-      for (const rec of recordsToRemove(await api.list(ctx, zone, ref), api.valueOf, ref)) await api.delete(ctx, zone, rec, ref);
+      const gone = recordsToRemove(await api.list(ctx, zone, ref), api.valueOf, ref);
+      for (const rec of gone) await api.delete(ctx, zone, rec, ref);
+      if (gone.length) await api.applied?.(ctx, zone);
     },
   };
 }
@@ -52,6 +54,8 @@ export interface RrSet {
   /** The values (TXT: the texts, unquoted). */
   values: string[];
   ttl: number;
+  /** The values as the API keeps them (TXT quoted its way), where deleting must name them exactly. */
+  raw?: string[];
 }
 
 export interface RrsetApi<Z> {
@@ -60,7 +64,8 @@ export interface RrsetApi<Z> {
   get(ctx: ProviderContext, zone: Z, ref: RecordRef): Promise<RrSet | null>;
   /** Makes the name's set of the type exactly these values; `exists` says whether there was one. */
   put(ctx: ProviderContext, zone: Z, ref: RecordRef, set: RrSet, exists: boolean): Promise<void>;
-  delete(ctx: ProviderContext, zone: Z, ref: RecordRef): Promise<void>;
+  /** Deletes the name's set of the type (`set` is what it holds now: APIs that delete by content want it). */
+  delete(ctx: ProviderContext, zone: Z, ref: RecordRef, set: RrSet): Promise<void>;
 }
 
 export function rrsetProvider<Z>(who: Identity, api: RrsetApi<Z>): DnsProvider {
@@ -85,7 +90,7 @@ export function rrsetProvider<Z>(who: Identity, api: RrsetApi<Z>): DnsProvider {
       if (gone.length === 0) return;
       const kept = set.values.filter((v) => !gone.includes(v));
       if (kept.length) await api.put(ctx, zone, ref, { values: kept, ttl: set.ttl }, true);
-      else await api.delete(ctx, zone, ref);
+      else await api.delete(ctx, zone, ref, set);
     },
   };
 }

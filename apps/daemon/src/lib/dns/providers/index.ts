@@ -3,12 +3,13 @@ import { DDNS_PROVIDER_INFO, MESSAGES, type DdnsCallback, type DdnsCredentials, 
 import type { HttpFn } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
 import { alidns } from './alidns.js';
+import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
 import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
-import { dnspod } from './dnspod.js';
+import { dnspod, tencentcloud } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dyndns2, he, noip } from './dyndns.js';
 import { dynu } from './dynu.js';
@@ -20,8 +21,10 @@ import { huaweicloud } from './huaweicloud.js';
 import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
+import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
 import { rfc2136 } from './rfc2136.js';
+import { route53 } from './route53.js';
 import { recordTypes, type DnsProvider, type ProviderContext, type RecordRef, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
 
@@ -29,6 +32,7 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   cloudflare,
   alidns,
   dnspod,
+  tencentcloud,
   huaweicloud,
   baiducloud,
   porkbun,
@@ -43,6 +47,9 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   hetzner,
   linode,
   gandi,
+  route53,
+  azure,
+  ovh,
   dynu,
   noip,
   he,

@@ -108,9 +108,9 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   }, { limited: { status: 400, body: { Code: 'Throttling.User', Message: 'Request was denied due to user flow control.', RequestId: 'x' } } });
 }
 
-/** Tencent Cloud API 3.0 for DNSPod: TC3-HMAC-SHA256 over content-type and host. */
-export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
-  return serve('dnspod', (r, st) => {
+/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host. */
+export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider> {
+  return serve(name, (r, st) => {
     const err = (code: string, msg: string) => new Reject(200, { Response: { Error: { Code: code, Message: msg }, RequestId: 'x' } }, code);
     const auth = String(r.headers.authorization ?? '');
     const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d\d-\d\d)\/([^/]+)\/tc3_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
@@ -564,3 +564,6 @@ export { fakeDynu } from './fakes/dynu.js';
 export { fakeGandi } from './fakes/gandi.js';
 export { fakeHetzner } from './fakes/hetzner.js';
 export { fakeLinode } from './fakes/linode.js';
+export { fakeAzure } from './fakes/azure.js';
+export { fakeOvh } from './fakes/ovh.js';
+export { fakeRoute53 } from './fakes/route53.js';

@@ -45,9 +45,13 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
+/** The account a stand-in accepts (the task's credential fields it uses). */
 export interface FakeCreds {
   id: string;
   secret: string;
+  id2?: string;
+  id3?: string;
+  secret2?: string;
 }
 
 export interface Req {
