@@ -4,6 +4,7 @@
  * (apps/daemon/src/lib/dns/providers/), a fake and a row in the provider tests.
  */
 import { alidns } from './alidns.js';
+import { aliesa } from './aliesa.js';
 import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
@@ -11,11 +12,14 @@ import { cloudflare } from './cloudflare.js';
 import type { DnsProviderDescription } from './define.js';
 import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
+import { dnsla } from './dnsla.js';
 import { dnspod } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dyndns2 } from './dyndns2.js';
 import { dynu } from './dynu.js';
 import { dynv6 } from './dynv6.js';
+import { edgeone } from './edgeone.js';
+import { eranet } from './eranet.js';
 import { gandi } from './gandi.js';
 import { godaddy } from './godaddy.js';
 import { he } from './he.js';
@@ -25,12 +29,15 @@ import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { noip } from './noip.js';
+import { nowcn } from './nowcn.js';
 import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
+import { rainyun } from './rainyun.js';
 import { rfc2136 } from './rfc2136.js';
 import { route53 } from './route53.js';
 import { tencentcloud } from './tencentcloud.js';
 import { vercel } from './vercel.js';
+import { volcengine } from './volcengine.js';
 
 export const DNS_PROVIDER_TABLE = {
   cloudflare,
@@ -39,6 +46,13 @@ export const DNS_PROVIDER_TABLE = {
   tencentcloud,
   huaweicloud,
   baiducloud,
+  volcengine,
+  edgeone,
+  aliesa,
+  dnsla,
+  rainyun,
+  nowcn,
+  eranet,
   porkbun,
   godaddy,
   namesilo,

@@ -4,11 +4,11 @@
  * UpdateDomainRecord, removed one by one with DeleteDomainRecord (DeleteSubDomainRecords for all of a type).
  */
 import { jsonOf } from '../../http/request.js';
-import { aliSignedQuery } from '../../http/sign/acsrpc.js';
+import { ALI_RPC, aliSignedQuery } from '../../http/sign/acsrpc.js';
 import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 async function call<T>(ctx: ProviderContext, action: string, extra: Record<string, string>): Promise<T> {
-  const qs = aliSignedQuery({ Format: 'JSON', Version: '2015-01-09', AccessKeyId: ctx.creds.id, Action: action, ...extra }, { secret: ctx.creds.secret, now: ctx.now() });
+  const qs = aliSignedQuery({ ...ALI_RPC, Version: '2015-01-09', AccessKeyId: ctx.creds.id, Action: action, ...extra }, { secret: ctx.creds.secret, now: ctx.now() });
   const res = await ctx.http({ url: `${ctx.base}/?${qs}` });
   const a = jsonOf<T & { Code?: string; Message?: string }>(res);
   if (res.status !== 200 || a.Code) throw providerError('AliDNS', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());

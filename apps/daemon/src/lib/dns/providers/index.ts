@@ -3,17 +3,20 @@ import { DDNS_PROVIDER_INFO, MESSAGES, type DdnsCallback, type DdnsCredentials, 
 import type { HttpFn } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
 import { alidns } from './alidns.js';
+import { aliesa } from './aliesa.js';
 import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
 import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
+import { dnsla } from './dnsla.js';
 import { dnspod, tencentcloud } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dyndns2, he, noip } from './dyndns.js';
 import { dynu } from './dynu.js';
 import { dynv6 } from './dynv6.js';
+import { edgeone } from './edgeone.js';
 import { gandi } from './gandi.js';
 import { godaddy } from './godaddy.js';
 import { hetzner } from './hetzner.js';
@@ -23,10 +26,13 @@ import { namecheap } from './namecheap.js';
 import { namesilo } from './namesilo.js';
 import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
+import { rainyun } from './rainyun.js';
 import { rfc2136 } from './rfc2136.js';
 import { route53 } from './route53.js';
+import { eranet, nowcn } from './todaynic.js';
 import { recordTypes, type DnsProvider, type ProviderContext, type RecordRef, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
+import { volcengine } from './volcengine.js';
 
 export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   cloudflare,
@@ -35,6 +41,13 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   tencentcloud,
   huaweicloud,
   baiducloud,
+  volcengine,
+  edgeone,
+  aliesa,
+  dnsla,
+  rainyun,
+  nowcn,
+  eranet,
   porkbun,
   godaddy,
   namesilo,

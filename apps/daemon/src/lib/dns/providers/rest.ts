@@ -12,11 +12,11 @@ export function errorDetail(res: HttpResponse): string {
     const e = JSON.parse(res.text) as Record<string, unknown>;
     const first = (v: unknown): Record<string, unknown> | undefined => (Array.isArray(v) ? (v[0] as Record<string, unknown>) : undefined);
     const nested = typeof e.error === 'object' && e.error ? (e.error as Record<string, unknown>) : undefined;
-    const text = [e.message, nested?.message, e.error_description, typeof e.error === 'string' ? e.error : undefined, e.detail, first(e.errors)?.reason, first(e.errors)?.message, e.Message, e.error_msg].find(
+    const text = [e.message, e.msg, nested?.message, e.error_description, typeof e.error === 'string' ? e.error : undefined, e.detail, first(e.errors)?.reason, first(e.errors)?.message, e.Message, e.error_msg].find(
       (v): v is string => typeof v === 'string' && v !== '',
     );
-    const code = [e.code, nested?.code, e.id, e.Code, e.error_code, e.errorCode].find((v): v is string => typeof v === 'string' && v !== '');
-    if (text) return code && !text.includes(code) ? `${code} ${text}` : text;
+    const code = [e.code, nested?.code, e.id, e.Code, e.error_code, e.errorCode].map((v) => (typeof v === 'number' ? String(v) : v)).find((v): v is string => typeof v === 'string' && v !== '');
+    if (text) return code && code !== String(res.status) && !text.includes(code) ? `${code} ${text}` : text;
   } catch {
     /* not JSON */
   }

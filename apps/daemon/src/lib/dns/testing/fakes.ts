@@ -8,10 +8,11 @@
  * (Cloudflare, Huawei, deSEC) refuse it unquoted (their documented form) and answer it quoted;
  * `value` holds the text itself.
  */
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { drop, hmacHex, newId, pctEncode, quoted, Reject, replaceSet, safeEq, serve, setOf, setRecords, sha256hex, unquoted, upsert, type FakeCreds, type FakeProvider, type FakeRecord } from './fakeserver.js';
+
+import { aliError, checkAliRpc, checkTc3, tencentError } from './fakes/checks.js';
 
 export type { FakeCreds, FakeProvider, FakeRecord } from './fakeserver.js';
 
@@ -53,18 +54,8 @@ export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<
 export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   const nonces = new Set<string>();
   return serve('alidns', (r, st) => {
-    const q = Object.fromEntries(r.url.searchParams.entries());
-    const reject = (code: string, msg: string) => new Reject(400, { Code: code, Message: msg, RequestId: 'x' }, code);
-    if (q.AccessKeyId !== c.id) throw reject('InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
-    if (q.SignatureMethod !== 'HMAC-SHA1' || q.SignatureVersion !== '1.0') throw reject('InvalidParameter', 'bad signature method');
-    const ts = Date.parse(q.Timestamp ?? '');
-    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(q.Timestamp ?? '') || Math.abs(Date.now() - ts) > 15 * 60_000) throw reject('InvalidTimeStamp.Expired', 'timestamp');
-    if (!q.SignatureNonce || nonces.has(q.SignatureNonce)) throw reject('SignatureNonceUsed', 'nonce used');
-    const { Signature, ...rest } = q;
-    const canon = Object.keys(rest).sort().map((k) => `${pctEncode(k)}=${pctEncode(rest[k]!)}`).join('&');
-    const expect = createHmac('sha1', `${c.secret}&`).update(`${r.method}&%2F&${pctEncode(canon)}`).digest('base64');
-    if (!Signature || !safeEq(Signature, expect)) throw reject('SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
-    nonces.add(q.SignatureNonce);
+    const q = checkAliRpc(r, c, nonces);
+    const reject = (code: string, msg: string) => aliError(code, msg);
     const view = (x: FakeRecord, root: string) => ({
       RecordId: x.id,
       RR: x.name === root ? '@' : x.name.slice(0, -root.length - 1),
@@ -111,25 +102,8 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
 /** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host. */
 export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider> {
   return serve(name, (r, st) => {
-    const err = (code: string, msg: string) => new Reject(200, { Response: { Error: { Code: code, Message: msg }, RequestId: 'x' } }, code);
-    const auth = String(r.headers.authorization ?? '');
-    const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d\d-\d\d)\/([^/]+)\/tc3_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
-    if (!m) throw err('AuthFailure.InvalidAuthorization', 'Authorization header malformed');
-    const [, secretId, date, service, signedHeaders, signature] = m as unknown as [string, string, string, string, string, string];
-    if (secretId !== c.id) throw err('AuthFailure.SecretIdNotFound', 'SecretId not found');
-    const ts = Number(r.headers['x-tc-timestamp']);
-    if (!Number.isFinite(ts) || Math.abs(Date.now() / 1000 - ts) > 300) throw err('AuthFailure.SignatureExpire', 'expired');
-    if (new Date(ts * 1000).toISOString().slice(0, 10) !== date) throw err('AuthFailure.InvalidAuthorization', 'date');
-    const canonHeaders = signedHeaders
-      .split(';')
-      .map((h) => `${h}:${String(r.headers[h] ?? '').trim().toLowerCase()}\n`)
-      .join('');
-    const canonical = [r.method, r.url.pathname === '' ? '/' : '/', r.url.search.slice(1), canonHeaders, signedHeaders, sha256hex(r.body)].join('\n');
-    const toSign = ['TC3-HMAC-SHA256', String(ts), `${date}/${service}/tc3_request`, sha256hex(canonical)].join('\n');
-    const k1 = createHmac('sha256', `TC3${c.secret}`).update(date).digest();
-    const k2 = createHmac('sha256', k1).update(service).digest();
-    const k3 = createHmac('sha256', k2).update('tc3_request').digest();
-    if (!safeEq(hmacHex(k3, toSign), signature)) throw err('AuthFailure.SignatureFailure', 'The provided credentials could not be validated.');
+    checkTc3(r, c);
+    const err = tencentError;
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
     const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
     const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name === b.Domain ? '@' : x.name.slice(0, -String(b.Domain).length - 1), Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
@@ -567,3 +541,9 @@ export { fakeLinode } from './fakes/linode.js';
 export { fakeAzure } from './fakes/azure.js';
 export { fakeOvh } from './fakes/ovh.js';
 export { fakeRoute53 } from './fakes/route53.js';
+export { fakeAliesa } from './fakes/aliesa.js';
+export { fakeDnsla } from './fakes/dnsla.js';
+export { fakeEdgeone } from './fakes/edgeone.js';
+export { fakeRainyun, RAINYUN_DOMAIN_ID } from './fakes/rainyun.js';
+export { fakeEranet, fakeNowcn } from './fakes/todaynic.js';
+export { fakeVolcengine } from './fakes/volcengine.js';

@@ -14,11 +14,12 @@ export function aliSign(params: Record<string, string>, secret: string, method =
   return createHmac('sha1', `${secret}&`).update(toSign).digest('base64');
 }
 
-/** The signed query string of one call: the common parameters, the call's own, `Signature`. */
+/** The common parameters of Alibaba Cloud's RPC APIs (AliDNS, ESA). */
+export const ALI_RPC: Readonly<Record<string, string>> = { Format: 'JSON', SignatureMethod: 'HMAC-SHA1', SignatureVersion: '1.0' };
+
+/** The signed query string of one call: its parameters, a nonce, the time, `Signature`. */
 export function aliSignedQuery(params: Record<string, string>, o: { secret: string; now: Date; method?: string }): string {
   const all: Record<string, string> = {
-    SignatureMethod: 'HMAC-SHA1',
-    SignatureVersion: '1.0',
     SignatureNonce: randomUUID(),
     Timestamp: o.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     ...params,
