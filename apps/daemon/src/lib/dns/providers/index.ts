@@ -8,27 +8,33 @@ import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
+import { cloudns } from './cloudns.js';
 import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
 import { dnsla } from './dnsla.js';
 import { dnspod, tencentcloud } from './dnspod.js';
 import { duckdns } from './duckdns.js';
+import { dynadot } from './dynadot.js';
 import { dyndns2, he, noip } from './dyndns.js';
 import { dynu } from './dynu.js';
 import { dynv6 } from './dynv6.js';
 import { edgeone } from './edgeone.js';
 import { gandi } from './gandi.js';
+import { gcore } from './gcore.js';
 import { godaddy } from './godaddy.js';
 import { hetzner } from './hetzner.js';
 import { huaweicloud } from './huaweicloud.js';
 import { linode } from './linode.js';
 import { namecheap } from './namecheap.js';
+import { namecom } from './namecom.js';
 import { namesilo } from './namesilo.js';
+import { ns1 } from './ns1.js';
 import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
 import { rainyun } from './rainyun.js';
 import { rfc2136 } from './rfc2136.js';
 import { route53 } from './route53.js';
+import { spaceship } from './spaceship.js';
 import { eranet, nowcn } from './todaynic.js';
 import { recordTypes, type DnsProvider, type ProviderContext, type RecordRef, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
@@ -63,6 +69,12 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   route53,
   azure,
   ovh,
+  cloudns,
+  gcore,
+  ns1,
+  namecom,
+  dynadot,
+  spaceship,
   dynu,
   noip,
   he,
