@@ -16,7 +16,7 @@ export function CredentialFields(props: {
     <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" verticalSpacing="xs">
       {fields.map((f) => {
         const common = { label: f.label, error: props.errorAt(`credentials.${f.key}`) };
-        if (f.secret) return <SecretInput key={f.key} {...common} value={value[f.key]} onChange={(v) => set(f.key, v)} testId={`ddns-cred-${f.key}`} />;
+        if (f.secret) return <SecretInput key={f.key} {...common} hint={f.hint} value={value[f.key]} onChange={(v) => set(f.key, v)} testId={`ddns-cred-${f.key}`} />;
         if (f.options) {
           return (
             <Select

@@ -77,4 +77,27 @@ describe('the provider part of the form follows the provider descriptions', () =
     expect(screen.getByTestId('ddns-provider-docs').getAttribute('href')).toBe('https://www.rfc-editor.org/rfc/rfc2136');
     expect(screen.queryByTestId('ddns-cred-secret2')).toBeNull();
   });
+
+  it('OVHcloud: the endpoint as a choice, the application secret and the consumer key both masked', async () => {
+    renderForm(ZDdnsTask.parse({ name: 'ovh', provider: 'ovh', domains: ['example.com'], credentials: { server: 'ovh-eu', id: 'ak', secret: SECRET_MASK, secret2: SECRET_MASK } }) as DdnsTask);
+    const consumer = (await screen.findByTestId('ddns-cred-secret2')) as HTMLInputElement;
+    expect(consumer.type).toBe('password');
+    expect(consumer.value).toBe(SECRET_MASK);
+    expect((screen.getByTestId('ddns-cred-secret') as HTMLInputElement).type).toBe('password');
+    expect((screen.getByTestId('ddns-cred-server') as HTMLInputElement).value).toBe('ovh-eu');
+    expect(screen.getByText('Consumer Key')).toBeTruthy();
+    expect(screen.getByText(/^Consumer Key 需授权 GET\/POST\/PUT\/DELETE \/domain\/zone\/\* · /)).toBeTruthy();
+  });
+
+  it('Azure DNS: tenant, subscription, application id and secret; an empty tenant is refused before any call', async () => {
+    const fetchSpy = renderForm(null);
+    fireEvent.change(await screen.findByTestId('ddns-name'), { target: { value: 'az' } });
+    fireEvent.click(screen.getByTestId('ddns-provider'));
+    fireEvent.click(await screen.findByText('Azure DNS'));
+    for (const key of ['id2', 'id3', 'id', 'secret']) expect(await screen.findByTestId(`ddns-cred-${key}`)).toBeTruthy();
+    fireEvent.change(screen.getByTestId('ddns-domains'), { target: { value: 'home.example.com' } });
+    fireEvent.click(screen.getByTestId('ddns-save'));
+    expect((await screen.findByTestId('ddns-form-error-message')).textContent).toBe('租户 ID不能为空');
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
 });
