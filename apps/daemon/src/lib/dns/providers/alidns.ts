@@ -3,17 +3,10 @@
  * domain. Records are read with DescribeSubDomainRecords, written with AddDomainRecord and
  * UpdateDomainRecord, removed one by one with DeleteDomainRecord (DeleteSubDomainRecords for all of a type).
  */
-import { jsonOf } from '../../http/request.js';
-import { ALI_RPC, aliSignedQuery } from '../../http/sign/acsrpc.js';
-import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { aliRpc } from './alibaba.js';
+import { pickRecord, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
-async function call<T>(ctx: ProviderContext, action: string, extra: Record<string, string>): Promise<T> {
-  const qs = aliSignedQuery({ ...ALI_RPC, Version: '2015-01-09', AccessKeyId: ctx.creds.id, Action: action, ...extra }, { secret: ctx.creds.secret, now: ctx.now() });
-  const res = await ctx.http({ url: `${ctx.base}/?${qs}` });
-  const a = jsonOf<T & { Code?: string; Message?: string }>(res);
-  if (res.status !== 200 || a.Code) throw providerError('AliDNS', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
-  return a;
-}
+const call = aliRpc('AliDNS', '2015-01-09');
 
 interface AliRecord {
   RecordId: string;

@@ -4,19 +4,11 @@
  * by the address; a record's value is `Data.Value` (sent as JSON).
  */
 import { isIPv6 } from '@lucky/contracts';
-import { jsonOf } from '../../http/request.js';
-import { ALI_RPC, aliSignedQuery } from '../../http/sign/acsrpc.js';
+import { aliRpc } from './alibaba.js';
 import { recordsProvider } from './generic.js';
-import { httpError, providerError, zoneNotFound, type ProviderContext, type RecordType } from './types.js';
+import { zoneNamed, type RecordType } from './types.js';
 
-async function call<T>(ctx: ProviderContext, action: string, params: Record<string, string>, method = 'GET'): Promise<T> {
-  const qs = aliSignedQuery({ ...ALI_RPC, Version: '2024-09-10', AccessKeyId: ctx.creds.id, Action: action, ...params }, { secret: ctx.creds.secret, now: ctx.now(), method });
-  const res = await ctx.http({ method, url: `${ctx.base}/?${qs}` });
-  const a = jsonOf<T & { Code?: string; Message?: string }>(res);
-  if (res.status === 401 || res.status === 403) throw httpError(res, 'ESA', `${action}: ${a.Code ?? ''} ${a.Message ?? ''}`.trim());
-  if (res.status !== 200 || a.Code) throw providerError('ESA', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
-  return a;
-}
+const call = aliRpc('ESA', '2024-09-10');
 
 interface EsaRecord {
   RecordId: number;
@@ -35,9 +27,7 @@ export const aliesa = recordsProvider<string, EsaRecord>(
   {
     async zone(ctx, d) {
       const { Sites } = await call<{ Sites: Array<{ SiteId: number; SiteName: string }> }>(ctx, 'ListSites', { SiteName: d.root });
-      const site = Sites.find((s) => s.SiteName === d.root);
-      if (!site) throw zoneNotFound('ESA', d.root);
-      return String(site.SiteId);
+      return String(zoneNamed(Sites, (s) => s.SiteName, 'ESA', d.root).SiteId);
     },
     async list(ctx, site, ref) {
       const { Records } = await call<{ Records: EsaRecord[] }>(ctx, 'ListRecords', { SiteId: site, RecordName: ref.domain.full, RecordMatchType: 'exact', Type: esaType(ref.type), PageSize: '500' });

@@ -6,7 +6,7 @@
  */
 import { errorDetail, rest } from './rest.js';
 import { rrsetProvider } from './generic.js';
-import { httpError, zoneNotFound, type ProviderContext, type RecordRef, type RecordType } from './types.js';
+import { httpError, zoneNamed, type ProviderContext, type RecordRef, type RecordType } from './types.js';
 import { jsonOf } from '../../http/request.js';
 
 const ARM = 'https://management.azure.com';
@@ -64,9 +64,7 @@ export const azure = rrsetProvider<Zone>(
       const bearer = await token(ctx);
       const path = `/subscriptions/${encodeURIComponent(ctx.creds.id3)}/providers/Microsoft.Network/dnszones?${VERSION}`;
       const { value } = await arm(ctx, { id: '', token: bearer }).call<{ value: Array<{ id: string; name: string }> }>('GET', path);
-      const zone = value.find((z) => z.name === d.root);
-      if (!zone) throw zoneNotFound('Azure', d.root);
-      return { id: zone.id, token: bearer };
+      return { id: zoneNamed(value, (z) => z.name, 'Azure', d.root).id, token: bearer };
     },
     async get(ctx, zone, ref) {
       const set = await arm(ctx, zone).find<ArmRecordSet>('GET', setPath(zone, ref));

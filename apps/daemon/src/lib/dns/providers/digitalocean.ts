@@ -1,7 +1,7 @@
 /** DigitalOcean API v2 (bearer token): the zone is the domain, records filtered by full name and type, written by id. */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNotFound, type ProviderContext } from './types.js';
+import type { ProviderContext } from './types.js';
 
 interface DoRecord {
   id: number;
@@ -16,10 +16,7 @@ const api = (ctx: ProviderContext) => rest(ctx, 'DigitalOcean', { authorization:
 export const digitalocean = recordsProvider<string, DoRecord>(
   { name: 'digitalocean', base: 'https://api.digitalocean.com/v2' },
   {
-    async zone(ctx, d) {
-      if (!(await api(ctx).find('GET', `/domains/${d.root}`))) throw zoneNotFound('DigitalOcean', d.root);
-      return d.root;
-    },
+    zone: (ctx, d) => api(ctx).zone(`/domains/${d.root}`, d.root),
     async list(ctx, zone, ref) {
       const q = new URLSearchParams({ type: ref.type, name: ref.domain.full, per_page: '200' });
       return (await api(ctx).call<{ domain_records: DoRecord[] }>('GET', `/domains/${zone}/records?${q}`)).domain_records;

@@ -4,7 +4,7 @@
  */
 import { recordsProvider } from './generic.js';
 import { tencentCall } from './tencent.js';
-import { zoneNotFound, type ProviderContext } from './types.js';
+import { zoneNamed, type ProviderContext } from './types.js';
 
 const call = <T>(ctx: ProviderContext, action: string, body: Record<string, unknown>) => tencentCall<T>(ctx, { provider: 'EdgeOne', service: 'teo', version: '2022-09-01', action, body });
 
@@ -20,9 +20,7 @@ export const edgeone = recordsProvider<string, EoRecord>(
   {
     async zone(ctx, d) {
       const { Zones } = await call<{ Zones: Array<{ ZoneId: string; ZoneName: string }> }>(ctx, 'DescribeZones', { Filters: [{ Name: 'zone-name', Values: [d.root] }] });
-      const zone = Zones.find((z) => z.ZoneName === d.root);
-      if (!zone) throw zoneNotFound('EdgeOne', d.root);
-      return zone.ZoneId;
+      return zoneNamed(Zones, (z) => z.ZoneName, 'EdgeOne', d.root).ZoneId;
     },
     async list(ctx, zone, ref) {
       const filters = [

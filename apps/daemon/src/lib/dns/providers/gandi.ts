@@ -4,7 +4,7 @@
  */
 import { rrsetProvider } from './generic.js';
 import { rest } from './rest.js';
-import { quotedValue, quoteTxt, zoneNotFound, type ProviderContext, type RecordRef } from './types.js';
+import { quotedValue, quoteTxt, type ProviderContext, type RecordRef } from './types.js';
 
 const api = (ctx: ProviderContext) => rest(ctx, 'Gandi', { authorization: `Bearer ${ctx.creds.secret}` });
 const setPath = (ref: RecordRef) => `/domains/${ref.domain.root}/records/${encodeURIComponent(ref.domain.sub)}/${ref.type}`;
@@ -12,10 +12,7 @@ const setPath = (ref: RecordRef) => `/domains/${ref.domain.root}/records/${encod
 export const gandi = rrsetProvider<string>(
   { name: 'gandi', base: 'https://api.gandi.net/v5/livedns' },
   {
-    async zone(ctx, d) {
-      if (!(await api(ctx).find('GET', `/domains/${d.root}`))) throw zoneNotFound('Gandi', d.root);
-      return d.root;
-    },
+    zone: (ctx, d) => api(ctx).zone(`/domains/${d.root}`, d.root),
     async get(ctx, _zone, ref) {
       const set = await api(ctx).find<{ rrset_values: string[]; rrset_ttl: number }>('GET', setPath(ref));
       return set && { values: set.rrset_values.map((v) => quotedValue(ref.type, v)), ttl: set.rrset_ttl };

@@ -1,7 +1,7 @@
 /** Gcore DNS API v2 (`Authorization: APIKey <token>`): one RRset per full name and type (`/zones/{zone}/{name}/{type}`), values in `resource_records[].content[0]`. */
 import { rrsetProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNotFound, type ProviderContext, type RecordRef } from './types.js';
+import type { ProviderContext, RecordRef } from './types.js';
 
 const api = (ctx: ProviderContext) => rest(ctx, 'Gcore', { authorization: `APIKey ${ctx.creds.secret}` });
 const setPath = (ref: RecordRef) => `/zones/${ref.domain.root}/${ref.domain.full}/${ref.type}`;
@@ -10,10 +10,7 @@ const body = (values: string[], ttl: number) => ({ ttl, resource_records: values
 export const gcore = rrsetProvider<string>(
   { name: 'gcore', base: 'https://api.gcore.com/dns/v2' },
   {
-    async zone(ctx, d) {
-      if (!(await api(ctx).find('GET', `/zones/${d.root}`))) throw zoneNotFound('Gcore', d.root);
-      return d.root;
-    },
+    zone: (ctx, d) => api(ctx).zone(`/zones/${d.root}`, d.root),
     async get(ctx, _zone, ref) {
       const set = await api(ctx).find<{ ttl: number; resource_records: Array<{ content: unknown[] }> }>('GET', setPath(ref));
       return set && { values: set.resource_records.map((r) => String(r.content[0])), ttl: set.ttl };

@@ -4,7 +4,7 @@
  */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { quotedValue, zoneNotFound, type ProviderContext } from './types.js';
+import { quotedValue, zoneNamed, type ProviderContext } from './types.js';
 
 interface HzRecord {
   id: string;
@@ -20,9 +20,7 @@ export const hetzner = recordsProvider<string, HzRecord>(
   {
     async zone(ctx, d) {
       const found = await api(ctx).find<{ zones: Array<{ id: string; name: string }> }>('GET', `/zones?name=${encodeURIComponent(d.root)}`);
-      const zone = found?.zones.find((z) => z.name === d.root);
-      if (!zone) throw zoneNotFound('Hetzner', d.root);
-      return zone.id;
+      return zoneNamed(found?.zones, (z) => z.name, 'Hetzner', d.root).id;
     },
     async list(ctx, zone, ref) {
       const { records } = await api(ctx).call<{ records: HzRecord[] }>('GET', `/records?zone_id=${encodeURIComponent(zone)}`);

@@ -1,7 +1,7 @@
 /** Linode (Akamai) API v4 (bearer token): the domain found with an `X-Filter`, its records by id (`name` relative, '' at the apex). */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { relativeName, zoneNotFound, type ProviderContext } from './types.js';
+import { relativeName, zoneNamed, type ProviderContext } from './types.js';
 
 interface LinodeRecord {
   id: number;
@@ -17,9 +17,7 @@ export const linode = recordsProvider<number, LinodeRecord>(
   {
     async zone(ctx, d) {
       const { data } = await api(ctx, { 'X-Filter': JSON.stringify({ domain: d.root }) }).call<{ data: Array<{ id: number; domain: string }> }>('GET', '/domains');
-      const zone = data.find((z) => z.domain === d.root);
-      if (!zone) throw zoneNotFound('Linode', d.root);
-      return zone.id;
+      return zoneNamed(data, (z) => z.domain, 'Linode', d.root).id;
     },
     async list(ctx, zone, ref) {
       const { data } = await api(ctx).call<{ data: LinodeRecord[] }>('GET', `/domains/${zone}/records?page_size=500`);

@@ -1,7 +1,7 @@
 /** Name.com API v4 (basic auth: user name and API token): the domain's records, matched by FQDN and type, written by id (`host` '' at the apex). */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { relativeName, zoneNotFound, type ProviderContext } from './types.js';
+import { relativeName, type ProviderContext } from './types.js';
 
 interface NcRecord {
   id: number;
@@ -15,10 +15,7 @@ const api = (ctx: ProviderContext) => rest(ctx, 'Name.com', { authorization: `Ba
 export const namecom = recordsProvider<string, NcRecord>(
   { name: 'namecom', base: 'https://api.name.com/v4' },
   {
-    async zone(ctx, d) {
-      if (!(await api(ctx).find('GET', `/domains/${d.root}`))) throw zoneNotFound('Name.com', d.root);
-      return d.root;
-    },
+    zone: (ctx, d) => api(ctx).zone(`/domains/${d.root}`, d.root),
     async list(ctx, zone, ref) {
       const { records } = await api(ctx).call<{ records?: NcRecord[] }>('GET', `/domains/${zone}/records?perPage=1000`);
       return (records ?? []).filter((r) => r.fqdn === `${ref.domain.full}.` && r.type === ref.type);

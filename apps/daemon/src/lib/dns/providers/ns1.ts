@@ -1,7 +1,7 @@
 /** NS1 API v1 (`X-NSONE-Key`): one record per zone, full name and type, its answers the values; created with PUT, changed with POST. */
 import { rrsetProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNotFound, type ProviderContext, type RecordRef } from './types.js';
+import type { ProviderContext, RecordRef } from './types.js';
 
 const api = (ctx: ProviderContext) => rest(ctx, 'NS1', { 'X-NSONE-Key': ctx.creds.secret });
 const setPath = (ref: RecordRef) => `/zones/${ref.domain.root}/${ref.domain.full}/${ref.type}`;
@@ -9,10 +9,7 @@ const setPath = (ref: RecordRef) => `/zones/${ref.domain.root}/${ref.domain.full
 export const ns1 = rrsetProvider<string>(
   { name: 'ns1', base: 'https://api.nsone.net/v1' },
   {
-    async zone(ctx, d) {
-      if (!(await api(ctx).find('GET', `/zones/${d.root}`))) throw zoneNotFound('NS1', d.root);
-      return d.root;
-    },
+    zone: (ctx, d) => api(ctx).zone(`/zones/${d.root}`, d.root),
     async get(ctx, _zone, ref) {
       const rec = await api(ctx).find<{ ttl: number; answers: Array<{ answer: unknown[] }> }>('GET', setPath(ref));
       return rec && { values: rec.answers.map((a) => String(a.answer[0])), ttl: rec.ttl };

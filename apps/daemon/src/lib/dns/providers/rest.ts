@@ -4,7 +4,7 @@
  */
 import { excerpt, type HttpResponse } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
-import { httpError, type ProviderContext } from './types.js';
+import { httpError, zoneNotFound, type ProviderContext } from './types.js';
 
 /** The provider's own words in an error answer: its message (and code) where the JSON has one, else the start of the text. */
 export function errorDetail(res: HttpResponse): string {
@@ -28,6 +28,8 @@ export interface Rest {
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** The same, null when the answer is 404. */
   find<T>(method: string, path: string): Promise<T | null>;
+  /** `root` when GET of its path answers, `dnsZoneNotFound` on 404. */
+  zone(path: string, root: string): Promise<string>;
 }
 
 export function rest(ctx: ProviderContext, provider: string, headers: Record<string, string>): Rest {
@@ -47,11 +49,16 @@ export function rest(ctx: ProviderContext, provider: string, headers: Record<str
       throw new MsgError({ key: 'httpNotJson', vars: { status: res.status, detail: excerpt(res, 200) } });
     }
   };
+  const find = async <T>(method: string, path: string): Promise<T | null> => {
+    const res = await send(method, path);
+    return res.status === 404 ? null : read<T>(res);
+  };
   return {
     call: async (method, path, body) => read(await send(method, path, body)),
-    find: async (method, path) => {
-      const res = await send(method, path);
-      return res.status === 404 ? null : read(res);
+    find,
+    zone: async (path, root) => {
+      if ((await find('GET', path)) === null) throw zoneNotFound(provider, root);
+      return root;
     },
   };
 }

@@ -91,6 +91,13 @@ export function zoneNotFound(provider: string, zone: string): MsgError {
   return new MsgError({ key: 'dnsZoneNotFound', vars: { provider, zone } });
 }
 
+/** The zone of the account's list named `root`; `dnsZoneNotFound` when there is none. */
+export function zoneNamed<T>(zones: readonly T[] | undefined, nameOf: (z: T) => string, provider: string, root: string): T {
+  const zone = zones?.find((z) => nameOf(z) === root);
+  if (!zone) throw zoneNotFound(provider, root);
+  return zone;
+}
+
 /** `www` of `www.example.com`, '' at the zone apex (APIs that name the apex by an empty name). */
 export const relativeName = (d: DomainName): string => (d.sub === '@' ? '' : d.sub);
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { signV4, VOLCENGINE_V4 } from '../../http/sign/sigv4.js';
 import { recordsProvider } from './generic.js';
 import { errorDetail } from './rest.js';
-import { httpError, providerError, zoneNotFound, type ProviderContext } from './types.js';
+import { httpError, providerError, zoneNamed, type ProviderContext } from './types.js';
 
 interface VolcAnswer<T> {
   ResponseMetadata: { Error?: { Code: string; Message: string } };
@@ -60,9 +60,7 @@ export const volcengine = recordsProvider<number, VolcRecord>(
   {
     async zone(ctx, d) {
       const { Zones } = await call<{ Zones?: Array<{ ZID: number; ZoneName: string }> }>(ctx, 'ListZones', { Key: d.root });
-      const zone = (Zones ?? []).find((z) => z.ZoneName === d.root);
-      if (!zone) throw zoneNotFound('Volcengine', d.root);
-      return zone.ZID;
+      return zoneNamed(Zones, (z) => z.ZoneName, 'Volcengine', d.root).ZID;
     },
     async list(ctx, zone, ref) {
       const { Records } = await call<{ Records?: VolcRecord[] }>(ctx, 'ListRecords', { ZID: zone, Host: ref.domain.sub, Type: ref.type, SearchMode: 'exact', PageSize: 500 });
