@@ -5,66 +5,105 @@
 import { z } from 'zod';
 import { ok } from './envelope.js';
 import { checkHeaders, checkProxy, checkWebhook, NO_PROXY, ZHttpMethod, ZHttpProxy, ZLines, ZSuccessCheck, ZWebhook, type HttpProxy } from './http.js';
-import { msgKey } from './i18n.js';
+import { MESSAGES, msgKey, type Lang, type MessageKey } from './i18n.js';
 import { isIP, parseHostPort } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey, ZRuleParams } from './rules.js';
 import { SECRET_MASK, secret } from './secrets.js';
+import {
+  DNS_CRED_KEYS,
+  DNS_PROVIDER_TABLE,
+  DNS_REGION_LABEL,
+  DNS_REGIONS,
+  isSecretField,
+  TSIG_ALGORITHMS,
+  type DnsCredField,
+  type DnsCredKey,
+  type DnsProviderDescription,
+} from './dnsproviders/index.js';
 
-/** Providers, each with its own file in the daemon. */
-export const DDNS_PROVIDERS = [
-  'cloudflare',
-  'alidns',
-  'dnspod',
-  'huaweicloud',
-  'baiducloud',
-  'porkbun',
-  'godaddy',
-  'namesilo',
-  'namecheap',
-  'dynv6',
-  'duckdns',
-  'desec',
-  'vercel',
-  'callback',
-  'rfc2136',
-] as const;
+/** Providers: one description each in dnsproviders/, one client each in the daemon. */
+export const DDNS_PROVIDERS = Object.keys(DNS_PROVIDER_TABLE) as [keyof typeof DNS_PROVIDER_TABLE, ...Array<keyof typeof DNS_PROVIDER_TABLE>];
 export const ZDdnsProviderName = z.enum(DDNS_PROVIDERS);
 export type DdnsProviderName = z.infer<typeof ZDdnsProviderName>;
 
-/** What each provider's credential fields mean, which are required, its minimum TTL and IPv6 support. */
-export interface DdnsProviderInfo {
-  /** Label of `id`, or null when the provider has no id field. */
-  id: string | null;
-  /** Label of `secret`, or null when the provider has no secret. */
-  secret: string | null;
-  /** Label of `server` (RFC 2136 only). */
-  server?: string;
-  /** `id` may stay empty (an optional account/team id). */
-  idOptional?: boolean;
-  minTtl: number;
-  defaultTtl: number;
-  ipv6: boolean;
-  /** Sets and removes TXT records (ACME DNS-01). */
-  txt?: boolean;
+/** A provider's description: credential fields, TTL limits, record types, group, documentation. */
+export type DdnsProviderInfo = DnsProviderDescription;
+export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = DNS_PROVIDER_TABLE;
+
+/** A provider as the `providers` route lists it: its description with the texts in the caller's language. */
+export const ZDdnsProviderListing = z.object({
+  name: ZDdnsProviderName,
+  label: z.string(),
+  region: z.enum(DNS_REGIONS),
+  regionLabel: z.string(),
+  docs: z.string(),
+  fields: z.array(
+    z.object({
+      key: z.enum(DNS_CRED_KEYS),
+      label: z.string(),
+      secret: z.boolean(),
+      optional: z.boolean(),
+      format: z.enum(['hostport', 'url', 'base64']).optional(),
+      options: z.array(z.string()).optional(),
+      hint: z.string().optional(),
+      placeholder: z.string().optional(),
+    }),
+  ),
+  minTtl: z.number(),
+  defaultTtl: z.number(),
+  records: z.array(z.enum(['A', 'AAAA', 'TXT'])),
+  read: z.boolean(),
+  delete: z.boolean(),
+  ipv6: z.boolean(),
+  txt: z.boolean(),
+  /** The labels of `id`, `secret` and `server` (null or absent where the provider has none), as before `fields`. */
+  id: z.string().nullable(),
+  secret: z.string().nullable(),
+  server: z.string().optional(),
+  idOptional: z.boolean().optional(),
+});
+export type DdnsProviderListing = z.infer<typeof ZDdnsProviderListing>;
+
+/** The listing of a provider in a language (the daemon's `providers` route; the console before it answered). */
+export function ddnsProviderListing(name: DdnsProviderName, lang: Lang): DdnsProviderListing {
+  const d = DDNS_PROVIDER_INFO[name];
+  const text = (key: MessageKey) => MESSAGES[lang][key];
+  const labelOf = (key: DnsCredKey) => {
+    const f = d.fields.find((x) => x.key === key);
+    return f ? text(f.label) : null;
+  };
+  const server = labelOf('server');
+  const idField = d.fields.find((x) => x.key === 'id');
+  return {
+    name,
+    label: text(d.label),
+    region: d.region,
+    regionLabel: text(DNS_REGION_LABEL[d.region]),
+    docs: d.docs,
+    fields: d.fields.map((f) => ({
+      key: f.key,
+      label: text(f.label),
+      secret: isSecretField(f),
+      optional: f.optional ?? false,
+      ...(f.format ? { format: f.format } : {}),
+      ...(f.options ? { options: [...f.options] } : {}),
+      ...(f.hint ? { hint: text(f.hint) } : {}),
+      ...(f.placeholder ? { placeholder: f.placeholder } : {}),
+    })),
+    minTtl: d.minTtl,
+    defaultTtl: d.defaultTtl,
+    records: [...d.records],
+    read: d.read,
+    delete: d.delete,
+    ipv6: d.ipv6,
+    txt: d.txt,
+    id: labelOf('id'),
+    secret: labelOf('secret'),
+    ...(server ? { server } : {}),
+    ...(idField?.optional ? { idOptional: true } : {}),
+  };
 }
-export const DDNS_PROVIDER_INFO: Record<DdnsProviderName, DdnsProviderInfo> = {
-  cloudflare: { id: null, secret: 'API token', minTtl: 1, defaultTtl: 1, ipv6: true, txt: true },
-  alidns: { id: 'AccessKey ID', secret: 'AccessKey Secret', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
-  dnspod: { id: 'SecretId', secret: 'SecretKey', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
-  huaweicloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 1, defaultTtl: 300, ipv6: true, txt: true },
-  baiducloud: { id: 'Access Key ID', secret: 'Secret Access Key', minTtl: 300, defaultTtl: 300, ipv6: true, txt: true },
-  porkbun: { id: 'API key', secret: 'Secret API key', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
-  godaddy: { id: 'Key', secret: 'Secret', minTtl: 600, defaultTtl: 600, ipv6: true, txt: true },
-  namesilo: { id: null, secret: 'API key', minTtl: 3600, defaultTtl: 3600, ipv6: true, txt: true },
-  namecheap: { id: null, secret: 'Dynamic DNS password', minTtl: 60, defaultTtl: 60, ipv6: false },
-  dynv6: { id: null, secret: 'HTTP token', minTtl: 60, defaultTtl: 60, ipv6: true },
-  duckdns: { id: null, secret: 'Token', minTtl: 60, defaultTtl: 60, ipv6: true, txt: true },
-  desec: { id: null, secret: 'Token', minTtl: 3600, defaultTtl: 3600, ipv6: true, txt: true },
-  vercel: { id: 'Team ID', secret: 'Token', idOptional: true, minTtl: 60, defaultTtl: 60, ipv6: true, txt: true },
-  callback: { id: null, secret: null, minTtl: 1, defaultTtl: 600, ipv6: true },
-  rfc2136: { id: 'TSIG key name', secret: 'TSIG secret (base64)', server: 'Server (host:port)', minTtl: 1, defaultTtl: 300, ipv6: true, txt: true },
-};
 
 function validRegex(s: string): boolean {
   if (s === '' || /^@\d+$/.test(s)) return true;
@@ -118,14 +157,35 @@ export const ZDdnsCallback = z.object({
 });
 export type DdnsCallback = z.infer<typeof ZDdnsCallback>;
 
+/**
+ * A provider account: which fields a provider uses, and what they mean, its description says
+ * (dnsproviders/). `secret` and `secret2` are the secret ones.
+ */
 export const ZDdnsCredentials = z.object({
   id: z.string().trim().max(512).default(''),
   secret: secret(z.string().max(4096)).default(''),
-  /** RFC 2136: the server to update, host:port. */
-  server: z.string().trim().max(256).default(''),
+  /** An address: RFC 2136's server (host:port), an update URL, an API endpoint. */
+  server: z.string().trim().max(512).default(''),
   /** RFC 2136: TSIG algorithm. */
-  algorithm: z.enum(['hmac-sha256', 'hmac-sha512', 'hmac-sha1']).default('hmac-sha256'),
+  algorithm: z.enum(TSIG_ALGORITHMS).default('hmac-sha256'),
+  id2: z.string().trim().max(512).default(''),
+  id3: z.string().trim().max(512).default(''),
+  secret2: secret(z.string().max(4096)).default(''),
 });
+export const EMPTY_DDNS_CREDENTIALS: DdnsCredentials = { id: '', secret: '', server: '', algorithm: 'hmac-sha256', id2: '', id3: '', secret2: '' };
+
+/** A credential's value against its field: empty where required, or not in its format. */
+export function credentialProblem(f: DnsCredField, value: string): MessageKey | null {
+  if (value === '') return f.optional ? null : 'cannotBeEmpty';
+  // The console checks a form that shows a stored secret as the mask with this same schema; the
+  // daemon never sees the mask here (restoreSecrets puts the stored value back first).
+  if (value === SECRET_MASK) return null;
+  if (f.options && !f.options.includes(value)) return 'ddnsInvalidChoice';
+  if (f.format === 'hostport' && !parseHostPort(value, 53)) return 'invalidIp';
+  if (f.format === 'url' && !/^https?:\/\/\S+$/i.test(value)) return 'invalidUrl';
+  if (f.format === 'base64' && !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return 'ddnsInvalidBase64';
+  return null;
+}
 export type DdnsCredentials = z.infer<typeof ZDdnsCredentials>;
 
 /** The task's fields; `ZDdnsTask` adds the checks between fields. */
@@ -135,7 +195,7 @@ export const ZDdnsTaskBase = z.object({
     mode: z.enum(['easy', 'customized']).default('easy'),
     recordType: z.enum(['A', 'AAAA', 'both']).default('A'),
     provider: ZDdnsProviderName,
-    credentials: ZDdnsCredentials.default({ id: '', secret: '', server: '', algorithm: 'hmac-sha256' }),
+    credentials: ZDdnsCredentials.default(EMPTY_DDNS_CREDENTIALS),
     /** One a line: `www.example.com`, `www:example.com` (forced split), `example.com?proxied=true`. */
     domains: ZLines.default([]),
     ipv4: ZDdnsIpSource.default(ZDdnsIpSource.parse({})),
@@ -169,20 +229,9 @@ export const ZDdnsTask = ZDdnsTaskBase.superRefine((t, ctx) => {
       }
     });
     const info = DDNS_PROVIDER_INFO[t.provider];
-    if (info.id && !info.idOptional && t.credentials.id === '') empty(['credentials', 'id']);
-    if (info.secret && t.credentials.secret === '') empty(['credentials', 'secret']);
-    if (info.server) {
-      if (t.credentials.server === '') empty(['credentials', 'server']);
-      else if (!parseHostPort(t.credentials.server, 53)) {
-        ctx.addIssue({ code: 'custom', path: ['credentials', 'server'], message: msgKey('invalidIp') });
-      }
-    }
-    // The console checks a form that shows a stored secret as the mask with this same schema; the
-    // daemon never sees the mask here (restoreSecrets puts the stored value back first).
-    if (t.provider === 'rfc2136' && t.credentials.secret !== '' && t.credentials.secret !== SECRET_MASK) {
-      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(t.credentials.secret)) {
-        ctx.addIssue({ code: 'custom', path: ['credentials', 'secret'], message: msgKey('ddnsInvalidBase64') });
-      }
+    for (const f of info.fields) {
+      const problem = credentialProblem(f, t.credentials[f.key]);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['credentials', f.key], message: msgKey(problem) });
     }
     if (!info.ipv6 && t.recordType !== 'A') {
       ctx.addIssue({ code: 'custom', path: ['recordType'], message: msgKey('ddnsNoIpv6') });
@@ -352,21 +401,10 @@ export const ddnsContract = moduleContract('ddns', { input: ZDdnsTask, view: ZDd
   providers: route({
     method: 'GET',
     path: '/api/ddns/providers',
-    summary: 'Providers with their credential fields and limits; webhook and callback presets',
+    summary: 'Providers, grouped by region, with their credential fields (labels in the caller\'s language, which are secret), limits, record types and documentation; webhook and callback presets',
     module: 'ddns',
     response: ok({
-      providers: z.array(
-        z.object({
-          name: ZDdnsProviderName,
-          id: z.string().nullable(),
-          secret: z.string().nullable(),
-          server: z.string().optional(),
-          idOptional: z.boolean().optional(),
-          minTtl: z.number(),
-          defaultTtl: z.number(),
-          ipv6: z.boolean(),
-        }),
-      ),
+      providers: z.array(ZDdnsProviderListing),
       webhookPresets: z.record(z.string(), ZDdnsWebhook.partial()),
       callbackPresets: z.record(z.string(), ZDdnsCallback.partial()),
     }),

@@ -11,6 +11,7 @@ export * from './wol.js';
 export * from './acme.js';
 export * from './portforward.js';
 export * from './ddns.js';
+export * from './dnsproviders/index.js';
 export * from './web.js';
 export * from './stun.js';
 export * from './storage.js';

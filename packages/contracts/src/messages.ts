@@ -9,6 +9,7 @@ import { coreMessages } from './messages/core.js';
 import { cronMessages } from './messages/cron.js';
 import { ddnsMessages } from './messages/ddns.js';
 import { dnsMessages } from './messages/dns.js';
+import { dnsProviderMessages } from './messages/dnsproviders.js';
 import { ftpserverMessages } from './messages/ftpserver.js';
 import { filebrowserMessages } from './messages/filebrowser.js';
 import { httpMessages } from './messages/http.js';
@@ -35,7 +36,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages, acmeMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, dnsProviderMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages, acmeMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderMsg, ZWebhook, type DdnsSyncState, type Webhook } from '@lucky/contracts';
+import { DDNS_PROVIDERS, renderMsg, ZWebhook, type DdnsSyncState, type Webhook } from '@lucky/contracts';
 import { fakeCloudflare, fakeIpServer, receiver, waitFor, type FakeIpServer, type FakeProvider, type Receiver } from '../lib/dns/testing/fakes.js';
 import { startTestDaemon, type TestDaemon } from '../test/harness.js';
 
@@ -116,8 +116,8 @@ describe('services through the module host', () => {
       try {
         const dns = await host().service('dnsProviders');
         const list = dns.providers();
-        expect(list).toHaveLength(15);
-        expect(list.find((p) => p.name === 'cloudflare')).toMatchObject({ secret: 'API token', records: ['A', 'AAAA', 'TXT'] });
+        expect(list.map((p) => p.name)).toEqual(DDNS_PROVIDERS);
+        expect(list.find((p) => p.name === 'cloudflare')).toMatchObject({ fields: [{ key: 'secret', label: 'dnsCredApiToken' }], records: ['A', 'AAAA', 'TXT'] });
         expect(list.find((p) => p.name === 'namecheap')!.records).toEqual(['A']);
 
         const client = dns.client('cloudflare', { secret: 'cf-service-token' }, { timeoutMs: 5000 });

@@ -169,7 +169,7 @@ describe('secrets in backups', () => {
     );
     expect(declared).toEqual({
       wol: ['secureOn'],
-      ddns: expect.arrayContaining(['credentials.secret', 'proxy.password', 'webhook.proxy.password']),
+      ddns: expect.arrayContaining(['credentials.secret', 'credentials.secret2', 'proxy.password', 'webhook.proxy.password']),
       web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
       portforward: ['tls.key'],
       stun: ['webhook.proxy.password'],

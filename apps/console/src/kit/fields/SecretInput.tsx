@@ -10,14 +10,15 @@ const selectMask = (e: React.FocusEvent<HTMLInputElement>) => {
 };
 
 /** A secret the daemon keeps: shown as its mask, sent back unchanged unless replaced. */
-export function SecretInput(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined; testId?: string }) {
+export function SecretInput(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined; testId?: string; hint?: string | undefined }) {
+  const kept = isMask(props.value) ? kitText('secretKept', { mask: SECRET_MASK }) : undefined;
   return (
     <PasswordInput
       label={props.label}
       value={props.value}
       onChange={(e) => props.onChange(e.currentTarget.value)}
       onFocus={selectMask}
-      description={isMask(props.value) ? kitText('secretKept', { mask: SECRET_MASK }) : undefined}
+      description={[props.hint, kept].filter(Boolean).join(' · ') || undefined}
       error={props.error}
       // PasswordInput marks its inner input data-invalid only; aria-invalid is what the forms look for
       // (scrollToProblem, tests), as on every other input.

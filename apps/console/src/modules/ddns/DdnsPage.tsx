@@ -9,6 +9,7 @@ import { FirstEntries, RuleNameCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
+import { providerLabel } from './form';
 import { ddnsText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { ddnsRules } from './ruleModule';
@@ -24,7 +25,7 @@ const columns: RuleColumn<Task>[] = [
     cell: (x) => (
       <RuleNameCell name={x.name} testId={ddnsRules.testIds.rowName}>
         <Text fz="xs" c="dimmed">
-          {ddnsText(`provider.${x.provider}`)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
+          {providerLabel(x.provider)} · {x.recordType === 'both' ? 'A + AAAA' : x.recordType}
         </Text>
         <FirstEntries entries={x.domains} text={ddnsText} />
       </RuleNameCell>

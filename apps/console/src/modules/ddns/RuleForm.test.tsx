@@ -1,5 +1,5 @@
 /** The task form in jsdom: easy mode hides the advanced fields, an empty domain list is refused without a call, a mask is sent back. */
-import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
+import { DDNS_PROVIDERS, ddnsProviderListing, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
@@ -10,7 +10,7 @@ import { ddnsRules } from './ruleModule';
 withDomShims();
 
 const sync = { status: 'waitingForSync' as const, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, message: '', records: [] };
-const providers = { ret: 0 as const, providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })), webhookPresets: {}, callbackPresets: {} };
+const providers = { ret: 0 as const, providers: DDNS_PROVIDERS.map((name) => ddnsProviderListing(name, 'zh_CN')), webhookPresets: {}, callbackPresets: {} };
 
 const renderForm = (saved: DdnsTask | null) => renderRuleForm(ddnsRules, RuleForm, saved && listed(saved, { sync }), (qc) => qc.setQueryData(ddnsProvidersQuery().queryKey, providers));
 
@@ -53,5 +53,51 @@ describe('the task form', () => {
     const body = JSON.parse(String(init?.body)) as DdnsTask;
     expect(body.credentials.secret).toBe(SECRET_MASK);
     expect(body.domains).toEqual(['www.example.com']);
+  });
+});
+
+describe('the provider part of the form follows the provider descriptions', () => {
+  it('lists the providers grouped by region', async () => {
+    renderForm(null);
+    fireEvent.click(await screen.findByTestId('ddns-provider'));
+    for (const group of ['中国大陆服务商', '国际服务商', '通用协议']) expect(await screen.findByText(group)).toBeTruthy();
+    expect(screen.getByText('阿里云 DNS')).toBeTruthy();
+    expect(screen.getByText('RFC 2136 (TSIG)')).toBeTruthy();
+  });
+
+  it("shows the provider's own credential fields, secrets as password inputs, and its documentation", async () => {
+    renderForm(ZDdnsTask.parse({ name: 'ns', provider: 'rfc2136', domains: ['example.com'], credentials: { id: 'k', secret: SECRET_MASK, server: '192.0.2.53' } }) as DdnsTask);
+    const secret = (await screen.findByTestId('ddns-cred-secret')) as HTMLInputElement;
+    expect(secret.type).toBe('password');
+    expect(secret.value).toBe(SECRET_MASK);
+    expect((screen.getByTestId('ddns-cred-id') as HTMLInputElement).value).toBe('k');
+    expect((screen.getByTestId('ddns-cred-server') as HTMLInputElement).value).toBe('192.0.2.53');
+    expect(screen.getByTestId('ddns-cred-algorithm')).toBeTruthy();
+    expect(screen.getByText('TSIG 密钥名')).toBeTruthy();
+    expect(screen.getByTestId('ddns-provider-docs').getAttribute('href')).toBe('https://www.rfc-editor.org/rfc/rfc2136');
+    expect(screen.queryByTestId('ddns-cred-secret2')).toBeNull();
+  });
+
+  it('OVHcloud: the endpoint as a choice, the application secret and the consumer key both masked', async () => {
+    renderForm(ZDdnsTask.parse({ name: 'ovh', provider: 'ovh', domains: ['example.com'], credentials: { server: 'ovh-eu', id: 'ak', secret: SECRET_MASK, secret2: SECRET_MASK } }) as DdnsTask);
+    const consumer = (await screen.findByTestId('ddns-cred-secret2')) as HTMLInputElement;
+    expect(consumer.type).toBe('password');
+    expect(consumer.value).toBe(SECRET_MASK);
+    expect((screen.getByTestId('ddns-cred-secret') as HTMLInputElement).type).toBe('password');
+    expect((screen.getByTestId('ddns-cred-server') as HTMLInputElement).value).toBe('ovh-eu');
+    expect(screen.getByText('Consumer Key')).toBeTruthy();
+    expect(screen.getByText(/^Consumer Key 需授权 GET\/POST\/PUT\/DELETE \/domain\/zone\/\* · /)).toBeTruthy();
+  });
+
+  it('Azure DNS: tenant, subscription, application id and secret; an empty tenant is refused before any call', async () => {
+    const fetchSpy = renderForm(null);
+    fireEvent.change(await screen.findByTestId('ddns-name'), { target: { value: 'az' } });
+    fireEvent.click(screen.getByTestId('ddns-provider'));
+    fireEvent.click(await screen.findByText('Azure DNS'));
+    for (const key of ['id2', 'id3', 'id', 'secret']) expect(await screen.findByTestId(`ddns-cred-${key}`)).toBeTruthy();
+    fireEvent.change(screen.getByTestId('ddns-domains'), { target: { value: 'home.example.com' } });
+    fireEvent.click(screen.getByTestId('ddns-save'));
+    expect((await screen.findByTestId('ddns-form-error-message')).textContent).toBe('租户 ID不能为空');
+    expect(fetchSpy).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,6 @@
 /** Add/edit a DDNS task: easy mode (the common fields) or customized mode (every field of ZDdnsTask). */
-import { Fieldset, Group, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
-import { CALLBACK_PRESETS, DDNS_PROVIDER_INFO, DDNS_PROVIDERS, type DdnsProviderName, type ddnsRoutes } from '@lucky/contracts';
+import { Anchor, Fieldset, Group, Select, Stack, Switch, Text } from '@mantine/core';
+import { CALLBACK_PRESETS, DDNS_PROVIDERS, ddnsProviderListing, type DdnsProviderName, type ddnsRoutes } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { bindFields } from '../../kit/form/bindFields';
@@ -11,11 +11,12 @@ import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { HINT_BELOW } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
-import { SecretInput } from '../../kit/fields/SecretInput';
 import { ProxyEditor } from '../../kit/webhook/ProxyEditor';
 import { RequestFields } from '../../kit/webhook/RequestFields';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
-import { checkTask, credLabel, emptyForm, families, formToTask, hiddenInEasyMode, switchProvider, taskToForm, type TaskForm } from './form';
+import { lang } from '../../i18n';
+import { CredentialFields } from './CredentialFields';
+import { checkTask, emptyForm, families, formToTask, hiddenInEasyMode, providerOptions, switchProvider, taskToForm, type TaskForm } from './form';
 import { ddnsText } from './i18n';
 import { ddnsProvidersQuery } from './queries';
 import { ddnsRules } from './ruleModule';
@@ -40,10 +41,11 @@ export function RuleForm(props: RuleFormProps<typeof ddnsRoutes>) {
   const { form, err, edit } = f;
   const b = bindFields(form, f.set, err);
   const providers = useQuery(ddnsProvidersQuery());
-  const info = providers.data?.providers.find((p) => p.name === form.provider) ?? { name: form.provider, ...DDNS_PROVIDER_INFO[form.provider] };
+  // The daemon's list (labels in the reader's language); the contracts' own until it answers.
+  const listings = providers.data?.providers ?? DDNS_PROVIDERS.map((name) => ddnsProviderListing(name, lang));
+  const info = listings.find((p) => p.name === form.provider) ?? ddnsProviderListing(form.provider, lang);
   const customized = form.mode === 'customized';
-  const cred = bindFields(form.credentials, (c) => f.set({ credentials: { ...form.credentials, ...c } }), err, 'credentials.');
-  const providerHint = ddnsText('providerHint', { ttl: info.minTtl });
+  const providerHint = [ddnsText('providerHint', { ttl: info.minTtl }), ...(info.ipv6 ? [] : [ddnsText('providerNoIpv6')]), ...(info.txt ? [] : [ddnsText('providerNoTxt')])].join(' · ');
 
   return (
     <FormFrame {...f.frame} problemNote={switchedMode ? ddnsText('err.hiddenField') : undefined}>
@@ -89,33 +91,20 @@ export function RuleForm(props: RuleFormProps<typeof ddnsRoutes>) {
         <Stack gap="xs">
           <Select
             label={ddnsText('provider')}
-            description={info.ipv6 ? providerHint : `${providerHint} · ${ddnsText('providerNoIpv6')}`}
-            data={(providers.data?.providers.map((p) => p.name) ?? [...DDNS_PROVIDERS]).map((name) => ({ value: name, label: ddnsText(`provider.${name}`) }))}
+            description={providerHint}
+            data={providerOptions(listings)}
             value={form.provider}
             allowDeselect={false}
             searchable
+            maxDropdownHeight={360}
             onChange={(v) => v && f.setForm((old) => switchProvider(old, v as DdnsProviderName, saved))}
             data-testid="ddns-provider"
           />
-          {(info.id || info.secret) && (
-            <Group grow align="flex-start">
-              {info.id && <TextInput label={credLabel(info.id, ddnsText)} {...cred.text('id')} autoComplete="off" data-testid="ddns-cred-id" />}
-              {info.secret && (
-                <SecretInput
-                  label={credLabel(info.secret, ddnsText)}
-                  value={form.credentials.secret}
-                  onChange={(secret) => f.set({ credentials: { ...form.credentials, secret } })}
-                  error={err('credentials.secret')}
-                  testId="ddns-cred-secret"
-                />
-              )}
-            </Group>
-          )}
-          {info.server && (
-            <Group grow align="flex-start">
-              <TextInput label={credLabel(info.server, ddnsText)} {...cred.text('server')} data-testid="ddns-cred-server" />
-              <Select label={ddnsText('algorithm')} data={['hmac-sha256', 'hmac-sha512', 'hmac-sha1']} allowDeselect={false} {...cred.choice('algorithm')} />
-            </Group>
+          <CredentialFields fields={info.fields} value={form.credentials} onChange={(credentials) => f.set({ credentials })} errorAt={err} />
+          {info.docs && (
+            <Anchor href={info.docs} target="_blank" rel="noreferrer" fz="xs" data-testid="ddns-provider-docs">
+              {ddnsText('providerDocs')}
+            </Anchor>
           )}
           {form.provider === 'callback' && (
             <RequestFields

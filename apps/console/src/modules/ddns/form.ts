@@ -5,12 +5,16 @@
 import {
   DDNS_INTERVAL_PRESETS,
   DDNS_PROVIDER_INFO,
+  DNS_REGIONS,
+  EMPTY_DDNS_CREDENTIALS,
+  MESSAGES,
   ZDdnsConfigure,
   ZDdnsTask,
   type DdnsCallback,
   type DdnsConfigure,
   type DdnsCredentials,
   type DdnsIpSource,
+  type DdnsProviderListing,
   type DdnsProviderName,
   type DdnsProxy,
   type DdnsSyncStatus,
@@ -24,7 +28,6 @@ import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
 import { applyPreset, isMask, webhookToBody, webhookToForm as webhookToFormOf, type WebhookFormOf } from '../../kit/webhook/request';
 import { ddnsTextIn, type DdnsText, type DdnsTextId } from './i18n';
-import { zh_CN } from './i18n.zh_CN';
 
 export interface SourceForm {
   type: DdnsIpSource['type'];
@@ -124,7 +127,7 @@ export function formToTask(f: TaskForm): DdnsTask {
     mode: f.mode,
     recordType: f.recordType,
     provider: f.provider,
-    credentials: { ...f.credentials, id: f.credentials.id.trim(), server: f.credentials.server.trim() },
+    credentials: { ...f.credentials, id: f.credentials.id.trim(), id2: f.credentials.id2.trim(), id3: f.credentials.id3.trim(), server: f.credentials.server.trim() },
     domains: lines(f.domains),
     ipv4: sourceToTask(f.ipv4),
     ipv6: sourceToTask(f.ipv6),
@@ -153,7 +156,7 @@ export { applyPreset, isMask };
  */
 export function switchProvider(f: TaskForm, next: DdnsProviderName, saved: DdnsTask | null): TaskForm {
   const credentials: DdnsCredentials =
-    saved && saved.provider === next ? { ...saved.credentials } : { id: '', secret: '', server: '', algorithm: f.credentials.algorithm };
+    saved && saved.provider === next ? { ...saved.credentials } : { ...EMPTY_DDNS_CREDENTIALS, algorithm: f.credentials.algorithm };
   const recordType = DDNS_PROVIDER_INFO[next].ipv6 ? f.recordType : 'A';
   return { ...f, provider: next, credentials, recordType };
 }
@@ -248,27 +251,31 @@ const FIELD_LABELS: Record<string, DdnsTextId> = {
   concurrency: 'field.concurrency',
 };
 
-/** A provider's credential label in the page's language when the screen knows it, else as the daemon gives it. */
-export function credLabel(raw: string, text: DdnsText): string {
-  const id = `cred.${raw}`;
-  return id in zh_CN ? text(id as DdnsTextId) : raw;
-}
-
 /**
  * The label of a field for messages. Credentials use the provider's own label (spec: "each provider's
- * credentials cannot be empty"), translated when the screen knows it.
+ * credentials cannot be empty"), from its description.
  */
-export function fieldLabel(path: readonly PropertyKey[], provider: DdnsProviderName, text: DdnsText): string {
+export function fieldLabel(path: readonly PropertyKey[], provider: DdnsProviderName, text: DdnsText, inLang: Lang = lang): string {
   const names = path.filter((p): p is string => typeof p === 'string');
   // The global settings' webhook is checked on its own: its paths start at the webhook.
   const key = names.join('.');
   if (names[0] === 'credentials') {
-    const info = DDNS_PROVIDER_INFO[provider];
-    const raw = names[1] === 'id' ? info.id : names[1] === 'secret' ? info.secret : names[1] === 'server' ? info.server : null;
-    if (raw) return credLabel(raw, text);
+    const field = DDNS_PROVIDER_INFO[provider].fields.find((f) => f.key === names[1]);
+    if (field) return MESSAGES[inLang][field.label];
   }
   const id = FIELD_LABELS[key] ?? FIELD_LABELS[`webhook.${key}`];
   return id ? text(id) : key;
+}
+
+/** A provider's name in the page's language. */
+export const providerLabel = (name: DdnsProviderName, inLang: Lang = lang): string => MESSAGES[inLang][DDNS_PROVIDER_INFO[name].label];
+
+/** The provider select's options: one group per region (mainland China, international, protocols), in the table's order. */
+export function providerOptions(providers: readonly DdnsProviderListing[]): Array<{ group: string; items: Array<{ value: string; label: string }> }> {
+  return DNS_REGIONS.map((region) => {
+    const inRegion = providers.filter((p) => p.region === region);
+    return { group: inRegion[0]?.regionLabel ?? '', items: inRegion.map((p) => ({ value: p.name, label: p.label })) };
+  }).filter((g) => g.items.length > 0);
 }
 
 /** Messages name the field (spec section 5); range messages name it themselves. */
@@ -277,7 +284,7 @@ function wording(provider: DdnsProviderName, inLang: Lang): ProblemWording {
   return {
     lang: inLang,
     text,
-    label: (path) => fieldLabel(path, provider, text),
+    label: (path) => fieldLabel(path, provider, text, inLang),
     own: (issue, at) => (/Range$/.test(issue.message) ? at.detail : undefined),
   };
 }

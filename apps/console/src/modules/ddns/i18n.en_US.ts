@@ -1,6 +1,5 @@
 /** Dynamic DNS texts: English, the same keys as i18n.zh_CN.ts. */
 import type { DdnsTextId } from './i18n';
-import { PROVIDER_BRANDS } from './i18n.zh_CN';
 
 export const en_US: Record<DdnsTextId, string> = {
   title: 'Dynamic DNS',
@@ -43,27 +42,10 @@ export const en_US: Record<DdnsTextId, string> = {
   provider: 'DNS provider',
   providerHint: 'Minimum TTL {ttl} s',
   providerNoIpv6: 'This provider does not support IPv6',
+  providerDocs: 'API documentation',
+  providerNoTxt: 'Cannot set TXT records (no DNS-01 for certificates)',
   domains: 'Domains',
   domainsHint: 'One a line, e.g. www.example.com; www:example.com forces the split between host and root domain; a suffix like ?proxied=true is a provider parameter.',
-  algorithm: 'TSIG algorithm',
-  'cred.API token': 'API token',
-  'cred.API key': 'API key',
-  'cred.Secret API key': 'Secret API key',
-  'cred.Key': 'Key',
-  'cred.Secret': 'Secret',
-  'cred.Token': 'Token',
-  'cred.HTTP token': 'HTTP token',
-  'cred.Team ID': 'Team ID (optional)',
-  'cred.Dynamic DNS password': 'Dynamic DNS password',
-  'cred.TSIG key name': 'TSIG key name',
-  'cred.TSIG secret (base64)': 'TSIG secret (base64)',
-  'cred.Server (host:port)': 'DNS server (host:port)',
-  ...PROVIDER_BRANDS,
-  'provider.alidns': 'Alibaba Cloud DNS',
-  'provider.dnspod': 'DNSPod / Tencent Cloud',
-  'provider.huaweicloud': 'Huawei Cloud',
-  'provider.baiducloud': 'Baidu AI Cloud',
-  'provider.callback': 'Custom callback',
   ipv4Source: 'IPv4 source',
   ipv6Source: 'IPv6 source',
   'source.url': 'Web interfaces',

@@ -1,18 +1,4 @@
 /** Dynamic DNS texts: 中文 (the default). */
-/** Providers whose names read the same in both languages, written once. */
-export const PROVIDER_BRANDS = {
-  'provider.cloudflare': 'Cloudflare',
-  'provider.porkbun': 'Porkbun',
-  'provider.godaddy': 'GoDaddy',
-  'provider.namesilo': 'NameSilo',
-  'provider.namecheap': 'Namecheap',
-  'provider.dynv6': 'Dynv6',
-  'provider.duckdns': 'DuckDNS',
-  'provider.desec': 'deSEC',
-  'provider.vercel': 'Vercel',
-  'provider.rfc2136': 'RFC 2136 (TSIG)',
-} as const;
-
 export const zh_CN = {
   title: '动态域名',
   add: '添加任务',
@@ -57,27 +43,10 @@ export const zh_CN = {
   provider: 'DNS 服务商',
   providerHint: '最小 TTL {ttl} 秒',
   providerNoIpv6: '此服务商不支持 IPv6',
+  providerDocs: '接口文档',
+  providerNoTxt: '不能设置 TXT 记录（证书的 DNS-01 验证不可用）',
   domains: '域名列表',
   domainsHint: '每行一个域名，例如 www.example.com；用 www:example.com 强制拆分主机记录和根域名；?proxied=true 这样的后缀是服务商参数。',
-  algorithm: 'TSIG 算法',
-  'cred.API token': 'API 令牌',
-  'cred.API key': 'API 密钥',
-  'cred.Secret API key': 'Secret API 密钥',
-  'cred.Key': 'Key',
-  'cred.Secret': 'Secret',
-  'cred.Token': '令牌 (Token)',
-  'cred.HTTP token': 'HTTP 令牌',
-  'cred.Team ID': '团队 ID（可选）',
-  'cred.Dynamic DNS password': '动态 DNS 密码',
-  'cred.TSIG key name': 'TSIG 密钥名',
-  'cred.TSIG secret (base64)': 'TSIG 密钥（Base64）',
-  'cred.Server (host:port)': 'DNS 服务器（主机:端口）',
-  ...PROVIDER_BRANDS,
-  'provider.alidns': '阿里云 DNS',
-  'provider.dnspod': 'DNSPod / 腾讯云',
-  'provider.huaweicloud': '华为云',
-  'provider.baiducloud': '百度智能云',
-  'provider.callback': '自定义回调 (Callback)',
   // IP sources
   ipv4Source: 'IPv4 获取方式',
   ipv6Source: 'IPv6 获取方式',

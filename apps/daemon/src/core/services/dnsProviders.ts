@@ -34,6 +34,8 @@ export interface DnsClient {
   readonly provider: DdnsProviderName;
   /** Makes the record hold the value; says whether it had to be written. Throws a MsgError (lib/msgerror). */
   set(record: DnsRecord): Promise<SetOutcome>;
+  /** The values of the name's records of the type (TXT: the texts); null where the provider cannot read them. */
+  list(record: Pick<DnsRecord, 'domain' | 'type'>): Promise<string[] | null>;
   /**
    * Deletes the name's records of the type — only those holding `value` when given and the provider
    * can tell them apart (lib/dns/providers/types.ts); false when the provider cannot delete (they stay).

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_MASK, type DdnsSyncState } from '@lucky/contracts';
+import { DDNS_PROVIDERS, SECRET_MASK, type DdnsProviderListing, type DdnsSyncState } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from '../../lib/dns/testing/fakes.js';
 
@@ -200,6 +200,11 @@ describe('ddns over the API', () => {
       [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'c2VjcmV0' } }, /credentials\.server.*cannot be empty/],
       [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'c2VjcmV0', server: '300.1.1.1:53:1' } }, /credentials\.server/],
       [{ ...good, provider: 'rfc2136', credentials: { id: 'k', secret: 'not base64!', server: '127.0.0.1' } }, /base64/],
+      [{ ...good, provider: 'azure', credentials: { id: 'app', secret: 's', id3: 'sub' } }, /credentials\.id2.*cannot be empty/],
+      [{ ...good, provider: 'ovh', credentials: { server: 'ovh-mars', id: 'ak', secret: 'as', secret2: 'ck' } }, /credentials\.server.*not one of the choices/],
+      [{ ...good, provider: 'ovh', credentials: { server: 'ovh-eu', id: 'ak', secret: 'as' } }, /credentials\.secret2.*cannot be empty/],
+      [{ ...good, provider: 'dyndns2', credentials: { server: 'members.dyndns.org/nic/update', id: 'u', secret: 'p' } }, /credentials\.server/],
+      [{ ...good, provider: 'he', credentials: {}, recordType: 'both' }, /credentials\.secret.*cannot be empty/],
       [{ ...good, forceSync: 59 }, /forced sync must be between 60 and 3600/],
       [{ ...good, forceSync: 3601 }, /forced sync must be between 60 and 3600/],
       [{ ...good, httpTimeout: 2 }, /HTTP client timeout must be between 3 and 60/],
@@ -301,10 +306,42 @@ describe('ddns over the API', () => {
     expect(JSON.stringify(logs)).not.toMatch(/very-secret-key|new-secret|proxy-pass/);
   });
 
+  it("a provider's second secret (OVH's consumer key) is masked and kept like the first", async () => {
+    const task = {
+      name: 'ovh mask',
+      enable: false,
+      provider: 'ovh',
+      credentials: { server: 'ovh-ca', id: 'ovh-app-key', secret: 'ovh-app-secret', secret2: 'ovh-consumer-key' },
+      domains: ['www.example.com'],
+    };
+    const { key } = await d.call<{ key: string }>('POST', '/api/ddns/rules', task);
+    const got = await d.call<{ rule: { credentials: Record<string, string> } }>('GET', `/api/ddns/rules/${key}`);
+    expect(got.rule.credentials).toMatchObject({ server: 'ovh-ca', id: 'ovh-app-key', secret: SECRET_MASK, secret2: SECRET_MASK });
+    expect(JSON.stringify(got)).not.toMatch(/ovh-app-secret|ovh-consumer-key/);
+    expect((await d.call('PUT', `/api/ddns/rules/${key}`, { ...task, credentials: got.rule.credentials })).ret).toBe(0);
+    const raw = d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'ddns' AND key = ?").get(key)!;
+    expect(JSON.parse(raw.data).credentials).toMatchObject({ secret: 'ovh-app-secret', secret2: 'ovh-consumer-key' });
+    expect((await d.call('DELETE', `/api/ddns/rules/${key}`)).ret).toBe(0);
+  });
+
   it('lists providers with their fields and presets; sync of an unknown task is "not found"', async () => {
-    const p = await d.call<{ providers: Array<{ name: string }>; webhookPresets: Record<string, unknown> }>('GET', '/api/ddns/providers');
-    expect(p.providers.map((x) => x.name)).toContain('rfc2136');
-    expect(p.providers).toHaveLength(15);
+    const p = await d.call<{ providers: DdnsProviderListing[]; webhookPresets: Record<string, unknown> }>('GET', '/api/ddns/providers');
+    expect(p.providers.map((x) => x.name)).toEqual(DDNS_PROVIDERS);
+    // The descriptions, with their texts in the caller's language.
+    expect(p.providers.find((x) => x.name === 'alidns')).toMatchObject({
+      label: '阿里云 DNS',
+      region: 'cn',
+      regionLabel: '中国大陆服务商',
+      fields: [
+        { key: 'id', label: 'AccessKey ID', secret: false, optional: false },
+        { key: 'secret', label: 'AccessKey Secret', secret: true, optional: false },
+      ],
+      records: ['A', 'AAAA', 'TXT'],
+      id: 'AccessKey ID',
+      secret: 'AccessKey Secret',
+    });
+    const en = await d.call<{ providers: DdnsProviderListing[] }>('GET', '/api/ddns/providers', undefined, { headers: { 'lucky-lang': 'en_US' } });
+    expect(en.providers.find((x) => x.name === 'rfc2136')).toMatchObject({ regionLabel: 'Protocols', server: 'DNS server (host:port)', fields: expect.arrayContaining([{ key: 'algorithm', label: 'TSIG algorithm', secret: false, optional: false, options: ['hmac-sha256', 'hmac-sha512', 'hmac-sha1'] }]) });
     expect(Object.keys(p.webhookPresets)).toEqual(expect.arrayContaining(['bark', 'serverchan', 'dingtalk', 'feishu', 'wecom', 'telegram']));
     expect((await d.call('POST', '/api/ddns/rules/nosuchkey/sync')).ret).toBe(3);
   });

@@ -4,12 +4,12 @@
  * own timeout, so one slow or failing provider never holds up the others. The HTTP clients (undici)
  * live here: this file is imported only when the first task starts or a provider is asked for.
  */
-import type { DdnsConfigure, DdnsCredentials, DdnsIpSource, DdnsProviderName, DdnsTask, HttpProxy, MsgValue } from '@lucky/contracts';
+import { EMPTY_DDNS_CREDENTIALS, type DdnsConfigure, type DdnsCredentials, type DdnsIpSource, type DdnsProviderName, type DdnsTask, type HttpProxy, type MsgValue } from '@lucky/contracts';
 import type { Engine, RuleContext, RuleHandle } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import type { DnsClient, DnsClientOptions, WebhooksService } from '../../core/services/index.js';
 import { parseDomain } from '../../lib/dns/domain.js';
-import { PROVIDERS, removeRecord, setRecord } from '../../lib/dns/providers/index.js';
+import { listRecords, providerContext, removeRecord, setRecord, type RecordType } from '../../lib/dns/providers/index.js';
 import { HttpClients } from '../../lib/http/clients.js';
 import { msgOf } from '../../lib/msgerror.js';
 import type { DdnsHistory } from './ddns.history.js';
@@ -177,20 +177,19 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
   /** A provider client on this engine's connections. */
   client(provider: DdnsProviderName, creds: Partial<DdnsCredentials>, o: DnsClientOptions = {}): DnsClient {
     const timeoutMs = o.timeoutMs ?? 20_000;
-    const full: DdnsCredentials = { id: '', secret: '', server: '', algorithm: 'hmac-sha256', ...creds };
+    const full: DdnsCredentials = { ...EMPTY_DDNS_CREDENTIALS, ...creds };
     const http = this.http.client({ timeoutMs, ...(o.proxy ? { proxy: o.proxy } : {}), skipVerify: o.skipVerify ?? false });
+    const ctx = () => providerContext(provider, { creds: full, http, timeoutMs, now: () => new Date(this.now()), endpoints: this.o.endpoints });
+    const ref = (record: { domain: string; type: RecordType; value?: string | undefined }) => ({
+      domain: parseDomain(record.domain),
+      type: record.type,
+      ...(record.value !== undefined ? { value: record.value } : {}),
+    });
     return {
       provider,
-      set: async (record) => {
-        const domain = parseDomain(record.domain);
-        const ttl = ttlFor(provider, record.ttl ?? 0);
-        const ctx = { creds: full, http, base: this.o.endpoints?.[provider] ?? PROVIDERS[provider].base, timeoutMs, now: () => new Date(this.now()) };
-        return setRecord(provider, ctx, { domain, type: record.type, value: record.value, ttl });
-      },
-      remove: async (record) => {
-        const ctx = { creds: full, http, base: this.o.endpoints?.[provider] ?? PROVIDERS[provider].base, timeoutMs, now: () => new Date(this.now()) };
-        return removeRecord(provider, ctx, { domain: parseDomain(record.domain), type: record.type, value: record.value });
-      },
+      set: async (record) => setRecord(provider, ctx(), { domain: parseDomain(record.domain), type: record.type, value: record.value, ttl: ttlFor(provider, record.ttl ?? 0) }),
+      list: async (record) => listRecords(provider, ctx(), ref(record)),
+      remove: async (record) => removeRecord(provider, ctx(), ref(record)),
     };
   }
 

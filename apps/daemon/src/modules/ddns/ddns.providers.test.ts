@@ -10,6 +10,7 @@ import {
   fakeBaidu,
   fakeCloudflare,
   fakeDesec,
+  fakeDigitalocean,
   fakeDnspod,
   fakeDuckdns,
   fakeDynv6,
@@ -18,6 +19,7 @@ import {
   fakeIpServer,
   fakeNamecheap,
   fakeNamesilo,
+  fakeNoip,
   fakeVercel,
   fakePorkbun,
   waitFor,
@@ -38,6 +40,8 @@ interface Case {
   ipv4Only?: boolean;
   /** Write-only providers write on a forced sync. */
   writeOnly?: boolean;
+  /** What a forced sync of unchanged addresses says, when not the usual (dyndns2's `nochg` is the provider saying equal). */
+  forced?: DdnsSyncStatus;
 }
 
 const CASES: Case[] = [
@@ -54,6 +58,8 @@ const CASES: Case[] = [
   { provider: 'vercel', start: fakeVercel, creds: { id: 'team_abc', secret: 'vercel-token' }, domain: 'home.example.com', failText: /HTTP 403/ },
   { provider: 'namecheap', start: fakeNamecheap, creds: { id: '', secret: 'nc-ddns-password' }, domain: 'home.example.com', failText: /Passwords do not match/, ipv4Only: true, writeOnly: true },
   { provider: 'dynv6', start: fakeDynv6, creds: { id: '', secret: 'dynv6-token-value' }, domain: 'myhome.dynv6.net', failText: /HTTP 401/ },
+  { provider: 'digitalocean', start: fakeDigitalocean, creds: { id: '', secret: 'dop_v1_token' }, domain: 'home.example.com', failText: /HTTP 401/ },
+  { provider: 'noip', start: fakeNoip, creds: { id: 'noip-user', secret: 'noip-pass' }, domain: 'home.example.com', failText: /badauth/, writeOnly: true, forced: 'providerRecordSame' },
 ];
 
 describe('HTTP providers against signature-checking local servers', () => {
@@ -123,7 +129,7 @@ describe('HTTP providers against signature-checking local servers', () => {
       const before = fake.records.get(firstId)!;
       const synced = await d.call<{ sync: DdnsSyncState }>('POST', `/api/ddns/rules/${key}/sync`);
       expect(synced.ret, synced.msg).toBe(0);
-      const want = c.writeOnly ? 'updateSucceeded' : 'providerRecordSame';
+      const want = c.forced ?? (c.writeOnly ? 'updateSucceeded' : 'providerRecordSame');
       expect(synced.sync.records.map((r) => r.status)).toEqual(c.ipv4Only ? [want] : [want, want]);
       expect(fake.records.get(firstId)).toEqual(before);
 

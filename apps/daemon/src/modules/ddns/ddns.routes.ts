@@ -1,7 +1,7 @@
 /** The module's own routes: sync now, history, the IP source and webhook tests, the provider list. */
 import {
-  DDNS_PROVIDER_INFO,
   DDNS_PROVIDERS,
+  ddnsProviderListing,
   Ret,
   renderMsg,
   type ddnsContract,
@@ -57,8 +57,8 @@ export function ddnsRoutes(mod: DdnsContext): OwnHandlers<typeof ddnsContract> {
       const r = await mod.services.webhooks.test(body.webhook, WEBHOOK_SAMPLE, { timeoutMs: body.httpTimeout * 1000, skipVerify: body.skipVerify });
       return { success: r.success, status: r.status, body: r.body, msg: renderMsg(req.lang, r.reason) };
     },
-    providers: () => ({
-      providers: DDNS_PROVIDERS.map((name) => ({ name, ...DDNS_PROVIDER_INFO[name] })),
+    providers: ({ req }) => ({
+      providers: DDNS_PROVIDERS.map((name) => ddnsProviderListing(name, req.lang)),
       webhookPresets: mod.services.webhooks.presets(WEBHOOK_MESSAGE),
       callbackPresets: CALLBACK_PRESET_VALUES,
     }),

@@ -17,6 +17,7 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       provider,
       // The engine of the moment: one that stopped with the module is replaced by the next.
       set: async (record) => (await mod.engine()).client(provider, credentials, opts).set(record),
+      list: async (record) => (await mod.engine()).client(provider, credentials, opts).list(record),
       remove: async (record) => (await mod.engine()).client(provider, credentials, opts).remove(record),
     }),
     taskClient: (key) => {
@@ -27,6 +28,7 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       return {
         provider: t.provider,
         set: async (record) => (await mod.engine()).client(t.provider, t.credentials, opts).set(record),
+        list: async (record) => (await mod.engine()).client(t.provider, t.credentials, opts).list(record),
         remove: async (record) => (await mod.engine()).client(t.provider, t.credentials, opts).remove(record),
       };
     },

@@ -17,7 +17,7 @@ import {
 import type { RuleContext } from '../../core/engine.js';
 import type { WebhooksService } from '../../core/services/index.js';
 import { parseDomain, type DomainName } from '../../lib/dns/domain.js';
-import { PROVIDERS, setRecord } from '../../lib/dns/providers/index.js';
+import { providerContext, setRecord } from '../../lib/dns/providers/index.js';
 import { normalizeIp, queryAddresses } from '../../lib/dns/wire.js';
 import type { HttpClients } from '../../lib/http/clients.js';
 import { msgOf } from '../../lib/msgerror.js';
@@ -164,7 +164,7 @@ export class TaskRun {
 
   private secrets(): string[] {
     const t = this.task;
-    return [t.credentials.secret, t.proxy.password, t.webhook.proxy.password, this.ctx.settings().webhook.proxy.password].filter((s) => s.length >= 3);
+    return [t.credentials.secret, t.credentials.secret2, t.proxy.password, t.webhook.proxy.password, this.ctx.settings().webhook.proxy.password].filter((s) => s.length >= 3);
   }
 
   private note(line: Msg): void {
@@ -190,7 +190,6 @@ export class TaskRun {
     const { now } = this.deps;
     const start = now();
     const forceDue = manual || start - this.lastForced >= task.forceSync * 1000;
-    const provider = PROVIDERS[task.provider];
     const timeoutMs = task.httpTimeout * 1000;
     const http = this.deps.http.client({ timeoutMs, proxy: task.proxy, skipVerify: task.skipVerify });
     const ttl = ttlFor(task.provider, task.ttl);
@@ -249,21 +248,14 @@ export class TaskRun {
               continue;
             }
           }
-          if (!provider.canRead && !forceDue && this.written.get(rk) === ip) {
+          if (!DDNS_PROVIDER_INFO[task.provider].read && !forceDue && this.written.get(rk) === ip) {
             set(type, domain, 'ipSameAsRecord', ip, null);
             continue;
           }
           try {
             const outcome = await setRecord(
               task.provider,
-              {
-                creds: task.credentials,
-                http,
-                base: this.deps.endpoints?.[task.provider] ?? provider.base,
-                callback: task.callback,
-                timeoutMs,
-                now: () => new Date(now()),
-              },
+              providerContext(task.provider, { creds: task.credentials, http, callback: task.callback, timeoutMs, now: () => new Date(now()), endpoints: this.deps.endpoints }),
               { domain: d.name, type, value: ip, ttl },
             );
             if (!live()) return;

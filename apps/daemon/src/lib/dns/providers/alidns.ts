@@ -3,40 +3,10 @@
  * domain. Records are read with DescribeSubDomainRecords, written with AddDomainRecord and
  * UpdateDomainRecord, removed one by one with DeleteDomainRecord (DeleteSubDomainRecords for all of a type).
  */
-import { createHmac, randomUUID } from 'node:crypto';
-import { jsonOf } from '../../http/request.js';
-import { pickRecord, providerError, recordsToRemove, rfc3986, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { aliRpc } from './alibaba.js';
+import { pickRecord, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
-export function aliSign(params: Record<string, string>, secret: string, method = 'GET'): string {
-  const canon = Object.keys(params)
-    .sort()
-    .map((k) => `${rfc3986(k)}=${rfc3986(params[k]!)}`)
-    .join('&');
-  const toSign = `${method}&${rfc3986('/')}&${rfc3986(canon)}`;
-  return createHmac('sha1', `${secret}&`).update(toSign).digest('base64');
-}
-
-async function call<T>(ctx: ProviderContext, action: string, extra: Record<string, string>): Promise<T> {
-  const params: Record<string, string> = {
-    Format: 'JSON',
-    Version: '2015-01-09',
-    AccessKeyId: ctx.creds.id,
-    SignatureMethod: 'HMAC-SHA1',
-    SignatureVersion: '1.0',
-    SignatureNonce: randomUUID(),
-    Timestamp: ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    Action: action,
-    ...extra,
-  };
-  params.Signature = aliSign(params, ctx.creds.secret);
-  const qs = Object.entries(params)
-    .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
-    .join('&');
-  const res = await ctx.http({ url: `${ctx.base}/?${qs}` });
-  const a = jsonOf<T & { Code?: string; Message?: string }>(res);
-  if (res.status !== 200 || a.Code) throw providerError('AliDNS', `${action}: ${a.Code ?? res.status} ${a.Message ?? ''}`.trim());
-  return a;
-}
+const call = aliRpc('AliDNS', '2015-01-09');
 
 interface AliRecord {
   RecordId: string;
@@ -59,7 +29,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<AliReco
 export const alidns: DnsProvider = {
   name: 'alidns',
   base: 'https://alidns.aliyuncs.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const line = d.params.Line ?? 'default';
@@ -74,6 +43,9 @@ export const alidns: DnsProvider = {
     if (sameValue(rec.Value, want)) return 'same';
     await call(ctx, 'UpdateDomainRecord', { RecordId: rec.RecordId, ...fields });
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.Value);
   },
   async remove(ctx, want) {
     if (want.value === undefined) {

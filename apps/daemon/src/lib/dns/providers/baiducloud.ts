@@ -50,7 +50,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<BdRecor
 export const baiducloud: DnsProvider = {
   name: 'baiducloud',
   base: 'https://bcd.baidubce.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.rdata, want);
@@ -62,6 +61,9 @@ export const baiducloud: DnsProvider = {
     if (sameValue(rec.rdata, want)) return 'same';
     await call(ctx, '/v1/domain/resolve/edit', { recordId: rec.recordId, view: 'DEFAULT', ...fields });
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.rdata);
   },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.rdata, want)) {

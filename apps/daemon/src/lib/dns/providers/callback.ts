@@ -24,7 +24,6 @@ export const CALLBACK_PRESET_VALUES: Record<(typeof CALLBACK_PRESETS)[number], P
 export const callback: DnsProvider = {
   name: 'callback',
   base: '',
-  canRead: false,
   async set(ctx, want) {
     const cb = ctx.callback;
     if (!cb) throw new MsgError({ key: 'dnsCallbackMissing' });

@@ -48,7 +48,6 @@ const contentOf = (r: CfRecord) => quotedValue(r.type, r.content);
 export const cloudflare: DnsProvider = {
   name: 'cloudflare',
   base: 'https://api.cloudflare.com/client/v4',
-  canRead: true,
   async set(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     const records = await recordsOf(ctx, zone, want);
@@ -71,6 +70,9 @@ export const cloudflare: DnsProvider = {
     if (sameValue(contentOf(rec), want) && (txt || (rec.proxied ?? false) === proxied)) return 'same';
     await cf(ctx, 'PUT', `/zones/${zone}/dns_records/${rec.id}`, body);
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, await zoneId(ctx, want.domain.root), want)).map(contentOf);
   },
   async remove(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);

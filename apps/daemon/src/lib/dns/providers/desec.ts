@@ -20,7 +20,6 @@ async function rrset(ctx: ProviderContext, want: RecordRef): Promise<{ records: 
 export const desec: DnsProvider = {
   name: 'desec',
   base: 'https://desec.io/api/v1',
-  canRead: true,
   async set(ctx, want) {
     const headers = headersOf(ctx);
     const set = await rrset(ctx, want);
@@ -40,6 +39,9 @@ export const desec: DnsProvider = {
     const res = await ctx.http({ method: 'PATCH', url: setUrl(ctx, want), headers, body: JSON.stringify({ records, ttl }) });
     if (res.status !== 200) throw httpError(res, 'deSEC');
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await rrset(ctx, want))?.records.map((r) => quotedValue(want.type, r)) ?? [];
   },
   async remove(ctx, want) {
     const set = await rrset(ctx, want);

@@ -22,7 +22,6 @@ async function update(ctx: ProviderContext, params: Record<string, string>): Pro
 export const duckdns: DnsProvider = {
   name: 'duckdns',
   base: 'https://www.duckdns.org',
-  canRead: false,
   set(ctx, want) {
     if (want.type === 'TXT') return update(ctx, { domains: domainOf(want.domain.full), txt: want.value });
     return update(ctx, { domains: want.domain.full.replace(/\.duckdns\.org$/, ''), [want.type === 'A' ? 'ip' : 'ipv6']: want.value });

@@ -5,7 +5,6 @@ import { httpError, type DnsProvider } from './types.js';
 export const dynv6: DnsProvider = {
   name: 'dynv6',
   base: 'https://dynv6.com',
-  canRead: false,
   async set(ctx, want) {
     const qs = new URLSearchParams({ hostname: want.domain.full, token: ctx.creds.secret, [want.type === 'A' ? 'ipv4' : 'ipv6']: want.value });
     const res = await ctx.http({ url: `${ctx.base}/api/update?${qs}` });

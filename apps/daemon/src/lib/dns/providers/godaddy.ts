@@ -23,12 +23,14 @@ async function put(ctx: ProviderContext, want: RecordRef, records: Array<{ data:
 export const godaddy: DnsProvider = {
   name: 'godaddy',
   base: 'https://api.godaddy.com',
-  canRead: true,
   async set(ctx, want) {
     const recs = await recordsOf(ctx, want);
     if (setHolds(recs.map((r) => r.data), want)) return 'same';
     await put(ctx, want, [{ data: want.value, ttl: want.ttl }]);
     return recs.length ? 'updated' : 'created';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.data);
   },
   async remove(ctx, want) {
     const recs = await recordsOf(ctx, want);

@@ -81,7 +81,6 @@ const dataOf = (type: string, value: string) => (type === 'TXT' ? quoteTxt(value
 export const huaweicloud: DnsProvider = {
   name: 'huaweicloud',
   base: 'https://dns.myhuaweicloud.com',
-  canRead: true,
   async set(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);
     const rec = (await setsOf(ctx, zone, want))[0];
@@ -93,6 +92,10 @@ export const huaweicloud: DnsProvider = {
     if (setHolds(rec.records.map((r) => quotedValue(rec.type, r)), want)) return 'same';
     await call(ctx, 'PUT', `/v2/zones/${zone}/recordsets/${rec.id}`, body);
     return 'updated';
+  },
+  async list(ctx, want) {
+    const zone = await zoneId(ctx, want.domain.root);
+    return (await setsOf(ctx, zone, want)).flatMap((set) => set.records.map((r) => quotedValue(set.type, r)));
   },
   async remove(ctx, want) {
     const zone = await zoneId(ctx, want.domain.root);

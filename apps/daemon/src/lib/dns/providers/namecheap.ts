@@ -4,7 +4,6 @@ import { providerError, type DnsProvider } from './types.js';
 export const namecheap: DnsProvider = {
   name: 'namecheap',
   base: 'https://dynamicdns.park-your-domain.com',
-  canRead: false,
   async set(ctx, want) {
     const d = want.domain;
     const qs = new URLSearchParams({ host: d.sub, domain: d.root, password: ctx.creds.secret, ip: want.value });

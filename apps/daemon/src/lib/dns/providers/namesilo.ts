@@ -33,7 +33,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<NsRecor
 export const namesilo: DnsProvider = {
   name: 'namesilo',
   base: 'https://www.namesilo.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.value, want);
@@ -45,6 +44,9 @@ export const namesilo: DnsProvider = {
     if (sameValue(rec.value, want)) return 'same';
     await call(ctx, 'dnsUpdateRecord', { domain: d.root, rrid: rec.record_id, rrhost: host, rrvalue: want.value, rrttl: String(want.ttl) });
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.value);
   },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.value, want)) {

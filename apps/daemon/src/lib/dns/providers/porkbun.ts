@@ -27,7 +27,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<Array<{
 export const porkbun: DnsProvider = {
   name: 'porkbun',
   base: 'https://api.porkbun.com/api/json/v3',
-  canRead: true,
   async set(ctx, want) {
     const root = want.domain.root;
     const rec = pickRecord(await recordsOf(ctx, want), (r) => r.content, want);
@@ -39,6 +38,9 @@ export const porkbun: DnsProvider = {
     if (sameValue(rec.content, want)) return 'same';
     await call(ctx, `/dns/edit/${root}/${rec.id}`, fields);
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.content);
   },
   async remove(ctx, want) {
     for (const rec of recordsToRemove(await recordsOf(ctx, want), (r) => r.content, want)) {

@@ -37,7 +37,6 @@ async function update(ctx: ProviderContext, server: { host: string; port: number
 export const rfc2136: DnsProvider = {
   name: 'rfc2136',
   base: '',
-  canRead: true,
   async set(ctx, want) {
     const server = serverOf(ctx);
     const d = want.domain;
@@ -52,6 +51,11 @@ export const rfc2136: DnsProvider = {
     if (current.length === 1 && current[0]!.toLowerCase() === want.value.toLowerCase()) return 'same';
     await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE[type], ttl: want.ttl, ips: [want.value] }));
     return current.length ? 'updated' : 'created';
+  },
+  async list(ctx, want) {
+    const server = serverOf(ctx);
+    const name = want.domain.full;
+    return want.type === 'TXT' ? queryTexts(server, name, ctx.timeoutMs) : queryAddresses(server, name, want.type, ctx.timeoutMs);
   },
   async remove(ctx, want) {
     const server = serverOf(ctx);

@@ -44,8 +44,8 @@ export interface ProviderContext {
 
 /**
  * `same`: the provider's record already holds the value; `created`/`updated`: it was written.
- * Providers that cannot read their records (`canRead` false) always write; DDNS skips the call
- * while the address equals what it last wrote.
+ * Providers that cannot read their records (their description's `read` false) always write; DDNS
+ * skips the call while the address equals what it last wrote.
  */
 export type SetOutcome = 'same' | 'created' | 'updated';
 
@@ -60,8 +60,11 @@ export interface DnsProvider {
   name: DdnsProviderName;
   /** The real API base URL. */
   base: string;
-  canRead: boolean;
+  /** The API base URL of an account where it depends on it (a region's endpoint); `base` otherwise. */
+  baseOf?(creds: DdnsCredentials): string;
   set(ctx: ProviderContext, want: RecordWant): Promise<SetOutcome>;
+  /** The values of the name's records of the type (TXT: the texts), where the provider can read them. */
+  list?(ctx: ProviderContext, want: RecordRef): Promise<string[]>;
   /** Deletes the name's records of the type (ACME's DNS-01 TXT when done); providers without it leave them. */
   remove?(ctx: ProviderContext, want: RecordRef): Promise<void>;
 }
@@ -77,14 +80,30 @@ export function expectOk(res: HttpResponse, provider: string): HttpResponse {
   return res;
 }
 
+/** An answer that is not 2xx; 401 and 403 say the credentials were refused. */
 export function httpError(res: HttpResponse, provider: string, detail = excerpt(res)): MsgError {
-  return new MsgError({ key: 'dnsProviderHttp', vars: { provider, status: res.status, detail } });
+  const key = res.status === 401 || res.status === 403 ? 'dnsAuthFailed' : 'dnsProviderHttp';
+  return new MsgError({ key, vars: { provider, status: res.status, detail } });
 }
 
-/** The record types a provider can set: A, AAAA where it has IPv6, TXT where it was taught to. */
+/** The account holds no zone the name could be in. */
+export function zoneNotFound(provider: string, zone: string): MsgError {
+  return new MsgError({ key: 'dnsZoneNotFound', vars: { provider, zone } });
+}
+
+/** The zone of the account's list named `root`; `dnsZoneNotFound` when there is none. */
+export function zoneNamed<T>(zones: readonly T[] | undefined, nameOf: (z: T) => string, provider: string, root: string): T {
+  const zone = zones?.find((z) => nameOf(z) === root);
+  if (!zone) throw zoneNotFound(provider, root);
+  return zone;
+}
+
+/** `www` of `www.example.com`, '' at the zone apex (APIs that name the apex by an empty name). */
+export const relativeName = (d: DomainName): string => (d.sub === '@' ? '' : d.sub);
+
+/** The record types a provider can set, as its description says: A, AAAA where it has IPv6, TXT where its API has them. */
 export function recordTypes(name: DdnsProviderName): RecordType[] {
-  const info = DDNS_PROVIDER_INFO[name];
-  return ['A', ...(info.ipv6 ? (['AAAA'] as const) : []), ...(info.txt ? (['TXT'] as const) : [])];
+  return [...DDNS_PROVIDER_INFO[name].records];
 }
 
 /** The wanted record's type when the provider sets addresses only. */
@@ -93,10 +112,7 @@ export function addressType(want: RecordWant, provider: string): AddressType {
   return want.type;
 }
 
-/** RFC 3986 percent-encoding (encodeURIComponent leaves !'()* alone). */
-export function rfc3986(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
+export { rfc3986 } from '../../http/sign/encode.js';
 
 /** Whether a record's value is the one wanted: addresses compare without case, text exactly. */
 export function sameValue(have: string | undefined, want: RecordWant): boolean {

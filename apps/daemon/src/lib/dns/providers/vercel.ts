@@ -28,7 +28,6 @@ async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<VercelR
 export const vercel: DnsProvider = {
   name: 'vercel',
   base: 'https://api.vercel.com',
-  canRead: true,
   async set(ctx, want) {
     const d = want.domain;
     const team = teamOf(ctx);
@@ -53,6 +52,9 @@ export const vercel: DnsProvider = {
     });
     if (res.status !== 200) throw httpError(res, 'Vercel');
     return 'updated';
+  },
+  async list(ctx, want) {
+    return (await recordsOf(ctx, want)).map((r) => r.value);
   },
   async remove(ctx, want) {
     const team = teamOf(ctx);

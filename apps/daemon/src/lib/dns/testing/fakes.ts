@@ -8,181 +8,13 @@
  * (Cloudflare, Huawei, deSEC) refuse it unquoted (their documented form) and answer it quoted;
  * `value` holds the text itself.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { drop, hmacHex, newId, pctEncode, quoted, Reject, replaceSet, safeEq, serve, setOf, setRecords, sha256hex, unquoted, upsert, type FakeCreds, type FakeProvider, type FakeRecord } from './fakeserver.js';
 
-export interface FakeRecord {
-  id: string;
-  /** Full name without trailing dot. */
-  name: string;
-  type: string;
-  value: string;
-  ttl: number;
-  /** The RRset the record belongs to, where the API keeps sets (its id in the API). */
-  set?: string;
-}
+import { aliError, checkAliRpc, checkTc3, tencentError } from './fakes/checks.js';
 
-export interface FakeProvider {
-  name: string;
-  url: string;
-  records: Map<string, FakeRecord>;
-  /** Requests answered, and those refused for a bad signature/credential. */
-  requests: number;
-  rejected: number;
-  /** The last refusal's reason. */
-  lastReject: string;
-  /** Answers wait this long (a slow provider). */
-  delayMs: number;
-  find(name: string, type: string): FakeRecord | undefined;
-  /** Every record of the name and type (oldest first). */
-  all(name: string, type: string): FakeRecord[];
-  /** Adds a record as somebody else would (the console, another client), into the name's set if it has one. */
-  add(name: string, type: string, value: string, ttl?: number): FakeRecord;
-  /** Called after a request changed records of a name and type, before it is answered (a test mirrors them into a DNS server). */
-  onChange?: (name: string, type: string) => void | Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface FakeCreds {
-  id: string;
-  secret: string;
-}
-
-interface Req {
-  method: string;
-  url: URL;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-type Reply = { status: number; body: unknown; type?: string };
-type Handler = (req: Req, st: FakeProvider) => Reply | Promise<Reply>;
-
-const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
-const hmacHex = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s).digest('hex');
-function safeEq(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-const pctEncode = (s: string) =>
-  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-class Reject extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-let nextId = 1000;
-function newId(): string {
-  return String(nextId++);
-}
-
-/** The (name, type) pairs a request changed, per fake, for `onChange`. */
-const changed = new WeakMap<FakeProvider, Set<string>>();
-function touch(st: FakeProvider, name: string, type: string): void {
-  let set = changed.get(st);
-  if (!set) changed.set(st, (set = new Set()));
-  set.add(`${name}\n${type}`);
-}
-
-/** Quoted zone-file TXT text → the text; null when it is not one quoted string. */
-function unquoted(data: string): string | null {
-  const m = /^"((?:[^"\\]|\\.)*)"$/.exec(data.trim());
-  return m ? m[1]!.replace(/\\(.)/g, '$1') : null;
-}
-const quoted = (text: string) => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-async function serve(name: string, handler: Handler): Promise<FakeProvider> {
-  const records = new Map<string, FakeRecord>();
-  const st: FakeProvider = {
-    name,
-    url: '',
-    records,
-    requests: 0,
-    rejected: 0,
-    lastReject: '',
-    delayMs: 0,
-    find: (n, t) => [...records.values()].find((r) => r.name === n && r.type === t),
-    all: (n, t) => [...records.values()].filter((r) => r.name === n && r.type === t),
-    add: (n, t, v, ttl = 300) => {
-      const set = st.find(n, t)?.set;
-      return upsert(st, n, t, v, ttl, undefined, set);
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      st.requests++;
-      if (st.delayMs) await new Promise((r) => setTimeout(r, st.delayMs));
-      const r: Req = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://x'), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      let out: Reply;
-      try {
-        out = await handler(r, st);
-      } catch (err) {
-        if (err instanceof Reject) {
-          st.rejected++;
-          st.lastReject = err.message;
-          out = { status: err.status, body: err.body };
-        } else out = { status: 500, body: { error: (err as Error).message } };
-      }
-      const touched = changed.get(st);
-      changed.delete(st);
-      for (const key of touched ?? []) {
-        const [n, t] = key.split('\n') as [string, string];
-        await st.onChange?.(n, t);
-      }
-      const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status, { 'content-type': out.type ?? (typeof out.body === 'string' ? 'text/plain' : 'application/json') });
-      res.end(text);
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  st.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return st;
-}
-
-function upsert(st: FakeProvider, name: string, type: string, value: string, ttl: number, id?: string, set?: string): FakeRecord {
-  const existing = id ? st.records.get(id) : undefined;
-  const rec: FakeRecord = { id: existing?.id ?? id ?? newId(), name, type, value, ttl, ...(set ? { set } : {}) };
-  if (existing) touch(st, existing.name, existing.type);
-  st.records.set(rec.id, rec);
-  touch(st, name, type);
-  return rec;
-}
-
-function drop(st: FakeProvider, id: string): boolean {
-  const rec = st.records.get(id);
-  if (!rec) return false;
-  st.records.delete(id);
-  touch(st, rec.name, rec.type);
-  return true;
-}
-
-/** An RRset's records, oldest first. */
-function setRecords(st: FakeProvider, set: string): FakeRecord[] {
-  return [...st.records.values()].filter((r) => r.set === set);
-}
-
-/** Makes an RRset hold exactly these values; its records keep their ids in order (a one-value set keeps its record). */
-function replaceSet(st: FakeProvider, set: string, name: string, type: string, values: string[], ttl: number): void {
-  const old = setRecords(st, set);
-  values.forEach((v, i) => upsert(st, name, type, v, ttl, old[i]?.id, set));
-  for (const r of old.slice(values.length)) drop(st, r.id);
-}
-
-/** The RRset id of a name and type, when it has records. */
-function setOf(st: FakeProvider, name: string, type: string): string | undefined {
-  return st.find(name, type)?.set;
-}
+export type { FakeCreds, FakeProvider, FakeRecord } from './fakeserver.js';
 
 /** Cloudflare API v4: Bearer token, zones by name, dns_records (TXT content as quoted character-strings). */
 export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<FakeProvider> {
@@ -215,25 +47,15 @@ export function fakeCloudflare(c: FakeCreds, zoneName = 'example.com'): Promise<
     if (r.method === 'POST' && !m[2]) return ok(view(upsert(st, b.name, b.type, content, b.ttl)));
     if (r.method === 'PUT' && m[2] && st.records.has(m[2])) return ok(view(upsert(st, b.name, b.type, content, b.ttl, m[2])));
     return bad(1000, 'bad request');
-  });
+  }, { limited: { status: 429, headers: { 'retry-after': '0' }, body: { success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], result: null } } });
 }
 
 /** Alibaba Cloud DNS RPC API: signature version 1.0 (HMAC-SHA1 over the sorted, encoded query). */
 export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   const nonces = new Set<string>();
   return serve('alidns', (r, st) => {
-    const q = Object.fromEntries(r.url.searchParams.entries());
-    const reject = (code: string, msg: string) => new Reject(400, { Code: code, Message: msg, RequestId: 'x' }, code);
-    if (q.AccessKeyId !== c.id) throw reject('InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
-    if (q.SignatureMethod !== 'HMAC-SHA1' || q.SignatureVersion !== '1.0') throw reject('InvalidParameter', 'bad signature method');
-    const ts = Date.parse(q.Timestamp ?? '');
-    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(q.Timestamp ?? '') || Math.abs(Date.now() - ts) > 15 * 60_000) throw reject('InvalidTimeStamp.Expired', 'timestamp');
-    if (!q.SignatureNonce || nonces.has(q.SignatureNonce)) throw reject('SignatureNonceUsed', 'nonce used');
-    const { Signature, ...rest } = q;
-    const canon = Object.keys(rest).sort().map((k) => `${pctEncode(k)}=${pctEncode(rest[k]!)}`).join('&');
-    const expect = createHmac('sha1', `${c.secret}&`).update(`${r.method}&%2F&${pctEncode(canon)}`).digest('base64');
-    if (!Signature || !safeEq(Signature, expect)) throw reject('SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
-    nonces.add(q.SignatureNonce);
+    const q = checkAliRpc(r, c, nonces);
+    const reject = (code: string, msg: string) => aliError(code, msg);
     const view = (x: FakeRecord, root: string) => ({
       RecordId: x.id,
       RR: x.name === root ? '@' : x.name.slice(0, -root.length - 1),
@@ -274,31 +96,14 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
       }
     }
     throw reject('InvalidAction.NotFound', 'action');
-  });
+  }, { limited: { status: 400, body: { Code: 'Throttling.User', Message: 'Request was denied due to user flow control.', RequestId: 'x' } } });
 }
 
-/** Tencent Cloud API 3.0 for DNSPod: TC3-HMAC-SHA256 over content-type and host. */
-export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
-  return serve('dnspod', (r, st) => {
-    const err = (code: string, msg: string) => new Reject(200, { Response: { Error: { Code: code, Message: msg }, RequestId: 'x' } }, code);
-    const auth = String(r.headers.authorization ?? '');
-    const m = /^TC3-HMAC-SHA256 Credential=([^/]+)\/(\d{4}-\d\d-\d\d)\/([^/]+)\/tc3_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
-    if (!m) throw err('AuthFailure.InvalidAuthorization', 'Authorization header malformed');
-    const [, secretId, date, service, signedHeaders, signature] = m as unknown as [string, string, string, string, string, string];
-    if (secretId !== c.id) throw err('AuthFailure.SecretIdNotFound', 'SecretId not found');
-    const ts = Number(r.headers['x-tc-timestamp']);
-    if (!Number.isFinite(ts) || Math.abs(Date.now() / 1000 - ts) > 300) throw err('AuthFailure.SignatureExpire', 'expired');
-    if (new Date(ts * 1000).toISOString().slice(0, 10) !== date) throw err('AuthFailure.InvalidAuthorization', 'date');
-    const canonHeaders = signedHeaders
-      .split(';')
-      .map((h) => `${h}:${String(r.headers[h] ?? '').trim().toLowerCase()}\n`)
-      .join('');
-    const canonical = [r.method, r.url.pathname === '' ? '/' : '/', r.url.search.slice(1), canonHeaders, signedHeaders, sha256hex(r.body)].join('\n');
-    const toSign = ['TC3-HMAC-SHA256', String(ts), `${date}/${service}/tc3_request`, sha256hex(canonical)].join('\n');
-    const k1 = createHmac('sha256', `TC3${c.secret}`).update(date).digest();
-    const k2 = createHmac('sha256', k1).update(service).digest();
-    const k3 = createHmac('sha256', k2).update('tc3_request').digest();
-    if (!safeEq(hmacHex(k3, toSign), signature)) throw err('AuthFailure.SignatureFailure', 'The provided credentials could not be validated.');
+/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host. */
+export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider> {
+  return serve(name, (r, st) => {
+    checkTc3(r, c);
+    const err = tencentError;
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
     const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
     const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name === b.Domain ? '@' : x.name.slice(0, -String(b.Domain).length - 1), Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
@@ -328,7 +133,7 @@ export function fakeDnspod(c: FakeCreds): Promise<FakeProvider> {
       }
     }
     throw err('InvalidAction', 'action');
-  });
+  }, { limited: { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } } });
 }
 
 /** Huawei Cloud DNS v2: APIG SDK-HMAC-SHA256 (canonical path ends in "/"). */
@@ -391,7 +196,7 @@ export function fakeHuawei(c: FakeCreds): Promise<FakeProvider> {
       return { status: 202, body: view(setId) };
     }
     return { status: 400, body: { code: 'DNS.0303', message: 'bad request' } };
-  });
+  }, { limited: { status: 429, body: { error_code: 'APIGW.0308', error_msg: 'The throttling threshold has been reached: policy user over ratelimit' } } });
 }
 
 /** Baidu Cloud DNS: BCE auth v1 (signing key from the prefix, then the canonical request). */
@@ -726,3 +531,25 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+export { fakeDigitalocean } from './fakes/digitalocean.js';
+export { fakeDyndns, fakeHe, fakeNoip } from './fakes/dyndns.js';
+export { fakeDynu } from './fakes/dynu.js';
+export { fakeGandi } from './fakes/gandi.js';
+export { fakeHetzner } from './fakes/hetzner.js';
+export { fakeLinode } from './fakes/linode.js';
+export { fakeAzure } from './fakes/azure.js';
+export { fakeOvh } from './fakes/ovh.js';
+export { fakeRoute53 } from './fakes/route53.js';
+export { fakeAliesa } from './fakes/aliesa.js';
+export { fakeDnsla } from './fakes/dnsla.js';
+export { fakeEdgeone } from './fakes/edgeone.js';
+export { fakeRainyun, RAINYUN_DOMAIN_ID } from './fakes/rainyun.js';
+export { fakeEranet, fakeNowcn } from './fakes/todaynic.js';
+export { fakeVolcengine } from './fakes/volcengine.js';
+export { fakeCloudns } from './fakes/cloudns.js';
+export { fakeDynadot } from './fakes/dynadot.js';
+export { fakeGcore } from './fakes/gcore.js';
+export { fakeNamecom } from './fakes/namecom.js';
+export { fakeNs1 } from './fakes/ns1.js';
+export { fakeSpaceship } from './fakes/spaceship.js';

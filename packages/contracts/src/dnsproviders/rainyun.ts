@@ -1,0 +1,17 @@
+/** Rainyun (雨云) API v2 (`x-api-key`): records of one domain, given by its id. */
+import { ALL_RECORDS, defineProvider } from './define.js';
+
+export const rainyun = defineProvider({
+  label: 'dnsNameRainyun',
+  region: 'cn',
+  docs: 'https://s.apifox.cn/a4595cc8-44c5-4678-a2a3-eed7738dab03/api-153559362',
+  fields: [
+    { key: 'id', label: 'dnsCredDomainId', hint: 'dnsHintRainyunDomain' },
+    { key: 'secret', label: 'dnsCredApiKey' },
+  ],
+  minTtl: 60,
+  defaultTtl: 600,
+  records: ALL_RECORDS,
+  read: true,
+  delete: true,
+});
