@@ -1,0 +1,32 @@
+/**
+ * Wanji admin: other Lucky devices, each a rule (its URL, its API token, how its certificate is
+ * trusted), polled in the background and driven through their own API from here.
+ */
+import { renderMsg, wanjiContract } from '@lucky/contracts';
+import { defineModule, type ModuleContext } from '../../core/module.js';
+import type { WanjiEngine } from './wanji.engine.js';
+import { emptyFigures } from './wanji.poller.js';
+import { checkTls, probe, storedPin, wanjiRoutes } from './wanji.routes.js';
+
+export type WanjiContext = ModuleContext<typeof wanjiContract, 'audit', WanjiEngine>;
+
+export default defineModule({
+  key: 'wanji',
+  contract: wanjiContract,
+  // Each remote action is written to the daemon's audit log, one entry per device.
+  services: { needs: ['audit'] },
+  engine: async (mod) => new (await import('./wanji.engine.js')).WanjiEngine(() => mod.rules.settings()),
+  // A device switched on is saved only once it answers with its token: a wrong address or token is said at once.
+  prepare: async (device, previous, mod) => {
+    checkTls(device);
+    const next = { ...device, pin: storedPin(device.pin) };
+    const relinked = !previous || (['url', 'token', 'pin', 'ca'] as const).some((f) => next[f] !== previous[f]);
+    if (next.enable && (relinked || !previous.enable)) await probe(mod, next, 'en_US');
+    return next;
+  },
+  view: (_device, figures, lang) => {
+    const f = figures ?? emptyFigures();
+    return { state: { ...f, error: f.error ? renderMsg(lang, f.error) : '' } };
+  },
+  routes: wanjiRoutes,
+});
