@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { agoParts, checkDevice, checkSettings, emptyForm, formatUptime, formToDevice, parseRuleJson, ruleTotals, toForm } from './form';
+
+const TOKEN = `lk_${'t'.repeat(43)}`;
+const UNITS = { d: 'd', h: 'h', min: 'min', s: 's' };
+
+describe('Wanji admin form', () => {
+  it('turns the form into the contract input: tags by commas or lines, once each, CA kept as pasted', () => {
+    const d = formToDevice({ ...emptyForm(), name: ' NAS ', url: ' https://nas.lan:16601 ', token: ` ${TOKEN} `, tags: 'home, nas\nnas,, ', ca: '  ' });
+    expect(d).toEqual({ name: 'NAS', enable: true, url: 'https://nas.lan:16601', token: TOKEN, pin: '', ca: '', group: '', tags: ['home', 'nas'], note: '' });
+    expect(toForm(d)).toMatchObject({ tags: 'home, nas' });
+  });
+
+  it('names the field of a bad address, token or pin', () => {
+    const base = { ...emptyForm(), name: 'NAS', url: 'https://nas.lan', token: TOKEN };
+    expect(checkDevice(base)).toEqual([]);
+    expect(checkDevice({ ...base, token: '******' })).toEqual([]);
+    const url = checkDevice({ ...base, url: 'nas.lan:16601' }, 'en_US');
+    expect(url[0]).toMatchObject({ field: 'url' });
+    expect(url[0]!.message).toContain('Address');
+    expect(checkDevice({ ...base, token: 'abc' }, 'en_US')[0]).toMatchObject({ field: 'token', inline: expect.stringContaining('lk_') });
+    expect(checkDevice({ ...base, url: 'http://nas.lan', pin: 'AB'.repeat(32) }, 'en_US')[0]).toMatchObject({ field: 'pin', inline: expect.stringContaining('https') });
+    expect(checkDevice({ ...base, name: '' }, 'zh_CN')[0]!.message).toContain('名称');
+  });
+
+  it('checks the settings with the contract', () => {
+    expect(checkSettings({ interval: 30, timeout: 5, concurrency: 16, expiryDays: 14 })).toEqual([]);
+    expect(checkSettings({ interval: 2, timeout: 5, concurrency: 16, expiryDays: 14 }, 'en_US')[0]).toMatchObject({ field: 'interval' });
+    expect(checkSettings({ interval: 30, timeout: '', concurrency: 16, expiryDays: 14 }, 'en_US')[0]).toMatchObject({ field: 'timeout' });
+  });
+
+  it('says uptimes and ages in their largest units', () => {
+    expect(formatUptime(0, UNITS)).toBe('0 s');
+    expect(formatUptime(59, UNITS)).toBe('59 s');
+    expect(formatUptime(3 * 86400 + 4 * 3600 + 5, UNITS)).toBe('3 d 4 h');
+    expect(formatUptime(2 * 3600 + 5, UNITS)).toBe('2 h');
+    expect(agoParts(12_400)).toEqual({ n: 12, unit: 's' });
+    expect(agoParts(3 * 60_000 + 1)).toEqual({ n: 3, unit: 'min' });
+    expect(agoParts(-5)).toEqual({ n: 0, unit: 's' });
+    expect(agoParts(50 * 3600_000)).toEqual({ n: 2, unit: 'd' });
+  });
+
+  it('adds up rules and errors, and reads the push JSON', () => {
+    expect(ruleTotals({ rules: { wol: { total: 2, enabled: 1, errors: 0 }, ddns: { total: 3, enabled: 3, errors: 2 } } })).toEqual({ total: 5, errors: 2 });
+    expect(parseRuleJson('{"name":"x"}')).toEqual({ name: 'x' });
+    for (const bad of ['', '[1]', 'null', '"x"', '{']) expect(parseRuleJson(bad), bad).toBeNull();
+  });
+});
