@@ -1,7 +1,7 @@
 /** What the fleet list and a device's page show of a device: online state, version, load, modules, health. */
 import { Badge, Group, Stack, Text, Tooltip } from '@mantine/core';
-import type { wanjiRoutes } from '@lucky/contracts';
-import { shellText, type MessageId } from '../../i18n';
+import { MODULES, type wanjiRoutes } from '@lucky/contracts';
+import { lang, SHELL_TABLES } from '../../i18n';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { formatBytes } from '../../lib/helpers';
 import { agoParts, formatUptime, ruleTotals } from './form';
@@ -12,7 +12,12 @@ export type Device = RuleViewOf<typeof wanjiRoutes>;
 
 const ONLINE_COLOR = { online: 'green', offline: 'red', unknown: 'gray' } as const;
 
-export const moduleLabel = (key: string) => shellText(`module.${key}` as MessageId);
+/** A module's name: the shell's `module.<key>`, else its page title (`route.<route>`), else its key. */
+export function moduleLabel(key: string): string {
+  const shell: Record<string, string> = SHELL_TABLES[lang];
+  const route = MODULES.find((m) => m.key === key)?.route.slice(1);
+  return shell[`module.${key}`] ?? (route ? shell[`route.${route}`] : undefined) ?? key;
+}
 
 export const uptimeText = (s: number) => formatUptime(s, { d: wanjiText('unit.d'), h: wanjiText('unit.h'), min: wanjiText('unit.min'), s: wanjiText('unit.s') });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MODULES } from '@lucky/contracts';
+import { moduleLabel } from './cells';
 import { agoParts, checkDevice, checkSettings, emptyForm, formatUptime, formToDevice, parseRuleJson, ruleTotals, toForm } from './form';
 
 const TOKEN = `lk_${'t'.repeat(43)}`;
@@ -44,5 +46,12 @@ describe('Wanji admin form', () => {
     expect(ruleTotals({ rules: { wol: { total: 2, enabled: 1, errors: 0 }, ddns: { total: 3, enabled: 3, errors: 2 } } })).toEqual({ total: 5, errors: 2 });
     expect(parseRuleJson('{"name":"x"}')).toEqual({ name: 'x' });
     for (const bad of ['', '[1]', 'null', '"x"', '{']) expect(parseRuleJson(bad), bad).toBeNull();
+  });
+
+  it('names every module, those without a name of their own in the shell by their page title', () => {
+    for (const m of MODULES) expect(moduleLabel(m.key), m.key).toMatch(/\S/);
+    expect(moduleLabel('wol')).toBe('网络唤醒');
+    expect(moduleLabel('acme')).toBe('证书');
+    expect(moduleLabel('nope')).toBe('nope');
   });
 });

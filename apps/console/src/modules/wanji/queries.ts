@@ -4,7 +4,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { call } from '../../api';
 import { ruleQueries } from '../../kit/rule-list/ruleQueries';
 
-export const wanjiQueries = ruleQueries('wanji', wanjiRoutes, { listMs: 5000 });
+export const wanjiQueries = ruleQueries('wanji', wanjiRoutes, { listMs: 5000, logMs: 5000 });
 
 /** One module's rules of a device, asked of the device through this daemon. */
 export const remoteRulesQuery = (key: string, module: ModuleKey) =>

@@ -166,13 +166,13 @@ export function wanjiRoutes(mod: WanjiContext): OwnHandlers<typeof wanjiContract
       const device = deviceOn(params.key);
       const engine = await mod.engine();
       const remote = engine.remote(device.data, req.lang, interactive());
-      const result = await audited(req, device, described(body), async () => {
+      const result = await audited<Msg>(req, device, described(body), async () => {
         let line: Msg;
         switch (body.action) {
           case 'switch':
             await remote.call(contractOf(body.module).routes.enable, { params: { key: body.rule }, body: { enable: body.enable } } as never);
-            line = { key: 'wanjiSwitched', vars: { state: { key: body.enable ? 'wanjiOn' : 'wanjiOff' }, module: moduleName(body.module), rule: body.rule } };
-            break;
+            // The log line names the action already: "switch … off: done".
+            return { value: { key: 'wanjiSwitched', vars: { state: { key: body.enable ? 'wanjiOn' : 'wanjiOff' }, module: moduleName(body.module), rule: body.rule } }, result: { key: 'wanjiOk' } };
           case 'sync':
             line = said((await remote.call(ddnsRoutes.sync, { params: { key: body.rule }, query: { wait: 3 } })).msg);
             break;
