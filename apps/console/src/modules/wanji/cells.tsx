@@ -1,5 +1,9 @@
-/** What the fleet list and a device's page show of a device: online state, version, load, modules, health. */
-import { Badge, Group, Stack, Text, Tooltip } from '@mantine/core';
+/**
+ * What the fleet list and a device's page show of a device: online state, version, load, modules,
+ * health. Plain elements with Mantine's colour variables: the list draws a few hundred rows at once,
+ * and Mantine's components cost that many times over (bench/wanji measures it).
+ */
+import type { CSSProperties, ReactNode } from 'react';
 import { MODULES, type wanjiRoutes } from '@lucky/contracts';
 import { lang, SHELL_TABLES } from '../../i18n';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
@@ -26,117 +30,157 @@ export function agoText(at: number): string {
   return wanjiText('ago', { n, unit: wanjiText(`unit.${unit}`) });
 }
 
+/** A small coloured label, as Mantine's light (or filled) badge looks. */
+export function Pill(props: { color: string; filled?: boolean; children: ReactNode; testId?: string; state?: string }) {
+  const style: CSSProperties = {
+    display: 'inline-block',
+    padding: '1px 8px',
+    borderRadius: 999,
+    fontSize: 11,
+    fontWeight: 700,
+    lineHeight: '18px',
+    whiteSpace: 'nowrap',
+    background: props.filled ? `var(--mantine-color-${props.color}-filled)` : `var(--mantine-color-${props.color}-light)`,
+    color: props.filled ? 'var(--mantine-color-white)' : `var(--mantine-color-${props.color}-light-color)`,
+  };
+  return (
+    <span style={style} data-testid={props.testId} data-state={props.state}>
+      {props.children}
+    </span>
+  );
+}
+
+const column: CSSProperties = { display: 'flex', flexDirection: 'column', alignItems: 'flex-start', gap: 2 };
+const line: CSSProperties = { display: 'flex', alignItems: 'center', gap: 6, flexWrap: 'nowrap' };
+const wrapLine: CSSProperties = { display: 'flex', alignItems: 'center', gap: 4, flexWrap: 'wrap' };
+export const small: CSSProperties = { fontSize: 'var(--mantine-font-size-xs)' };
+export const dimmed: CSSProperties = { ...small, color: 'var(--mantine-color-dimmed)' };
+const none = <span style={{ color: 'var(--mantine-color-dimmed)' }}>-</span>;
+
 /** Online, offline or not polled yet (switched off: the kit's "disabled"); since when, and why not. */
 export function OnlineCell({ d }: { d: Device }) {
   const s = d.state;
   const state = d.enable ? s.online : 'disabled';
   return (
-    <Stack gap={2}>
-      <Badge color={state === 'disabled' ? 'gray' : ONLINE_COLOR[s.online]} variant={state === 'online' ? 'filled' : 'light'} tt="none" data-testid="wanji-online" data-state={state}>
+    <div style={column}>
+      <Pill color={state === 'disabled' ? 'gray' : ONLINE_COLOR[s.online]} filled={state === 'online'} testId="wanji-online" state={state}>
         {wanjiText(`online.${state}`)}
-      </Badge>
+      </Pill>
       {s.lastSeen !== null && (
-        <Text fz="xs" c="dimmed" data-testid="wanji-lastseen">
+        <span style={dimmed} data-testid="wanji-lastseen">
           {wanjiText('lastSeen', { ago: agoText(s.lastSeen) })}
-        </Text>
+        </span>
       )}
       {d.enable && s.error && (
-        <Text fz="xs" c="red" style={{ wordBreak: 'break-word' }} data-testid="wanji-error">
+        <span style={{ ...small, color: 'var(--mantine-color-red-text)', wordBreak: 'break-word' }} data-testid="wanji-error">
           {s.error}
-        </Text>
+        </span>
       )}
-    </Stack>
+    </div>
   );
 }
 
 /** The version, the scope of the token when it only reads, the uptime. */
 export function VersionCell({ d }: { d: Device }) {
   const s = d.state;
-  if (!s.version) return <Text c="dimmed">-</Text>;
+  if (!s.version) return none;
   return (
-    <Stack gap={2}>
-      <Group gap={4} wrap="nowrap">
-        <Text fz="sm" ff="monospace" data-testid="wanji-version">
+    <div style={column}>
+      <div style={line}>
+        <span style={{ fontFamily: 'monospace', fontSize: 'var(--mantine-font-size-sm)' }} data-testid="wanji-version">
           {s.version}
-        </Text>
+        </span>
         {s.scope === 'read' && (
-          <Badge size="xs" color="orange" variant="light" tt="none" data-testid="wanji-readonly">
+          <Pill color="orange" testId="wanji-readonly">
             {wanjiText('scope.read')}
-          </Badge>
+          </Pill>
         )}
-      </Group>
-      {s.uptime !== null && (
-        <Text fz="xs" c="dimmed">
-          {wanjiText('up', { time: uptimeText(s.uptime) })}
-        </Text>
-      )}
-    </Stack>
+      </div>
+      {s.uptime !== null && <span style={dimmed}>{wanjiText('up', { time: uptimeText(s.uptime) })}</span>}
+    </div>
   );
 }
 
 /** CPU and memory now, with the last samples as small lines. */
 export function LoadCell({ d }: { d: Device }) {
   const s = d.state;
-  if (s.cpu === null || s.memory === null) return <Text c="dimmed">-</Text>;
+  if (s.cpu === null || s.memory === null) return none;
   return (
-    <Stack gap={2} data-testid="wanji-load">
-      <Group gap={6} wrap="nowrap">
-        <Text fz="xs" w={64}>
-          {wanjiText('cpu', { n: s.cpu.toFixed(1) })}
-        </Text>
+    <div style={column} data-testid="wanji-load">
+      <div style={line}>
+        <span style={{ ...small, width: 64 }}>{wanjiText('cpu', { n: s.cpu.toFixed(1) })}</span>
         <Sparkline values={s.history.cpu} max={100} testId="wanji-spark-cpu" />
-      </Group>
-      <Group gap={6} wrap="nowrap">
-        <Text fz="xs" w={64}>
-          {wanjiText('mem', { n: s.memory.toFixed(1) })}
-        </Text>
+      </div>
+      <div style={line}>
+        <span style={{ ...small, width: 64 }}>{wanjiText('mem', { n: s.memory.toFixed(1) })}</span>
         <Sparkline values={s.history.memory} max={100} color="var(--mantine-color-grape-6)" testId="wanji-spark-mem" />
-      </Group>
-      {s.rss !== null && (
-        <Text fz="xs" c="dimmed">
-          {wanjiText('rss', { size: formatBytes(s.rss) })}
-        </Text>
-      )}
-    </Stack>
+      </div>
+      {s.rss !== null && <span style={dimmed}>{wanjiText('rss', { size: formatBytes(s.rss) })}</span>}
+    </div>
   );
 }
 
 /** The modules switched on there, by name (all of them on hover). */
 export function ModulesCell({ d }: { d: Device }) {
   const names = d.state.modules.map(moduleLabel);
-  if (names.length === 0) return <Text c="dimmed">-</Text>;
+  if (names.length === 0) return none;
   return (
-    <Tooltip label={names.join(', ')} multiline maw={320} withinPortal>
-      <Text fz="xs" data-testid="wanji-modules" data-modules={d.state.modules.join(',')}>
-        {wanjiText('modulesOn', { n: names.length })}
-      </Text>
-    </Tooltip>
+    <span style={small} title={names.join(', ')} data-testid="wanji-modules" data-modules={d.state.modules.join(',')}>
+      {wanjiText('modulesOn', { n: names.length })}
+    </span>
   );
 }
 
 /** Rules all told and in error; DDNS tasks failing; certificates near expiry (where those modules are on). */
 export function HealthCell({ d }: { d: Device }) {
   const s = d.state;
-  if (!s.version) return <Text c="dimmed">-</Text>;
+  if (!s.version) return none;
   const { total, errors } = ruleTotals(s);
   return (
-    <Group gap={4} data-testid="wanji-health" data-rules={total} data-errors={errors}>
-      <Badge variant="light" color="gray" tt="none">
-        {wanjiText('rulesN', { n: total })}
-      </Badge>
-      <Badge variant="light" color={errors > 0 ? 'red' : 'green'} tt="none" data-testid="wanji-errors">
+    <div style={wrapLine} data-testid="wanji-health" data-rules={total} data-errors={errors}>
+      <Pill color="gray">{wanjiText('rulesN', { n: total })}</Pill>
+      <Pill color={errors > 0 ? 'red' : 'green'} testId="wanji-errors">
         {wanjiText('errorsN', { n: errors })}
-      </Badge>
+      </Pill>
       {s.ddnsFailing !== null && s.ddnsFailing > 0 && (
-        <Badge variant="light" color="red" tt="none" data-testid="wanji-ddns-failing">
+        <Pill color="red" testId="wanji-ddns-failing">
           {wanjiText('ddnsFailing', { n: s.ddnsFailing })}
-        </Badge>
+        </Pill>
       )}
       {s.certsExpiring !== null && s.certsExpiring > 0 && (
-        <Badge variant="light" color="orange" tt="none" data-testid="wanji-certs-expiring">
+        <Pill color="orange" testId="wanji-certs-expiring">
           {wanjiText('certsExpiring', { n: s.certsExpiring })}
-        </Badge>
+        </Pill>
       )}
-    </Group>
+    </div>
+  );
+}
+
+/** The name (a link to the device's page), its address, group and tags, note. */
+export function NameCell({ d }: { d: Device }) {
+  return (
+    <div style={column}>
+      <a href={`#/wanjiadmin/${d.key}`} style={{ fontWeight: 500, fontSize: 'var(--mantine-font-size-sm)', color: 'var(--mantine-color-anchor)' }} data-testid="wanji-open">
+        {d.name}
+      </a>
+      <span style={{ ...dimmed, fontFamily: 'monospace', maxWidth: 240, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={d.url}>
+        {d.url}
+      </span>
+      {(d.group || d.tags.length > 0) && (
+        <div style={wrapLine}>
+          {d.group && <Pill color="blue">{d.group}</Pill>}
+          {d.tags.map((t) => (
+            <Pill key={t} color="gray">
+              {t}
+            </Pill>
+          ))}
+        </div>
+      )}
+      {d.note && (
+        <span style={{ ...dimmed, maxWidth: 240, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={d.note}>
+          {d.note}
+        </span>
+      )}
+    </div>
   );
 }

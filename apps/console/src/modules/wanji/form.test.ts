@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODULES } from '@lucky/contracts';
 import { moduleLabel } from './cells';
-import { agoParts, checkDevice, checkSettings, emptyForm, formatUptime, formToDevice, parseRuleJson, ruleTotals, toForm } from './form';
+import { agoParts, allDevices, filterDevices, checkDevice, checkSettings, emptyForm, formatUptime, formToDevice, parseRuleJson, ruleTotals, toForm } from './form';
 
 const TOKEN = `lk_${'t'.repeat(43)}`;
 const UNITS = { d: 'd', h: 'h', min: 'min', s: 's' };
@@ -53,5 +53,23 @@ describe('Wanji admin form', () => {
     expect(moduleLabel('wol')).toBe('网络唤醒');
     expect(moduleLabel('acme')).toBe('证书');
     expect(moduleLabel('nope')).toBe('nope');
+  });
+
+  it('filters a long fleet by words, group and online state, a page at a time', () => {
+    const dev = (i: number, o: Partial<{ group: string; online: string; enable: boolean; tags: string[] }> = {}) => ({
+      name: `dev ${i}`, url: `http://10.0.0.${i}:16601`, group: o.group ?? '', tags: o.tags ?? [], note: '', enable: o.enable ?? true, state: { online: o.online ?? 'online' },
+    });
+    const rows = Array.from({ length: 120 }, (_, i) => dev(i, { group: i % 2 ? 'site a' : 'site b', online: i % 10 === 0 ? 'offline' : 'online', tags: i === 7 ? ['Core'] : [] }));
+    const first = filterDevices(rows, allDevices());
+    expect(first).toMatchObject({ total: 120, pages: 3, page: 1 });
+    expect(first.rows).toHaveLength(50);
+    expect(filterDevices(rows, { ...allDevices(), page: 9 })).toMatchObject({ page: 3, rows: expect.any(Array) });
+    expect(filterDevices(rows, { ...allDevices(), page: 9 }).rows).toHaveLength(20);
+    expect(filterDevices(rows, { ...allDevices(), size: 0 }).rows).toHaveLength(120);
+    expect(filterDevices(rows, { ...allDevices(), online: 'offline' }).total).toBe(12);
+    expect(filterDevices(rows, { ...allDevices(), group: 'site a', online: 'offline' }).total).toBe(0);
+    expect(filterDevices(rows, { ...allDevices(), q: 'core' }).rows.map((d) => d.name)).toEqual(['dev 7']);
+    expect(filterDevices(rows, { ...allDevices(), q: '10.0.0.11: dev' }).rows.map((d) => d.name)).toEqual(['dev 11']);
+    expect(filterDevices([dev(1, { enable: false, online: 'offline' })], { ...allDevices(), online: 'offline' }).total).toBe(0);
   });
 });

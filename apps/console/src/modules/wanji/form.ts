@@ -110,3 +110,36 @@ export function parseRuleJson(text: string): Record<string, unknown> | null {
     return null;
   }
 }
+
+/** What the fleet list shows of a long list: a search, a group, online or not, one page. */
+export interface FleetFilter {
+  /** Words found in the name, address, group, tags or note. */
+  q: string;
+  /** A group; empty for all. */
+  group: string;
+  online: 'all' | 'online' | 'offline';
+  /** From 1. */
+  page: number;
+  /** Rows a page; 0 for all of them. */
+  size: number;
+}
+
+export const FLEET_PAGE_SIZES = [50, 100, 0] as const;
+export const allDevices = (): FleetFilter => ({ q: '', group: '', online: 'all', page: 1, size: FLEET_PAGE_SIZES[0] });
+
+type Filterable = { name: string; url: string; group: string; tags: readonly string[]; note: string; enable: boolean; state: { online: string } };
+
+/** The rows the filter keeps, the page of them asked for (the last one when it asks past it), and the count. */
+export function filterDevices<T extends Filterable>(rows: readonly T[], f: FleetFilter): { rows: T[]; total: number; pages: number; page: number } {
+  const words = f.q.toLowerCase().split(/\s+/).filter(Boolean);
+  const kept = rows.filter((d) => {
+    if (f.group && d.group !== f.group) return false;
+    if (f.online === 'online' && !(d.enable && d.state.online === 'online')) return false;
+    if (f.online === 'offline' && !(d.enable && d.state.online === 'offline')) return false;
+    const text = [d.name, d.url, d.group, d.note, ...d.tags].join(' ').toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+  const pages = f.size > 0 ? Math.max(1, Math.ceil(kept.length / f.size)) : 1;
+  const page = Math.min(Math.max(1, f.page), pages);
+  return { rows: f.size > 0 ? kept.slice((page - 1) * f.size, page * f.size) : kept, total: kept.length, pages, page };
+}
