@@ -107,6 +107,30 @@ export const ZWanjiDeviceState = z.object({
 });
 export type WanjiDeviceState = z.infer<typeof ZWanjiDeviceState>;
 
+/** A device's state before its first poll (new lists each time: the engine fills them in). */
+export function emptyDeviceState(): WanjiDeviceState {
+  return {
+    online: 'unknown',
+    lastSeen: null,
+    lastPoll: null,
+    error: '',
+    latency: null,
+    version: '',
+    hostname: '',
+    scope: null,
+    uptime: null,
+    cpu: null,
+    memory: null,
+    rss: null,
+    modules: [],
+    rules: {},
+    ruleErrors: 0,
+    ddnsFailing: null,
+    certsExpiring: null,
+    history: { cpu: [], memory: [], latency: [] },
+  };
+}
+
 export const ZWanjiDeviceView = ruleView(ZWanjiDeviceFields, { state: ZWanjiDeviceState });
 export type WanjiDeviceView = z.infer<typeof ZWanjiDeviceView>;
 

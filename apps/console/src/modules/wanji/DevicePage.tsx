@@ -13,6 +13,7 @@ import { pushNotice } from '../../api/notices';
 import { RuleLogLines } from '../../kit/rule-log/RuleLogDialog';
 import { RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import { ruleTestIds } from '../../kit/rule-list/ruleModule';
+import { TableHead } from '../../kit/table/TableHead';
 import { formatTime } from '../../kit/form/values';
 import { PageTitle } from '../../shell/Shell';
 import { TitledCard } from '../../shell/TitledCard';
@@ -171,19 +172,14 @@ function DeviceRules({ device }: { device: Device }) {
 function RemoteRules({ device, module }: { device: Device; module: ModuleKey }) {
   const rules = useQuery(remoteRulesQuery(device.key, module));
   const act = useDeviceAction(device.key);
+  /** "Run now" of the modules that have one here: a DDNS task synced, a WOL device woken. */
+  const run = module === 'ddns' ? ('sync' as const) : module === 'wol' ? ('wake' as const) : null;
   if (rules.isPending) return <Skeleton h={80} />;
   if (rules.isError) return <Alert color="red">{rules.error.message}</Alert>;
   if (rules.data.list.length === 0) return <Text c="dimmed">{wanjiText('noRules')}</Text>;
   return (
     <Table striped data-testid="wanji-remote-rules" data-module={module}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>{wanjiText('colName')}</Table.Th>
-          <Table.Th>{wanjiText('colStatus')}</Table.Th>
-          <Table.Th>{wanjiText('colEnable')}</Table.Th>
-          <Table.Th>{wanjiText('colActions')}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead titles={[wanjiText('colName'), wanjiText('colStatus'), wanjiText('colEnable'), wanjiText('colActions')]} />
       <Table.Tbody>
         {rules.data.list.map((r) => (
           <Table.Tr key={r.key} data-testid="wanji-remote-row" data-name={r.name} data-enable={String(r.enable)}>
@@ -200,18 +196,11 @@ function RemoteRules({ device, module }: { device: Device; module: ModuleKey }) 
               />
             </Table.Td>
             <Table.Td>
-              <Group gap={6}>
-                {module === 'ddns' && (
-                  <Button size="xs" variant="light" onClick={() => act.mutate({ action: 'sync', rule: r.key })} data-testid="wanji-remote-sync">
-                    {wanjiText('sync')}
-                  </Button>
-                )}
-                {module === 'wol' && (
-                  <Button size="xs" variant="light" onClick={() => act.mutate({ action: 'wake', rule: r.key })} data-testid="wanji-remote-wake">
-                    {wanjiText('wake')}
-                  </Button>
-                )}
-              </Group>
+              {run && (
+                <Button size="xs" variant="light" onClick={() => act.mutate({ action: run, rule: r.key })} data-testid={`wanji-remote-${run}`}>
+                  {wanjiText(run)}
+                </Button>
+              )}
             </Table.Td>
           </Table.Tr>
         ))}

@@ -8,6 +8,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError, call } from '../../api';
 import { mono } from '../../kit/fields/styles';
+import { TableHead } from '../../kit/table/TableHead';
 import { parseRuleJson, ruleJson } from './form';
 import { wanjiText } from './i18n';
 import { remoteRulesQuery } from './queries';
@@ -79,13 +80,7 @@ function DevicePicker({ devices, value, onChange }: { devices: Device[]; value: 
 function ResultsTable({ results, testId }: { results: readonly (WanjiDeviceResult & { version?: string; behind?: boolean })[]; testId: string }) {
   return (
     <Table data-testid={testId} striped>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>{wanjiText('colDevice')}</Table.Th>
-          <Table.Th>{wanjiText('colResult')}</Table.Th>
-          <Table.Th>{wanjiText('colDetail')}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead titles={[wanjiText('colDevice'), wanjiText('colResult'), wanjiText('colDetail')]} />
       <Table.Tbody>
         {results.map((r) => (
           <Table.Tr key={r.device} data-testid="wanji-result" data-name={r.name} data-ok={String(r.ok)} data-behind={r.behind === undefined ? undefined : String(r.behind)}>
@@ -189,13 +184,7 @@ function ComparePanel({ devices }: { devices: Device[] }) {
           <Text c="dimmed">{wanjiText('compareEmpty')}</Text>
         ) : (
           <Table data-testid="wanji-compare-rows" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{wanjiText('colName')}</Table.Th>
-                <Table.Th>{wanjiText('colResult')}</Table.Th>
-                <Table.Th>{wanjiText('colFields')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead titles={[wanjiText('colName'), wanjiText('colResult'), wanjiText('colFields')]} />
             <Table.Tbody>
               {compare.data.rows.map((r) => (
                 <Table.Tr key={r.name} data-testid="wanji-compare-row" data-name={r.name} data-state={r.state}>

@@ -1,9 +1,8 @@
 /** The device form in jsdom: the TLS fields only for https, "test" sending the masked token with the device's key, saving. */
-import { ZWanjiDevice } from '@lucky/contracts';
+import { emptyDeviceState, ZWanjiDevice } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
-import { emptyFigures } from './testing';
 import { RuleForm } from './RuleForm';
 import { wanjiRules } from './ruleModule';
 
@@ -31,7 +30,7 @@ describe('the device form', () => {
   });
 
   it('tests a saved device with its masked token and its key', async () => {
-    const saved = listed(ZWanjiDevice.parse({ name: 'NAS', url: 'http://10.0.0.2:16601', token: '******' }), { state: emptyFigures() });
+    const saved = listed(ZWanjiDevice.parse({ name: 'NAS', url: 'http://10.0.0.2:16601', token: '******' }), { state: emptyDeviceState() });
     const fetchSpy = renderRuleForm(wanjiRules, RuleForm, saved, () => undefined);
     fireEvent.click(await screen.findByTestId('wanji-test'));
     await waitFor(() => expect(fetchSpy).toHaveBeenCalled());

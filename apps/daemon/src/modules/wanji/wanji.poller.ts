@@ -4,7 +4,7 @@
  * whatever the device does. A device that does not answer holds one slot for that long and nothing
  * else: the others go on, and the list reads the last state from memory without waiting.
  */
-import type { Msg, WanjiConfigure, WanjiDevice, WanjiDeviceState } from '@lucky/contracts';
+import { emptyDeviceState, type Msg, type WanjiConfigure, type WanjiDevice, type WanjiDeviceState } from '@lucky/contracts';
 import type { RuleContext } from '../../core/engine.js';
 import type { HttpClients } from '../../lib/http/clients.js';
 import { MsgError } from '../../lib/msgerror.js';
@@ -17,28 +17,7 @@ export type DeviceFigures = Omit<WanjiDeviceState, 'error'> & { error: Msg | nul
 /** Samples kept for the list's small graphs. */
 export const HISTORY = 30;
 
-export function emptyFigures(): DeviceFigures {
-  return {
-    online: 'unknown',
-    lastSeen: null,
-    lastPoll: null,
-    error: null,
-    latency: null,
-    version: '',
-    hostname: '',
-    scope: null,
-    uptime: null,
-    cpu: null,
-    memory: null,
-    rss: null,
-    modules: [],
-    rules: {},
-    ruleErrors: 0,
-    ddnsFailing: null,
-    certsExpiring: null,
-    history: { cpu: [], memory: [], latency: [] },
-  };
-}
+export const emptyFigures = (): DeviceFigures => ({ ...emptyDeviceState(), error: null });
 
 interface Entry {
   key: string;
