@@ -93,7 +93,7 @@ describe('console e2e (chromium + built daemon)', () => {
     await shot(page, '03-overview');
   });
 
-  it('titles every route of the table; / goes to /about; unbuilt modules show a placeholder', async () => {
+  it('titles every route of the table; / goes to /about; the Wanji admin screen is there', async () => {
     const table: [string, string][] = [
       ['/about', '关于'],
       ['/set', '设置'],
