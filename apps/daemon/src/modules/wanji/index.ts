@@ -2,10 +2,9 @@
  * Wanji admin: other Lucky devices, each a rule (its URL, its API token, how its certificate is
  * trusted), polled in the background and driven through their own API from here.
  */
-import { renderMsg, wanjiContract } from '@lucky/contracts';
+import { emptyDeviceState, renderMsg, wanjiContract } from '@lucky/contracts';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { WanjiEngine } from './wanji.engine.js';
-import { emptyFigures } from './wanji.poller.js';
 import { checkTls, probe, storedPin, wanjiRoutes } from './wanji.routes.js';
 
 export type WanjiContext = ModuleContext<typeof wanjiContract, 'audit', WanjiEngine>;
@@ -24,9 +23,6 @@ export default defineModule({
     if (next.enable && (relinked || !previous.enable)) await probe(mod, next, 'en_US');
     return next;
   },
-  view: (_device, figures, lang) => {
-    const f = figures ?? emptyFigures();
-    return { state: { ...f, error: f.error ? renderMsg(lang, f.error) : '' } };
-  },
+  view: (_device, figures, lang) => ({ state: figures ? { ...figures, error: figures.error ? renderMsg(lang, figures.error) : '' } : emptyDeviceState() }),
   routes: wanjiRoutes,
 });
