@@ -45,8 +45,11 @@ export const ZWanjiDeviceFields = z.object({
   enable: z.boolean().default(true),
   /** `https://nas.lan:16601`, `http://10.0.0.2:16601/safe-path`. */
   url: z.string().trim().max(2048).refine(isDeviceUrl, { error: msgKey('wanjiBadUrl') }),
-  /** An API token of the device (security management → API tokens there). */
-  token: secret(z.string().trim().regex(WANJI_TOKEN_RE, { error: msgKey('wanjiBadToken') })),
+  /**
+   * An API token of the device (security management → API tokens there). Kept behind the mask only
+   * while the address, pin and CA stay: a token never goes to a new place without being typed again.
+   */
+  token: secret(z.string().trim().regex(WANJI_TOKEN_RE, { error: msgKey('wanjiBadToken') }), { boundTo: ['url', 'pin', 'ca'] }),
   /** SHA-256 fingerprint of the device's certificate: when set, that certificate alone is trusted (self-signed devices). */
   pin: z.string().trim().max(95).regex(/^$|^[0-9A-Fa-f:]+$/, { error: msgKey('wanjiBadPin') }).refine((s) => s === '' || WANJI_PIN_RE.test(s), { error: msgKey('wanjiBadPin') }).default(''),
   /** PEM root certificate(s) the device's certificate is checked against instead of the system's. */

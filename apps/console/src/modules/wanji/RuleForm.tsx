@@ -6,6 +6,7 @@
 import { Button, Group, Switch, TextInput, Textarea } from '@mantine/core';
 import { wanjiRoutes } from '@lucky/contracts';
 import { call } from '../../api';
+import { lang } from '../../i18n';
 import { PemInput } from '../../kit/fields/PemInput';
 import { SecretInput } from '../../kit/fields/SecretInput';
 import { mono } from '../../kit/fields/styles';
@@ -18,7 +19,7 @@ import { wanjiText } from './i18n';
 import { wanjiRules } from './ruleModule';
 
 export function RuleForm(props: RuleFormProps<typeof wanjiRoutes>) {
-  const f = useRuleForm(wanjiRules, props, { empty: emptyForm, toForm, toInput: formToDevice, check: checkDevice });
+  const f = useRuleForm(wanjiRules, props, { empty: emptyForm, toForm, toInput: formToDevice, check: (form) => checkDevice(form, lang, props.editing.saved) });
   const b = bindFields(f.form, f.set, f.err);
   const https = /^https:/i.test(f.form.url.trim());
   return (

@@ -23,6 +23,11 @@ describe('Wanji admin form', () => {
     expect(checkDevice({ ...base, token: 'abc' }, 'en_US')[0]).toMatchObject({ field: 'token', inline: expect.stringContaining('lk_') });
     expect(checkDevice({ ...base, url: 'http://nas.lan', pin: 'AB'.repeat(32) }, 'en_US')[0]).toMatchObject({ field: 'pin', inline: expect.stringContaining('https') });
     expect(checkDevice({ ...base, name: '' }, 'zh_CN')[0]!.message).toContain('名称');
+    // A saved token stays behind its mask only at the same address, pin and CA.
+    const saved = { url: 'https://nas.lan', pin: '', ca: '' };
+    expect(checkDevice({ ...base, token: '******', url: 'https://nas.lan/' }, 'en_US', saved)).toEqual([]);
+    expect(checkDevice({ ...base, token: '******', url: 'https://nas2.lan' }, 'en_US', saved)[0]).toMatchObject({ field: 'token', inline: expect.stringContaining('type the token again') });
+    expect(checkDevice({ ...base, url: 'https://nas2.lan' }, 'en_US', saved)).toEqual([]);
   });
 
   it('checks the settings with the contract', () => {

@@ -2,9 +2,9 @@
  * The device form ↔ the contract's input, the settings form, and what the list shows of a device's
  * state (uptime, last seen, the figures of its modules).
  */
-import { ZWanjiConfigure, ZWanjiDevice, type Lang, type WanjiConfigure, type WanjiDevice, type WanjiDeviceState } from '@lucky/contracts';
+import { SECRET_MASK, ZWanjiConfigure, ZWanjiDevice, type Lang, type WanjiConfigure, type WanjiDevice, type WanjiDeviceState } from '@lucky/contracts';
 import { lang } from '../../i18n';
-import { fieldWording, schemaProblems } from '../../kit/form/problems';
+import { fieldWording, schemaProblems, type FormProblem } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
 import { lines } from '../../lib/helpers';
 import { wanjiTextIn } from './i18n';
@@ -43,7 +43,21 @@ export function formToDevice(f: DeviceForm): WanjiDevice {
 const FIELDS = ['name', 'url', 'token', 'pin', 'ca', 'group', 'tags', 'note'] as const;
 const SETTINGS_FIELDS = ['interval', 'timeout', 'concurrency', 'expiryDays'] as const;
 
-export const checkDevice = (f: DeviceForm, inLang: Lang = lang) => schemaProblems(ZWanjiDevice, formToDevice(f), fieldWording(inLang, wanjiTextIn(inLang), FIELDS));
+/**
+ * The contract's checks, and the daemon's rule for a saved token: it stays behind its mask only
+ * while the address, pin and CA stay (a token never goes somewhere new without being typed again).
+ */
+export function checkDevice(f: DeviceForm, inLang: Lang = lang, saved: Pick<WanjiDevice, 'url' | 'pin' | 'ca'> | null = null): FormProblem[] {
+  const found = schemaProblems(ZWanjiDevice, formToDevice(f), fieldWording(inLang, wanjiTextIn(inLang), FIELDS));
+  const d = formToDevice(f);
+  const moved = saved && (d.url.replace(/\/+$/, '') !== saved.url || d.pin !== saved.pin || d.ca.trim() !== saved.ca.trim());
+  if (moved && d.token === SECRET_MASK && !found.some((p) => p.field === 'token')) {
+    const text = wanjiTextIn(inLang);
+    const inline = text('tokenAgain');
+    found.push({ path: 'token', field: 'token', message: `${text('field.token')}: ${inline}`, inline, summary: inline });
+  }
+  return found;
+}
 
 export interface SettingsForm {
   interval: Num;

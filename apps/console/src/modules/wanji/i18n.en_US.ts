@@ -28,6 +28,7 @@ export const en_US: Record<WanjiTextId, string> = {
   caUpload: 'Choose file',
   caHint: "Private CA: paste the root certificate that signed the device's certificate (PEM)",
   tagsHint: 'Separated by commas',
+  tokenAgain: 'The address, pin or CA changed: type the token again (a saved token never goes somewhere new)',
   test: 'Test connection',
   'online.online': 'Online',
   'online.offline': 'Offline',

@@ -26,6 +26,7 @@ export const zh_CN = {
   caUpload: '选择文件',
   caHint: '私有 CA：粘贴签发设备证书的根证书（PEM）',
   tagsHint: '以逗号分隔',
+  tokenAgain: '地址、指纹或 CA 改了：请重新填写令牌（已保存的令牌不会发往新的地方）',
   test: '测试连接',
   'online.online': '在线',
   'online.offline': '离线',

@@ -18,7 +18,8 @@ export default defineModule({
   // A device switched on is saved only once it answers with its token: a wrong address or token is said at once.
   prepare: async (device, previous, mod) => {
     checkTls(device);
-    const next = { ...device, pin: storedPin(device.pin) };
+    // One spelling of the address and the pin: the token stays behind its mask only while they do.
+    const next = { ...device, url: device.url.replace(/\/+$/, ''), pin: storedPin(device.pin) };
     const relinked = !previous || (['url', 'token', 'pin', 'ca'] as const).some((f) => next[f] !== previous[f]);
     if (next.enable && (relinked || !previous.enable)) await probe(mod, next, 'en_US');
     return next;

@@ -139,6 +139,20 @@ describe('adding devices', () => {
     expect((await call('PUT', `/api/wanji/rules/${keys.a}`, { name: 'A', url: urlOf(a), token: '******', group: 'home', tags: ['router'], note: 'edited' })).ret).toBe(0);
     expect((await refresh()).online).toBe(2);
   });
+
+  it('never sends a saved token to a new address: the mask stands for it only while the address, pin and CA stay', async () => {
+    const elsewhere = await fakeDevice({ token: `lk_${'e'.repeat(43)}` });
+    try {
+      const moved = await call('PUT', `/api/wanji/rules/${keys.a}`, { name: 'A', url: elsewhere.url, token: '******' });
+      expect(moved).toMatchObject({ ret: 1, msg: expect.stringContaining('token') });
+      const tested = await call('POST', '/api/wanji/test', { key: keys.a, device: { name: 'A', url: elsewhere.url, token: '******' } });
+      expect(tested).toMatchObject({ ret: 1, msg: expect.stringContaining('token') });
+      expect(elsewhere.authorizations).toEqual(new Set());
+      expect((await byName('A')).url).toBe(urlOf(a));
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });
 
 describe('fleet actions', () => {

@@ -26,6 +26,8 @@ export interface FakeDevice {
   url: string;
   /** Requests answered (or held, when hanging). */
   requests: number;
+  /** Every Authorization header it was sent, once each. */
+  authorizations: Set<string>;
   close(): Promise<void>;
 }
 
@@ -93,9 +95,10 @@ function wolRule(i: number) {
 export async function fakeDevice(o: FakeDeviceOptions): Promise<FakeDevice> {
   const sockets = new Set<Socket>();
   const rules = Array.from({ length: o.rules ?? 3 }, (_, i) => wolRule(i));
-  const device: FakeDevice = { port: 0, url: '', requests: 0, close: async () => undefined };
+  const device: FakeDevice = { port: 0, url: '', requests: 0, authorizations: new Set(), close: async () => undefined };
   const server: Server = createServer((req, res) => {
     device.requests++;
+    if (req.headers.authorization) device.authorizations.add(req.headers.authorization);
     if (o.hang) return;
     const path = (req.url ?? '').split('?')[0];
     const send = (body: unknown) => {
