@@ -93,6 +93,13 @@ describe('Wanji admin console e2e (chromium + three built daemons)', () => {
     // A second sample draws a line.
     await expect.poll(async () => Number(await row(page, 'NAS B').getByTestId('wanji-spark-cpu').getAttribute('data-points')), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
     await shot(page, '02-fleet');
+    // A long fleet is searched and paged; here the search keeps one of the two.
+    await page.getByTestId('wanji-search').fill('office');
+    await expect.poll(() => page.getByTestId('wanji-row').count()).toBe(1);
+    await row(page, 'NAS B').waitFor();
+    await expect.poll(() => page.getByTestId('wanji-shown').textContent()).toBe('显示 1 台（符合条件 1 台，共 2 台）');
+    await page.getByTestId('wanji-search').fill('');
+    await expect.poll(() => page.getByTestId('wanji-row').count()).toBe(2);
     // The token never reaches the browser.
     const html = await page.content();
     expect(html).not.toContain(tokens.a);
