@@ -7,20 +7,15 @@
  * switching a rule and waking a device there, a backup downloaded, the second daemon stopped and
  * shown offline while the first stays online, and the list in English. Screenshots: wanji-*.png.
  */
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, pickOption, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, pickOption, requirePrerequisites, shot as rawShot, shotOnFailure, sleep, type OpenConsole } from './harness';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(300);
-  await rawShot(p, `wanji-${name}`);
-}
+const shot = (p: Page, name: string) => sleep(300).then(() => rawShot(p, `wanji-${name}`));
 
-let daemon: Daemon;
-let browser: Browser | undefined;
-let context: BrowserContext | undefined;
+/** The console in the browser and the daemon it talks to (the managing one). */
+let ui: OpenConsole | undefined;
 let page: Page;
-let apiToken = '';
 const pageErrors: string[] = [];
 const managed: Daemon[] = [];
 const tokens: Record<'a' | 'b', string> = { a: '', b: '' };
@@ -33,7 +28,8 @@ describe('Wanji admin console e2e (chromium + three built daemons)', () => {
     requirePrerequisites();
     const [pa, pb] = [await freePort(), await freePort()];
     managed.push(new Daemon(pa), new Daemon(pb));
-    ({ daemon, apiToken, browser, context, page } = await openConsole(1400, 900, pageErrors));
+    ui = await openConsole(1400, 900, pageErrors);
+    page = ui.page;
     await Promise.all(managed.map((d) => d.start()));
     for (const [i, k] of (['a', 'b'] as const).entries()) {
       sessions[k] = await managed[i]!.login();
@@ -43,13 +39,13 @@ describe('Wanji admin console e2e (chromium + three built daemons)', () => {
     // A's own rule, to see in the drill-down and the comparison.
     expect((await managed[0]!.api('POST', '/api/wol/rules', { name: 'printer', macs: ['02:00:00:00:00:aa'], broadcast: '127.0.0.1' }, sessions.a)).ret).toBe(0);
     // Short polls: "offline within one poll" is seconds here.
-    expect((await daemon.api('PUT', '/api/wanji/configure', { interval: 5, timeout: 2, concurrency: 16, expiryDays: 14 }, apiToken)).ret).toBe(0);
+    expect((await ui.daemon.api('PUT', '/api/wanji/configure', { interval: 5, timeout: 2, concurrency: 16, expiryDays: 14 }, ui.apiToken)).ret).toBe(0);
   }, 120_000);
 
   afterEach(shotOnFailure('wanji', () => page));
 
   afterAll(async () => {
-    await closeConsole({ daemon, browser, context });
+    await closeConsole(ui ?? {});
     for (const d of managed) {
       await d.stop().catch(() => undefined);
       d.cleanup();
@@ -57,7 +53,7 @@ describe('Wanji admin console e2e (chromium + three built daemons)', () => {
   }, 30_000);
 
   it('adds a device through the form: a wrong token refused by the test and the save, the right one tested and saved', async () => {
-    await page.goto(`${daemon.url}#/wanjiadmin`);
+    await page.goto(`${ui!.daemon.url}#/wanjiadmin`);
     await page.reload();
     await page.getByTestId('wanji-empty').waitFor();
     await page.getByTestId('wanji-add').click();
@@ -77,7 +73,7 @@ describe('Wanji admin console e2e (chromium + three built daemons)', () => {
     await expect.poll(() => page.getByTestId('wanji-name').count()).toBe(0);
     await row(page, '路由器 A').waitFor();
     // B through the API, as a script would.
-    expect((await daemon.api('POST', '/api/wanji/rules', { name: 'NAS B', url: managed[1]!.url, token: tokens.b, tags: ['office'] }, apiToken)).ret).toBe(0);
+    expect((await ui!.daemon.api('POST', '/api/wanji/rules', { name: 'NAS B', url: managed[1]!.url, token: tokens.b, tags: ['office'] }, ui!.apiToken)).ret).toBe(0);
   });
 
   it('shows both devices online with version, load graphs, modules and rule counts', async () => {
