@@ -10,11 +10,11 @@ describe('route table', () => {
     const paths = children.map((r) => r.options.path).sort();
     expect(paths).toEqual(
       [
-        '/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin',
+        '/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin', '/wanjiadmin/$key',
         '/ftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward', '/acme',
       ].sort(),
     );
-    const modulePaths = paths.filter((p) => !['/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin'].includes(p));
+    const modulePaths = paths.filter((p) => !['/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin', '/wanjiadmin/$key'].includes(p));
     for (const p of modulePaths) expect(CONSOLE_MODULE_NAMES as readonly string[]).toContain(p.slice(1));
     // diy is in the list but has no screen.
     expect(paths).not.toContain('/diy');

@@ -38,8 +38,6 @@ export const rootRoute = createRootRouteWithContext<RouterContext>()({
   },
 });
 
-const placeholder = lazyRouteComponent(() => importWithRetry(() => import('./modules/placeholder/Placeholder')), 'Placeholder');
-
 const indexRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/',
@@ -57,8 +55,9 @@ const coreRoutes = [
   page('/set', 'route.set', lazyRouteComponent(() => importWithRetry(() => import('./modules/settings/SettingsPage')), 'SettingsPage')),
   page('/safe', 'route.safe', lazyRouteComponent(() => importWithRetry(() => import('./modules/safe/SafePage')), 'SafePage'), 'safe'),
   page('/status', 'route.status', lazyRouteComponent(() => importWithRetry(() => import('./modules/status/StatusPage')), 'StatusPage')),
-  // The menu links here (spec section 2); its screen comes with the wanji module.
-  page('/wanjiadmin', 'route.wanjiadmin', placeholder, 'wanji'),
+  // The menu links here (spec section 2): the managed devices, and one device's page.
+  page('/wanjiadmin', 'route.wanjiadmin', lazyRouteComponent(() => importWithRetry(() => import('./modules/wanji/WanjiPage')), 'WanjiPage'), 'wanji'),
+  page('/wanjiadmin/$key', 'route.wanjiadmin', lazyRouteComponent(() => importWithRetry(() => import('./modules/wanji/DevicePage')), 'DevicePage'), 'wanji'),
 ];
 
 /** Module screens by the spec's module name; diy has no screen definition. */

@@ -109,6 +109,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     apiTokens.revokeAll();
   }
 
+  const audit = new Audit(db);
   // One lock-out for the console's login and every service with a login of its own (WebDAV, FTP).
   const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard }));
   const ports = new PortRegistry();
@@ -123,6 +124,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       dataDir: o.dataDir,
       config,
       env: o.env ?? DEFAULT_ENV,
+      version: VERSION,
       ports,
       loginGuard: guard,
       // A module's tables are migrated when it is first loaded, which may be long after start-up;
@@ -138,6 +140,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       // Imported when a module first asks for it (an https web rule...).
       certificates: async () => (await import('./services/certificates.js')).openCertificates(db, sayer(log)),
       // Settings → backup's own file, written into a folder (scheduled tasks).
+      // Remote actions of the multi-device admin, one entry per device.
+      audit: () => audit,
       backups: async () => {
         const { createBackup, writeBackupFile } = await import('./system/backup.js');
         return {
@@ -173,7 +177,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     modules,
     guard,
     apiTokens,
-    audit: new Audit(db),
+    audit,
     twofa: new TwoFA(config),
     status,
     supervisor: o.supervisor ?? 'none',

@@ -5,7 +5,7 @@ import { msgKey } from './i18n.js';
 import { MODULE_KEYS } from './modules.js';
 import { ZListenHost, ZPort } from './net.js';
 import { route } from './route.js';
-import { ZAccessPolicy, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
+import { ZAccessPolicy, ZApiTokenScope, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
 
 /** Spec section 9: 2 Error, 3 Warn, 4 Info, 5 Debug, 6 Trace. */
 export const LOG_LEVELS = { 2: 'error', 3: 'warn', 4: 'info', 5: 'debug', 6: 'trace' } as const;
@@ -310,4 +310,10 @@ export const coreRoutes = {
     response: ok({ name: z.string(), size: z.number(), data: z.string() }),
   }),
   v2l: route({ method: 'POST', path: '/api/v2l', body: z.unknown(), summary: 'Not supported: answers so plainly', response: ZOk }),
+  whoami: route({
+    method: 'GET',
+    path: '/api/whoami',
+    summary: 'Who is calling: the account, whether through a session or an API token (its name), and what it may do (read or full)',
+    response: ok({ account: z.string(), via: z.enum(['session', 'token']), name: z.string(), scope: ZApiTokenScope }),
+  }),
 } as const;

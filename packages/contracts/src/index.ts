@@ -18,6 +18,7 @@ export * from './storage.js';
 export * from './ftpserver.js';
 export * from './filebrowser.js';
 export * from './cron.js';
+export * from './wanji.js';
 export * from './safe.js';
 export * from './openapi.js';
 
@@ -35,6 +36,7 @@ import { ftpserverContract, ftpserverRoutes } from './ftpserver.js';
 import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 import { cronContract, cronRoutes } from './cron.js';
 import { acmeContract, acmeRoutes } from './acme.js';
+import { wanjiContract, wanjiRoutes } from './wanji.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -51,6 +53,7 @@ export const API = {
   filebrowser: filebrowserRoutes,
   cron: cronRoutes,
   acme: acmeRoutes,
+  wanji: wanjiRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key. */
@@ -66,4 +69,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   filebrowser: filebrowserContract,
   cron: cronContract,
   acme: acmeContract,
+  wanji: wanjiContract,
 };

@@ -77,4 +77,15 @@ describe('secrets declared in the schema', () => {
   it('accept the mask itself, so a form that shows one passes its own check', () => {
     expect(ZThing.safeParse({ ...maskSecrets(ZThing, stored) }).success).toBe(true);
   });
+
+  it('bound to fields beside them, are kept behind the mask only while those stay as stored', () => {
+    const ZLink = z.object({ url: z.string(), pin: z.string().default(''), token: secret(z.string(), { boundTo: ['url', 'pin'] }) });
+    const saved = { url: 'http://a', pin: '', token: 'tok-1' };
+    expect(restoreSecrets(ZLink, { url: ' http://a ', token: SECRET_MASK }, saved)).toEqual({ url: ' http://a ', token: 'tok-1' });
+    expect(restoreSecrets(ZLink, { url: 'http://b', pin: '', token: SECRET_MASK }, saved)).toEqual({ url: 'http://b', pin: '', token: '' });
+    expect(restoreSecrets(ZLink, { url: 'http://a', pin: 'AB', token: SECRET_MASK }, saved)).toMatchObject({ token: '' });
+    // Typed again, it goes wherever it was typed for.
+    expect(restoreSecrets(ZLink, { url: 'http://b', token: 'tok-1' }, saved)).toEqual({ url: 'http://b', token: 'tok-1' });
+    expect(secretPaths(ZLink)[0]!.info).toEqual({ boundTo: ['url', 'pin'] });
+  });
 });

@@ -11,6 +11,12 @@ export const SECRET_MASK = '******';
 export interface SecretInfo {
   /** Stored as a one-way hash (scrypt): shown masked, never recoverable. */
   hash?: boolean;
+  /**
+   * Fields beside the secret that say where it is sent (an address, a certificate pin): the mask
+   * keeps the stored secret only while they are unchanged, so a secret never goes somewhere new
+   * without being typed again.
+   */
+  boundTo?: readonly string[];
 }
 
 const secrets = z.registry<SecretInfo>();
@@ -157,7 +163,9 @@ function restoreAt(incoming: unknown, stored: unknown, path: SecretStep[], i: nu
     return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
   }
   if (!isObj(incoming) || !(step in incoming)) return incoming;
-  const prev = isObj(stored) ? stored[step] : undefined;
+  let prev = isObj(stored) ? stored[step] : undefined;
+  // The secret's own object: what it is bound to must be as stored, or nothing stands behind the mask.
+  if (i + 1 === path.length && info.boundTo?.some((f) => String(incoming[f] ?? '').trim() !== String((isObj(stored) ? stored[f] : undefined) ?? '').trim())) prev = undefined;
   return { ...incoming, [step]: restoreAt(incoming[step], prev, path, i + 1, info) };
 }
 

@@ -44,8 +44,6 @@ export const en_US = {
   'shell.titleLink': 'Open the project website',
   'shell.notFound': 'Page not found',
   'shell.backHome': 'Back to the start page',
-  'shell.placeholder': 'This page comes with the {module} module',
-  'shell.placeholderHint': 'The backend and the screens of this module are still being built.',
   'shell.moduleDisabled': 'The {module} module is disabled; it can be enabled in the settings.',
   'shell.close': 'Close',
   'shell.togglePassword': 'Show or hide the password',

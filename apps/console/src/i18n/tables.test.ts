@@ -16,6 +16,8 @@ import { en_US as webEn } from '../modules/web/i18n.en_US';
 import { zh_CN as webZh } from '../modules/web/i18n.zh_CN';
 import { en_US as wolEn } from '../modules/wol/i18n.en_US';
 import { zh_CN as wolZh } from '../modules/wol/i18n.zh_CN';
+import { en_US as wanjiEn } from '../modules/wanji/i18n.en_US';
+import { zh_CN as wanjiZh } from '../modules/wanji/i18n.zh_CN';
 import { en_US } from './en_US';
 import { parityProblems } from './parity';
 import { zh_CN } from './zh_CN';
@@ -30,6 +32,7 @@ const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['stun', stunZh, stunEn],
   ['web', webZh, webEn],
   ['wol', wolZh, wolEn],
+  ['wanji', wanjiZh, wanjiEn],
 ];
 
 describe('text tables', () => {

@@ -44,8 +44,6 @@ export const zh_CN = {
   'shell.titleLink': '打开项目网站',
   'shell.notFound': '页面不存在',
   'shell.backHome': '返回首页',
-  'shell.placeholder': '该页面将随 {module} 模块提供',
-  'shell.placeholderHint': '此模块的后台与页面尚在开发中。',
   'shell.moduleDisabled': '模块 {module} 未启用，可在设置中启用。',
   'shell.close': '关闭',
   'shell.togglePassword': '显示或隐藏密码',

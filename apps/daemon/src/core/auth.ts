@@ -34,6 +34,18 @@ function bearerOf(req: FastifyRequest): string | undefined {
 
 /** Paths an API token may never use: security management, and anything handing out secrets. */
 const SESSION_ONLY = /^\/api\/(safe\/|twofapassword|configure|restoreconfigureconfirm|update|lucky\/service|baseconfigure$)/;
+/** GET routes that change something: a read-only token may not use them either. */
+const CHANGING_GETS = /^\/api\/(reboot_program|execgc)$/;
+
+/** A backup without secrets hands out none: a full-scope token may download it (the multi-device admin does). */
+function backupWithoutSecrets(req: FastifyRequest, path: string): boolean {
+  return req.method === 'GET' && path === '/api/configure' && new URLSearchParams(req.url.split('?')[1] ?? '').get('secrets') !== '1';
+}
+
+/** Who made a request, as the audit log names them: the session's account, `token:<name>`, or `-`. */
+export function actorOf(req: FastifyRequest): string {
+  return req.session?.account ?? (req.apiToken ? `token:${req.apiToken.name}` : '-');
+}
 
 const VERDICT_MESSAGE: Record<string, MessageKey> = {
   blacklisted: 'accessDenied',
@@ -90,7 +102,8 @@ export function installAuth(
         return sendError(req, reply, Ret.sessionInvalid, message(req.lang, 'sessionInvalid'));
       }
       const path = req.url.split('?')[0]!;
-      if (SESSION_ONLY.test(path) || (info.scope === 'read' && req.method !== 'GET')) {
+      const sessionOnly = SESSION_ONLY.test(path) && !(info.scope === 'full' && backupWithoutSecrets(req, path));
+      if (sessionOnly || (info.scope === 'read' && (req.method !== 'GET' || CHANGING_GETS.test(path)))) {
         return sendError(req, reply, Ret.denied, message(req.lang, 'tokenReadOnly'));
       }
       req.apiToken = { id: info.id, name: info.name, scope: info.scope };

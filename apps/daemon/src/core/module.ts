@@ -34,6 +34,8 @@ export interface ModuleContext<C extends ModuleContract = ModuleContract, N exte
   /** Read-only use: the base settings (admin listener, enabled modules...). */
   config: BaseConfigStore;
   env: Readonly<DaemonEnv>;
+  /** This daemon's version. */
+  version: string;
   /** Program log lines a user reads (message keys). */
   say: Say;
   /** The program log for details only a developer reads (debug level). */

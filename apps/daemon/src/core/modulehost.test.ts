@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Fastify from 'fastify';
 import { z } from 'zod';
 import { moduleContract, Ret, ruleView, type ModuleKey } from '@lucky/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { openBaseConfig, type BaseConfigStore } from './baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './db.js';
 import { LoginGuard } from './loginguard.js';
 import { createProgramLog } from './logs.js';
+import { installEnvelope } from './envelope.js';
 import { defineModule, type AnyModule } from './module.js';
 import { ModuleHost, type ModuleEntry } from './modulehost.js';
 import { PortRegistry } from './ports.js';
@@ -146,6 +148,18 @@ describe('the module host', () => {
     await wol.ops.remove(b);
     expect(wol.ops.get(b)).toBeUndefined();
     await h.stopAll();
+  });
+
+  it('answers "not available yet" on the routes of a module of the spec that the table does not have', async () => {
+    const app = Fastify();
+    installEnvelope(app);
+    const h = host([entry(noteModule('wol'))]);
+    h.routes(app, ['wol', 'cron']);
+    await app.ready();
+    const r = await app.inject({ method: 'GET', url: '/api/cron/rules', headers: { 'lucky-lang': 'en_US' } });
+    expect(r.json()).toEqual({ ret: 5, msg: 'Not available yet' });
+    expect(imported).toEqual([]);
+    await app.close();
   });
 
   it('hands modules the login guard it was given, so their logins share the console lock-out', async () => {

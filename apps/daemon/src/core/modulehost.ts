@@ -42,6 +42,8 @@ export interface HostContext {
   dataDir: string;
   config: BaseConfigStore;
   env?: Readonly<DaemonEnv>;
+  /** This daemon's version (modules that talk to other Lucky devices compare theirs with it). */
+  version?: string;
   ports: PortRegistry;
   /** The console's login protection, shared with modules that have logins of their own; a new one when absent (tests). */
   loginGuard?: LoginGuard;
@@ -121,7 +123,7 @@ export class ModuleHost {
     const settings = new SettingsStore(this.ctx.db, key, contract.configure);
     const logs = new RuleLog();
     // ctx is completed below: the engine and hooks receive it and must see `rules`.
-    const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, say, log: logger, services, loginGuard: this.loginGuard } as unknown as ModuleContext<ModuleContract, ServiceName>;
+    const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, version: this.ctx.version ?? '', say, log: logger, services, loginGuard: this.loginGuard } as unknown as ModuleContext<ModuleContract, ServiceName>;
     const runtime = new RuleRuntime<RuleData, unknown, unknown>({
       module: key,
       store: store as never,

@@ -17,4 +17,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'ftpserver', load: () => import('./ftpserver/index.js') },
   { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
   { key: 'cron', load: () => import('./cron/index.js') },
+  { key: 'wanji', load: () => import('./wanji/index.js') },
 ];

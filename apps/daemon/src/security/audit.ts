@@ -3,6 +3,7 @@
  * download), with who, from where, and whether it worked. Bounded.
  */
 import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../core/auth.js';
 import type { Db } from '../core/db.js';
 
 export interface AuditEntry {
@@ -67,7 +68,7 @@ export function installAudit(app: FastifyInstance, audit: Audit): void {
     if (!def) return;
     if (def.method === 'GET' && !AUDITED_GETS.has(def.path)) return;
     const params = (req.params ?? {}) as Record<string, string>;
-    let actor = req.session?.account ?? (req.apiToken ? `token:${req.apiToken.name}` : '-');
+    let actor = actorOf(req);
     if (def.path === '/api/login') {
       const body = req.body as { Account?: unknown } | undefined;
       actor = typeof body?.Account === 'string' ? body.Account : '-';

@@ -223,8 +223,28 @@ describe('API tokens and sessions', () => {
     for (const t of [read.token, full.token]) {
       expect((await d.call('GET', '/api/safe/tokens', undefined, bearer(t))).ret).toBe(2);
       expect((await d.call('PUT', '/api/baseconfigure', { LogLevel: 5 }, bearer(t))).ret).toBe(2);
-      expect((await d.call('GET', '/api/configure', undefined, bearer(t))).ret).toBe(2);
+      expect((await d.call('GET', '/api/configure?secrets=1', undefined, bearer(t))).ret).toBe(2);
     }
+    // A backup without secrets hands out none: a full token may download it (the multi-device admin does), a read token not.
+    expect((await d.call('GET', '/api/configure', undefined, bearer(read.token))).ret).toBe(2);
+    const backup = await d.call<{ modules: Record<string, unknown>; secrets: boolean }>('GET', '/api/configure?secrets=0', undefined, bearer(full.token));
+    expect(backup.ret).toBeUndefined();
+    expect(backup.modules).toHaveProperty('wol');
+    // GET routes that change something are writes for a read token.
+    let restarted = 0;
+    const original = d.runtime.deps.restart;
+    d.runtime.deps.restart = () => restarted++;
+    try {
+      expect(await d.call('GET', '/api/reboot_program', undefined, bearer(read.token))).toEqual({ ret: 2, msg: 'This API token may not do that' });
+      expect((await d.call('GET', '/api/execgc', undefined, bearer(read.token))).ret).toBe(2);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(restarted).toBe(0);
+    } finally {
+      d.runtime.deps.restart = original;
+    }
+    // Who a token is: its name and scope.
+    expect(await d.call('GET', '/api/whoami', undefined, bearer(read.token))).toEqual({ ret: 0, account: 'admin', via: 'token', name: 'monitor', scope: 'read' });
+    expect(await d.call('GET', '/api/whoami')).toEqual({ ret: 0, account: 'admin', via: 'session', name: '', scope: 'full' });
     expect((await d.call('DELETE', `/api/safe/tokens/${read.info.id}`)).ret).toBe(0);
     expect((await d.call('GET', '/api/status', undefined, bearer(read.token))).ret).toBe(-1);
     expect((await d.call('DELETE', `/api/safe/tokens/${read.info.id}`)).ret).toBe(3);

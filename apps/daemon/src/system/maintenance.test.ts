@@ -179,6 +179,7 @@ describe('secrets in backups', () => {
       filebrowser: ['password'],
       cron: ['actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
       acme: ['key', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
+      wanji: ['token'],
     });
   });
 });

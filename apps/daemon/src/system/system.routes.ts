@@ -69,6 +69,13 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
   }));
 
+  // What a caller may do: the multi-device admin asks a device what its token is for.
+  addRoute(app, coreRoutes.whoami, ({ req }) => {
+    const account = req.session?.account ?? deps.config.get().AdminAccount;
+    if (req.apiToken) return { account, via: 'token' as const, name: req.apiToken.name, scope: req.apiToken.scope };
+    return { account, via: 'session' as const, name: '', scope: 'full' as const };
+  });
+
   addRoute(app, coreRoutes.rebootProgram, ({ req, reply }) => {
     sayer(req.log).warn({ key: 'logRestartRequested' }, { ip: req.ip });
     reply.raw.once('finish', () => deps.restart());

@@ -42,6 +42,10 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   rowProps?: (row: RuleViewOf<R>) => Record<`data-${string}`, string>;
   /** What the module shows under the list (its own sections), once the module is on. */
   below?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
+  /** What the module shows above the list (a filter of long lists). */
+  above?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
+  /** The rows the table shows (a filter, a page of a long list); all of them when absent. */
+  shown?: (rows: RuleViewOf<R>[]) => RuleViewOf<R>[];
 }) {
   const { rules } = props;
   const layout = { ...DEFAULT_LAYOUT, ...rules.layout };
@@ -78,6 +82,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
       >
         {text('title')}
       </PageTitle>
+      {props.above?.(rows, enabled)}
       <RuleTableCard
         module={rules.module}
         enabled={enabled}
@@ -89,7 +94,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
       >
         <TableHead titles={[...props.columns.map((c) => c.head), text('colEnable'), text('colActions')]} />
         <Table.Tbody>
-          {rows.map((r) => (
+          {(props.shown ? props.shown(rows) : rows).map((r) => (
             <Table.Tr key={r.key} data-testid={ids.row} data-key={r.key} {...props.rowProps?.(r)}>
               {props.columns.map((c) => (
                 <Table.Td key={c.head} {...c.td}>

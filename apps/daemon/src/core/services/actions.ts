@@ -1,6 +1,6 @@
 /**
  * `actions`: every module's rules, listed and driven the same way (switch on, switch off, run now),
- * so that scheduled tasks and the multi-device admin can act on any module without its code. Each
+ * so that scheduled tasks can act on any module without its code. Each
  * action takes the same path as the module's own API (validation, port checks, logs).
  */
 import type { Lang, Msg, RuleStatus } from '@lucky/contracts';

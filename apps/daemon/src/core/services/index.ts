@@ -4,6 +4,7 @@
  * the services it needs and provides (defineModule); the host builds them in dependency order.
  */
 import type { ActionsService } from './actions.js';
+import type { AuditService } from './audit.js';
 import type { BackupsService } from './backups.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
@@ -19,11 +20,13 @@ export interface ServiceMap {
   storages: StoragesService;
   backups: BackupsService;
   httpChallenges: HttpChallengesService;
+  audit: AuditService;
 }
 
 export type ServiceName = keyof ServiceMap;
 
 export type { ActionRule, ActionsService } from './actions.js';
+export type { AuditRecord, AuditService } from './audit.js';
 export type { BackupsService, BackupWritten } from './backups.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';

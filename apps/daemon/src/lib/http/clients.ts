@@ -1,11 +1,13 @@
 /**
  * The HTTP client of the calls the daemon makes for the user (IP sources, DNS providers, callbacks,
- * webhooks, ACME): undici with a per-call timeout, optional proxy (http, https, socks5), optional
- * skipping of certificate checks and an optional root CA of its own (ACME with a private CA). Dispatchers are shared per (proxy, skipVerify) so that many tasks
+ * webhooks, ACME, other Lucky devices): undici with a per-call timeout, optional proxy (http, https,
+ * socks5), optional skipping of certificate checks, an optional root CA of its own (ACME with a
+ * private CA) or a pinned certificate fingerprint (a self-signed device). Dispatchers are shared per (proxy, skipVerify, CA, pin) so that many tasks
  * reuse connections. The one file here that imports undici: import it only where requests are sent.
  */
 import { createHash } from 'node:crypto';
-import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
+import type { TLSSocket } from 'node:tls';
+import { Agent, ProxyAgent, Socks5ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
 import { MsgError } from '../msgerror.js';
 import type { HttpFn, HttpOptions } from './request.js';
 
@@ -20,12 +22,13 @@ export class HttpClients {
   private dispatcher(o: HttpOptions): Dispatcher {
     const p = o.proxy && o.proxy.type !== 'none' ? o.proxy : undefined;
     const ca = o.ca ? createHash('sha256').update(o.ca).digest('hex') : '';
-    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify, ca]);
+    const key = JSON.stringify([p?.type, p?.address, p?.user, p?.password, !!o.skipVerify, ca, o.pin ?? '']);
     let d = this.dispatchers.get(key);
     if (d) return d;
     const connect = { rejectUnauthorized: !o.skipVerify, ...(o.ca ? { ca: o.ca } : {}) };
     const common = { connections: 64, keepAliveTimeout: 10_000 };
-    if (!p) d = new Agent({ ...common, connect });
+    if (o.pin) d = new Agent({ ...common, connect: pinned(o.pin, { ...connect, rejectUnauthorized: !!o.ca && !o.skipVerify }) });
+    else if (!p) d = new Agent({ ...common, connect });
     else if (p.type === 'socks5') {
       // `connect` here would replace the connector to the proxy; TLS to the target is `requestTls`.
       d = new Socks5ProxyAgent(`socks5://${p.address}`, {
@@ -56,6 +59,9 @@ export class HttpClients {
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), o.timeoutMs);
       const signal = abort.signal;
+      const outer = () => abort.abort();
+      req.signal?.addEventListener('abort', outer, { once: true });
+      if (req.signal?.aborted) abort.abort();
       try {
         const res = await request(req.url, {
           method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
@@ -66,6 +72,9 @@ export class HttpClients {
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         }).catch((err: unknown) => {
+          if (req.signal?.aborted && req.signal.reason instanceof MsgError) throw req.signal.reason;
+          const pin = err instanceof PinMismatch ? err : (err as { cause?: unknown })?.cause instanceof PinMismatch ? ((err as { cause: PinMismatch }).cause) : null;
+          if (pin) throw new MsgError({ key: 'httpPinMismatch', vars: { got: pin.got } });
           // The query is left out: tokens travel there.
           throw new MsgError(
             signal.aborted
@@ -75,19 +84,32 @@ export class HttpClients {
         });
         const chunks: Buffer[] = [];
         let size = 0;
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > MAX_BODY) {
-            res.body.destroy();
-            break;
+        const max = o.maxBytes ?? MAX_BODY;
+        try {
+          for await (const chunk of res.body) {
+            size += (chunk as Buffer).length;
+            if (size > max) {
+              res.body.destroy();
+              if (o.maxBytes) throw new MsgError({ key: 'httpTooLarge', vars: { mb: Math.round((o.maxBytes / 1048576) * 10) / 10 } });
+              break;
+            }
+            chunks.push(chunk as Buffer);
           }
-          chunks.push(chunk as Buffer);
+        } catch (err) {
+          if (err instanceof MsgError) throw err;
+          if (req.signal?.aborted && req.signal.reason instanceof MsgError) throw req.signal.reason;
+          throw new MsgError(
+            signal.aborted
+              ? { key: 'httpTimeout', vars: { seconds: o.timeoutMs / 1000, url: req.url.split('?')[0]! } }
+              : { key: 'httpRequestFailed', vars: { detail: describe(err) } },
+          );
         }
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
       } finally {
         clearTimeout(timer);
+        req.signal?.removeEventListener('abort', outer);
       }
     };
   }
@@ -97,6 +119,31 @@ export class HttpClients {
     this.dispatchers.clear();
     await Promise.all(all.map((d) => d.destroy().catch(() => undefined)));
   }
+}
+
+/** The server's certificate is not the pinned one. */
+class PinMismatch extends Error {
+  constructor(readonly got: string) {
+    super(`certificate fingerprint ${got} is not the pinned one`);
+  }
+}
+
+/**
+ * A connector that accepts the connection only when the server's certificate has the fingerprint
+ * `pin` (checked once the handshake is done; sessions are not resumed, so every connection shows it).
+ */
+function pinned(pin: string, tls: { rejectUnauthorized: boolean; ca?: string }): buildConnector.connector {
+  const base = buildConnector({ ...tls, maxCachedSessions: 0 });
+  return (opts, callback) =>
+    base(opts, (err, socket) => {
+      if (err || !socket) return callback(err ?? new Error('no socket'), null);
+      const got = (socket as TLSSocket).getPeerCertificate?.()?.fingerprint256 ?? '';
+      if (got.toUpperCase() !== pin.toUpperCase()) {
+        socket.destroy();
+        return callback(new PinMismatch(got), null);
+      }
+      callback(null, socket);
+    });
 }
 
 function describe(err: unknown): string {

@@ -11,6 +11,8 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Ends the request early (a deadline of several requests); its reason, when a MsgError, is the error. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -25,6 +27,13 @@ export interface HttpOptions {
   skipVerify?: boolean;
   /** PEM root certificate(s) trusted instead of the system's (a private CA such as step-ca or pebble). */
   ca?: string;
+  /**
+   * SHA-256 fingerprint of the server's certificate (`AB:CD:…`, as Node's `fingerprint256`): any
+   * other certificate is refused. Without `ca` that certificate alone is trusted (a self-signed one).
+   */
+  pin?: string;
+  /** Answers larger than this fail (httpTooLarge); without it they are cut at 1 MiB. */
+  maxBytes?: number;
 }
 
 export type HttpFn = (req: HttpRequest) => Promise<HttpResponse>;
