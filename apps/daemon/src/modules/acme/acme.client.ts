@@ -73,7 +73,7 @@ export function describeProblem(p: AcmeProblemDoc): string {
 }
 
 export interface AcmeClientOptions {
-  /** badNonce refusals retried per request (default 10). */
+  /** badNonce refusals retried per request (default 20: a CA may refuse good nonces at random, pebble a set share of them). */
   nonceRetries?: number;
   /** Longest wait for an authorization or the order (default 120 s). */
   pollTimeoutMs?: number;
@@ -141,7 +141,7 @@ export class AcmeClient {
 
   /** A signed POST (payload null: POST-as-GET), retried on badNonce. */
   async post<T>(url: string, payload: unknown | null, o: { jwk?: boolean; accept?: string } = {}): Promise<Answer<T>> {
-    const retries = this.o.nonceRetries ?? 10;
+    const retries = this.o.nonceRetries ?? 20;
     for (let attempt = 0; ; attempt++) {
       const jws = signJws(this.acct, { url, nonce: await this.nonce(), ...(o.jwk || !this.kid ? {} : { kid: this.kid }) }, payload);
       const res = await this.http({
