@@ -190,7 +190,9 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       if (run.stopped) return { key: 'acmeOrderFailed', vars: { detail: { key: 'ruleSwitchedOff' } } };
       const now = this.d.certificates.put(rule.name, issued.cert, issued.key);
       run.failures = 0;
+      // The window and the id were the old certificate's; the next check asks about the new one.
       run.ari = null;
+      run.replaces = null;
       run.warnedAt = 0;
       run.renewAt = renewalTime(now, rule.renewBeforeDays);
       run.ctx.note({ key: 'acmeIssued', vars: { names: now.names.join(', '), date: day(now.notAfter) } });
