@@ -65,6 +65,8 @@ interface Run {
   ctx: RuleContext<AcmeConfigure>;
   timer: NodeJS.Timeout | null;
   busy: Promise<Msg> | null;
+  /** Whether the check under way orders whatever the expiry. */
+  busyForced: boolean;
   failures: number;
   renewAt: number | null;
   /** The time picked in the CA's renewal window, kept while the window stays the same. */
@@ -85,7 +87,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
   constructor(private readonly d: AcmeEngineDeps) {}
 
   async start(rule: AcmeRule, ctx: RuleContext<AcmeConfigure>): Promise<RuleHandle<AcmeRule, AcmeFigures>> {
-    const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, failures: 0, renewAt: null, ari: null, replaces: null, warnedAt: 0, stopped: false };
+    const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, busyForced: false, failures: 0, renewAt: null, ari: null, replaces: null, warnedAt: 0, stopped: false };
     if (rule.source === 'pem') this.store(run, rule.cert, rule.key, false);
     else if (rule.source === 'file') await this.startFiles(run);
     // Every source is looked at for its expiry now and then; ACME ones order at once when they have no certificate.
@@ -155,11 +157,24 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
     run.timer.unref();
   }
 
-  /** Orders a certificate when due (or `force`); the result as a line. Concurrent calls share one order. */
+  /**
+   * Orders a certificate when due (or `force`); the result as a line. Concurrent calls share one
+   * check, except that "order now" during a routine check (which may find nothing due) waits for it
+   * and then orders.
+   */
   private check(run: Run, force: boolean): Promise<Msg> {
-    if (run.busy) return run.busy;
-    run.busy = this.checkNow(run, force).finally(() => (run.busy = null));
-    return run.busy;
+    if (run.busy && (!force || run.busyForced)) return run.busy;
+    const after = run.busy ? run.busy.catch(() => undefined) : Promise.resolve();
+    const p: Promise<Msg> = after
+      .then(() => this.checkNow(run, force))
+      .finally(() => {
+        if (run.busy !== p) return;
+        run.busy = null;
+        run.busyForced = false;
+      });
+    run.busy = p;
+    run.busyForced = force;
+    return p;
   }
 
   private async checkNow(run: Run, force: boolean): Promise<Msg> {
