@@ -61,3 +61,12 @@ export function jsonOf<T>(res: HttpResponse): T {
     throw new MsgError({ key: 'httpNotJson', vars: { status: res.status, detail: excerpt(res, 200) } });
   }
 }
+
+/** Milliseconds a `Retry-After` asks for (seconds or an HTTP date); null without a usable one. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}

@@ -5,7 +5,7 @@
  * order's `replaces`, which tells the CA which certificate the order renews.
  */
 import { X509Certificate } from 'node:crypto';
-import type { HttpFn } from '../../lib/http/request.js';
+import { retryAfterMs, type HttpFn } from '../../lib/http/request.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { children, readDer } from '../../lib/tls/der.js';
 
@@ -50,15 +50,10 @@ export async function renewalWindow(http: HttpFn, renewalInfoUrl: string | undef
   const start = Date.parse(body.suggestedWindow?.start ?? '');
   const end = Date.parse(body.suggestedWindow?.end ?? '');
   if (!Number.isFinite(start) || !Number.isFinite(end) || end < start) throw new MsgError({ key: 'acmeAriFailed', vars: { detail: res.text.slice(0, 200) } });
-  const wait = res.headers['retry-after'] ? retryAfterLong(res.headers['retry-after']) : 6 * 3_600_000;
+  // Hours are normal here (the client's 30 s cap is for polling orders): between a minute and a day.
+  const asked = retryAfterMs(res.headers['retry-after']);
+  const wait = asked === null ? 6 * 3_600_000 : Math.min(Math.max(asked, 60_000), 86_400_000);
   return { start, end, askAgainAt: Date.now() + wait, ...(body.explanationURL ? { explanationUrl: body.explanationURL } : {}) };
-}
-
-/** Retry-After for ARI: hours are normal here (the client's 30 s cap is for polling orders); between a minute and a day. */
-function retryAfterLong(value: string): number {
-  const secs = Number(value);
-  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 60_000), 86_400_000) : 6 * 3_600_000;
 }
 
 /** The directory's `renewalInfo` URL; undefined when the CA has none. */

@@ -6,7 +6,7 @@
  * Every step is a line for the rule's log; a CA's error is a MsgError quoting its problem document.
  */
 import type { Msg } from '@lucky/contracts';
-import type { HttpFn, HttpResponse } from '../../lib/http/request.js';
+import { retryAfterMs, type HttpFn, type HttpResponse } from '../../lib/http/request.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { b64u, eabJws, signJws, type AccountKey } from './acme.jws.js';
 
@@ -227,10 +227,8 @@ export class AcmeClient {
 
 /** Milliseconds to wait: Retry-After as seconds or an HTTP date, capped at 30 s; `fallback` without one. */
 export function retryAfter(value: string | undefined, fallback: number): number {
-  if (!value) return fallback;
-  const secs = Number(value);
-  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 100), 30_000) : fallback;
+  const ms = retryAfterMs(value);
+  return ms === null ? fallback : Math.min(Math.max(ms, 100), 30_000);
 }
 
 function parse<T>(res: HttpResponse, problem = false): T {

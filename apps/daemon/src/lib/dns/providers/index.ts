@@ -1,6 +1,6 @@
 /** The registry: one entry per provider file, and the one way to set, list or remove records through one. */
 import { DDNS_PROVIDER_INFO, MESSAGES, type DdnsCallback, type DdnsCredentials, type DdnsProviderName } from '@lucky/contracts';
-import type { HttpFn } from '../../http/request.js';
+import { retryAfterMs, type HttpFn } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
 import { alidns } from './alidns.js';
 import { aliesa } from './aliesa.js';
@@ -112,15 +112,6 @@ export function providerContext(name: DdnsProviderName, o: ContextOptions): Prov
 /** Retries of one request a rate limit asks to wait for, each at most this long. */
 const LIMIT_RETRIES = 2;
 const LIMIT_MAX_WAIT_MS = 10_000;
-
-/** Milliseconds a `Retry-After` asks for (seconds or an HTTP date); null without a usable one. */
-export function retryAfterMs(value: string | undefined, now: number): number | null {
-  if (value === undefined) return null;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.max(0, at - now) : null;
-}
 
 /** The wait a limited answer asks for: `Retry-After`, else a rate-limit reset (epoch seconds, or seconds from now). */
 export function limitWaitMs(headers: Record<string, string>, now: number): number | null {
