@@ -42,6 +42,8 @@ export const TEST_PACKAGES = [
   // The certificates module's tests: pebble, Let's Encrypt's small ACME (RFC 8555) server; the
   // tests validate against a BIND of their own (the DDNS tests' helper).
   { pkg: 'pebble', probe: '/usr/bin/pebble' },
+  // The web services' HTTP/2 tests: nghttp as a second h2 client beside curl (h2load for the bench).
+  { pkg: 'nghttp2-client', probe: '/usr/bin/nghttp' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

@@ -128,6 +128,8 @@ export const ZProxyService = z.object({
   failTimeoutSeconds: z.number().int().min(1).max(3600).default(10),
   healthCheck: ZWebHealthCheck.prefault({}),
   websocket: z.boolean().default(true),
+  /** A websocket (or other upgraded connection) with no bytes either way for this long is closed; 0 = never. */
+  websocketIdleSeconds: z.number().int().min(0).max(86_400).default(0),
   /** Send the client's Host to the backend instead of the backend's own. */
   useRequestHost: z.boolean().default(true),
   skipTlsVerify: z.boolean().default(false),
@@ -135,6 +137,7 @@ export const ZProxyService = z.object({
   forwardedHeaders: z.boolean().default(true),
   requestHeaders: z.array(ZWebHeader).max(64).default([]),
   responseHeaders: z.array(ZWebHeader).max(64).default([]),
+  /** How long the backend may take to answer, and the longest pause inside an answer (an event stream quiet for longer is cut). */
   timeoutSeconds: z.number().int().min(1).max(3600).default(60),
 });
 
@@ -209,6 +212,8 @@ export const ZWebRule = z.object({
   /** Add an nftables accept rule for the port while the rule runs (when permitted). */
   firewallAllow: z.boolean().default(false),
   minTls: z.enum(['1.0', '1.1', '1.2', '1.3']).default('1.2'),
+  /** HTTPS: offer HTTP/2 by ALPN (HTTP/1.1 stays for clients that do not ask for it). */
+  http2: z.boolean().default(true),
   certs: z.array(ZWebCert).max(64).default([]),
   defaultService: ZWebService.default({ type: 'text', status: 404, contentType: 'text/plain; charset=utf-8', body: 'not found\n' }),
   subRules: z.array(ZWebSubRule).max(512).default([]),

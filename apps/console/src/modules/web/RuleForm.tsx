@@ -75,6 +75,7 @@ export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
         </Alert>
       )}
       <Select label={webText('minTls')} data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))} allowDeselect={false} {...b.choice('minTls')} maw={240} data-testid="web-mintls" />
+      <Switch label={webText('http2')} description={webText('http2Hint')} {...b.check('http2')} data-testid="web-http2" />
       <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} testPrefix="web-cert" />
     </Stack>
   );

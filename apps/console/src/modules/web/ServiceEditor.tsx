@@ -110,6 +110,9 @@ function ProxyFields(props: { value: ServiceForm; set: (patch: Partial<ServiceFo
         {flag('forwardedHeaders')}
         {flag('skipTlsVerify')}
       </Group>
+      {props.value.websocket && (
+        <WholeNumberInput label={webText('websocketIdle')} description={webText('websocketIdleHint')} min={0} max={86400} {...b.number('websocketIdleSeconds')} maw={320} data-testid={`${props.testId}-wsidle`} />
+      )}
       <Group grow align="flex-start">
         <HeaderListInput label={webText('requestHeaders')} minRows={2} {...b.text('requestHeaders')} />
         <HeaderListInput label={webText('responseHeaders')} minRows={2} {...b.text('responseHeaders')} />

@@ -31,6 +31,7 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   'service.maxFails': 'field.maxFails',
   'service.failTimeoutSeconds': 'field.failTimeout',
   'service.timeoutSeconds': 'field.proxyTimeout',
+  'service.websocketIdleSeconds': 'field.websocketIdle',
   'basicAuth.users.user': 'field.user',
   'basicAuth.users.password': 'field.password',
   'basicAuth.realm': 'field.realm',

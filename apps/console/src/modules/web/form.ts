@@ -22,6 +22,7 @@ export interface ServiceForm {
   failTimeoutSeconds: Num;
   healthCheck: { enable: boolean; path: string; intervalSeconds: Num; timeoutSeconds: Num };
   websocket: boolean;
+  websocketIdleSeconds: Num;
   useRequestHost: boolean;
   skipTlsVerify: boolean;
   forwardedHeaders: boolean;
@@ -77,6 +78,7 @@ export interface RuleForm {
   port: Num;
   firewallAllow: boolean;
   minTls: WebRule['minTls'];
+  http2: boolean;
   certs: CertForm[];
   defaultService: ServiceForm;
   subRules: SubRuleForm[];
@@ -112,6 +114,7 @@ const BASE_SERVICE: ServiceForm = {
   failTimeoutSeconds: 10,
   healthCheck: { enable: false, path: '/', intervalSeconds: 10, timeoutSeconds: 3 },
   websocket: true,
+  websocketIdleSeconds: 0,
   useRequestHost: true,
   skipTlsVerify: false,
   forwardedHeaders: true,
@@ -145,6 +148,7 @@ export function serviceToForm(s: WebService): ServiceForm {
         failTimeoutSeconds: s.failTimeoutSeconds,
         healthCheck: { ...s.healthCheck },
         websocket: s.websocket,
+        websocketIdleSeconds: s.websocketIdleSeconds,
         useRequestHost: s.useRequestHost,
         skipTlsVerify: s.skipTlsVerify,
         forwardedHeaders: s.forwardedHeaders,
@@ -182,6 +186,7 @@ export function formToService(f: ServiceForm): WebService {
           timeoutSeconds: toNumber(f.healthCheck.timeoutSeconds),
         },
         websocket: f.websocket,
+        websocketIdleSeconds: toNumber(f.websocketIdleSeconds),
         useRequestHost: f.useRequestHost,
         skipTlsVerify: f.skipTlsVerify,
         forwardedHeaders: f.forwardedHeaders,
@@ -271,6 +276,7 @@ export function ruleToForm(r: WebRule): RuleForm {
     port: r.port,
     firewallAllow: r.firewallAllow,
     minTls: r.minTls,
+    http2: r.http2,
     certs: r.certs.map(certToForm),
     defaultService: serviceToForm(r.defaultService),
     subRules: r.subRules.map((s) => subRuleToForm(s)),
@@ -298,6 +304,7 @@ export function formToRule(f: RuleForm): WebRule {
     port: toNumber(f.port),
     firewallAllow: f.firewallAllow,
     minTls: f.minTls,
+    http2: f.http2,
     certs: f.certs.map(certToBody),
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),

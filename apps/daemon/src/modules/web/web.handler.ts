@@ -4,15 +4,17 @@
  * then its service answers (proxy, redirect, URL jump, files, text, close). Figures and the access
  * log are kept per listener. A fault in one request never reaches the process: it gets a 500.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { ServerHttp2Session } from 'node:http2';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebAccessEntry } from '@lucky/contracts';
 import { wallClockAt } from '../../core/time.js';
 import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, plainIp, uaAllowed } from './web.access.js';
 import type { Compiled, Site } from './web.compile.js';
-import { parseHost, type HostPort } from './web.match.js';
-import type { ProxyContext } from './web.proxy.js';
+import { ALPN_H2, bodyBytes, countBody, isH2, resetStream, serveH2, streamTunnel } from './web.h2.js';
+import { hostOf, parseHost, type HostPort } from './web.match.js';
+import type { ProxyContext, TunnelClient } from './web.proxy.js';
 import type { AccessRing } from './web.ring.js';
 
 export interface Stats {
@@ -28,6 +30,8 @@ export interface Listener {
   key: string;
   compiled: Compiled;
   sockets: Set<Duplex>;
+  /** Open HTTP/2 sessions (each also one of `sockets`), asked to finish when the listener retires. */
+  sessions: Set<ServerHttp2Session>;
   stats: Stats;
   log: AccessRing<WebAccessEntry>;
   hosts: HostMemo;
@@ -71,9 +75,6 @@ function responseClosed(this: LoggedResponse): void {
   rt.stats.codes[code] = (rt.stats.codes[code] ?? 0) + 1;
   if (rt.log.capacity <= 0) return;
   const req = this.req;
-  // Responses on a connection follow one another: what it wrote since the last one is this one.
-  const sock = req.socket as CountedSocket;
-  const sent = sock.bytesWritten ?? 0;
   const e = rt.log.evictee() ?? blankEntry();
   // When the request came, in microseconds on the clock every serving thread shares: their logs
   // are merged by time, and a client's next request never sorts before its previous one.
@@ -82,14 +83,21 @@ function responseClosed(this: LoggedResponse): void {
   e.time = wallClockAt(t0);
   e.clientIP = hit.ip;
   e.method = req.method ?? '';
-  e.host = req.headers.host ?? '';
+  e.host = hostOf(req) ?? '';
   e.path = (req.url ?? '').slice(0, 2048);
   e.status = status;
-  e.bytes = sent - (sock[SENT] ?? 0);
+  const body = bodyBytes(this);
+  if (body !== undefined) e.bytes = body;
+  else {
+    // Responses on a connection follow one another: what it wrote since the last one is this one.
+    const sock = req.socket as CountedSocket;
+    const sent = sock.bytesWritten ?? 0;
+    e.bytes = sent - (sock[SENT] ?? 0);
+    sock[SENT] = sent;
+  }
   e.ms = Math.round((now - t0) * 10) / 10;
   e.userAgent = (req.headers['user-agent'] ?? '').slice(0, 512);
   e.sub = hit.site;
-  sock[SENT] = sent;
   rt.log.push(e);
 }
 
@@ -125,15 +133,30 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
   let server: Server;
   const tls = rt.compiled.tls;
   if (tls) {
-    server = createHttpsServer(
+    const http2 = rt.compiled.rule.http2;
+    const https: HttpsServer = createHttpsServer(
       {
         ...SERVER_OPTIONS,
         ...tls.options,
+        ...(http2 ? { ALPNProtocols: ALPN_H2 } : {}),
         // The rule's current contexts: a saved rule's certificates apply to the next handshake.
         SNICallback: (servername, cb) => cb(null, rt.compiled.tls?.context(servername)),
       },
       handler,
-    ) as unknown as Server;
+    );
+    if (http2) {
+      serveH2(https, rt.sessions, handler, (req, res) => {
+        try {
+          // A plain CONNECT (a forward proxy's) is not served; RFC 8441's names a protocol.
+          if (req.headers[':protocol'] === undefined) return void res.writeHead(405, { 'Content-Length': '0' }).end();
+          onTunnel(rt, req, streamTunnel(req, res), EMPTY);
+        } catch (err) {
+          fault(err);
+          res.destroy();
+        }
+      });
+    }
+    server = https as unknown as Server;
     server.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
   } else {
     server = createHttpServer(SERVER_OPTIONS, handler);
@@ -147,7 +170,7 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     try {
-      onUpgrade(rt, req, socket, head);
+      onTunnel(rt, req, socketTunnel(socket, String(req.headers.upgrade ?? 'websocket')), head);
     } catch (err) {
       fault(err);
       socket.destroy();
@@ -192,7 +215,8 @@ const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): void {
   const c = rt.compiled;
   rt.stats.requests++;
-  const hp = rt.hosts.parse(req.headers.host);
+  if (isH2(req)) countBody(res);
+  const hp = rt.hosts.parse(hostOf(req));
   const site = hp ? (c.sites.match(hp.host) ?? c.fallback) : c.fallback;
   const peer = plainIp(req.socket.remoteAddress);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
@@ -244,7 +268,7 @@ function varsOf(rt: Listener, req: IncomingMessage, hp: HostPort, path: string, 
   return {
     host,
     port,
-    hostAndPort: req.headers.host ?? `${host}:${port}`,
+    hostAndPort: hostOf(req) ?? `${host}:${port}`,
     path,
     scheme: rt.compiled.tls ? 'https' : 'http',
     clientIP: ip,
@@ -308,42 +332,66 @@ function serve(rt: Listener, site: Site, req: IncomingMessage, res: ServerRespon
       return plain(res, s.status, body, s.contentType);
     }
     case 'close':
-      req.socket.destroy();
+      if (isH2(req)) resetStream(res);
+      else req.socket.destroy();
       return;
   }
 }
 
-function onUpgrade(rt: Listener, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+const EMPTY = Buffer.alloc(0);
+
+/** The client side of an HTTP/1.1 upgrade: its socket, answered in HTTP/1.1's own words. */
+function socketTunnel(socket: Duplex, protocol: string): TunnelClient {
+  const head = (status: number, reason: string, raw: string[], skip: RegExp | null) => {
+    let text = `HTTP/1.1 ${status} ${reason}\r\n`;
+    for (let i = 0; i < raw.length; i += 2) if (!skip?.test(raw[i]!)) text += `${raw[i]!}: ${raw[i + 1]!}\r\n`;
+    return text;
+  };
+  return {
+    stream: socket,
+    protocol,
+    extraHeaders: [],
+    switched: (status, raw) => void socket.write(head(status, 'Switching Protocols', raw, null) + '\r\n'),
+    answered: (status, raw) => void socket.write(head(status, STATUS_CODES[status] ?? 'Upgrade Refused', raw, /^(connection|transfer-encoding|keep-alive)$/i) + 'Connection: close\r\n\r\n'),
+    refuse: (status, raw = []) => {
+      if (socket.writable) socket.end(head(status, STATUS_CODES[status] ?? '', raw, null) + 'Content-Length: 0\r\nConnection: close\r\n\r\n');
+      else socket.destroy();
+    },
+    drop: () => socket.destroy(),
+  };
+}
+
+/** An upgrade (HTTP/1.1) or an extended CONNECT (h2): the site's filters and login, then its proxy's tunnel. */
+function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head: Buffer): void {
   const c = rt.compiled;
   rt.stats.requests++;
-  socket.on('error', () => socket.destroy());
-  const refuse = (status: string, extra = '') => {
-    rt.stats.codes[status.slice(0, 3)] = (rt.stats.codes[status.slice(0, 3)] ?? 0) + 1;
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n${extra}\r\n`);
-    else socket.destroy();
+  client.stream.on('error', () => client.stream.destroy());
+  const refuse = (status: number, extra: string[] = []) => {
+    rt.stats.codes[status] = (rt.stats.codes[status] ?? 0) + 1;
+    client.refuse(status, extra);
   };
-  const hp = parseHost(req.headers.host);
+  const hp = parseHost(hostOf(req));
   const path = target(req);
-  if (!hp || path === null) return refuse('400 Bad Request');
+  if (!hp || path === null) return refuse(400);
   const site = c.sites.match(hp.host) ?? c.fallback;
   const peer = plainIp(req.socket.remoteAddress);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
-  if (denied(site, ip, req.headers['user-agent'])) return refuse('403 Forbidden');
-  if (site.service.type === 'close') return void socket.destroy();
-  if (site.service.type !== 'proxy' || !site.service.websocket) return refuse('400 Bad Request');
+  if (denied(site, ip, req.headers['user-agent'])) return refuse(403);
+  if (site.service.type === 'close') return client.drop();
+  if (site.service.type !== 'proxy' || !site.service.websocket) return refuse(400);
   const go = () => {
     rt.stats.codes['101'] = (rt.stats.codes['101'] ?? 0) + 1;
     // The client socket is already tracked (retiring the listener cuts it); the backend side closes with it.
-    site.proxy!.upgrade(req, socket, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
+    site.proxy!.upgrade(req, client, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
   };
   if (!site.auth) return go();
   const ok = site.auth.check(req.headers.authorization);
-  const challenge = `WWW-Authenticate: ${site.auth.challenge}\r\n`;
+  const challenge = ['WWW-Authenticate', site.auth.challenge];
   if (ok === true) return go();
-  if (ok === false) return refuse('401 Unauthorized', challenge);
+  if (ok === false) return refuse(401, challenge);
   ok.then(
-    (yes) => (yes ? go() : refuse('401 Unauthorized', challenge)),
-    () => refuse('401 Unauthorized', challenge),
+    (yes) => (yes ? go() : refuse(401, challenge)),
+    () => refuse(401, challenge),
   );
 }

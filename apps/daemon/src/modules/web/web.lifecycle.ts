@@ -10,6 +10,7 @@ import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
+import { closeSessions } from './web.h2.js';
 import { createListenerServer, HostMemo, type Listener } from './web.handler.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
@@ -63,6 +64,7 @@ export class WebListeners implements Serving {
       key,
       compiled,
       sockets: new Set(),
+      sessions: new Set(),
       stats: { requests: 0, closedIn: 0, closedOut: 0, codes: {} },
       log: new AccessRing<WebAccessEntry>(rule.accessLog.capacity),
       hosts: new HostMemo(),
@@ -114,6 +116,7 @@ export class WebListeners implements Serving {
       server.close(() => resolve());
     });
     server.closeIdleConnections();
+    closeSessions(rt.sessions);
     const all = new Promise<void>((resolve) => {
       const t = setTimeout(() => {
         server.closeAllConnections();
@@ -147,6 +150,7 @@ export class WebListeners implements Serving {
     });
     rt.server.close();
     rt.server.closeIdleConnections();
+    closeSessions(rt.sessions);
     const done = (async () => {
       const end = Date.now() + graceMs;
       while (rt.sockets.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200).unref());

@@ -18,7 +18,8 @@ export function endpointOf(rule: Where): Endpoint {
   return { proto: 'tcp', address: listenHost(rule), port: rule.port, ...(rule.network === 'tcp6' ? { v6only: true } : {}) };
 }
 
-export function listenIdOf(rule: Where & Pick<WebRule, 'protocol'>): string {
-  return `${rule.network}|${rule.address}|${rule.port}|${rule.protocol}`;
+/** HTTP/2 is offered in the TLS handshake (ALPN): switching it is another listener. */
+export function listenIdOf(rule: Where & Pick<WebRule, 'protocol' | 'http2'>): string {
+  return `${rule.network}|${rule.address}|${rule.port}|${rule.protocol}${rule.protocol === 'https' && rule.http2 ? '|h2' : ''}`;
 }
 

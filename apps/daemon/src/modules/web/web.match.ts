@@ -1,4 +1,5 @@
 /** Host header parsing; the site for a host is picked by lib/domainmatch.ts (exact name, then the longest `*.suffix`). */
+import type { IncomingMessage } from 'node:http';
 
 export interface HostPort {
   /** Lower-case name or address, IPv6 without brackets. */
@@ -31,4 +32,9 @@ export function parseHost(value: string | undefined): HostPort | null {
   if (colon >= 0 && !/^\d{1,5}$/.test(port)) return null;
   // A fully qualified name may end with a dot: "example.com." is "example.com".
   return { host: host.endsWith('.') ? host.slice(0, -1) : host, port };
+}
+
+/** The host a request names: its Host header, or h2's :authority. */
+export function hostOf(req: IncomingMessage): string | undefined {
+  return req.headers.host ?? (req.headers[':authority'] as string | undefined);
 }

@@ -5,10 +5,12 @@
  * of their own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
 import type { ZProxyService } from '@lucky/contracts';
 import { cacheLifetime, type ResponseCache } from './web.cache.js';
+import { hostOf } from './web.match.js';
 import { UpstreamPool, type Exchange, type UpstreamHandler } from './web.upstream.js';
 
 type ProxyService = z.output<typeof ZProxyService>;
@@ -47,6 +49,24 @@ export interface Backend {
   downUntil: number;
   /** Set by active checks; passive state is `downUntil`. */
   healthy: boolean;
+}
+
+/** The client side of an upgrade, in the client's protocol: an HTTP/1.1 socket or an h2 stream (RFC 8441). */
+export interface TunnelClient {
+  /** Bytes to and from the client once the backend switched protocols (and a refusal's body). */
+  readonly stream: Duplex;
+  /** The protocol asked for (`websocket`). */
+  readonly protocol: string;
+  /** Request headers the backend needs that the client's protocol does not carry. */
+  readonly extraHeaders: string[];
+  /** The backend switched protocols (its 101 and headers). */
+  switched(status: number, raw: string[]): void;
+  /** The backend answered without switching: its head; the body follows on `stream`, then its end. */
+  answered(status: number, raw: string[]): void;
+  /** An answer of our own, then the end (a filter, a login, no backend). */
+  refuse(status: number, raw?: string[]): void;
+  /** Ends the request without a word (the `close` service). */
+  drop(): void;
 }
 
 export interface ProxyContext {
@@ -109,6 +129,8 @@ class ProxyCall implements UpstreamHandler {
   private cacheHeaders: Record<string, string | string[]> | null = null;
   private held: Buffer | null = null;
   private writing = false;
+  /** The answer says its length: more bytes are certain to follow a first short chunk. */
+  private sized = false;
 
   constructor(
     private proxy: ReverseProxy,
@@ -140,6 +162,12 @@ class ProxyCall implements UpstreamHandler {
     this.status = status;
     proxy.succeeded(this.b);
     const headers = proxy.responseHeaders(raw, this.extra);
+    let stream = false;
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i]!.length;
+      if (n === 14 && raw[i]!.toLowerCase() === 'content-length') this.sized = true;
+      else if (n === 12 && raw[i]!.toLowerCase() === 'content-type') stream = raw[i + 1]!.startsWith('text/event-stream');
+    }
     const cache = this.cacheKey ? proxy.cache : null;
     if (cache && this.req.method === 'GET') {
       const obj: Record<string, string | string[]> = {};
@@ -164,6 +192,8 @@ class ProxyCall implements UpstreamHandler {
     }
     try {
       res.writeHead(status, headers);
+      // An event stream's client learns it is open from the head, before any event.
+      if (stream) res.flushHeaders();
     } catch {
       // A header Node refuses to send: the answer cannot be passed on.
       this.cacheChunks = null;
@@ -180,10 +210,10 @@ class ProxyCall implements UpstreamHandler {
       if (this.cacheBytes > this.proxy.cache!.maxEntryBytes) this.cacheChunks = null;
       else this.cacheChunks.push(chunk);
     }
-    // The first chunk waits for the next one or for the end: a small answer then leaves with its
-    // head in one res.end().
+    // The first chunk of an answer of known length waits for the next one or for the end: a small
+    // answer then leaves with its head in one res.end(). A stream's chunks (events, logs) go at once.
     const held = this.held;
-    if (held === null && !this.writing) {
+    if (held === null && !this.writing && this.sized) {
       this.held = chunk;
       return true;
     }
@@ -379,6 +409,8 @@ export class ReverseProxy {
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
       const value = raw[i + 1]!;
+      // h2's pseudo-headers (:method, :path, :authority...) are not headers of the backend's request.
+      if (name.charCodeAt(0) === 58) continue;
       const lower = name.toLowerCase();
       if (HOP.has(lower) || dropped?.has(lower)) continue;
       if (this.cfg.forwardedHeaders && FORWARDED.has(lower)) {
@@ -391,13 +423,14 @@ export class ReverseProxy {
       }
       out.push(name, value);
     }
-    out.push('host', this.cfg.useRequestHost ? (req.headers.host ?? b.host) : b.host);
+    const host = hostOf(req);
+    out.push('host', this.cfg.useRequestHost ? (host ?? b.host) : b.host);
     if (this.cfg.forwardedHeaders) {
       const peer = req.socket.remoteAddress ?? '';
       const peerPlain = peer.startsWith('::ffff:') ? peer.slice(7) : peer;
       out.push('x-forwarded-for', xff ? `${xff}, ${peerPlain}` : peerPlain);
       out.push('x-forwarded-proto', xfp || (ctx.tls ? 'https' : 'http'));
-      out.push('x-forwarded-host', xfh || req.headers.host || '');
+      out.push('x-forwarded-host', xfh || host || '');
       out.push('x-real-ip', ctx.clientIp);
     }
     for (const [name, value] of this.lowerReqHeaders) {
@@ -418,11 +451,12 @@ export class ReverseProxy {
     const custom = this.resHeaderNames;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
-      // Only names of these lengths can be hop-by-hop: most headers skip the lower-casing.
+      // Only names of these lengths can be hop-by-hop: most headers skip the lower-casing. An
+      // Upgrade offer (Apache's h2c) means nothing past this hop, and h2 refuses it.
       const n = name.length;
-      if (n === 10 || n === 16 || n === 17) {
+      if (n === 7 || n === 10 || n === 16 || n === 17) {
         const lower = name.toLowerCase();
-        if (lower === 'connection' || lower === 'keep-alive' || lower === 'transfer-encoding' || lower === 'proxy-connection') continue;
+        if (lower === 'connection' || lower === 'keep-alive' || lower === 'transfer-encoding' || lower === 'proxy-connection' || lower === 'upgrade') continue;
       }
       if (custom.size && custom.has(name.toLowerCase())) continue;
       out.push(name, raw[i + 1]!);
@@ -477,10 +511,12 @@ export class ReverseProxy {
   }
 
   /** A websocket (or other) upgrade: the backend's 101 and then bytes both ways. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: ProxyContext): void {
+  upgrade(req: IncomingMessage, client: TunnelClient, head: Buffer, ctx: ProxyContext): void {
+    const out = client.stream;
     const b = this.pick(ctx.clientIp, null);
-    if (!b) return void socket.destroy();
+    if (!b) return client.refuse(502);
     const headers = this.requestHeaders(req, b, ctx);
+    headers.push(...client.extraHeaders);
     b.active++;
     let released = false;
     const release = () => {
@@ -489,50 +525,44 @@ export class ReverseProxy {
         b.active--;
       }
     };
-    socket.on('error', () => socket.destroy());
+    out.on('error', () => out.destroy());
+    const idleMs = this.cfg.websocketIdleSeconds * 1000;
     const handler: UpstreamHandler = {
       onUpgrade: (statusCode, rawHeaders, upstream, rest) => {
         this.succeeded(b);
-        let head101 = `HTTP/1.1 ${statusCode} Switching Protocols\r\n`;
-        for (let i = 0; i < rawHeaders.length; i += 2) head101 += `${rawHeaders[i]!}: ${rawHeaders[i + 1]!}\r\n`;
-        socket.write(head101 + '\r\n');
-        if (rest.length) socket.write(rest);
+        client.switched(statusCode, rawHeaders);
+        if (rest.length) out.write(rest);
         if (head.length) upstream.write(head);
-        upstream.on('error', () => socket.destroy());
+        // Every byte either way crosses the backend socket: its inactivity is the tunnel's.
+        if (idleMs > 0) (upstream as Socket).setTimeout(idleMs, () => upstream.destroy());
+        upstream.on('error', () => out.destroy());
         upstream.on('close', () => {
           release();
-          socket.destroy();
+          out.destroy();
         });
-        socket.on('close', () => upstream.destroy());
-        upstream.pipe(socket);
-        socket.pipe(upstream);
+        out.on('close', () => upstream.destroy());
+        upstream.pipe(out);
+        out.pipe(upstream);
       },
       onHead: (statusCode, rawHeaders) => {
         // The backend refused the upgrade: pass its answer on and close.
-        let text = `HTTP/1.1 ${statusCode} ${statusCode === 200 ? 'OK' : 'Upgrade Refused'}\r\n`;
-        for (let i = 0; i < rawHeaders.length; i += 2) {
-          const n = rawHeaders[i]!;
-          if (/^(connection|transfer-encoding|keep-alive)$/i.test(n)) continue;
-          text += `${n}: ${rawHeaders[i + 1]!}\r\n`;
-        }
-        socket.write(text + 'Connection: close\r\n\r\n');
+        client.answered(statusCode, rawHeaders);
         return true;
       },
-      onData: (chunk) => socket.write(chunk),
+      onData: (chunk) => out.write(chunk),
       onEnd: () => {
         release();
-        socket.end();
+        out.end();
       },
       onError: (err: ErrorWithCode) => {
         release();
         if (retryable(err)) this.failed(b, err);
-        if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-        else socket.destroy();
+        client.refuse(502);
       },
     };
-    const ex = b.pool.request({ method: 'GET', path: b.basePath + ctx.path, headers, upgrade: String(req.headers.upgrade ?? 'websocket') }, handler);
-    // Before the 101 the client leaving ends the attempt; after it, the sockets close each other.
-    socket.once('close', () => ex.abort());
+    const ex = b.pool.request({ method: 'GET', path: b.basePath + ctx.path, headers, upgrade: client.protocol || 'websocket' }, handler);
+    // Before the 101 the client leaving ends the attempt; after it, the two sides close each other.
+    out.once('close', () => ex.abort());
   }
 
   /** Stops health checks; pools finish what is in flight, then close. */
