@@ -5,9 +5,12 @@
  * One small-response backend (nginx `return 200`) behind three reverse proxies at **equal cores**:
  * nginx proxy_pass with upstream keepalive and N workers, Caddy reverse_proxy with GOMAXPROCS=N,
  * and Lucky's web rule (the real daemon, built from this tree, the rule created through its API)
- * with N serving threads — for N = 1 and N = every core, each printed.
- * wrk measures each; the script prints req/s, p99 and the ratios against the goals:
- *   req/s >= 1.2x Caddy and >= 0.4x nginx, p99 <= 2x nginx,
+ * with N serving threads — for N = 1 and N = every core, each printed. At N = 1 each proxy is
+ * pinned to core 0 and wrk to the others, so that the client never takes the measured core.
+ * wrk measures each; the script prints req/s, p99 and the ratios against the goals, at 64 and at
+ * 1 000 connections:
+ *   req/s >= 0.65x nginx, p99 <= 2x nginx (and, for reading, Lucky against Caddy),
+ * then HTTP/2 over TLS (h2load) against nginx with `http2` on (goal: req/s >= 0.5x nginx),
  * then holds 1 000 concurrent connections on Lucky (N = every core) for 30 s (goal: 0 errors, no fd growth).
  *
  * Each proxy is measured `rounds` times, interleaved; the medians of req/s and of p99 are printed and
@@ -17,6 +20,7 @@
  * Installs wrk, nginx, caddy and nghttp2-client (h2load) with apt-get when missing (service start-up
  * suppressed).
  * Usage: node bench/web/run.mjs [--duration 5] [--connections 64] [--threads 1] [--rounds 5] [--soak 30] [--rate 10000]
+ *        [--parts h1,c1000,h2,fixed,soak]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +44,10 @@ const { values } = parseArgs({
     'soak-connections': { type: 'string', default: '1000' },
     // The fixed load for the latency comparison: below Caddy's ceiling here (about 13-16k req/s).
     rate: { type: 'string', default: '10000' },
+    parts: { type: 'string', default: 'h1,c1000,h2,fixed,soak' },
+    // HTTP/2: connections and streams per connection of h2load.
+    'h2-connections': { type: 'string', default: '32' },
+    'h2-streams': { type: 'string', default: '8' },
   },
 });
 const DURATION = Number(values.duration);
@@ -48,6 +56,7 @@ const THREADS = Number(values.threads);
 const SOAK = Number(values.soak);
 const ROUNDS = Number(values.rounds);
 const SOAK_CONNS = Number(values['soak-connections']);
+const PARTS = new Set(values.parts.split(','));
 
 const children = [];
 const tmp = mkdtempSync(join(tmpdir(), 'lucky-bench-web-'));
@@ -100,9 +109,12 @@ function freePort() {
   });
 }
 
+/** `taskset -c cpus` before a command when `cpus` is set. */
+const pinned = (cpus, argv) => (cpus ? ['taskset', '-c', cpus, ...argv] : argv);
+
 function start(name, cmd, args, opts = {}) {
   // A high descriptor limit for 1 000 connections and their backend sides.
-  const child = spawn('sh', ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'sh', cmd, ...args], {
+  const child = spawn('sh', ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'sh', ...pinned(opts.cpus, [cmd, ...args])], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...opts,
   });
@@ -133,10 +145,10 @@ async function waitPort(port, ms = 20_000) {
   throw new Error(`nothing listens on ${port} after ${ms} ms\n${who}`);
 }
 
-function wrk(url, { conns = CONNS, threads = THREADS, duration = DURATION, timeout = 5 } = {}) {
+function wrk(url, { conns = CONNS, threads = THREADS, duration = DURATION, timeout = 5, cpus = '' } = {}) {
   const out = execFileSync(
     'sh',
-    ['-c', `ulimit -n 65536 2>/dev/null; exec wrk -t${threads} -c${conns} -d${duration}s --timeout ${timeout}s --latency ${url}`],
+    ['-c', `ulimit -n 65536 2>/dev/null; exec ${pinned(cpus, ['wrk']).join(' ')} -t${threads} -c${conns} -d${duration}s --timeout ${timeout}s --latency ${url}`],
     { encoding: 'utf8', timeout: (duration + 60) * 1000 },
   );
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
@@ -155,11 +167,11 @@ function wrk(url, { conns = CONNS, threads = THREADS, duration = DURATION, timeo
  * drives each server to saturation, where latency is mostly queueing (connections / throughput);
  * this shows what a client waits at a rate every proxy here sustains. Returns p50/p99 in ms.
  */
-function fixedRate(url, totalRps, { conns = CONNS, duration = DURATION } = {}) {
+function fixedRate(url, totalRps, { conns = CONNS, duration = DURATION, cpus = '' } = {}) {
   const file = join(tmp, `h2load-${Date.now()}.log`);
   execFileSync(
     'sh',
-    ['-c', `ulimit -n 65536 2>/dev/null; exec h2load --h1 -c${conns} -m1 --rps ${Math.ceil(totalRps / conns)} -D ${duration} --log-file ${file} ${url}`],
+    ['-c', `ulimit -n 65536 2>/dev/null; exec ${pinned(cpus, ['h2load']).join(' ')} --h1 -c${conns} -m1 --rps ${Math.ceil(totalRps / conns)} -D ${duration} --log-file ${file} ${url}`],
     { encoding: 'utf8', timeout: (duration + 60) * 1000 },
   );
   const us = readFileSync(file, 'utf8')
@@ -242,27 +254,43 @@ async function main() {
   const backendConf = nginxConf(join(tmp, 'backend'), `  server { listen 127.0.0.1:${pBackend}; location / { default_type text/plain; return 200 "hello world\\n"; } }`, CPUS);
   start('backend', 'nginx', ['-c', backendConf, '-p', join(tmp, 'backend'), '-e', join(tmp, 'backend', 'error.log')]);
 
+  // One self-signed certificate for the HTTPS servers (h2 part).
+  const certFile = join(tmp, 'cert.pem');
+  const keyFile = join(tmp, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=bench.test'], { stdio: 'ignore' });
+
+  // At N = 1 the server has core 0 and the client the others; at every core nobody is pinned.
+  const serverCpus = (n) => (n === 1 && CPUS > 1 ? '0' : '');
+  const clientCpus = (n) => (n === 1 && CPUS > 1 ? `1-${CPUS - 1}` : '');
+
   async function startNginx(n) {
-    const port = await freePort();
+    const [port, h2port] = [await freePort(), await freePort()];
     const dir = join(tmp, `nginx-${n}`);
-    const conf = nginxConf(
-      dir,
-      `  upstream backend { server 127.0.0.1:${pBackend}; keepalive 128; }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
+    const location = `    location / {
       proxy_pass http://backend;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Real-IP $remote_addr;
-    }
+    }`;
+    const conf = nginxConf(
+      dir,
+      `  upstream backend { server 127.0.0.1:${pBackend}; keepalive 128; }
+  server {
+    listen 127.0.0.1:${port};
+${location}
+  }
+  server {
+    listen 127.0.0.1:${h2port} ssl http2;
+    ssl_certificate ${certFile};
+    ssl_certificate_key ${keyFile};
+${location}
   }`,
       n,
     );
-    start(`nginx-${n}`, 'nginx', ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
-    return port;
+    start(`nginx-${n}`, 'nginx', ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')], { cpus: serverCpus(n) });
+    return { port, h2port };
   }
 
   async function startCaddy(n) {
@@ -283,6 +311,7 @@ http://127.0.0.1:${port} {
     );
     start(`caddy-${n}`, 'caddy', ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
       env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, GOMAXPROCS: String(n) },
+      cpus: serverCpus(n),
     });
     return port;
   }
@@ -290,115 +319,163 @@ http://127.0.0.1:${port} {
   // Reference only (no ratio): the ceiling of one Node thread here, a node:http server answering
   // the same body itself. A proxy does this work plus a backend round trip.
   const pHello = await freePort();
-  start('node hello', process.execPath, [
-    '-e',
-    `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' }); s.end('hello world\\n'); }).listen(${pHello}, '127.0.0.1')`,
-  ]);
+  start(
+    'node hello',
+    process.execPath,
+    ['-e', `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' }); s.end('hello world\\n'); }).listen(${pHello}, '127.0.0.1')`],
+    { cpus: serverCpus(1) },
+  );
 
-  // Lucky as npm start runs it, with N serving threads (1 = the main thread serves).
+  // Lucky as npm start runs it, with N serving threads (1 = the main thread serves): a plain HTTP
+  // rule and an HTTPS one (HTTP/2 on, the same certificate as nginx's).
   async function startLucky(n) {
     const name = `lucky-${n}`;
-    const [admin, port] = await Promise.all([freePort(), freePort()]);
+    const [admin, port, h2port] = await Promise.all([freePort(), freePort(), freePort()]);
     const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS, LUCKY_WEB_THREADS: String(n) };
-    const child = start(name, process.execPath, [daemonMain, '--port', String(admin), '--host', '127.0.0.1', '--data-dir', join(tmp, name)], { env });
+    const child = start(name, process.execPath, [daemonMain, '--port', String(admin), '--host', '127.0.0.1', '--data-dir', join(tmp, name)], { env, cpus: serverCpus(n) });
     await waitPort(admin, 60_000);
     const login = await api(admin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
     if (login.ret !== 0) throw new Error(`login failed: ${JSON.stringify(login)}`);
-    const rule = { name: 'bench', address: '127.0.0.1', port, defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${pBackend}`] } };
-    const created = await api(admin, 'POST', '/api/web/rules', rule, login.token);
-    if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
-    await waitPort(port);
+    const proxy = { type: 'proxy', targets: [`http://127.0.0.1:${pBackend}`] };
+    for (const rule of [
+      { name: 'bench', address: '127.0.0.1', port, defaultService: proxy },
+      { name: 'bench-h2', address: '127.0.0.1', port: h2port, protocol: 'https', certs: [{ source: 'file', cert: certFile, key: keyFile }], defaultService: proxy },
+    ]) {
+      const created = await api(admin, 'POST', '/api/web/rules', rule, login.token);
+      if (created.ret !== 0) throw new Error(`rule not created: ${JSON.stringify(created)}`);
+    }
+    await Promise.all([waitPort(port), waitPort(h2port)]);
     const status = await api(admin, 'GET', '/api/web/rules', undefined, login.token);
-    log(`${name} rule: ${status.list?.[0]?.status?.state ?? '?'} ${status.list?.[0]?.status?.message ?? ''}`);
-    // The daemon's child is `sh` exec'ing node: same pid.
-    return { pid: child.pid, admin, port, token: login.token };
+    for (const r of status.list ?? []) log(`${name} rule ${r.name ?? r.rule?.name ?? ''}: ${r.status?.state ?? '?'} ${r.status?.message ?? ''}`);
+    // The daemon's child is `sh` exec'ing node (or taskset exec'ing it): same pid.
+    return { pid: child.pid, admin, port, h2port, token: login.token };
   }
 
+  // name, port, the client's cores, N (0: not a proxy under comparison)
   const targets = [
-    ['backend (direct)', pBackend],
-    ['node:http hello (ref)', pHello],
+    { name: 'backend (direct)', port: pBackend, client: '', n: 0 },
+    { name: 'node:http hello (ref)', port: pHello, client: clientCpus(1), n: 0 },
   ];
   const lucky = {};
+  const nginx = {};
   for (const n of LEVELS) {
-    const [pNginx, pCaddy] = [await startNginx(n), await startCaddy(n)];
+    nginx[n] = await startNginx(n);
+    const pCaddy = await startCaddy(n);
     lucky[n] = await startLucky(n);
-    await Promise.all([waitPort(pNginx), waitPort(pCaddy)]);
-    targets.push([`nginx x${n}`, pNginx], [`caddy x${n}`, pCaddy], [`lucky x${n}`, lucky[n].port]);
+    await Promise.all([waitPort(nginx[n].port), waitPort(nginx[n].h2port), waitPort(pCaddy)]);
+    const client = clientCpus(n);
+    targets.push({ name: `nginx x${n}`, port: nginx[n].port, client, n }, { name: `caddy x${n}`, port: pCaddy, client, n }, { name: `lucky x${n}`, port: lucky[n].port, client, n });
   }
   await Promise.all([waitPort(pBackend), waitPort(pHello)]);
   const pLucky = lucky[CPUS].port;
   const luckyPid = lucky[CPUS].pid;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-  const results = {};
-  const rounds = {};
-  for (const [name, port] of targets) {
-    const url = `http://127.0.0.1:${port}/`;
+  for (const t of targets) {
+    const url = `http://127.0.0.1:${t.port}/`;
     const probe = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((r) => r.text());
-    if (probe !== 'hello world\n') throw new Error(`${name} answered ${JSON.stringify(probe)}`);
-    wrk(url, { duration: 3 }); // warm-up (JIT, pools)
-    rounds[name] = [];
+    if (probe !== 'hello world\n') throw new Error(`${t.name} answered ${JSON.stringify(probe)}`);
+    wrk(url, { duration: 3, cpus: t.client }); // warm-up (JIT, pools)
   }
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const [name, port] of targets) {
-      const r = wrk(`http://127.0.0.1:${port}/`);
-      rounds[name].push(r);
-      log(`  round ${round} ${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms`);
+
+  /** `ROUNDS` interleaved rounds of wrk over `list`; medians per target, and per-round ratios per N. */
+  function compare(title, list, conns, timeout = 5) {
+    const rounds = {};
+    for (const t of list) rounds[t.name] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of list) {
+        const r = wrk(`http://127.0.0.1:${t.port}/`, { conns, timeout, cpus: t.client });
+        rounds[t.name].push(r);
+        log(`  round ${round} ${t.name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms`);
+      }
+    }
+    log('');
+    log(`${title}: median of ${ROUNDS} rounds (load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}):`);
+    for (const t of list) {
+      const rs = rounds[t.name];
+      // Medians of each figure on its own: one slow round moves neither.
+      const errors = rs.reduce((a, x) => a + x.errors, 0);
+      const non2xx = rs.reduce((a, x) => a + x.non2xx, 0);
+      log(`${t.name.padEnd(22)} ${fmt(median(rs.map((x) => x.rps))).padStart(8)} req/s   p99 ${fmt(median(rs.map((x) => x.p99)), 2).padStart(7)} ms   errors ${errors}   non-2xx ${non2xx}   (all rounds)`);
+    }
+    // Ratios per round (the runs of one round are back to back, so they saw much the same machine),
+    // then the median of those: steadier than a ratio of medians when others share the CPUs.
+    for (const n of LEVELS) {
+      const L = rounds[`lucky x${n}`];
+      const N = rounds[`nginx x${n}`];
+      const C = rounds[`caddy x${n}`];
+      const vsNginx = median(L.map((x, i) => x.rps / N[i].rps));
+      const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
+      log('');
+      log(`${title}, N = ${n} (lucky ${n} serving thread${n > 1 ? 's' : ''}, nginx ${n} worker${n > 1 ? 's' : ''}${C ? `, caddy GOMAXPROCS=${n}` : ''}${serverCpus(n) ? ', each on core 0, wrk on the others' : ''}); per-round ratios (lucky/nginx req/s, lucky/nginx p99${C ? ', lucky/caddy req/s' : ''}):`);
+      L.forEach((x, i) => log(`  round ${i + 1}: ${fmt(x.rps / N[i].rps, 2)}  ${fmt(x.p99 / N[i].p99, 2)}${C ? `  ${fmt(x.rps / C[i].rps, 2)}` : ''}`));
+      log(`  ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.65)  ${vsNginx >= 0.65 ? 'met' : 'NOT met'}`);
+      log(`  ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+      if (C) log(`  ratio req/s lucky/caddy  ${fmt(median(L.map((x, i) => x.rps / C[i].rps)), 2)}  (for reading)`);
     }
   }
-  log('');
-  log(`median of ${ROUNDS} rounds (load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}):`);
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const [name] of targets) {
-    const rs = rounds[name];
-    // Medians of each figure on its own: one slow round moves neither.
-    const r = {
-      rps: median(rs.map((x) => x.rps)),
-      p99: median(rs.map((x) => x.p99)),
-      errors: rs.reduce((a, x) => a + x.errors, 0),
-      non2xx: rs.reduce((a, x) => a + x.non2xx, 0),
-    };
-    results[name] = r;
-    log(`${name.padEnd(22)} ${fmt(r.rps).padStart(8)} req/s   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.errors}   non-2xx ${r.non2xx}   (all rounds)`);
-  }
-  // Ratios per round (the runs of one round are back to back, so they saw much the same machine),
-  // then the median of those: steadier than a ratio of medians when others share the CPUs.
-  for (const n of LEVELS) {
-    const L = rounds[`lucky x${n}`];
-    const N = rounds[`nginx x${n}`];
-    const C = rounds[`caddy x${n}`];
-    const vsCaddy = median(L.map((x, i) => x.rps / C[i].rps));
-    const vsNginx = median(L.map((x, i) => x.rps / N[i].rps));
-    const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
+
+  if (PARTS.has('h1')) compare(`HTTP/1.1, ${CONNS} connections`, targets, CONNS);
+  if (PARTS.has('c1000')) {
     log('');
-    log(`N = ${n} (lucky ${n} serving thread${n > 1 ? 's' : ''}, nginx ${n} worker${n > 1 ? 's' : ''}, caddy GOMAXPROCS=${n}); per-round ratios (lucky/caddy req/s, lucky/nginx req/s, lucky/nginx p99):`);
-    L.forEach((x, i) => log(`  round ${i + 1}: ${fmt(x.rps / C[i].rps, 2)}  ${fmt(x.rps / N[i].rps, 2)}  ${fmt(x.p99 / N[i].p99, 2)}`));
-    log(`  ratio req/s lucky/caddy  ${fmt(vsCaddy, 2)}  (goal >= 1.2)  ${vsCaddy >= 1.2 ? 'met' : 'NOT met'}`);
-    log(`  ratio req/s lucky/nginx  ${fmt(vsNginx, 2)}  (goal >= 0.4)  ${vsNginx >= 0.4 ? 'met' : 'NOT met'}`);
-    log(`  ratio p99   lucky/nginx  ${fmt(p99Ratio, 2)}  (goal <= 2.0)  ${p99Ratio <= 2 ? 'met' : 'NOT met'}`);
+    compare(`HTTP/1.1, ${SOAK_CONNS} connections`, targets.filter((t) => t.name.startsWith('nginx') || t.name.startsWith('lucky')), SOAK_CONNS, 10);
+  }
+
+  // HTTP/2 over TLS: h2load, the same connections and streams for each.
+  if (PARTS.has('h2')) {
+    const H2C = Number(values['h2-connections']);
+    const H2M = Number(values['h2-streams']);
+    const h2load = (port, client) => {
+      const out = execFileSync('sh', ['-c', `ulimit -n 65536 2>/dev/null; exec ${pinned(client, ['h2load']).join(' ')} -c${H2C} -m${H2M} -D ${DURATION} https://127.0.0.1:${port}/`], { encoding: 'utf8', timeout: (DURATION + 60) * 1000 });
+      const rps = Number(/finished in [\d.]+\w*, ([\d.]+) req\/s/.exec(out)?.[1] ?? 0);
+      const m = /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
+      const proto = /Application protocol: (\S+)/.exec(out)?.[1] ?? '?';
+      return { rps, ok: Number(m?.[1] ?? 0), bad: Number(m?.[2] ?? 0) + Number(m?.[3] ?? 0), proto };
+    };
+    log('');
+    log(`HTTP/2 over TLS (h2load -c${H2C} -m${H2M} -D ${DURATION}, ECDSA P-256), ${ROUNDS} interleaved rounds:`);
+    const h2 = {};
+    for (const n of LEVELS) for (const who of ['nginx', 'lucky']) h2[`${who} x${n}`] = [];
+    for (const n of LEVELS) for (const who of ['nginx', 'lucky']) h2load(who === 'nginx' ? nginx[n].h2port : lucky[n].h2port, clientCpus(n)); // warm-up
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const n of LEVELS) {
+        for (const who of ['nginx', 'lucky']) {
+          const r = h2load(who === 'nginx' ? nginx[n].h2port : lucky[n].h2port, clientCpus(n));
+          h2[`${who} x${n}`].push(r);
+          log(`  round ${round} ${`${who} x${n}`.padEnd(10)} ${fmt(r.rps).padStart(8)} req/s   ${r.proto}   failed ${r.bad}`);
+        }
+      }
+    }
+    for (const n of LEVELS) {
+      const L = h2[`lucky x${n}`];
+      const N = h2[`nginx x${n}`];
+      const ratio = median(L.map((x, i) => x.rps / N[i].rps));
+      log(`h2, N = ${n}: nginx ${fmt(median(N.map((x) => x.rps)))} req/s, lucky ${fmt(median(L.map((x) => x.rps)))} req/s; ratio lucky/nginx ${fmt(ratio, 2)}  (goal >= 0.5)  ${ratio >= 0.5 ? 'met' : 'NOT met'}; failed ${L.reduce((a, x) => a + x.bad, 0)}`);
+    }
   }
 
   // The same question at a fixed load, below every proxy's ceiling here.
-  const RATE = Number(values.rate);
-  log('');
-  log(`latency at a fixed ${RATE} req/s (h2load --h1 --rps, ${CONNS} connections, ${DURATION} s; medians of ${ROUNDS} rounds):`);
-  const fixed = {};
-  for (const [name] of targets) fixed[name] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const [name, port] of targets) {
-      if (name.startsWith('backend') || name.includes('(ref)')) continue;
-      fixed[name].push(fixedRate(`http://127.0.0.1:${port}/`, RATE));
+  if (PARTS.has('fixed')) {
+    const RATE = Number(values.rate);
+    log('');
+    log(`latency at a fixed ${RATE} req/s (h2load --h1 --rps, ${CONNS} connections, ${DURATION} s; medians of ${ROUNDS} rounds):`);
+    const fixed = {};
+    const compared = targets.filter((t) => t.n > 0);
+    for (const t of compared) fixed[t.name] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of compared) fixed[t.name].push(fixedRate(`http://127.0.0.1:${t.port}/`, RATE, { cpus: t.client }));
+    }
+    for (const t of compared) {
+      const rs = fixed[t.name];
+      log(`${t.name.padEnd(22)} p50 ${fmt(median(rs.map((x) => x.p50)), 2).padStart(6)} ms   p99 ${fmt(median(rs.map((x) => x.p99)), 2).padStart(6)} ms   (${rs.reduce((a, x) => a + x.n, 0)} answers)`);
+    }
+    for (const n of LEVELS) {
+      const fixedRatio = median(fixed[`lucky x${n}`].map((x, i) => x.p99 / fixed[`nginx x${n}`][i].p99));
+      log(`ratio p99 at ${RATE} req/s lucky/nginx, N = ${n}: ${fmt(fixedRatio, 2)}  (for reading beside the saturated ratio above)`);
     }
   }
-  for (const [name] of targets) {
-    const rs = fixed[name];
-    if (!rs.length) continue;
-    log(`${name.padEnd(22)} p50 ${fmt(median(rs.map((x) => x.p50)), 2).padStart(6)} ms   p99 ${fmt(median(rs.map((x) => x.p99)), 2).padStart(6)} ms   (${rs.reduce((a, x) => a + x.n, 0)} answers)`);
-  }
-  for (const n of LEVELS) {
-    const fixedRatio = median(fixed[`lucky x${n}`].map((x, i) => x.p99 / fixed[`nginx x${n}`][i].p99));
-    log(`ratio p99 at ${RATE} req/s lucky/nginx, N = ${n}: ${fmt(fixedRatio, 2)}  (for reading beside the saturated ratio above)`);
-  }
 
+  if (!PARTS.has('soak')) return log(`\ntotal ${Math.round((Date.now() - t0) / 1000)} s`);
   // Soak: 1 000 concurrent connections.
   await new Promise((r) => setTimeout(r, 1000));
   const fdBefore = fdCount(luckyPid);
@@ -413,7 +490,7 @@ http://127.0.0.1:${port} {
     await new Promise((r) => setTimeout(r, 1000));
     fdSettled = fdCount(luckyPid);
   }
-  const figures = (await api(lucky[CPUS].admin, 'GET', '/api/web/rules', undefined, lucky[CPUS].token)).list?.[0]?.figures;
+  const figures = (await api(lucky[CPUS].admin, 'GET', '/api/web/rules', undefined, lucky[CPUS].token)).list?.find((r) => (r.name ?? r.rule?.name) === 'bench')?.figures;
   log(`soak: ${fmt(soak.rps)} req/s, p99 ${fmt(soak.p99, 2)} ms, ${soak.total} requests, ${soak.sockErrors}, non-2xx ${soak.non2xx}`);
   log(`soak errors: ${soak.errors + soak.non2xx}  (goal 0)  ${soak.errors + soak.non2xx === 0 ? 'met' : 'NOT met'}`);
   log(`lucky fds: before ${fdBefore}, right after ${fdRightAfter}, settled ${fdSettled}  (goal: no growth)  ${fdSettled <= fdBefore ? 'met' : 'NOT met'}`);
