@@ -326,12 +326,14 @@ http://127.0.0.1:${port} {
     { cpus: serverCpus(1) },
   );
 
-  // Lucky as npm start runs it, with N serving threads (1 = the main thread serves): a plain HTTP
-  // rule and an HTTPS one (HTTP/2 on, the same certificate as nginx's).
+  // Lucky as npm start runs it: a plain HTTP rule and an HTTPS one (HTTP/2 on, the same certificate
+  // as nginx's). N = 1 is the automatic setting on one core (the daemon pinned to it), which moves
+  // to one serving thread once busy; N > 1 asks for N serving threads.
   async function startLucky(n) {
     const name = `lucky-${n}`;
     const [admin, port, h2port] = await Promise.all([freePort(), freePort(), freePort()]);
-    const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS, LUCKY_WEB_THREADS: String(n) };
+    const env = { ...process.env, LUCKY_ADMIN_USER: 'bench', LUCKY_ADMIN_PASSWORD: 'bench-password-1', NODE_ENV: 'production', NODE_OPTIONS: DAEMON_NODE_OPTIONS };
+    if (n > 1) env.LUCKY_WEB_THREADS = String(n);
     const child = start(name, process.execPath, [daemonMain, '--port', String(admin), '--host', '127.0.0.1', '--data-dir', join(tmp, name)], { env, cpus: serverCpus(n) });
     await waitPort(admin, 60_000);
     const login = await api(admin, 'POST', '/api/login', { Account: 'bench', Password: 'bench-password-1' });
@@ -348,7 +350,7 @@ http://127.0.0.1:${port} {
     const status = await api(admin, 'GET', '/api/web/rules', undefined, login.token);
     for (const r of status.list ?? []) log(`${name} rule ${r.name ?? r.rule?.name ?? ''}: ${r.status?.state ?? '?'} ${r.status?.message ?? ''}`);
     // The daemon's child is `sh` exec'ing node (or taskset exec'ing it): same pid.
-    return { pid: child.pid, admin, port, h2port, token: login.token };
+    return { pid: child.pid, admin, port, h2port, token: login.token, output: child.output };
   }
 
   // name, port, the client's cores, N (0: not a proxy under comparison)
@@ -376,6 +378,11 @@ http://127.0.0.1:${port} {
     const probe = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((r) => r.text());
     if (probe !== 'hello world\n') throw new Error(`${t.name} answered ${JSON.stringify(probe)}`);
     wrk(url, { duration: 3, cpus: t.client }); // warm-up (JIT, pools)
+  }
+  // The automatic setting moves to a serving thread after 5 busy seconds: a longer warm-up for it.
+  if (lucky[1]) {
+    for (let i = 0; i < 4 && !/web rules moved to/.test(lucky[1].output()); i++) wrk(`http://127.0.0.1:${lucky[1].port}/`, { duration: 4, cpus: clientCpus(1) });
+    log(`lucky x1: ${/web rules moved to/.test(lucky[1].output()) ? 'moved to its serving thread' : 'still on the main thread (it never stayed busy long enough)'}`);
   }
 
   /** `ROUNDS` interleaved rounds of wrk over `list`; medians per target, and per-round ratios per N. */

@@ -92,6 +92,21 @@ describe.runIf(nativeAddon())('automatic serving threads', () => {
     expect(figures.codes['200']).toBe(sent);
   });
 
+  it('on one CPU, moves to one serving thread and serves on', async () => {
+    serving = new AutoServing({ threads: 1, workerFile: WORKER, say: sayer(pino({ level: 'silent' })), watch: { sample: () => false } });
+    const port = await freePort();
+    const rule = ZWebRule.parse({ name: 'one', address: '127.0.0.1', port, defaultService: { type: 'text', status: 200, body: 'one' } });
+    await serving.open('r3', { rule, certs: [] }, { note: () => undefined });
+    const agent = new Agent({ keepAlive: false });
+    expect((await get(port, agent)).body).toBe('one');
+    expect(serving.moved).toBe(false);
+    await serving.moveToThreads();
+    expect(serving.moved).toBe(true);
+    expect(serving.threads).toBe(1);
+    for (let i = 0; i < 5; i++) expect((await get(port, agent)).body).toBe('one');
+    expect((await serving.figures('r3')).requests).toBe(6);
+  });
+
   it('keeps a rule that starts after the move on the threads, and stops it there', async () => {
     serving = new AutoServing({ threads: 2, workerFile: WORKER, say: sayer(pino({ level: 'silent' })), watch: { sample: () => false } });
     await serving.moveToThreads();

@@ -86,6 +86,11 @@ export class AutoServing implements Serving {
     return this.pool ? this.pool.threads : 1;
   }
 
+  /** The rules have moved to serving threads (one of them, on one CPU). */
+  get moved(): boolean {
+    return this.pool !== null;
+  }
+
   /** Where a rule is served: the threads once it moved (or started after the move), else here. */
   private where(key: string): Serving {
     return this.pool && this.onThreads.has(key) ? this.pool : this.main;

@@ -49,7 +49,8 @@ const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '
 /**
  * How many threads serve: the module setting when it names a count, else LUCKY_WEB_THREADS when
  * set, else 'auto': the main thread, moving to one thread per CPU (up to 4) once it gets busy
- * (web.autoscale.ts). 0 or 1 serves on the main thread.
+ * (web.autoscale.ts), on one CPU too: a serving thread has the young generation a busy proxy needs,
+ * which the main thread (1 MB semi-spaces, nodeoptions.ts) has not. 0 or 1 serves on the main thread.
  */
 export function servingThreads(setting: number, env: number | undefined): number | 'auto' {
   if (setting > 0) return setting;
@@ -58,15 +59,14 @@ export function servingThreads(setting: number, env: number | undefined): number
 }
 
 /**
- * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or for
- * one thread, or on one CPU, the main thread serves.
+ * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or when
+ * the setting asks for one thread, the main thread serves.
  */
 export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string }): Serving {
   const workerFile = o.workerFile ?? WORKER;
   const can = nativeAddon() !== null && existsSync(workerFile);
   if (threads === 'auto') {
-    const cpus = Math.min(availableParallelism(), 4);
-    if (can && cpus >= 2) return new AutoServing({ threads: cpus, workerFile, say: o.say });
+    if (can) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
   } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
   return new WebListeners({ say: o.say });
 }
