@@ -186,10 +186,12 @@ const CASES: Case[] = [
     provider: 'dynv6',
     start: fakeDynv6,
     creds: { secret: 'dynv6-token-value' },
+    // The zone's own A/AAAA (its ipv4address/ipv6prefix), its TXT records; a zone of one's own beside it.
     domain: 'myhome.dynv6.net',
     bad: { secret: 'wrong' },
     badText: /credentials were refused \(HTTP 401\) invalid authentication token/,
-    limit: 'retried',
+    limit: /Dynv6: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'namecheap',

@@ -330,20 +330,6 @@ export function fakeDuckdns(c: FakeCreds): Promise<FakeProvider> {
   });
 }
 
-/** dynv6: `api/update?hostname=&token=&ipv4=|ipv6=`. */
-export function fakeDynv6(c: FakeCreds): Promise<FakeProvider> {
-  return serve('dynv6', (r, st) => {
-    const q = r.url.searchParams;
-    if (q.get('token') !== c.secret) throw new Reject(401, 'invalid authentication token', 'token');
-    const name = q.get('hostname')!;
-    const [type, v] = q.get('ipv4') ? ['A', q.get('ipv4')!] : ['AAAA', q.get('ipv6')!];
-    const old = st.find(name, type);
-    if (old?.value === v) return { status: 200, body: 'addresses unchanged' };
-    upsert(st, name, type, v, 60, old?.id);
-    return { status: 200, body: 'addresses updated' };
-  });
-}
-
 /** deSEC: `Token` auth, RRsets by subname/type (TXT records as quoted character-strings). */
 export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
   return serve('desec', (r, st) => {
@@ -535,6 +521,7 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 export { fakeDigitalocean } from './fakes/digitalocean.js';
 export { fakeDyndns, fakeHe, fakeNoip } from './fakes/dyndns.js';
 export { fakeDynu } from './fakes/dynu.js';
+export { fakeDynv6 } from './fakes/dynv6.js';
 export { fakeGandi } from './fakes/gandi.js';
 export { fakeHetzner } from './fakes/hetzner.js';
 export { fakeLinode } from './fakes/linode.js';
