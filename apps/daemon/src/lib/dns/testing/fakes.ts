@@ -56,6 +56,7 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   return serve('alidns', (r, st) => {
     const q = checkAliRpc(r, c, nonces);
     const reject = (code: string, msg: string) => aliError(code, msg);
+    if (q.DomainName !== undefined && q.DomainName !== 'example.com') throw reject('InvalidDomainName.NoExist', 'The specified domain name does not exist. Refresh the page and try again.');
     const view = (x: FakeRecord, root: string) => ({
       RecordId: x.id,
       RR: x.name === root ? '@' : x.name.slice(0, -root.length - 1),
@@ -105,6 +106,7 @@ export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider>
     checkTc3(r, c);
     const err = tencentError;
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
+    if (b.Domain !== undefined && b.Domain !== 'example.com') throw err('InvalidParameterValue.DomainNotExists', '当前域名有误，请返回重新操作。');
     const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
     const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name === b.Domain ? '@' : x.name.slice(0, -String(b.Domain).length - 1), Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
     const ok = (o: object) => ({ status: 200, body: { Response: { ...o, RequestId: 'x' } } });
@@ -260,6 +262,7 @@ export function fakePorkbun(c: FakeCreds): Promise<FakeProvider> {
     const b = JSON.parse(r.body || '{}') as Record<string, string>;
     if (b.apikey !== c.id || b.secretapikey !== c.secret) throw new Reject(400, { status: 'ERROR', message: 'Invalid API key. (002)' }, 'keys');
     const seg = r.url.pathname.split('/').filter(Boolean);
+    if (seg[2] !== undefined && seg[2] !== 'example.com') return { status: 400, body: { status: 'ERROR', message: 'Invalid domain.' } };
     const full = (sub: string | undefined, root: string) => (sub ? `${sub}.${root}` : root);
     if (seg[0] === 'dns' && seg[1] === 'retrieveByNameType') {
       const name = full(seg[4], seg[2]!);
@@ -285,6 +288,7 @@ export function fakeGodaddy(c: FakeCreds): Promise<FakeProvider> {
     const m = /^\/v1\/domains\/([^/]+)\/records\/(A|AAAA|TXT)\/([^/]+)$/.exec(r.url.pathname);
     if (!m) return { status: 404, body: { code: 'NOT_FOUND', message: 'not found' } };
     const [, root, type] = m as unknown as [string, string, string];
+    if (root !== 'example.com') return { status: 404, body: { code: 'UNKNOWN_DOMAIN', message: 'The given domain is not registered, or does not have a zone file' } };
     const sub = decodeURIComponent(m[3]!);
     const name = sub === '@' ? root : `${sub}.${root}`;
     const existing = st.all(name, type);
@@ -335,7 +339,7 @@ export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
   return serve('desec', (r, st) => {
     if (r.headers.authorization !== `Token ${c.secret}`) throw new Reject(401, { detail: 'Invalid token.' }, 'token');
     const m = /^\/domains\/([^/]+)\/rrsets\/(?:([^/]+)\/(A|AAAA|TXT)\/)?$/.exec(r.url.pathname);
-    if (!m) return { status: 404, body: { detail: 'Not found.' } };
+    if (!m || m[1] !== 'example.com') return { status: 404, body: { detail: 'Not found.' } };
     const root = m[1]!;
     const data = (type: string, records: string[]) => records.map((v) => (type === 'TXT' ? unquoted(v) : v));
     const invalid = { status: 400, body: { records: ['Record content malformed.'] } };
@@ -376,6 +380,7 @@ export function fakeNamesilo(c: FakeCreds): Promise<FakeProvider> {
     const q = r.url.searchParams;
     if (q.get('key') !== c.secret) throw new Reject(200, { request: {}, reply: { code: 110, detail: 'Invalid API Key' } }, 'key');
     const root = q.get('domain') ?? '';
+    if (root !== 'example.com') return { status: 200, body: { request: {}, reply: { code: 200, detail: 'Domain is not active, or does not belong to this user' } } };
     const name = (h: string | null) => (h ? `${h}.${root}` : root);
     const reply = (o: object) => ({ status: 200, body: { request: { operation: r.url.pathname.slice(5) }, reply: { code: 300, detail: 'success', ...o } } });
     switch (r.url.pathname) {
@@ -412,6 +417,7 @@ export function fakeVercel(c: FakeCreds): Promise<FakeProvider> {
     const list = /^\/v4\/domains\/([^/]+)\/records$/.exec(r.url.pathname);
     if (list && r.method === 'GET') {
       const root = list[1]!;
+      if (root !== 'example.com') return { status: 404, body: { error: { code: 'not_found', message: 'The domain was not found' } } };
       return {
         status: 200,
         body: {
