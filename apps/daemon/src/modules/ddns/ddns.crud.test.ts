@@ -357,10 +357,12 @@ const CASES: Case[] = [
   {
     provider: 'rainyun',
     start: fakeRainyun,
-    creds: { id: RAINYUN_DOMAIN_ID, secret: 'rainyun-api-key' },
+    // No domain id: the domain is looked up by name (the id's own path: the test at the end).
+    creds: { secret: 'rainyun-api-key' },
     bad: { secret: 'wrong' },
     badText: /Rainyun: the credentials were refused \(HTTP 401\) 30001 未登录或 API 密钥错误/,
     limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'nowcn',
@@ -681,4 +683,16 @@ describe('every provider through the dnsProviders client', () => {
       expect(fake.rejected, fake.lastReject).toBe(0);
     });
   }
+
+  it('rainyun: a task with its domain id writes there without looking the domain up', async () => {
+    const fake = fakes.get('rainyun')!;
+    const cl = await (await service()).client('rainyun', { secret: 'rainyun-api-key', id: RAINYUN_DOMAIN_ID }, { timeoutMs: 5000 });
+    const before = fake.requests;
+    expect(await cl.set({ domain: 'byid.example.com', type: 'A', value: '192.0.2.50' })).toBe('created');
+    expect(fake.find('byid.example.com', 'A')?.value).toBe('192.0.2.50');
+    expect(await cl.remove({ domain: 'byid.example.com', type: 'A' })).toBe(true);
+    // List, create; list, delete: no domain list asked for.
+    expect(fake.requests - before).toBe(4);
+    expect(fake.rejected, fake.lastReject).toBe(0);
+  });
 });

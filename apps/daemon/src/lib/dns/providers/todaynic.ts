@@ -1,8 +1,10 @@
 /**
  * Now.cn (时代互联, Todaynic) and Eranet, which share one DNS API: records of a domain by host
- * (`@` at the apex), added, updated and deleted by id; answers `{ Data, Id, error }`. Now.cn takes
- * the user id and API key in the query (`auth-userid`, `api-key`); Eranet signs the query the way
- * Alibaba Cloud's RPC APIs do, with `AccessInstanceID` for the key id.
+ * (`@` at the apex), added, updated and deleted by id (a delete names the record's `Id` alone);
+ * answers `{ Data, Id, error }`, refusals also with a non-2xx status. Now.cn takes the user id and
+ * API key in the query (`auth-userid`, `api-key`); Eranet signs the query the way Alibaba Cloud's RPC
+ * APIs do, with `AccessInstanceID` for the key id. Eranet's delete call (`DeleteDomainRecord`) is
+ * named after its list/add/update calls: no published description of it was found.
  */
 import { aliSignedQuery } from '../../http/sign/acsrpc.js';
 import { recordsProvider } from './generic.js';
@@ -41,8 +43,9 @@ function todaynic(who: { name: 'nowcn' | 'eranet'; title: string; base: string }
       update: async (ctx, zone, rec, want) => {
         await call(ctx, 'update', { Id: String(rec.id), Domain: zone, Host: want.domain.sub, Type: want.type, Value: want.value, Ttl: String(want.ttl) });
       },
-      delete: async (ctx, zone, rec) => {
-        await call(ctx, 'delete', { Id: String(rec.id), Domain: zone });
+      // The record's id alone, as Now.cn's delete-domain-record.json takes it.
+      delete: async (ctx, _zone, rec) => {
+        await call(ctx, 'delete', { Id: String(rec.id) });
       },
     },
   );
