@@ -57,6 +57,7 @@ import {
   fakeScaleway,
   fakeTechnitium,
   fakeVultr,
+  DNSPOD_TOKEN,
   RAINYUN_DOMAIN_ID,
   type FakeCreds,
   type FakeProvider,
@@ -64,6 +65,8 @@ import {
 
 interface Case {
   provider: DdnsProviderName;
+  /** A second row of a provider (another way to sign in): its name here, and the first row's stand-in it shares. */
+  variant?: string;
   start: (c: FakeCreds) => Promise<FakeProvider>;
   /** The account, as a task holds it. */
   creds: Partial<DdnsCredentials>;
@@ -121,6 +124,16 @@ const CASES: Case[] = [
     bad: { id: 'AKIDtestSecretId', secret: 'wrong' },
     badText: /AuthFailure\.SignatureFailure/,
     limit: /RequestLimitExceeded/,
+  },
+  {
+    provider: 'dnspod',
+    variant: 'dnspod (DNSPod Token, dnsapi.cn)',
+    start: fakeDnspod,
+    creds: { id: DNSPOD_TOKEN.id, secret: DNSPOD_TOKEN.token },
+    bad: { secret: 'wrong-token' },
+    badText: /DNSPod: Record\.List: -1 Login failed/,
+    limit: /DNSPod: Record\.List: -2 API usage is limited/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'huaweicloud',
@@ -521,6 +534,9 @@ const CASES: Case[] = [
   },
 ];
 
+/** A row's name: its provider, or its variant. */
+const rowOf = (c: Case) => c.variant ?? c.provider;
+
 const ADDRESSES = [
   ['A', '192.0.2.10', '192.0.2.11'],
   ['AAAA', '2001:db8::10', '2001:db8::11'],
@@ -536,22 +552,22 @@ describe('every provider through the dnsProviders client', () => {
   const withFake = new Set(CASES.filter((c) => JSON.stringify(c.creds).includes('{fake}')));
   beforeAll(async () => {
     for (const c of CASES) {
-      const fake = await c.start(c.fakeCreds ?? { id: '', secret: '', ...c.creds });
-      fakes.set(c.provider, fake);
+      const fake = c.variant ? fakes.get(c.provider)! : await c.start(c.fakeCreds ?? { id: '', secret: '', ...c.creds });
+      fakes.set(rowOf(c), fake);
       if (withFake.has(c)) c.creds = JSON.parse(JSON.stringify(c.creds).replaceAll('{fake}', fake.url)) as Partial<DdnsCredentials>;
     }
-    const endpoints = CASES.filter((c) => !withFake.has(c)).map((c) => [c.provider, fakes.get(c.provider)!.url]);
+    const endpoints = CASES.filter((c) => !withFake.has(c) && !c.variant).map((c) => [c.provider, fakes.get(rowOf(c))!.url]);
     d = await startTestDaemon({ env: { nativeRelay: true, ddnsTestEndpoints: Object.fromEntries(endpoints) } });
   });
   afterAll(async () => {
     await d?.close();
-    for (const f of fakes.values()) await f.close();
+    for (const f of new Set(fakes.values())) await f.close();
   });
 
   const service = () => d.runtime.deps.modules.service('dnsProviders');
 
   it('every HTTP provider has a row here', () => {
-    expect(CASES.map((c) => c.provider).sort()).toEqual(DDNS_PROVIDERS.filter((p) => p !== 'rfc2136' && p !== 'callback').sort());
+    expect(CASES.filter((c) => !c.variant).map((c) => c.provider).sort()).toEqual(DDNS_PROVIDERS.filter((p) => p !== 'rfc2136' && p !== 'callback').sort());
   });
 
   for (const c of CASES) {
@@ -560,8 +576,8 @@ describe('every provider through the dnsProviders client', () => {
     const name = c.name ?? domain;
     const client = async (creds = c.creds) => (await service()).client(c.provider, creds, { timeoutMs: 5000 });
 
-    it(`${c.provider}: A${info.ipv6 ? ', AAAA' : ''}: create, read, same, update${info.delete && !c.single ? ', delete' : ''}`, async () => {
-      const fake = fakes.get(c.provider)!;
+    it(`${rowOf(c)}: A${info.ipv6 ? ', AAAA' : ''}: create, read, same, update${info.delete && !c.single ? ', delete' : ''}`, async () => {
+      const fake = fakes.get(rowOf(c))!;
       const cl = await client();
       const neighbour = fake.add('other.example.com', 'A', '198.51.100.7', 3600);
       for (const [type, first, second] of ADDRESSES) {
@@ -591,8 +607,8 @@ describe('every provider through the dnsProviders client', () => {
     });
 
     if (info.txt) {
-      it(`${c.provider}: TXT: create, same, rewrite, remove only its own value, then all`, async () => {
-        const fake = fakes.get(c.provider)!;
+      it(`${rowOf(c)}: TXT: create, same, rewrite, remove only its own value, then all`, async () => {
+        const fake = fakes.get(rowOf(c))!;
         const cl = await client();
         const rec = { domain: c.txtDomain ?? `_acme-challenge.${domain}`, type: 'TXT' as const };
         const txtName = c.txtName ?? `_acme-challenge.${name}`;
@@ -644,16 +660,16 @@ describe('every provider through the dnsProviders client', () => {
         expect(fake.rejected, fake.lastReject).toBe(0);
       });
     } else {
-      it(`${c.provider}: TXT is refused before any call`, async () => {
-        const fake = fakes.get(c.provider)!;
+      it(`${rowOf(c)}: TXT is refused before any call`, async () => {
+        const fake = fakes.get(rowOf(c))!;
         const before = fake.requests;
         await expect((await client()).set({ domain: `_acme-challenge.${domain}`, type: 'TXT', value: 'x' })).rejects.toThrow(/cannot set TXT records/);
         expect(fake.requests).toBe(before);
       });
     }
 
-    it(`${c.provider}: wrong credentials, a rate limit${c.noZone ? ', a zone the account does not hold' : ''}: clear errors`, async () => {
-      const fake = fakes.get(c.provider)!;
+    it(`${rowOf(c)}: wrong credentials, a rate limit${c.noZone ? ', a zone the account does not hold' : ''}: clear errors`, async () => {
+      const fake = fakes.get(rowOf(c))!;
       const bad = await (await client({ ...c.creds, ...c.bad })).set({ domain, type: 'A', value: '192.0.2.99' }).catch((e: unknown) => e);
       expect(en(bad)).toMatch(c.badText);
       expect(fake.rejected).toBeGreaterThan(0);

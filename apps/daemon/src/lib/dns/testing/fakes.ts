@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { drop, hmacHex, newId, pctEncode, quoted, Reject, replaceSet, safeEq, serve, setOf, setRecords, sha256hex, unquoted, upsert, type FakeCreds, type FakeProvider, type FakeRecord } from './fakeserver.js';
 
 import { aliError, checkAliRpc, checkTc3, tencentError } from './fakes/checks.js';
+import { DNSPOD_TOKEN_LIMITED, dnspodTokenApi, isTokenRequest } from './fakes/dnspodtoken.js';
 
 export type { FakeCreds, FakeProvider, FakeRecord } from './fakeserver.js';
 
@@ -100,9 +101,10 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   }, { limited: { status: 400, body: { Code: 'Throttling.User', Message: 'Request was denied due to user flow control.', RequestId: 'x' } } });
 }
 
-/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host. */
+/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host; DNSPod's own API with a DNSPod Token beside it (fakes/dnspodtoken.ts). */
 export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider> {
   return serve(name, (r, st) => {
+    if (isTokenRequest(r)) return dnspodTokenApi(r, st);
     checkTc3(r, c);
     const err = tencentError;
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
@@ -135,7 +137,7 @@ export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider>
       }
     }
     throw err('InvalidAction', 'action');
-  }, { limited: { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } } });
+  }, { limited: (r) => (isTokenRequest(r) ? DNSPOD_TOKEN_LIMITED : { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } }) });
 }
 
 /** Huawei Cloud DNS v2: APIG SDK-HMAC-SHA256 (canonical path ends in "/"). */
@@ -528,6 +530,7 @@ export { fakeDigitalocean } from './fakes/digitalocean.js';
 export { fakeDyndns, fakeHe, fakeNoip } from './fakes/dyndns.js';
 export { fakeDynu } from './fakes/dynu.js';
 export { fakeDynv6 } from './fakes/dynv6.js';
+export { DNSPOD_TOKEN } from './fakes/dnspodtoken.js';
 export { fakeGandi } from './fakes/gandi.js';
 export { fakeHetzner } from './fakes/hetzner.js';
 export { fakeLinode } from './fakes/linode.js';
