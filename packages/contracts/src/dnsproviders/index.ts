@@ -16,6 +16,7 @@ import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
 import { dnsimple } from './dnsimple.js';
 import { dnsla } from './dnsla.js';
+import { dnsmadeeasy } from './dnsmadeeasy.js';
 import { dnspod } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dynadot } from './dynadot.js';
@@ -31,7 +32,10 @@ import { he } from './he.js';
 import { hetzner } from './hetzner.js';
 import { hetznercloud } from './hetznercloud.js';
 import { huaweicloud } from './huaweicloud.js';
+import { ionos } from './ionos.js';
 import { linode } from './linode.js';
+import { luadns } from './luadns.js';
+import { mythicbeasts } from './mythicbeasts.js';
 import { namecheap } from './namecheap.js';
 import { namecom } from './namecom.js';
 import { namesilo } from './namesilo.js';
@@ -87,6 +91,10 @@ export const DNS_PROVIDER_TABLE = {
   dnsimple,
   netlify,
   njalla,
+  ionos,
+  dnsmadeeasy,
+  mythicbeasts,
+  luadns,
   route53,
   azure,
   ovh,

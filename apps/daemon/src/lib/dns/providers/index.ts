@@ -14,6 +14,7 @@ import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
 import { dnsimple } from './dnsimple.js';
 import { dnsla } from './dnsla.js';
+import { dnsmadeeasy } from './dnsmadeeasy.js';
 import { dnspod, tencentcloud } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dynadot } from './dynadot.js';
@@ -27,7 +28,10 @@ import { godaddy } from './godaddy.js';
 import { hetzner } from './hetzner.js';
 import { hetznercloud } from './hetznercloud.js';
 import { huaweicloud } from './huaweicloud.js';
+import { ionos } from './ionos.js';
 import { linode } from './linode.js';
+import { luadns } from './luadns.js';
+import { mythicbeasts } from './mythicbeasts.js';
 import { namecheap } from './namecheap.js';
 import { namecom } from './namecom.js';
 import { namesilo } from './namesilo.js';
@@ -82,6 +86,10 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   dnsimple,
   netlify,
   njalla,
+  ionos,
+  dnsmadeeasy,
+  mythicbeasts,
+  luadns,
   route53,
   azure,
   ovh,

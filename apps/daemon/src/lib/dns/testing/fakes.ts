@@ -558,3 +558,7 @@ export { fakePowerdns } from './fakes/powerdns.js';
 export { fakeScaleway } from './fakes/scaleway.js';
 export { fakeTechnitium } from './fakes/technitium.js';
 export { fakeVultr } from './fakes/vultr.js';
+export { fakeDnsmadeeasy } from './fakes/dnsmadeeasy.js';
+export { fakeIonos } from './fakes/ionos.js';
+export { fakeLuadns } from './fakes/luadns.js';
+export { fakeMythicbeasts } from './fakes/mythicbeasts.js';
