@@ -4,7 +4,7 @@
  */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNamed, type ProviderContext, type RecordWant } from './types.js';
+import { basicAuth, zoneNamed, type ProviderContext, type RecordWant } from './types.js';
 
 interface LuaRecord {
   id: number;
@@ -14,7 +14,7 @@ interface LuaRecord {
   ttl: number;
 }
 
-const api = (ctx: ProviderContext) => rest(ctx, 'LuaDNS', { authorization: `Basic ${Buffer.from(`${ctx.creds.id}:${ctx.creds.secret}`).toString('base64')}` });
+const api = (ctx: ProviderContext) => rest(ctx, 'LuaDNS', { authorization: basicAuth(ctx.creds) });
 const body = (want: RecordWant) => ({ name: `${want.domain.full}.`, type: want.type, content: want.value, ttl: want.ttl });
 
 export const luadns = recordsProvider<number, LuaRecord>(

@@ -5,7 +5,7 @@
  */
 import { rrsetProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNotFound, type ProviderContext, type RecordRef } from './types.js';
+import { basicAuth, zoneNotFound, type ProviderContext, type RecordRef } from './types.js';
 
 interface MbRecord {
   host: string;
@@ -14,7 +14,7 @@ interface MbRecord {
   ttl: number;
 }
 
-const api = (ctx: ProviderContext) => rest(ctx, 'Mythic Beasts', { authorization: `Basic ${Buffer.from(`${ctx.creds.id}:${ctx.creds.secret}`).toString('base64')}` });
+const api = (ctx: ProviderContext) => rest(ctx, 'Mythic Beasts', { authorization: basicAuth(ctx.creds) });
 const setPath = (ref: RecordRef) => `/zones/${ref.domain.root}/records/${encodeURIComponent(ref.domain.sub)}/${ref.type}`;
 
 export const mythicbeasts = rrsetProvider<string>(

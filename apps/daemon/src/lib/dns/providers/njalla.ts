@@ -4,8 +4,8 @@
  * back as `{ error: { code, message } }` (`Error` in some answers).
  */
 import { recordsProvider } from './generic.js';
-import { errorDetail } from './rest.js';
-import { httpError, providerError, type ProviderContext } from './types.js';
+import { readJson } from './rest.js';
+import { providerError, type ProviderContext } from './types.js';
 
 interface NjRecord {
   id: string | number;
@@ -22,9 +22,8 @@ async function call<T>(ctx: ProviderContext, method: string, params: Record<stri
     headers: { authorization: `Njalla ${ctx.creds.secret}`, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }),
   });
-  if (res.status < 200 || res.status > 299) throw httpError(res, 'Njalla', errorDetail(res));
   type Err = { code?: number; message?: string };
-  const a = JSON.parse(res.text) as { result?: T; error?: Err; Error?: Err };
+  const a = readJson<{ result?: T; error?: Err; Error?: Err }>(res, 'Njalla');
   const e = a.error ?? a.Error;
   if (e) throw providerError('Njalla', `${method}: ${e.code ?? ''} ${e.message ?? ''}`.replace(/\s+/g, ' ').trim());
   return a.result as T;

@@ -5,8 +5,8 @@
  * `message`.
  */
 import { recordsProvider } from './generic.js';
-import { errorDetail } from './rest.js';
-import { httpError, providerError, zoneNotFound, type ProviderContext } from './types.js';
+import { readJson } from './rest.js';
+import { providerError, zoneNotFound, type ProviderContext } from './types.js';
 
 async function call<T>(ctx: ProviderContext, method: string, path: string, body?: unknown): Promise<T> {
   const res = await ctx.http({
@@ -15,8 +15,7 @@ async function call<T>(ctx: ProviderContext, method: string, path: string, body?
     headers: { 'x-api-key': ctx.creds.secret, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  if (res.status < 200 || res.status > 299) throw httpError(res, 'Rainyun', errorDetail(res));
-  const a = JSON.parse(res.text) as { code: number; message?: string; data?: T };
+  const a = readJson<{ code: number; message?: string; data?: T }>(res, 'Rainyun');
   if (a.code !== 200) throw providerError('Rainyun', `${a.code} ${a.message ?? ''}`.trim());
   return a.data as T;
 }

@@ -5,8 +5,8 @@
  * an update names the old value and the new). Answers are `{ status: ok | error | invalid-token, errorMessage }`.
  */
 import { recordsProvider } from './generic.js';
-import { errorDetail } from './rest.js';
-import { httpError, providerError, type ProviderContext, type RecordRef, type RecordWant } from './types.js';
+import { readJson } from './rest.js';
+import { providerError, type ProviderContext, type RecordRef, type RecordWant } from './types.js';
 
 interface TtRecord {
   name: string;
@@ -22,8 +22,7 @@ async function call<T>(ctx: ProviderContext, op: 'get' | 'add' | 'update' | 'del
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: new URLSearchParams({ token: ctx.creds.secret, ...params }).toString(),
   });
-  if (res.status < 200 || res.status > 299) throw httpError(res, 'Technitium', errorDetail(res));
-  const a = JSON.parse(res.text) as { status: string; errorMessage?: string; response?: T };
+  const a = readJson<{ status: string; errorMessage?: string; response?: T }>(res, 'Technitium');
   if (a.status !== 'ok') throw providerError('Technitium', `${a.status}: ${a.errorMessage ?? ''}`.trim());
   return a.response as T;
 }

@@ -8,8 +8,8 @@
  */
 import { aliSignedQuery } from '../../http/sign/acsrpc.js';
 import { recordsProvider } from './generic.js';
-import { errorDetail } from './rest.js';
-import { httpError, providerError, type DnsProvider, type ProviderContext } from './types.js';
+import { readJson } from './rest.js';
+import { providerError, type DnsProvider, type ProviderContext } from './types.js';
 
 interface TnRecord {
   id: number;
@@ -23,8 +23,7 @@ type Op = 'list' | 'add' | 'update' | 'delete';
 function todaynic(who: { name: 'nowcn' | 'eranet'; title: string; base: string }, request: (ctx: ProviderContext, op: Op, params: Record<string, string>) => string): DnsProvider {
   async function call<T>(ctx: ProviderContext, op: Op, params: Record<string, string>): Promise<T & { error?: string }> {
     const res = await ctx.http({ url: request(ctx, op, params), headers: { accept: 'application/json' } });
-    if (res.status < 200 || res.status > 299) throw httpError(res, who.title, errorDetail(res));
-    const a = JSON.parse(res.text) as T & { error?: string };
+    const a = readJson<T & { error?: string }>(res, who.title);
     if (a.error) throw providerError(who.title, a.error);
     return a;
   }
