@@ -48,7 +48,7 @@ export const en_US: Record<AcmeTextId, string> = {
   httpAddress: 'HTTP-01 listen address',
   httpPort: 'HTTP-01 port',
   dnsTask: 'DDNS task',
-  dnsTaskHint: "The task's DNS provider writes the TXT records (not Namecheap, dynv6 or a callback)",
+  dnsTaskHint: "The task's DNS provider writes the TXT records (not Namecheap or a callback)",
   dnsWait: 'Wait after writing (s)',
   dnsWaitHint: 'An extra wait once the record is there',
   dnsCheck: 'Wait for the record to propagate',

@@ -46,7 +46,7 @@ export const zh_CN = {
   httpAddress: 'HTTP-01 监听地址',
   httpPort: 'HTTP-01 端口',
   dnsTask: 'DDNS 任务',
-  dnsTaskHint: '用该任务的 DNS 服务商写入 TXT 记录（Namecheap、dynv6 和自定义回调不支持）',
+  dnsTaskHint: '用该任务的 DNS 服务商写入 TXT 记录（Namecheap 和自定义回调不支持）',
   dnsWait: '写入后等待（秒）',
   dnsWaitHint: '记录生效后再额外等待的时间',
   dnsCheck: '等待记录生效',

@@ -48,6 +48,20 @@ import {
   fakeSpaceship,
   fakeVercel,
   fakeVolcengine,
+  fakeBunny,
+  fakeDnsimple,
+  fakeHetznercloud,
+  fakeNetlify,
+  fakeNjalla,
+  fakePowerdns,
+  fakeScaleway,
+  fakeTechnitium,
+  fakeVultr,
+  DNSPOD_TOKEN,
+  fakeDnsmadeeasy,
+  fakeIonos,
+  fakeLuadns,
+  fakeMythicbeasts,
   RAINYUN_DOMAIN_ID,
   type FakeCreds,
   type FakeProvider,
@@ -55,6 +69,8 @@ import {
 
 interface Case {
   provider: DdnsProviderName;
+  /** A second row of a provider (another way to sign in): its name here, and the first row's stand-in it shares. */
+  variant?: string;
   start: (c: FakeCreds) => Promise<FakeProvider>;
   /** The account, as a task holds it. */
   creds: Partial<DdnsCredentials>;
@@ -112,6 +128,16 @@ const CASES: Case[] = [
     bad: { id: 'AKIDtestSecretId', secret: 'wrong' },
     badText: /AuthFailure\.SignatureFailure/,
     limit: /RequestLimitExceeded/,
+  },
+  {
+    provider: 'dnspod',
+    variant: 'dnspod (DNSPod Token, dnsapi.cn)',
+    start: fakeDnspod,
+    creds: { id: DNSPOD_TOKEN.id, secret: DNSPOD_TOKEN.token },
+    bad: { secret: 'wrong-token' },
+    badText: /DNSPod: Record\.List: -1 Login failed/,
+    limit: /DNSPod: Record\.List: -2 API usage is limited/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'huaweicloud',
@@ -186,10 +212,12 @@ const CASES: Case[] = [
     provider: 'dynv6',
     start: fakeDynv6,
     creds: { secret: 'dynv6-token-value' },
+    // The zone's own A/AAAA (its ipv4address/ipv6prefix), its TXT records; a zone of one's own beside it.
     domain: 'myhome.dynv6.net',
     bad: { secret: 'wrong' },
     badText: /credentials were refused \(HTTP 401\) invalid authentication token/,
-    limit: 'retried',
+    limit: /Dynv6: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'namecheap',
@@ -346,10 +374,12 @@ const CASES: Case[] = [
   {
     provider: 'rainyun',
     start: fakeRainyun,
-    creds: { id: RAINYUN_DOMAIN_ID, secret: 'rainyun-api-key' },
+    // No domain id: the domain is looked up by name (the id's own path: the test at the end).
+    creds: { secret: 'rainyun-api-key' },
     bad: { secret: 'wrong' },
     badText: /Rainyun: the credentials were refused \(HTTP 401\) 30001 未登录或 API 密钥错误/,
     limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
   {
     provider: 'nowcn',
@@ -424,7 +454,128 @@ const CASES: Case[] = [
     limit: 'retried',
     noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
   },
+  {
+    provider: 'powerdns',
+    start: fakePowerdns,
+    creds: { server: '{fake}', secret: 'pdns-api-key' },
+    bad: { secret: 'wrong' },
+    badText: /PowerDNS: the credentials were refused \(HTTP 401\) Unauthorized/,
+    limit: /PowerDNS \(HTTP API, self-hosted\): rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'technitium',
+    start: fakeTechnitium,
+    creds: { server: '{fake}', secret: 'technitium-api-token' },
+    bad: { secret: 'wrong' },
+    badText: /Technitium: invalid-token: Invalid token or session expired\./,
+    limit: /rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: /Technitium: error: No such zone was found: not-mine\.org/ },
+  },
+  {
+    provider: 'bunny',
+    start: fakeBunny,
+    creds: { secret: 'bunny-access-key' },
+    bad: { secret: 'wrong' },
+    badText: /Bunny DNS: the credentials were refused \(HTTP 401\) Authorization has been denied/,
+    limit: /Bunny DNS: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'vultr',
+    start: fakeVultr,
+    creds: { secret: 'vultr-api-key' },
+    bad: { secret: 'wrong' },
+    badText: /Vultr: the credentials were refused \(HTTP 401\) Invalid API token/,
+    limit: /Vultr: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'dnsimple',
+    start: fakeDnsimple,
+    creds: { id: '1385', secret: 'dnsimple-account-token' },
+    bad: { secret: 'wrong' },
+    badText: /DNSimple: the credentials were refused \(HTTP 401\) Authentication failed/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'netlify',
+    start: fakeNetlify,
+    creds: { secret: 'netlify-pat' },
+    newIdOnUpdate: true,
+    bad: { secret: 'wrong' },
+    badText: /Netlify: the credentials were refused \(HTTP 401\) Access Denied/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'scaleway',
+    start: fakeScaleway,
+    creds: { secret: 'scw-secret-key' },
+    bad: { secret: 'wrong' },
+    badText: /Scaleway: the credentials were refused \(HTTP 401\) authentication is denied/,
+    limit: /Scaleway: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'njalla',
+    start: fakeNjalla,
+    creds: { secret: 'njalla-api-token' },
+    bad: { secret: 'wrong' },
+    badText: /Njalla: list-records: 403 Invalid token\./,
+    limit: /Njalla: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: /Njalla: list-records: 404 Domain not found/ },
+  },
+  {
+    provider: 'hetznercloud',
+    start: fakeHetznercloud,
+    creds: { secret: 'hcloud-api-token' },
+    bad: { secret: 'wrong' },
+    badText: /Hetzner Cloud DNS: the credentials were refused \(HTTP 401\) unauthorized unable to authenticate/,
+    limit: 'retried',
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'ionos',
+    start: fakeIonos,
+    creds: { secret: 'a1b2c3.ionos-secret' },
+    bad: { secret: 'wrong' },
+    badText: /IONOS: the credentials were refused \(HTTP 401\).*UNAUTHORIZED/,
+    limit: /IONOS: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'dnsmadeeasy',
+    start: fakeDnsmadeeasy,
+    creds: { id: '1c1a3c91-4770-4ce7-96f4-54c0eb0e457a', secret: 'c9b5625f-9834-4ff8-baba-4ed5f32cae55' },
+    bad: { secret: 'wrong' },
+    badText: /DNS Made Easy: the credentials were refused \(HTTP 403\).*API key and secret key do not match/,
+    limit: /DNS Made Easy: HTTP 400.*Rate limit exceeded/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'mythicbeasts',
+    start: fakeMythicbeasts,
+    creds: { id: 'mb-key-id', secret: 'mb-key-secret' },
+    bad: { secret: 'wrong' },
+    badText: /Mythic Beasts: the credentials were refused \(HTTP 401\) Authentication failed/,
+    limit: /Mythic Beasts: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
+  {
+    provider: 'luadns',
+    start: fakeLuadns,
+    creds: { id: 'joe@example.com', secret: 'luadns-api-token' },
+    bad: { secret: 'wrong' },
+    badText: /LuaDNS: the credentials were refused \(HTTP 401\) Invalid email or API key/,
+    limit: /LuaDNS: rate limited by the provider \(HTTP 429\)/,
+    noZone: { domain: 'home.not-mine.org', text: ZONE_MISSING },
+  },
 ];
+
+/** A row's name: its provider, or its variant. */
+const rowOf = (c: Case) => c.variant ?? c.provider;
 
 const ADDRESSES = [
   ['A', '192.0.2.10', '192.0.2.11'],
@@ -441,22 +592,22 @@ describe('every provider through the dnsProviders client', () => {
   const withFake = new Set(CASES.filter((c) => JSON.stringify(c.creds).includes('{fake}')));
   beforeAll(async () => {
     for (const c of CASES) {
-      const fake = await c.start(c.fakeCreds ?? { id: '', secret: '', ...c.creds });
-      fakes.set(c.provider, fake);
+      const fake = c.variant ? fakes.get(c.provider)! : await c.start(c.fakeCreds ?? { id: '', secret: '', ...c.creds });
+      fakes.set(rowOf(c), fake);
       if (withFake.has(c)) c.creds = JSON.parse(JSON.stringify(c.creds).replaceAll('{fake}', fake.url)) as Partial<DdnsCredentials>;
     }
-    const endpoints = CASES.filter((c) => !withFake.has(c)).map((c) => [c.provider, fakes.get(c.provider)!.url]);
+    const endpoints = CASES.filter((c) => !withFake.has(c) && !c.variant).map((c) => [c.provider, fakes.get(rowOf(c))!.url]);
     d = await startTestDaemon({ env: { nativeRelay: true, ddnsTestEndpoints: Object.fromEntries(endpoints) } });
   });
   afterAll(async () => {
     await d?.close();
-    for (const f of fakes.values()) await f.close();
+    for (const f of new Set(fakes.values())) await f.close();
   });
 
   const service = () => d.runtime.deps.modules.service('dnsProviders');
 
   it('every HTTP provider has a row here', () => {
-    expect(CASES.map((c) => c.provider).sort()).toEqual(DDNS_PROVIDERS.filter((p) => p !== 'rfc2136' && p !== 'callback').sort());
+    expect(CASES.filter((c) => !c.variant).map((c) => c.provider).sort()).toEqual(DDNS_PROVIDERS.filter((p) => p !== 'rfc2136' && p !== 'callback').sort());
   });
 
   for (const c of CASES) {
@@ -465,8 +616,8 @@ describe('every provider through the dnsProviders client', () => {
     const name = c.name ?? domain;
     const client = async (creds = c.creds) => (await service()).client(c.provider, creds, { timeoutMs: 5000 });
 
-    it(`${c.provider}: A${info.ipv6 ? ', AAAA' : ''}: create, read, same, update${info.delete && !c.single ? ', delete' : ''}`, async () => {
-      const fake = fakes.get(c.provider)!;
+    it(`${rowOf(c)}: A${info.ipv6 ? ', AAAA' : ''}: create, read, same, update${info.delete && !c.single ? ', delete' : ''}`, async () => {
+      const fake = fakes.get(rowOf(c))!;
       const cl = await client();
       const neighbour = fake.add('other.example.com', 'A', '198.51.100.7', 3600);
       for (const [type, first, second] of ADDRESSES) {
@@ -496,8 +647,8 @@ describe('every provider through the dnsProviders client', () => {
     });
 
     if (info.txt) {
-      it(`${c.provider}: TXT: create, same, rewrite, remove only its own value, then all`, async () => {
-        const fake = fakes.get(c.provider)!;
+      it(`${rowOf(c)}: TXT: create, same, rewrite, remove only its own value, then all`, async () => {
+        const fake = fakes.get(rowOf(c))!;
         const cl = await client();
         const rec = { domain: c.txtDomain ?? `_acme-challenge.${domain}`, type: 'TXT' as const };
         const txtName = c.txtName ?? `_acme-challenge.${name}`;
@@ -549,16 +700,16 @@ describe('every provider through the dnsProviders client', () => {
         expect(fake.rejected, fake.lastReject).toBe(0);
       });
     } else {
-      it(`${c.provider}: TXT is refused before any call`, async () => {
-        const fake = fakes.get(c.provider)!;
+      it(`${rowOf(c)}: TXT is refused before any call`, async () => {
+        const fake = fakes.get(rowOf(c))!;
         const before = fake.requests;
         await expect((await client()).set({ domain: `_acme-challenge.${domain}`, type: 'TXT', value: 'x' })).rejects.toThrow(/cannot set TXT records/);
         expect(fake.requests).toBe(before);
       });
     }
 
-    it(`${c.provider}: wrong credentials, a rate limit${c.noZone ? ', a zone the account does not hold' : ''}: clear errors`, async () => {
-      const fake = fakes.get(c.provider)!;
+    it(`${rowOf(c)}: wrong credentials, a rate limit${c.noZone ? ', a zone the account does not hold' : ''}: clear errors`, async () => {
+      const fake = fakes.get(rowOf(c))!;
       const bad = await (await client({ ...c.creds, ...c.bad })).set({ domain, type: 'A', value: '192.0.2.99' }).catch((e: unknown) => e);
       expect(en(bad)).toMatch(c.badText);
       expect(fake.rejected).toBeGreaterThan(0);
@@ -588,4 +739,16 @@ describe('every provider through the dnsProviders client', () => {
       expect(fake.rejected, fake.lastReject).toBe(0);
     });
   }
+
+  it('rainyun: a task with its domain id writes there without looking the domain up', async () => {
+    const fake = fakes.get('rainyun')!;
+    const cl = await (await service()).client('rainyun', { secret: 'rainyun-api-key', id: RAINYUN_DOMAIN_ID }, { timeoutMs: 5000 });
+    const before = fake.requests;
+    expect(await cl.set({ domain: 'byid.example.com', type: 'A', value: '192.0.2.50' })).toBe('created');
+    expect(fake.find('byid.example.com', 'A')?.value).toBe('192.0.2.50');
+    expect(await cl.remove({ domain: 'byid.example.com', type: 'A' })).toBe(true);
+    // List, create; list, delete: no domain list asked for.
+    expect(fake.requests - before).toBe(4);
+    expect(fake.rejected, fake.lastReject).toBe(0);
+  });
 });

@@ -3,7 +3,7 @@
  * character-strings; removing a value rewrites the set without it, or deletes the set when it was the last.
  */
 import { jsonOf } from '../../http/request.js';
-import { httpError, quotedValue, quoteTxt, recordsToRemove, setHolds, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { httpError, quotedValue, quoteTxt, recordsToRemove, setHolds, zoneNotFound, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 const headersOf = (ctx: ProviderContext) => ({ authorization: `Token ${ctx.creds.secret}`, 'content-type': 'application/json' });
 const subname = (want: RecordRef) => (want.domain.sub === '@' ? '' : want.domain.sub);
@@ -32,6 +32,8 @@ export const desec: DnsProvider = {
         headers,
         body: JSON.stringify({ subname: subname(want), type: want.type, records, ttl }),
       });
+      // The RRset was not there and its domain is not either: not in this account.
+      if (res.status === 404) throw zoneNotFound('deSEC', want.domain.root);
       if (res.status !== 201) throw httpError(res, 'deSEC');
       return 'created';
     }

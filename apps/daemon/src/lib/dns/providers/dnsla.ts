@@ -5,7 +5,7 @@
  */
 import { recordsProvider } from './generic.js';
 import { errorDetail } from './rest.js';
-import { httpError, providerError, zoneNotFound, type ProviderContext, type RecordType } from './types.js';
+import { basicAuth, httpError, providerError, zoneNotFound, type ProviderContext, type RecordType } from './types.js';
 
 const TYPE_NUMBER: Record<RecordType, number> = { A: 1, TXT: 16, AAAA: 28 };
 
@@ -13,7 +13,7 @@ async function call<T>(ctx: ProviderContext, method: string, path: string, body?
   const res = await ctx.http({
     method,
     url: `${ctx.base}${path}`,
-    headers: { authorization: `Basic ${Buffer.from(`${ctx.creds.id}:${ctx.creds.secret}`).toString('base64')}`, 'content-type': 'application/json;charset=utf-8' },
+    headers: { authorization: basicAuth(ctx.creds), 'content-type': 'application/json;charset=utf-8' },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   if (res.status < 200 || res.status > 299) throw httpError(res, 'DNS.LA', errorDetail(res));

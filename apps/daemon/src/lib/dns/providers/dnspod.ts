@@ -2,8 +2,11 @@
  * DNSPod through Tencent Cloud API 3.0 (service `dnspod`, version 2021-03-23), signed with
  * TC3-HMAC-SHA256; the same API is Tencent Cloud DNS, listed on its own. `?RecordLine=` per domain.
  * DescribeRecordList reads, CreateRecord/ModifyRecord write, DeleteRecord removes one record.
+ * A DNSPod account may instead hold a DNSPod Token (a numeric ID and the token): then its calls go
+ * to DNSPod's own API (dnspodtoken.ts).
  */
 import type { DdnsProviderName } from '@lucky/contracts';
+import { DNSPOD_TOKEN_BASE, dnspodToken, isDnspodToken } from './dnspodtoken.js';
 import { tencentCall, type TencentError } from './tencent.js';
 import { pickRecord, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
@@ -58,5 +61,16 @@ function tencentDns(name: DdnsProviderName, title: string): DnsProvider {
   };
 }
 
-export const dnspod = tencentDns('dnspod', 'DNSPod');
+const api3 = tencentDns('dnspod', 'DNSPod');
+const pick = (ctx: ProviderContext): DnsProvider => (isDnspodToken(ctx.creds) ? dnspodToken : api3);
+
+/** DNSPod: Tencent Cloud API 3.0 with a SecretId/SecretKey, DNSPod's own API with a DNSPod Token. */
+export const dnspod: DnsProvider = {
+  name: 'dnspod',
+  base: api3.base,
+  baseOf: (creds) => (isDnspodToken(creds) ? DNSPOD_TOKEN_BASE : api3.base),
+  set: (ctx, want) => pick(ctx).set(ctx, want),
+  list: (ctx, want) => pick(ctx).list!(ctx, want),
+  remove: (ctx, want) => pick(ctx).remove!(ctx, want),
+};
 export const tencentcloud = tencentDns('tencentcloud', 'Tencent Cloud DNS');

@@ -4,14 +4,17 @@
  * putting the others back).
  */
 import { jsonOf } from '../../http/request.js';
-import { httpError, recordsToRemove, setHolds, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { errorDetail } from './rest.js';
+import { httpError, recordsToRemove, setHolds, zoneNotFound, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 const urlOf = (ctx: ProviderContext, want: RecordRef) => `${ctx.base}/v1/domains/${want.domain.root}/records/${want.type}/${encodeURIComponent(want.domain.sub)}`;
 const headersOf = (ctx: ProviderContext) => ({ authorization: `sso-key ${ctx.creds.id}:${ctx.creds.secret}`, 'content-type': 'application/json', accept: 'application/json' });
 
 async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<Array<{ data: string; ttl: number }>> {
   const got = await ctx.http({ url: urlOf(ctx, want), headers: headersOf(ctx) });
-  if (got.status !== 200) throw httpError(got, 'GoDaddy');
+  // 404 UNKNOWN_DOMAIN: the domain is not in the account (or has no zone file there).
+  if (got.status === 404 && /UNKNOWN_DOMAIN/.test(got.text)) throw zoneNotFound('GoDaddy', want.domain.root);
+  if (got.status !== 200) throw httpError(got, 'GoDaddy', errorDetail(got));
   return jsonOf<Array<{ data: string; ttl: number }>>(got);
 }
 

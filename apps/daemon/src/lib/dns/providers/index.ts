@@ -6,12 +6,15 @@ import { alidns } from './alidns.js';
 import { aliesa } from './aliesa.js';
 import { azure } from './azure.js';
 import { baiducloud } from './baiducloud.js';
+import { bunny } from './bunny.js';
 import { callback } from './callback.js';
 import { cloudflare } from './cloudflare.js';
 import { cloudns } from './cloudns.js';
 import { desec } from './desec.js';
 import { digitalocean } from './digitalocean.js';
+import { dnsimple } from './dnsimple.js';
 import { dnsla } from './dnsla.js';
+import { dnsmadeeasy } from './dnsmadeeasy.js';
 import { dnspod, tencentcloud } from './dnspod.js';
 import { duckdns } from './duckdns.js';
 import { dynadot } from './dynadot.js';
@@ -23,22 +26,32 @@ import { gandi } from './gandi.js';
 import { gcore } from './gcore.js';
 import { godaddy } from './godaddy.js';
 import { hetzner } from './hetzner.js';
+import { hetznercloud } from './hetznercloud.js';
 import { huaweicloud } from './huaweicloud.js';
+import { ionos } from './ionos.js';
 import { linode } from './linode.js';
+import { luadns } from './luadns.js';
+import { mythicbeasts } from './mythicbeasts.js';
 import { namecheap } from './namecheap.js';
 import { namecom } from './namecom.js';
 import { namesilo } from './namesilo.js';
+import { netlify } from './netlify.js';
+import { njalla } from './njalla.js';
 import { ns1 } from './ns1.js';
 import { ovh } from './ovh.js';
 import { porkbun } from './porkbun.js';
+import { powerdns } from './powerdns.js';
 import { rainyun } from './rainyun.js';
 import { rfc2136 } from './rfc2136.js';
 import { route53 } from './route53.js';
+import { scaleway } from './scaleway.js';
 import { spaceship } from './spaceship.js';
+import { technitium } from './technitium.js';
 import { eranet, nowcn } from './todaynic.js';
 import { recordTypes, type DnsProvider, type ProviderContext, type RecordRef, type RecordWant, type SetOutcome } from './types.js';
 import { vercel } from './vercel.js';
 import { volcengine } from './volcengine.js';
+import { vultr } from './vultr.js';
 
 export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   cloudflare,
@@ -66,6 +79,17 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   hetzner,
   linode,
   gandi,
+  hetznercloud,
+  scaleway,
+  bunny,
+  vultr,
+  dnsimple,
+  netlify,
+  njalla,
+  ionos,
+  dnsmadeeasy,
+  mythicbeasts,
+  luadns,
   route53,
   azure,
   ovh,
@@ -81,6 +105,8 @@ export const PROVIDERS: Readonly<Record<DdnsProviderName, DnsProvider>> = {
   callback,
   rfc2136,
   dyndns2,
+  powerdns,
+  technitium,
 };
 
 /** The provider's name as errors quote it. */

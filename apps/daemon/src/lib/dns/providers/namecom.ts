@@ -1,7 +1,7 @@
 /** Name.com API v4 (basic auth: user name and API token): the domain's records, matched by FQDN and type, written by id (`host` '' at the apex). */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { relativeName, type ProviderContext } from './types.js';
+import { basicAuth, relativeName, type ProviderContext } from './types.js';
 
 interface NcRecord {
   id: number;
@@ -10,7 +10,7 @@ interface NcRecord {
   answer: string;
 }
 
-const api = (ctx: ProviderContext) => rest(ctx, 'Name.com', { authorization: `Basic ${Buffer.from(`${ctx.creds.id}:${ctx.creds.secret}`).toString('base64')}` });
+const api = (ctx: ProviderContext) => rest(ctx, 'Name.com', { authorization: basicAuth(ctx.creds) });
 
 export const namecom = recordsProvider<string, NcRecord>(
   { name: 'namecom', base: 'https://api.name.com/v4' },

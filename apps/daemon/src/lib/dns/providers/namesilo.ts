@@ -3,7 +3,7 @@
  * dnsUpdateRecord write, dnsDeleteRecord removes one record by id.
  */
 import { jsonOf } from '../../http/request.js';
-import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { pickRecord, providerError, recordsToRemove, sameValue, zoneNotFound, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 interface NsReply<T> {
   reply: T & { code: number | string; detail?: string };
@@ -13,6 +13,8 @@ async function call<T>(ctx: ProviderContext, op: string, params: Record<string, 
   const qs = new URLSearchParams({ version: '1', type: 'json', key: ctx.creds.secret, ...params });
   const res = await ctx.http({ url: `${ctx.base}/api/${op}?${qs}` });
   const a = jsonOf<NsReply<T>>(res);
+  // 200: the domain is not active, or not in this account.
+  if (Number(a.reply?.code) === 200 && params.domain) throw zoneNotFound('NameSilo', params.domain);
   if (Number(a.reply?.code) !== 300) throw providerError('NameSilo', `${op}: ${a.reply?.code} ${a.reply?.detail ?? ''}`.trim());
   return a.reply;
 }

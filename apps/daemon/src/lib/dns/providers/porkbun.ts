@@ -3,7 +3,7 @@
  * `dns/edit` write, `dns/delete` removes one record by id.
  */
 import { jsonOf } from '../../http/request.js';
-import { pickRecord, providerError, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { pickRecord, providerError, recordsToRemove, sameValue, zoneNotFound, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 async function call<T>(ctx: ProviderContext, path: string, body: Record<string, unknown> = {}): Promise<T> {
   const res = await ctx.http({
@@ -12,7 +12,9 @@ async function call<T>(ctx: ProviderContext, path: string, body: Record<string, 
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ apikey: ctx.creds.id, secretapikey: ctx.creds.secret, ...body }),
   });
-  const a = jsonOf<T & { status: string; message?: string }>(res);
+  const a = jsonOf<T & { status: string; message?: string; code?: string }>(res);
+  // A domain the account does not hold (or not opened to the API): "Invalid domain.", code INVALID_DOMAIN.
+  if (a.status !== 'SUCCESS' && (a.code === 'INVALID_DOMAIN' || a.message === 'Invalid domain.')) throw zoneNotFound('Porkbun', path.split('/')[3] ?? '');
   if (a.status !== 'SUCCESS') throw providerError('Porkbun', `${path.split('/').slice(0, 3).join('/')}: ${a.message ?? `HTTP ${res.status}`}`);
   return a;
 }

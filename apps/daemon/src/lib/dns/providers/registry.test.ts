@@ -1,6 +1,8 @@
 /** The registry against the descriptions: one client per described provider, reading and deleting exactly where the description says. */
 import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
+import { EMPTY_DDNS_CREDENTIALS } from '@lucky/contracts';
+import { DNSPOD_TOKEN_BASE, isDnspodToken } from './dnspodtoken.js';
 import { PROVIDERS, providerTitle } from './index.js';
 
 describe('the provider registry', () => {
@@ -15,5 +17,14 @@ describe('the provider registry', () => {
       expect(p.base === '' || /^https:\/\//.test(p.base), name).toBe(true);
       expect(providerTitle(name), name).not.toBe('');
     }
+  });
+
+  it('DNSPod takes a DNSPod Token (numeric ID, or "ID,Token" as the secret) to dnsapi.cn, a Tencent Cloud key to API 3.0', () => {
+    const creds = (id: string, secret: string) => ({ ...EMPTY_DDNS_CREDENTIALS, id, secret });
+    expect(isDnspodToken(creds('420001', 'f3b0c44298fc1c149afbf4c8996fb924'))).toBe(true);
+    expect(isDnspodToken(creds('', '420001,f3b0c44298fc1c149afbf4c8996fb924'))).toBe(true);
+    expect(isDnspodToken(creds('AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE', 'Gu5t9xGARNpq86cd98joQYCN3EXAMPLE'))).toBe(false);
+    expect(PROVIDERS.dnspod.baseOf!(creds('420001', 'token'))).toBe(DNSPOD_TOKEN_BASE);
+    expect(PROVIDERS.dnspod.baseOf!(creds('AKIDx', 'key'))).toBe(PROVIDERS.dnspod.base);
   });
 });

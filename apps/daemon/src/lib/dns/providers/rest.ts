@@ -23,6 +23,17 @@ export function errorDetail(res: HttpResponse): string {
   return excerpt(res);
 }
 
+/** The answer's JSON (undefined for an empty body); unless 2xx, an error with the provider's own words. */
+export function readJson<T>(res: HttpResponse, provider: string): T {
+  if (res.status < 200 || res.status > 299) throw httpError(res, provider, errorDetail(res));
+  if (res.text.trim() === '') return undefined as T;
+  try {
+    return JSON.parse(res.text) as T;
+  } catch {
+    throw new MsgError({ key: 'httpNotJson', vars: { status: res.status, detail: excerpt(res, 200) } });
+  }
+}
+
 export interface Rest {
   /** The answer's JSON (undefined for an empty body); an error unless 2xx. */
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
@@ -40,15 +51,7 @@ export function rest(ctx: ProviderContext, provider: string, headers: Record<str
       headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-  const read = <T>(res: HttpResponse): T => {
-    if (res.status < 200 || res.status > 299) throw httpError(res, provider, errorDetail(res));
-    if (res.text.trim() === '') return undefined as T;
-    try {
-      return JSON.parse(res.text) as T;
-    } catch {
-      throw new MsgError({ key: 'httpNotJson', vars: { status: res.status, detail: excerpt(res, 200) } });
-    }
-  };
+  const read = <T>(res: HttpResponse): T => readJson<T>(res, provider);
   const find = async <T>(method: string, path: string): Promise<T | null> => {
     const res = await send(method, path);
     return res.status === 404 ? null : read<T>(res);

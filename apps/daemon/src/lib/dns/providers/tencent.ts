@@ -1,7 +1,10 @@
-/** One call of Tencent Cloud API 3.0 (DNSPod, Tencent Cloud DNS, EdgeOne): a JSON POST signed with TC3-HMAC-SHA256; errors in the answer's `Response.Error`. */
+/** One call of Tencent Cloud API 3.0 (DNSPod, Tencent Cloud DNS, EdgeOne): a JSON POST signed with TC3-HMAC-SHA256; errors in the answer's `Response.Error` (`dnsZoneNotFound` for a `Domain` the account does not hold). */
 import { jsonOf } from '../../http/request.js';
 import { tc3Authorization } from '../../http/sign/tc3.js';
-import { providerError, type ProviderContext } from './types.js';
+import { providerError, zoneNotFound, type ProviderContext } from './types.js';
+
+/** The codes of a domain the account does not hold (DNSPod's API 3.0 error table). */
+const NO_DOMAIN = new Set(['InvalidParameterValue.DomainNotExists', 'FailedOperation.NotDomainOwner', 'ResourceNotFound.NoDataOfDomain']);
 
 const CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -27,6 +30,7 @@ export async function tencentCall<T>(ctx: ProviderContext, o: { provider: string
   });
   const a = jsonOf<{ Response: T & { Error?: { Code: string; Message: string } } }>(res);
   if (a.Response?.Error) {
+    if (NO_DOMAIN.has(a.Response.Error.Code) && typeof o.body.Domain === 'string') throw zoneNotFound(o.provider, o.body.Domain);
     const e: TencentError = providerError(o.provider, `${o.action}: ${a.Response.Error.Code} ${a.Response.Error.Message}`);
     e.code = a.Response.Error.Code;
     throw e;

@@ -1,13 +1,15 @@
 /**
  * Now.cn (时代互联, Todaynic) and Eranet, which share one DNS API: records of a domain by host
- * (`@` at the apex), added, updated and deleted by id; answers `{ Data, Id, error }`. Now.cn takes
- * the user id and API key in the query (`auth-userid`, `api-key`); Eranet signs the query the way
- * Alibaba Cloud's RPC APIs do, with `AccessInstanceID` for the key id.
+ * (`@` at the apex), added, updated and deleted by id (a delete names the record's `Id` alone);
+ * answers `{ Data, Id, error }`, refusals also with a non-2xx status. Now.cn takes the user id and
+ * API key in the query (`auth-userid`, `api-key`); Eranet signs the query the way Alibaba Cloud's RPC
+ * APIs do, with `AccessInstanceID` for the key id. Eranet's delete call (`DeleteDomainRecord`) is
+ * named after its list/add/update calls: no published description of it was found.
  */
 import { aliSignedQuery } from '../../http/sign/acsrpc.js';
 import { recordsProvider } from './generic.js';
-import { errorDetail } from './rest.js';
-import { httpError, providerError, type DnsProvider, type ProviderContext } from './types.js';
+import { readJson } from './rest.js';
+import { providerError, type DnsProvider, type ProviderContext } from './types.js';
 
 interface TnRecord {
   id: number;
@@ -21,8 +23,7 @@ type Op = 'list' | 'add' | 'update' | 'delete';
 function todaynic(who: { name: 'nowcn' | 'eranet'; title: string; base: string }, request: (ctx: ProviderContext, op: Op, params: Record<string, string>) => string): DnsProvider {
   async function call<T>(ctx: ProviderContext, op: Op, params: Record<string, string>): Promise<T & { error?: string }> {
     const res = await ctx.http({ url: request(ctx, op, params), headers: { accept: 'application/json' } });
-    if (res.status < 200 || res.status > 299) throw httpError(res, who.title, errorDetail(res));
-    const a = JSON.parse(res.text) as T & { error?: string };
+    const a = readJson<T & { error?: string }>(res, who.title);
     if (a.error) throw providerError(who.title, a.error);
     return a;
   }
@@ -41,8 +42,9 @@ function todaynic(who: { name: 'nowcn' | 'eranet'; title: string; base: string }
       update: async (ctx, zone, rec, want) => {
         await call(ctx, 'update', { Id: String(rec.id), Domain: zone, Host: want.domain.sub, Type: want.type, Value: want.value, Ttl: String(want.ttl) });
       },
-      delete: async (ctx, zone, rec) => {
-        await call(ctx, 'delete', { Id: String(rec.id), Domain: zone });
+      // The record's id alone, as Now.cn's delete-domain-record.json takes it.
+      delete: async (ctx, _zone, rec) => {
+        await call(ctx, 'delete', { Id: String(rec.id) });
       },
     },
   );

@@ -86,6 +86,9 @@ export function httpError(res: HttpResponse, provider: string, detail = excerpt(
   return new MsgError({ key, vars: { provider, status: res.status, detail } });
 }
 
+/** HTTP basic authentication with the account's `id` and `secret`. */
+export const basicAuth = (creds: DdnsCredentials): string => `Basic ${Buffer.from(`${creds.id}:${creds.secret}`).toString('base64')}`;
+
 /** The account holds no zone the name could be in. */
 export function zoneNotFound(provider: string, zone: string): MsgError {
   return new MsgError({ key: 'dnsZoneNotFound', vars: { provider, zone } });

@@ -3,7 +3,7 @@
  * added (`/v2`), changed (`/v1/domains/records/{id}`) and deleted one by one (`/v2/.../records/{id}`).
  */
 import { jsonOf } from '../../http/request.js';
-import { httpError, pickRecord, recordsToRemove, sameValue, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
+import { httpError, pickRecord, recordsToRemove, sameValue, zoneNotFound, type DnsProvider, type ProviderContext, type RecordRef } from './types.js';
 
 interface VercelRecord {
   id: string;
@@ -20,6 +20,8 @@ const nameOf = (want: RecordRef) => (want.domain.sub === '@' ? '' : want.domain.
 async function recordsOf(ctx: ProviderContext, want: RecordRef): Promise<VercelRecord[]> {
   const team = teamOf(ctx);
   const got = await ctx.http({ url: `${ctx.base}/v4/domains/${want.domain.root}/records?limit=100${team ? `&${team}` : ''}`, headers: headersOf(ctx) });
+  // 404: the domain is not in the account (or the team).
+  if (got.status === 404) throw zoneNotFound('Vercel', want.domain.root);
   if (got.status !== 200) throw httpError(got, 'Vercel');
   const name = nameOf(want);
   return jsonOf<{ records: VercelRecord[] }>(got).records.filter((r) => r.name === name && r.type === want.type);

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { drop, hmacHex, newId, pctEncode, quoted, Reject, replaceSet, safeEq, serve, setOf, setRecords, sha256hex, unquoted, upsert, type FakeCreds, type FakeProvider, type FakeRecord } from './fakeserver.js';
 
 import { aliError, checkAliRpc, checkTc3, tencentError } from './fakes/checks.js';
+import { DNSPOD_TOKEN_LIMITED, dnspodTokenApi, isTokenRequest } from './fakes/dnspodtoken.js';
 
 export type { FakeCreds, FakeProvider, FakeRecord } from './fakeserver.js';
 
@@ -56,6 +57,7 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   return serve('alidns', (r, st) => {
     const q = checkAliRpc(r, c, nonces);
     const reject = (code: string, msg: string) => aliError(code, msg);
+    if (q.DomainName !== undefined && q.DomainName !== 'example.com') throw reject('InvalidDomainName.NoExist', 'The specified domain name does not exist. Refresh the page and try again.');
     const view = (x: FakeRecord, root: string) => ({
       RecordId: x.id,
       RR: x.name === root ? '@' : x.name.slice(0, -root.length - 1),
@@ -99,12 +101,14 @@ export function fakeAliDns(c: FakeCreds): Promise<FakeProvider> {
   }, { limited: { status: 400, body: { Code: 'Throttling.User', Message: 'Request was denied due to user flow control.', RequestId: 'x' } } });
 }
 
-/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host. */
+/** Tencent Cloud API 3.0 for DNSPod and Tencent Cloud DNS: TC3-HMAC-SHA256 over content-type and host; DNSPod's own API with a DNSPod Token beside it (fakes/dnspodtoken.ts). */
 export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider> {
   return serve(name, (r, st) => {
+    if (isTokenRequest(r)) return dnspodTokenApi(r, st);
     checkTc3(r, c);
     const err = tencentError;
     const b = JSON.parse(r.body || '{}') as Record<string, string | number>;
+    if (b.Domain !== undefined && b.Domain !== 'example.com') throw err('InvalidParameterValue.DomainNotExists', '当前域名有误，请返回重新操作。');
     const full = (sub: unknown, dom: unknown) => (sub === '@' ? String(dom) : `${String(sub)}.${String(dom)}`);
     const view = (x: FakeRecord) => ({ RecordId: Number(x.id), Name: x.name === b.Domain ? '@' : x.name.slice(0, -String(b.Domain).length - 1), Type: x.type, Value: x.value, TTL: x.ttl, Line: '默认' });
     const ok = (o: object) => ({ status: 200, body: { Response: { ...o, RequestId: 'x' } } });
@@ -133,7 +137,7 @@ export function fakeDnspod(c: FakeCreds, name = 'dnspod'): Promise<FakeProvider>
       }
     }
     throw err('InvalidAction', 'action');
-  }, { limited: { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } } });
+  }, { limited: (r) => (isTokenRequest(r) ? DNSPOD_TOKEN_LIMITED : { status: 200, body: { Response: { Error: { Code: 'RequestLimitExceeded', Message: '请求的次数超过了频率限制。' }, RequestId: 'x' } } }) });
 }
 
 /** Huawei Cloud DNS v2: APIG SDK-HMAC-SHA256 (canonical path ends in "/"). */
@@ -260,6 +264,7 @@ export function fakePorkbun(c: FakeCreds): Promise<FakeProvider> {
     const b = JSON.parse(r.body || '{}') as Record<string, string>;
     if (b.apikey !== c.id || b.secretapikey !== c.secret) throw new Reject(400, { status: 'ERROR', message: 'Invalid API key. (002)' }, 'keys');
     const seg = r.url.pathname.split('/').filter(Boolean);
+    if (seg[2] !== undefined && seg[2] !== 'example.com') return { status: 400, body: { status: 'ERROR', message: 'Invalid domain.' } };
     const full = (sub: string | undefined, root: string) => (sub ? `${sub}.${root}` : root);
     if (seg[0] === 'dns' && seg[1] === 'retrieveByNameType') {
       const name = full(seg[4], seg[2]!);
@@ -285,6 +290,7 @@ export function fakeGodaddy(c: FakeCreds): Promise<FakeProvider> {
     const m = /^\/v1\/domains\/([^/]+)\/records\/(A|AAAA|TXT)\/([^/]+)$/.exec(r.url.pathname);
     if (!m) return { status: 404, body: { code: 'NOT_FOUND', message: 'not found' } };
     const [, root, type] = m as unknown as [string, string, string];
+    if (root !== 'example.com') return { status: 404, body: { code: 'UNKNOWN_DOMAIN', message: 'The given domain is not registered, or does not have a zone file' } };
     const sub = decodeURIComponent(m[3]!);
     const name = sub === '@' ? root : `${sub}.${root}`;
     const existing = st.all(name, type);
@@ -330,26 +336,12 @@ export function fakeDuckdns(c: FakeCreds): Promise<FakeProvider> {
   });
 }
 
-/** dynv6: `api/update?hostname=&token=&ipv4=|ipv6=`. */
-export function fakeDynv6(c: FakeCreds): Promise<FakeProvider> {
-  return serve('dynv6', (r, st) => {
-    const q = r.url.searchParams;
-    if (q.get('token') !== c.secret) throw new Reject(401, 'invalid authentication token', 'token');
-    const name = q.get('hostname')!;
-    const [type, v] = q.get('ipv4') ? ['A', q.get('ipv4')!] : ['AAAA', q.get('ipv6')!];
-    const old = st.find(name, type);
-    if (old?.value === v) return { status: 200, body: 'addresses unchanged' };
-    upsert(st, name, type, v, 60, old?.id);
-    return { status: 200, body: 'addresses updated' };
-  });
-}
-
 /** deSEC: `Token` auth, RRsets by subname/type (TXT records as quoted character-strings). */
 export function fakeDesec(c: FakeCreds): Promise<FakeProvider> {
   return serve('desec', (r, st) => {
     if (r.headers.authorization !== `Token ${c.secret}`) throw new Reject(401, { detail: 'Invalid token.' }, 'token');
     const m = /^\/domains\/([^/]+)\/rrsets\/(?:([^/]+)\/(A|AAAA|TXT)\/)?$/.exec(r.url.pathname);
-    if (!m) return { status: 404, body: { detail: 'Not found.' } };
+    if (!m || m[1] !== 'example.com') return { status: 404, body: { detail: 'Not found.' } };
     const root = m[1]!;
     const data = (type: string, records: string[]) => records.map((v) => (type === 'TXT' ? unquoted(v) : v));
     const invalid = { status: 400, body: { records: ['Record content malformed.'] } };
@@ -390,6 +382,7 @@ export function fakeNamesilo(c: FakeCreds): Promise<FakeProvider> {
     const q = r.url.searchParams;
     if (q.get('key') !== c.secret) throw new Reject(200, { request: {}, reply: { code: 110, detail: 'Invalid API Key' } }, 'key');
     const root = q.get('domain') ?? '';
+    if (root !== 'example.com') return { status: 200, body: { request: {}, reply: { code: 200, detail: 'Domain is not active, or does not belong to this user' } } };
     const name = (h: string | null) => (h ? `${h}.${root}` : root);
     const reply = (o: object) => ({ status: 200, body: { request: { operation: r.url.pathname.slice(5) }, reply: { code: 300, detail: 'success', ...o } } });
     switch (r.url.pathname) {
@@ -426,6 +419,7 @@ export function fakeVercel(c: FakeCreds): Promise<FakeProvider> {
     const list = /^\/v4\/domains\/([^/]+)\/records$/.exec(r.url.pathname);
     if (list && r.method === 'GET') {
       const root = list[1]!;
+      if (root !== 'example.com') return { status: 404, body: { error: { code: 'not_found', message: 'The domain was not found' } } };
       return {
         status: 200,
         body: {
@@ -535,6 +529,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 export { fakeDigitalocean } from './fakes/digitalocean.js';
 export { fakeDyndns, fakeHe, fakeNoip } from './fakes/dyndns.js';
 export { fakeDynu } from './fakes/dynu.js';
+export { fakeDynv6 } from './fakes/dynv6.js';
+export { DNSPOD_TOKEN } from './fakes/dnspodtoken.js';
 export { fakeGandi } from './fakes/gandi.js';
 export { fakeHetzner } from './fakes/hetzner.js';
 export { fakeLinode } from './fakes/linode.js';
@@ -553,3 +549,16 @@ export { fakeGcore } from './fakes/gcore.js';
 export { fakeNamecom } from './fakes/namecom.js';
 export { fakeNs1 } from './fakes/ns1.js';
 export { fakeSpaceship } from './fakes/spaceship.js';
+export { fakeBunny } from './fakes/bunny.js';
+export { fakeDnsimple } from './fakes/dnsimple.js';
+export { fakeHetznercloud } from './fakes/hetznercloud.js';
+export { fakeNetlify } from './fakes/netlify.js';
+export { fakeNjalla } from './fakes/njalla.js';
+export { fakePowerdns } from './fakes/powerdns.js';
+export { fakeScaleway } from './fakes/scaleway.js';
+export { fakeTechnitium } from './fakes/technitium.js';
+export { fakeVultr } from './fakes/vultr.js';
+export { fakeDnsmadeeasy } from './fakes/dnsmadeeasy.js';
+export { fakeIonos } from './fakes/ionos.js';
+export { fakeLuadns } from './fakes/luadns.js';
+export { fakeMythicbeasts } from './fakes/mythicbeasts.js';

@@ -119,8 +119,8 @@ export const bodyOf = <T = Record<string, unknown>>(r: Req): T => (r.body ? JSON
 export const TOO_MANY: Reply = { status: 429, body: { message: 'Too Many Requests' }, headers: { 'retry-after': '0' } };
 
 export interface ServeOptions {
-  /** The provider's rate-limit answer (default: 429 with `Retry-After: 0`). */
-  limited?: Reply;
+  /** The provider's rate-limit answer (default: 429 with `Retry-After: 0`), or its answer for a request (a stand-in serving two APIs). */
+  limited?: Reply | ((r: Req) => Reply);
 }
 
 export async function serve(name: string, handler: Handler, opts: ServeOptions = {}): Promise<FakeProvider> {
@@ -156,7 +156,7 @@ export async function serve(name: string, handler: Handler, opts: ServeOptions =
         if (st.limitNext > 0) {
           st.limitNext--;
           st.limited++;
-          out = opts.limited ?? TOO_MANY;
+          out = (typeof opts.limited === 'function' ? opts.limited(r) : opts.limited) ?? TOO_MANY;
         } else out = await handler(r, st);
       } catch (err) {
         if (err instanceof Reject) {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { aliSign } from './acsrpc.js';
+import { dnsMadeEasyHeaders } from './dnsmadeeasy.js';
 import { ovhSignature } from './ovh.js';
 import { AWS_V4, signV4, VOLCENGINE_V4 } from './sigv4.js';
 import { tc3Authorization } from './tc3.js';
@@ -117,5 +118,13 @@ describe('provider signatures match the documented examples', () => {
         timestamp: 1772352000,
       }),
     ).toBe('$1$40d3c5b93dde18564935c7dd7499461d1a969193');
+  });
+
+  it('DNS Made Easy HMAC-SHA1 of the request date (known answer from its documented formula, hashed with Python hmac)', () => {
+    expect(dnsMadeEasyHeaders({ apiKey: '1c1a3c91-4770-4ce7-96f4-54c0eb0e457a', secretKey: 'c9b5625f-9834-4ff8-baba-4ed5f32cae55', date: new Date('2011-02-12T20:59:04Z') })).toEqual({
+      'x-dnsme-apikey': '1c1a3c91-4770-4ce7-96f4-54c0eb0e457a',
+      'x-dnsme-requestdate': 'Sat, 12 Feb 2011 20:59:04 GMT',
+      'x-dnsme-hmac': 'b3502e6116a324f3cf4a8ed693d78bcee8d8fe3c',
+    });
   });
 });

@@ -7,6 +7,12 @@ export const RAINYUN_DOMAIN_ID = '36021';
 export function fakeRainyun(c: FakeCreds): Promise<FakeProvider> {
   return serve('rainyun', (r, st) => {
     if (r.headers['x-api-key'] !== c.secret) throw new Reject(401, { code: 30001, message: '未登录或 API 密钥错误' }, 'key');
+    if (r.method === 'GET' && r.url.pathname === '/product/domain/') {
+      // The account's domains, filtered by name (`options.columnFilters['domains.Domain']`).
+      const want = (JSON.parse(r.url.searchParams.get('options') ?? '{}') as { columnFilters?: Record<string, string> }).columnFilters?.['domains.Domain'] ?? '';
+      const mine = [{ id: Number(RAINYUN_DOMAIN_ID), domain: FAKE_ZONE }].filter((d) => d.domain.includes(want));
+      return { status: 200, body: { code: 200, data: { TotalRecords: mine.length, Records: mine } } };
+    }
     const m = /^\/product\/domain\/([^/]+)\/dns\/?$/.exec(r.url.pathname);
     if (!m) return { status: 404, body: { code: 404, message: 'not found' } };
     if (m[1] !== RAINYUN_DOMAIN_ID) return { status: 200, body: { code: 30039, message: '域名不存在或不属于你' } };

@@ -14,10 +14,11 @@ function todaynic(name: string, route: (path: string) => Op | undefined, auth: (
     if (!op) return { status: 404, body: 'not found' };
     const q = auth(r);
     const fail = (error: string) => ({ status: 200, body: { RequestId: 'x', Id: 0, error } });
+    // A delete names the record by its id alone.
+    if (op === 'delete') return st.records.has(q.Id ?? '') && inZone(st.records.get(q.Id!)!.name) && drop(st, q.Id!) ? { status: 200, body: { RequestId: 'x', Id: Number(q.Id), error: '' } } : fail('记录不存在');
     if (q.Domain !== FAKE_ZONE) return fail('域名不存在或不属于该账户');
     const view = (x: FakeRecord) => ({ id: Number(x.id), Domain: FAKE_ZONE, Host: relativeOf(x.name), Type: x.type, Value: x.value, Ttl: x.ttl, State: 1 });
     if (op === 'list') return { status: 200, body: { RequestId: 'x', error: '', Data: [...st.records.values()].filter((x) => inZone(x.name)).map(view) } };
-    if (op === 'delete') return drop(st, q.Id ?? '') ? { status: 200, body: { RequestId: 'x', Id: Number(q.Id), error: '' } } : fail('记录不存在');
     if (Number(q.Ttl) < 600) return fail('TTL 不能小于 600');
     if (op === 'add') return { status: 200, body: { RequestId: 'x', Id: Number(upsert(st, fullOf(q.Host!), q.Type!, q.Value!, Number(q.Ttl)).id), error: '' } };
     if (!st.records.has(q.Id ?? '')) return fail('记录不存在');
