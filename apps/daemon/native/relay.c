@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -69,6 +70,13 @@
 #define BATCH 32
 #define TURN_BATCHES 8
 #define DGRAM_MAX 65536
+/*
+ * UDP GSO: datagrams of one size, at most this big (they fit any link's MTU), up to this many and
+ * this many bytes, leave as one send that the kernel cuts up (Linux 4.18+; UDP_MAX_SEGMENTS is 64).
+ */
+#define GSO_DGRAM_MAX 1400
+#define GSO_SEGMENTS 64
+#define GSO_BYTES 61440
 /* Datagrams for Node waiting to be taken; more are dropped, as a full socket buffer would. */
 #define PACKETS_QUEUED 4096
 #define EVENTS 256
@@ -117,6 +125,7 @@ typedef struct UdpSession {
   socklen_t client_len;
   uint64_t bytes_in, bytes_out;
   int64_t last;
+  int no_gso; /* the kernel or the target's device refused UDP GSO once: plain sends from now on */
   struct UdpSession *next; /* hash chain */
 } UdpSession;
 
@@ -181,6 +190,7 @@ static unsigned char bufs[BATCH][DGRAM_MAX];
 static struct iovec iovs[BATCH];
 static struct sockaddr_storage addrs[BATCH];
 static struct mmsghdr msgs[BATCH], outs[BATCH];
+static unsigned char gso_buf[GSO_BYTES];
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -481,23 +491,86 @@ static void to_node(UdpListener *l, int i) {
   post(on_packet, e);
 }
 
+/* How many of outs[from..m) can leave as one GSO send: same size (the last may be shorter), bounded. */
+static int gso_span(int from, int m) {
+  size_t size = outs[from].msg_hdr.msg_iov->iov_len;
+  if (size > GSO_DGRAM_MAX || size == 0) return 1;
+  int k = 1;
+  size_t total = size;
+  while (from + k < m && k < GSO_SEGMENTS) {
+    size_t next = outs[from + k].msg_hdr.msg_iov->iov_len;
+    if (next > size || next == 0 || total + next > GSO_BYTES) break;
+    total += next;
+    k++;
+    if (next < size) break; /* a shorter one can only be the last */
+  }
+  return k;
+}
+
+/* outs[from..from+k) in one send with UDP_SEGMENT; -1 with errno when the kernel refused it. */
+static ssize_t send_gso(int fd, int from, int k) {
+  size_t size = outs[from].msg_hdr.msg_iov->iov_len, total = 0;
+  for (int j = from; j < from + k; j++) {
+    struct iovec *v = outs[j].msg_hdr.msg_iov;
+    memcpy(gso_buf + total, v->iov_base, v->iov_len);
+    total += v->iov_len;
+  }
+  union {
+    char buf[CMSG_SPACE(sizeof(uint16_t))];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec iov = {.iov_base = gso_buf, .iov_len = total};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_UDP;
+  cm->cmsg_type = UDP_SEGMENT;
+  cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+  uint16_t seg = (uint16_t)size;
+  memcpy(CMSG_DATA(cm), &seg, sizeof seg);
+  return sendmsg(fd, &mh, MSG_DONTWAIT);
+}
+
 /*
- * A run of datagrams for one session, out on its connected socket in one sendmmsg. A refusal ("port
- * unreachable") ends the session so that Node can fail over; a full socket buffer drops the rest,
- * as the network would.
+ * A run of datagrams for one session, out on its connected socket: those of one size together in
+ * one GSO send (the kernel crosses its stack once for them), the others in one sendmmsg. A refusal
+ * ("port unreachable") ends the session so that Node can fail over; a full socket buffer drops the
+ * rest, as the network would.
  */
 static void send_run(UdpSession *s, int m, int64_t now) {
   int sent = 0;
   while (sent < m) {
-    int k = sendmmsg(s->fd, outs + sent, (unsigned)(m - sent), MSG_DONTWAIT);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH)) {
+    int k = s->no_gso ? 1 : gso_span(sent, m);
+    ssize_t r;
+    if (k > 1) {
+      r = send_gso(s->fd, sent, k);
+      if (r < 0 && (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
+        s->no_gso = 1; /* an older kernel, or a device without checksum offload */
+        continue;
+      }
+      if (r >= 0) {
+        for (int j = sent; j < sent + k; j++) s->bytes_in += outs[j].msg_hdr.msg_iov->iov_len;
+        sent += k;
+        continue;
+      }
+    } else {
+      /* Up to the next run GSO could take, in one sendmmsg. */
+      int upto = sent + 1;
+      while (upto < m && (s->no_gso || gso_span(upto, m) == 1)) upto++;
+      r = sendmmsg(s->fd, outs + sent, (unsigned)(upto - sent), MSG_DONTWAIT);
+      if (r > 0) {
+        for (int j = sent; j < sent + (int)r; j++) s->bytes_in += outs[j].msg_len;
+        sent += (int)r;
+        continue;
+      }
+      if (r == 0) break;
+    }
+    if (errno == EINTR) continue;
+    if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH) {
       end(&s->h, REASON_ERROR, errno);
       return;
     }
-    if (k <= 0) break;
-    for (int j = sent; j < sent + k; j++) s->bytes_in += outs[j].msg_len;
-    sent += k;
+    break;
   }
   if (sent > 0) s->last = now;
 }
