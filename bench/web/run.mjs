@@ -350,7 +350,7 @@ http://127.0.0.1:${port} {
     const status = await api(admin, 'GET', '/api/web/rules', undefined, login.token);
     for (const r of status.list ?? []) log(`${name} rule ${r.name ?? r.rule?.name ?? ''}: ${r.status?.state ?? '?'} ${r.status?.message ?? ''}`);
     // The daemon's child is `sh` exec'ing node (or taskset exec'ing it): same pid.
-    return { pid: child.pid, admin, port, h2port, token: login.token, output: child.output };
+    return { pid: child.pid, admin, port, h2port, token: login.token };
   }
 
   // name, port, the client's cores, N (0: not a proxy under comparison)
@@ -381,8 +381,12 @@ http://127.0.0.1:${port} {
   }
   // The automatic setting moves to a serving thread after 5 busy seconds: a longer warm-up for it.
   if (lucky[1]) {
-    for (let i = 0; i < 4 && !/web rules moved to/.test(lucky[1].output()); i++) wrk(`http://127.0.0.1:${lucky[1].port}/`, { duration: 4, cpus: clientCpus(1) });
-    log(`lucky x1: ${/web rules moved to/.test(lucky[1].output()) ? 'moved to its serving thread' : 'still on the main thread (it never stayed busy long enough)'}`);
+    const moved = async () => {
+      const { logs = [] } = await api(lucky[1].admin, 'GET', '/api/logs?limit=500', undefined, lucky[1].token);
+      return logs.some((l) => /web rules moved to/.test(l.log));
+    };
+    for (let i = 0; i < 4 && !(await moved()); i++) wrk(`http://127.0.0.1:${lucky[1].port}/`, { duration: 4, cpus: clientCpus(1) });
+    log(`lucky x1: ${(await moved()) ? 'moved to its serving thread' : 'still on the main thread (it never stayed busy long enough)'}`);
   }
 
   /** `ROUNDS` interleaved rounds of wrk over `list`; medians per target, and per-round ratios per N. */
