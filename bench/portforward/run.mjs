@@ -189,21 +189,31 @@ async function throughput(daemon) {
     targetPorts: String(srv.port),
   });
 
+  const paths = [
+    ['direct', srv.port],
+    ['socat', socatPort],
+    ['lucky', ourPort],
+  ];
+  /** `measure(port)` for every path, ROUNDS rounds interleaved: the figures by path. */
+  const interleaved = (label, measure) => {
+    const by = { direct: [], socat: [], lucky: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [name, port] of paths) {
+        const [value, text] = measure(port);
+        by[name].push(value);
+        process.stdout.write(`  ${label} ${name} round ${i + 1}: ${text}\n`);
+      }
+    }
+    return by;
+  };
+
   // One stream, then eight in parallel (iperf3 -P 8): each through its own relayed connection.
   const t = {};
   for (const streams of [1, 8]) {
-    const tcp = { direct: [], socat: [], lucky: [] };
-    for (let i = 0; i < ROUNDS; i++) {
-      for (const [name, port] of [
-        ['direct', srv.port],
-        ['socat', socatPort],
-        ['lucky', ourPort],
-      ]) {
-        const j = iperf(port, streams > 1 ? ['-P', String(streams)] : []);
-        tcp[name].push(j.end.sum_received.bits_per_second);
-        process.stdout.write(`  tcp x${streams} ${name} round ${i + 1}: ${gbps(j.end.sum_received.bits_per_second)}\n`);
-      }
-    }
+    const tcp = interleaved(`tcp x${streams}`, (port) => {
+      const bps = iperf(port, streams > 1 ? ['-P', String(streams)] : []).end.sum_received.bits_per_second;
+      return [bps, gbps(bps)];
+    });
     const r = Object.fromEntries(Object.entries(tcp).map(([k, v]) => [k, median(v)]));
     r.luckyVsSocat = median(tcp.lucky.map((v, i) => v / tcp.socat[i]));
     r.luckyVsDirect = median(tcp.lucky.map((v, i) => v / tcp.direct[i]));
@@ -212,23 +222,13 @@ async function throughput(daemon) {
   }
 
   // UDP: the client floods (-b 0); what reaches the server per second is what the relay can carry.
-  const udp = { direct: [], socat: [], lucky: [] };
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const [name, port] of [
-      ['direct', srv.port],
-      ['socat', socatPort],
-      ['lucky', ourPort],
-    ]) {
-      const j = iperf(port, ['-u', '-b', '0', '-l', String(UDP_LEN)], false);
-      const r = j.end.sum_received;
-      const sent = j.end.sum_sent;
-      const delivered = r.bytes / UDP_LEN / r.seconds;
-      udp[name].push(delivered);
-      process.stdout.write(
-        `  udp ${name} round ${i + 1}: ${Math.round(delivered)} packets/s delivered of ${Math.round(sent.packets / sent.seconds)} sent\n`,
-      );
-    }
-  }
+  const udp = interleaved('udp', (port) => {
+    const j = iperf(port, ['-u', '-b', '0', '-l', String(UDP_LEN)], false);
+    const r = j.end.sum_received;
+    const sent = j.end.sum_sent;
+    const delivered = r.bytes / UDP_LEN / r.seconds;
+    return [delivered, `${Math.round(delivered)} packets/s delivered of ${Math.round(sent.packets / sent.seconds)} sent`];
+  });
   const u = Object.fromEntries(Object.entries(udp).map(([k, v]) => [k, median(v)]));
   u.luckyVsSocat = median(udp.lucky.map((v, i) => v / udp.socat[i]));
   tcpSocat.kill();

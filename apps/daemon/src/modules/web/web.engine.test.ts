@@ -16,7 +16,7 @@ import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
 import { hashSecrets } from '../../core/secrets.js';
 import { makeCert } from '../../test/certs.js';
 import { freePort } from '../../test/harness.js';
-import { runEngine, type EngineRunner } from './testing/runner.js';
+import { ENGINES, onLoopback, waitFor } from './testing/runner.js';
 
 interface Res {
   status: number;
@@ -83,15 +83,6 @@ function raw(port: number, text: string, waitMs = 3000): Promise<string> {
   });
 }
 
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met in time');
-}
-
 /** A backend that answers with its name and echoes what the proxy sent. */
 async function backend(name: string): Promise<{ server: Server; port: number; hits: number; close(): Promise<void> }> {
   const b = { server: undefined as unknown as Server, port: 0, hits: 0, close: async () => undefined };
@@ -105,34 +96,15 @@ async function backend(name: string): Promise<{ server: Server; port: number; hi
       res.end(body);
     });
   });
-  b.port = await new Promise<number>((r) => b.server.listen(0, '127.0.0.1', () => r((b.server.address() as { port: number }).port)));
-  b.close = () =>
-    new Promise<void>((r) => {
-      b.server.close(() => r());
-      b.server.closeAllConnections();
-    });
+  const served = await onLoopback(b.server);
+  b.port = served.port;
+  b.close = served.close;
   return b;
 }
 
 function rule(input: Partial<WebRuleInput> & { port: number }): WebRule {
   return ZWebRule.parse({ name: 'test', address: '127.0.0.1', ...input });
 }
-
-/**
- * Every test runs on the main thread and on two serving threads (SO_REUSEPORT sockets; needs
- * `npm run build` for the native addon and the worker).
- */
-const ENGINES: Array<[string, () => EngineRunner]> = [
-  ['one thread', () => runEngine(1)],
-  [
-    'serving threads',
-    () => {
-      const r = runEngine(2);
-      if (r.engine.servingThreads !== 2) throw new Error('serving threads need `npm run build` (native addon and worker)');
-      return r;
-    },
-  ],
-];
 
 describe.each(ENGINES)('web engine (%s)', (_kind, makeEngine) => {
   const engine = makeEngine();

@@ -17,7 +17,7 @@ import { WebSocketServer } from 'ws';
 import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
 import { makeCert } from '../../test/certs.js';
 import { freePort } from '../../test/harness.js';
-import { runEngine, type EngineRunner } from './testing/runner.js';
+import { ENGINES, onLoopback, waitFor } from './testing/runner.js';
 
 const run = promisify(execFile);
 
@@ -62,12 +62,9 @@ async function echoBackend(): Promise<{ server: Server; port: number; written: n
       res.end(JSON.stringify({ url: req.url, method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString() }));
     });
   });
-  b.port = await new Promise<number>((r) => b.server.listen(0, '127.0.0.1', () => r((b.server.address() as { port: number }).port)));
-  b.close = () =>
-    new Promise<void>((r) => {
-      b.server.close(() => r());
-      b.server.closeAllConnections();
-    });
+  const served = await onLoopback(b.server);
+  b.port = served.port;
+  b.close = served.close;
   return b;
 }
 
@@ -118,27 +115,6 @@ function frame(type: number, flags: number, stream: number, payload: Buffer): Bu
   h.writeUInt32BE(stream, 5);
   return Buffer.concat([h, payload]);
 }
-
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met in time');
-}
-
-const ENGINES: Array<[string, () => EngineRunner]> = [
-  ['one thread', () => runEngine(1)],
-  [
-    'serving threads',
-    () => {
-      const r = runEngine(2);
-      if (r.engine.servingThreads !== 2) throw new Error('serving threads need `npm run build` (native addon and worker)');
-      return r;
-    },
-  ],
-];
 
 describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
   const engine = makeEngine();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
 import { freePort } from '../../test/harness.js';
-import { runEngine } from './testing/runner.js';
+import { runEngine, waitFor } from './testing/runner.js';
 
 function rule(input: Partial<WebRuleInput> & { port: number }): WebRule {
   return ZWebRule.parse({ name: 'ws', address: '127.0.0.1', ...input });
@@ -28,15 +28,6 @@ function open(port: number, path: string): Promise<WebSocket> {
       reject(e);
     });
   });
-}
-
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
 }
 
 const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
@@ -81,7 +72,7 @@ describe('websockets through a proxy rule', () => {
         else wrong++;
       });
     }
-    await waitFor(async () => (await engine.figures('held')).connections >= 1000);
+    await waitFor(async () => (await engine.figures('held')).connections >= 1000, 15_000);
     const held = process.memoryUsage();
     const blob = Buffer.alloc(64 * 1024);
     for (let i = 0; i < blob.length; i++) blob[i] = (i * 31) & 0xff;
@@ -103,7 +94,7 @@ describe('websockets through a proxy rule', () => {
       });
       await new Promise((r) => setTimeout(r, Math.max(0, started + (round + 1) * 3000 - Date.now())));
     }
-    await waitFor(() => right + wrong >= sent);
+    await waitFor(() => right + wrong >= sent, 15_000);
     const end = process.memoryUsage();
     console.info(
       `1000 websockets: rss ${mb(before.rss)} → ${mb(held.rss)} MB when open (${mb((held.rss - before.rss) / 1000 * 1024)} KB each, both ends and the backend in this process), ${mb(end.rss)} MB after 30 s; ${sent} messages`,
@@ -114,7 +105,7 @@ describe('websockets through a proxy rule', () => {
     expect(closed).toBe(0);
     expect((await engine.figures('held')).codes['101']).toBe(1000);
     for (const ws of sockets) ws.close();
-    await waitFor(async () => (await engine.figures('held')).connections === 0);
+    await waitFor(async () => (await engine.figures('held')).connections === 0, 15_000);
     await engine.stop('held');
   });
 

@@ -4,6 +4,7 @@
  * the test's own, and a firewall that only says what it did.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -85,5 +86,44 @@ export function runEngine(threads: number, o: { firewall?: Firewall } = {}): Eng
       certs.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The two ways rules are served, for tests that run on both: the main thread, and two serving
+ * threads (SO_REUSEPORT sockets; needs `npm run build` for the native addon and the worker).
+ */
+export const ENGINES: Array<[string, () => EngineRunner]> = [
+  ['one thread', () => runEngine(1)],
+  [
+    'serving threads',
+    () => {
+      const r = runEngine(2);
+      if (r.engine.servingThreads !== 2) throw new Error('serving threads need `npm run build` (native addon and worker)');
+      return r;
+    },
+  ],
+];
+
+/** Polls `cond` until it holds; throws after `ms`. */
+export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('condition not met in time');
+}
+
+/** A test backend on a free loopback port: its port, and a close that cuts what is still open. */
+export async function onLoopback(server: Server): Promise<{ port: number; close(): Promise<void> }> {
+  const port = await new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
+  return {
+    port,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
