@@ -24,6 +24,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -194,14 +195,40 @@ function fdCount(pid) {
   }
 }
 
-async function api(port, method, path, body, token) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'lucky-lang': 'en_US', ...(token ? { 'lucky-admin-token': token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
+/**
+ * One admin API call on a connection of its own: wrk runs synchronously here, so a kept-alive
+ * connection would sit unread past the daemon's keep-alive timeout and fail the next call.
+ */
+function api(port, method, path, body, token) {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        timeout: 10_000,
+        headers: { 'content-type': 'application/json', 'lucky-lang': 'en_US', ...(token ? { 'lucky-admin-token': token } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(text));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+    req.on('error', reject);
+    req.end(data);
   });
-  return res.json();
 }
 
 function nginxConf(dir, body, workers = 1) {
