@@ -33,6 +33,7 @@
  *   listenTcp(ip, port, ipv6Only, backlog) -> fd  a SO_REUSEPORT listener (web serving threads, STUN)
  *   connectTcp(localIp, localPort, ip, port) -> fd  an outbound connect from a port a listener holds
  *   connectState(fd) -> 0 connected, 1 connecting, -errno failed
+ *   acceptTcp(fd, max) -> [fd, ...]             what waits on a listening socket, accepted now
  * and the file reads of files.c (readBeneath), which share this addon.
  */
 #define _GNU_SOURCE
@@ -1240,6 +1241,32 @@ static napi_value js_connect_tcp(napi_env env, napi_callback_info info) {
   return number(env, fd);
 }
 
+/*
+ * acceptTcp(fd, max) -> [fd, ...]: the connections waiting on a listening socket, at most `max`,
+ * accepted now (non-blocking, close-on-exec). libuv accepts one connection per event-loop turn
+ * (since 1.45), so a busy serving thread with hundreds of ready sockets took a burst of a thousand
+ * connects at tens per second while they waited in the queue; its server calls this on each
+ * connection to take the rest of the queue in the same turn. Stops at an empty queue or any
+ * error (EMFILE included: libuv's own accept reports that); the caller owns the descriptors.
+ */
+static napi_value js_accept_tcp(napi_env env, napi_callback_info info) {
+  napi_value argv[2], arr;
+  int64_t fd, max;
+  if (!args(env, info, 2, argv) || !get_int(env, argv[0], &fd) || !get_int(env, argv[1], &max) || fd < 0 || max < 0)
+    return throw_err(env, "acceptTcp(fd, max)");
+  napi_create_array(env, &arr);
+  uint32_t n = 0;
+  while (n < (uint64_t)max) {
+    int c = accept4((int)fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == ECONNABORTED || errno == EINTR) continue;
+      break;
+    }
+    napi_set_element(env, arr, n++, number(env, c));
+  }
+  return arr;
+}
+
 /* connectState(fd) -> 0 connected, 1 still connecting, -errno failed (the fd stays the caller's). */
 static napi_value js_connect_state(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -1269,6 +1296,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"listenTcp", NULL, js_listen_tcp, NULL, NULL, NULL, napi_default, NULL},
       {"connectTcp", NULL, js_connect_tcp, NULL, NULL, NULL, napi_default, NULL},
       {"connectState", NULL, js_connect_state, NULL, NULL, NULL, napi_default, NULL},
+      {"acceptTcp", NULL, js_accept_tcp, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   files_init(env, exports);

@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import type { Msg } from '@lucky/contracts';
-import { connectReusePort, listenReusePort, nativeAddon } from '../../core/native.js';
+import { connectReusePort, LISTEN_BACKLOG, listenReusePort, nativeAddon } from '../../core/native.js';
 import { RuleProblem } from '../../core/engine.js';
 import { nativeTcp, type NativeFlow } from '../../core/relay.js';
 import { fmtAddr } from '../../lib/ip.js';
@@ -45,7 +45,7 @@ export class TcpPort {
     const server = net.createServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ fd }, () => resolve());
+      server.listen({ fd }, LISTEN_BACKLOG, () => resolve());
     });
     const bound = (server.address() as net.AddressInfo).port;
     const p = new TcpPort(host, bound, traffic, note);

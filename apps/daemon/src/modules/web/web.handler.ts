@@ -9,6 +9,7 @@ import type { ServerHttp2Session } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebAccessEntry } from '@lucky/contracts';
+import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
 import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, plainIp, uaAllowed } from './web.access.js';
 import type { Compiled, Site } from './web.compile.js';
@@ -162,6 +163,7 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
     server = createHttpServer(SERVER_OPTIONS, handler);
   }
   server.on('connection', (s: Duplex) => track(rt, s));
+  acceptInBursts(server);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';

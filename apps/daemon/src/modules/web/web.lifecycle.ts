@@ -8,6 +8,7 @@ import { closeSync } from 'node:fs';
 import type { Server, ServerResponse } from 'node:http';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
+import { LISTEN_BACKLOG } from '../../core/native.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
 import { closeSessions } from './web.h2.js';
@@ -214,8 +215,8 @@ function listen(server: Server, host: string, port: number, ipv6Only: boolean, f
     server.once('error', onError);
     server.once('listening', onListening);
     try {
-      if (fd !== undefined) server.listen({ fd });
-      else server.listen({ host, port, exclusive: true, ipv6Only });
+      if (fd !== undefined) server.listen({ fd }, LISTEN_BACKLOG);
+      else server.listen({ host, port, exclusive: true, ipv6Only, backlog: LISTEN_BACKLOG });
     } catch (err) {
       onError(err as NodeJS.ErrnoException);
     }
