@@ -9,6 +9,7 @@
  * replaced and given its rules again. Threads send message keys, never text.
  */
 import { closeSync, fstatSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Msg, MsgValue, WebFigures } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem } from '../../core/engine.js';
@@ -24,9 +25,23 @@ import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 /**
  * A serving thread exists to be busy: it gets V8's usual young generation (16 MB semi-spaces), not
  * the 1 MB one the whole daemon runs with (nodeoptions.ts), which costs a proxy about 15% of its
- * requests in scavenges.
+ * requests in scavenges and, with a thousand requests in flight, promotes them all to the old
+ * generation (a mark-compact every 0.6 s).
  */
 const SERVING_HEAP = { maxYoungGenerationSizeMb: 48 };
+
+/**
+ * The daemon's --max-semi-space-size is a process-wide V8 flag, and V8 prefers it to a worker's
+ * resourceLimits: serving threads kept 1 MB semi-spaces. V8 reads it only when it sizes a new
+ * isolate's heap, so clearing it before a thread starts leaves the main thread as it is (sized at
+ * start) and lets SERVING_HEAP decide; the serving threads are the daemon's only workers.
+ */
+let flagCleared = false;
+function letWorkersSizeTheirYoungGeneration(): void {
+  if (flagCleared) return;
+  flagCleared = true;
+  setFlagsFromString('--max-semi-space-size=0');
+}
 
 type Reply = { resolve: (v: unknown) => void; reject: (e: ThreadFailure) => void };
 
@@ -53,6 +68,7 @@ class ServingThread {
   readonly born = Date.now();
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
+    letWorkersSizeTheirYoungGeneration();
     this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor }, resourceLimits: SERVING_HEAP });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
