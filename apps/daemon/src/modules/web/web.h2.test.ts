@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { ZWebRule, type WebRule, type WebRuleInput } from '@lucky/contracts';
+import { hashSecrets } from '../../core/secrets.js';
 import { makeCert } from '../../test/certs.js';
 import { freePort } from '../../test/harness.js';
 import { ENGINES, onLoopback, waitFor } from './testing/runner.js';
@@ -54,6 +55,10 @@ async function echoBackend(): Promise<{ server: Server; port: number; written: n
       const t = setTimeout(() => res.end('data: last\n\n'), 3000);
       res.on('close', () => clearTimeout(t));
       return;
+    }
+    if (req.url === '/notmod') {
+      res.writeHead(304, { etag: '"v1"' });
+      return res.end();
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -317,7 +322,10 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
     expect(sock.alpnProtocol).toBe('h2');
     let got = Buffer.alloc(0);
     sock.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
-    sock.on('error', () => undefined);
+    // The server may close while frames of ours are still unread on its side: its kernel then
+    // resets the connection, and a reset can discard the GOAWAY before this socket reads it.
+    let reset = false;
+    sock.on('error', (err: NodeJS.ErrnoException) => (reset ||= err.code === 'ECONNRESET'));
     const closed = new Promise<void>((r) => sock.once('close', () => r()));
     sock.write(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
     sock.write(frame(0x4, 0, 0, Buffer.alloc(0)));
@@ -340,7 +348,10 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
       if (got[at + 3] === 0x7) goaway = true;
       at += 9 + len;
     }
-    expect(goaway).toBe(true);
+    // The session was ended by the server (GOAWAY read, or the reset that follows it), long
+    // before the 50 000 frames.
+    expect(goaway || reset).toBe(true);
+    expect(frames).toBeLessThan(50_000);
     sock.destroy();
     const r = await curl(['--http2', ...url('a.test', '/still')]);
     expect(r.status).toBe(200);
@@ -363,6 +374,62 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
       req.close(constants.NGHTTP2_CANCEL);
     } finally {
       s.close();
+    }
+  });
+
+  it('answers HEAD, a 304, a login and a CORS preflight over h2 as over HTTP/1.1', async () => {
+    const p = await freePort();
+    await engine.start(
+      'h2-front',
+      await hashSecrets(
+        ZWebRule,
+        rule({
+          port: p,
+          certs: [{ source: 'pem', ...cert }],
+          defaultService: { type: 'proxy', targets: [`http://127.0.0.1:${backend.port}`] },
+          cors: { enable: true, origins: ['https://app.test'], credentials: false },
+          subRules: [
+            {
+              domains: ['private.a.test'],
+              service: { type: 'text', body: 'hello {clientIP}' },
+              basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] },
+            },
+          ],
+        }),
+        undefined,
+      ),
+    );
+    const at = (host: string, path = '/') => [`https://${host}:${p}${path}`, '--resolve', `${host}:${p}:127.0.0.1`];
+    try {
+      for (const proto of ['--http2', '--http1.1']) {
+        const want = proto === '--http2' ? '2' : '1.1';
+        // HEAD: the backend's head, no body (an h2 stream ends with its HEADERS).
+        const head = await curl([proto, '-I', ...at('a.test', '/head')]);
+        expect([head.version, head.status, head.body.trim()]).toEqual([want, 200, '']);
+        expect(head.headers).toContain('content-type: application/json');
+        const notModified = await curl([proto, ...at('a.test', '/notmod')]);
+        expect([notModified.status, notModified.body]).toEqual([304, '']);
+        expect(notModified.headers).toContain('etag: "v1"');
+        const login = await curl([proto, ...at('private.a.test')]);
+        expect(login.status).toBe(401);
+        expect(login.headers).toContain('www-authenticate: basic realm="lucky"');
+        const in_ = await curl([proto, '-u', 'alice:wonderland', ...at('private.a.test')]);
+        expect([in_.status, in_.body]).toEqual([200, 'hello 127.0.0.1']);
+        const pre = await curl([proto, '-X', 'OPTIONS', '-H', 'origin: https://app.test', '-H', 'access-control-request-method: PUT', ...at('a.test', '/api')]);
+        expect(pre.status).toBe(204);
+        expect(pre.headers).toContain('access-control-allow-origin: https://app.test');
+        const real = await curl([proto, '-H', 'origin: https://app.test', ...at('a.test', '/api')]);
+        expect(real.status).toBe(200);
+        expect(real.headers).toContain('access-control-allow-origin: https://app.test');
+        expect(JSON.parse(real.body).url).toBe('/api');
+      }
+      // Each answered request is in the access log with its status.
+      let log = await engine.accessLog('h2-front', 100);
+      await waitFor(async () => (log = await engine.accessLog('h2-front', 100)).list.filter((e) => e.path === '/notmod').length === 2);
+      expect(log.list.filter((e) => e.status === 401)).toHaveLength(2);
+      expect(log.list.find((e) => e.path === '/head')!.bytes).toBe(0);
+    } finally {
+      await engine.stop('h2-front');
     }
   });
 

@@ -12,10 +12,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constants, createServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, type ServerOptions } from 'node:http2';
+import type { IncomingHttpHeaders } from 'node:http';
+import { constants, createServer, Http2ServerRequest, Http2ServerResponse, type ServerHttp2Session, type ServerHttp2Stream, type ServerOptions } from 'node:http2';
 import type { Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { h2Exchange, H2Response } from './web.h2exchange.js';
 import type { TunnelClient } from './web.proxy.js';
+
+const END_STREAM = constants.NGHTTP2_FLAG_END_STREAM;
 
 /** What an HTTPS listener offers by ALPN, best first. */
 export const ALPN_H2 = ['h2', 'http/1.1'];
@@ -39,13 +43,36 @@ const SESSION_IDLE_MS = 120_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+const ignore = (): void => undefined;
+
 /**
  * Serves `h2` connections of `server` with `onRequest` (and extended CONNECT with `onConnect`);
- * every other connection stays HTTP/1.1. `sessions` holds the open ones, for a graceful close.
+ * every other connection stays HTTP/1.1. `sessions` holds the open ones, for a graceful close. A
+ * request without a body that `light(headers)` accepts gets the light request and response of
+ * web.h2exchange.ts; the others (bodies, CONNECT, Expect, and what the rule serves from files) get
+ * Node's compatibility objects, built here as Node builds them.
  */
-export function serveH2(server: Server, sessions: Set<ServerHttp2Session>, onRequest: Handler, onConnect: Handler): void {
-  const h2 = createServer(H2_OPTIONS, onRequest as unknown as (req: Http2ServerRequest, res: Http2ServerResponse) => void);
-  h2.on('connect', onConnect as unknown as (req: Http2ServerRequest, res: Http2ServerResponse) => void);
+export function serveH2(server: Server, sessions: Set<ServerHttp2Session>, onRequest: Handler, onConnect: Handler, light: (headers: IncomingHttpHeaders) => boolean): void {
+  const h2 = createServer(H2_OPTIONS);
+  h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+    // A stream reset by the client with an error code is destroyed with that error.
+    stream.on('error', ignore);
+    const method = headers[':method'];
+    if (method !== 'CONNECT' && headers.expect === undefined && (flags & END_STREAM) !== 0 && light(headers)) {
+      const [req, res] = h2Exchange(stream, headers, rawHeaders);
+      return onRequest(req, res);
+    }
+    const req = new Http2ServerRequest(stream, headers, {}, rawHeaders) as unknown as IncomingMessage;
+    const res = new Http2ServerResponse(stream) as unknown as ServerResponse;
+    countBody(res);
+    if (method === 'CONNECT') return onConnect(req, res);
+    if (headers.expect !== undefined) {
+      // As Node's own server does: a client waiting for 100-continue gets it, any other expectation 417.
+      if (headers.expect !== '100-continue') return void (res.writeHead(417).end());
+      (res as unknown as Http2ServerResponse).writeContinue();
+    }
+    onRequest(req, res);
+  });
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
@@ -114,10 +141,10 @@ const BODY = Symbol('h2body');
 type CountedResponse = ServerResponse & { [BODY]?: number };
 
 /**
- * Counts the body bytes of an h2 response for the access log: its connection carries other
- * streams, so the socket's count (what HTTP/1.1 uses) says nothing of one response.
+ * Counts the body bytes of an h2 response of Node's for the access log: its connection carries
+ * other streams, so the socket's count (what HTTP/1.1 uses) says nothing of one response.
  */
-export function countBody(res: ServerResponse): void {
+function countBody(res: ServerResponse): void {
   const r = res as CountedResponse;
   r[BODY] = 0;
   const write = r.write;
@@ -138,5 +165,6 @@ export function countBody(res: ServerResponse): void {
 
 /** The body bytes counted for an h2 response; undefined for HTTP/1.1. */
 export function bodyBytes(res: ServerResponse): number | undefined {
+  if (res instanceof H2Response) return res.bodyBytes;
   return (res as CountedResponse)[BODY];
 }

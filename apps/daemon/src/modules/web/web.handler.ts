@@ -13,7 +13,7 @@ import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
 import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, plainIp, uaAllowed } from './web.access.js';
 import type { Compiled, Site } from './web.compile.js';
-import { ALPN_H2, bodyBytes, countBody, isH2, resetStream, serveH2, streamTunnel } from './web.h2.js';
+import { ALPN_H2, bodyBytes, isH2, resetStream, serveH2, streamTunnel } from './web.h2.js';
 import { hostOf, parseHost, type HostPort } from './web.match.js';
 import type { ProxyContext, TunnelClient } from './web.proxy.js';
 import type { AccessRing } from './web.ring.js';
@@ -146,7 +146,7 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
       handler,
     );
     if (http2) {
-      serveH2(https, rt.sessions, handler, (req, res) => {
+      const tunnel = (req: IncomingMessage, res: ServerResponse) => {
         try {
           // A plain CONNECT (a forward proxy's) is not served; RFC 8441's names a protocol.
           if (req.headers[':protocol'] === undefined) return void res.writeHead(405, { 'Content-Length': '0' }).end();
@@ -155,7 +155,8 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
           fault(err);
           res.destroy();
         }
-      });
+      };
+      serveH2(https, rt.sessions, handler, tunnel, (headers) => siteOf(rt, rt.hosts.parse(headers.host ?? (headers[':authority'] as string | undefined))).service.type !== 'file');
     }
     server = https as unknown as Server;
     server.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
@@ -214,12 +215,17 @@ function denied(site: Site, ip: string, ua: string | undefined): boolean {
 
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
+/** The site a host names (the default service for an unknown or malformed one). */
+function siteOf(rt: Listener, hp: HostPort | null): Site {
+  const c = rt.compiled;
+  return hp ? (c.sites.match(hp.host) ?? c.fallback) : c.fallback;
+}
+
 function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): void {
   const c = rt.compiled;
   rt.stats.requests++;
-  if (isH2(req)) countBody(res);
   const hp = rt.hosts.parse(hostOf(req));
-  const site = hp ? (c.sites.match(hp.host) ?? c.fallback) : c.fallback;
+  const site = siteOf(rt, hp);
   const peer = plainIp(req.socket.remoteAddress);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
@@ -375,7 +381,7 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
   const hp = parseHost(hostOf(req));
   const path = target(req);
   if (!hp || path === null) return refuse(400);
-  const site = c.sites.match(hp.host) ?? c.fallback;
+  const site = siteOf(rt, hp);
   const peer = plainIp(req.socket.remoteAddress);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
