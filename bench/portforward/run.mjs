@@ -7,6 +7,8 @@
 // in the environment measures the JavaScript relay instead).
 // Variants run interleaved, round after round, so that load from elsewhere hits them alike; the
 // table shows medians and the median of the per-round ratios.
+// Beside each TCP path, the machine's CPU seconds per GB carried: with the client, the relay and the
+// server on the same cores, cores / (CPU per GB) is the most that path can carry here.
 // Env: DURATION (s per iperf3 run, default 4), ROUNDS (default 5), IDLE_CONNS (default 10000),
 //      UDP_LEN (datagram bytes, default 512), SKIP_THROUGHPUT=1 (only the idle connections).
 import { spawn, spawnSync } from 'node:child_process';
@@ -117,6 +119,16 @@ async function iperfServer() {
 }
 
 /** One iperf3 client run; a run that fails (iperf3 gives up now and then under a flood) is retried once. */
+const CPUS = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()) || 1;
+const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** The machine's CPU time so far, in seconds: busy (user, system, interrupts) and in all. */
+function machineCpu() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+  return { busy: (user + nice + system + irq + softirq + steal) / TICK, total: (user + nice + system + idle + iowait + irq + softirq + steal) / TICK };
+}
+
 function iperf(port, extra = [], omit = true) {
   try {
     return iperfOnce(port, extra, omit);
@@ -208,13 +220,25 @@ async function throughput(daemon) {
   };
 
   // One stream, then eight in parallel (iperf3 -P 8): each through its own relayed connection.
+  // The whole machine's CPU time per byte is taken beside each run: with every process on the same
+  // cores, it bounds what a path can carry (cores / CPU seconds per byte).
   const t = {};
   for (const streams of [1, 8]) {
+    const cpuPerGB = { direct: [], socat: [], lucky: [] };
     const tcp = interleaved(`tcp x${streams}`, (port) => {
-      const bps = iperf(port, streams > 1 ? ['-P', String(streams)] : []).end.sum_received.bits_per_second;
-      return [bps, gbps(bps)];
+      const before = machineCpu();
+      const j = iperf(port, streams > 1 ? ['-P', String(streams)] : []);
+      const after = machineCpu();
+      const name = paths.find((p) => p[1] === port)[0];
+      const busy = after.busy - before.busy;
+      // Every byte of the run, the omitted first second's too: the CPU time covers all of it.
+      const moved = j.intervals.reduce((a, iv) => a + iv.sum.bytes, 0);
+      cpuPerGB[name].push(busy / (moved / 1e9));
+      const bps = j.end.sum_received.bits_per_second;
+      return [bps, `${gbps(bps)}, ${((busy / (after.total - before.total)) * CPUS).toFixed(2)} of ${CPUS} cores busy`];
     });
     const r = Object.fromEntries(Object.entries(tcp).map(([k, v]) => [k, median(v)]));
+    r.cpu = Object.fromEntries(Object.entries(cpuPerGB).map(([k, v]) => [k, median(v)]));
     r.luckyVsSocat = median(tcp.lucky.map((v, i) => v / tcp.socat[i]));
     r.luckyVsDirect = median(tcp.lucky.map((v, i) => v / tcp.direct[i]));
     r.socatVsDirect = median(tcp.socat.map((v, i) => v / tcp.direct[i]));
@@ -344,6 +368,13 @@ try {
       ['lucky', gbps(r.lucky), x(r.lucky, r.direct), x(r.lucky, r.socat), `${r.luckyVsDirect.toFixed(2)}x, ${r.luckyVsSocat.toFixed(2)}x`],
     ]);
     console.log(`goal lucky >= 0.8x direct (${streams} stream${streams === '1' ? '' : 's'}): ${r.luckyVsDirect >= 0.8 ? 'met' : 'NOT met'} (${r.luckyVsDirect.toFixed(2)}x)`);
+    // What the machine spends per byte on each path, and what that lets ${CPUS} cores carry at most.
+    const ceiling = (name) => (CPUS / r.cpu[name]) * 8;
+    console.log(
+      `  machine CPU per GB carried: direct ${r.cpu.direct.toFixed(2)} s, socat ${r.cpu.socat.toFixed(2)} s, lucky ${r.cpu.lucky.toFixed(2)} s` +
+        ` (lucky/direct ${(r.cpu.lucky / r.cpu.direct).toFixed(2)}x); with every core busy lucky's path carries at most ${ceiling('lucky').toFixed(1)} Gbit/s` +
+        ` = ${(ceiling('lucky') / (r.direct / 1e9)).toFixed(2)}x direct's measured rate`,
+    );
   }
   printTable(`UDP packets/s delivered (iperf3 -u -b 0 -l ${UDP_LEN})`, [
     ['path', 'packets/s', 'vs socat', 'per-round ratio (median)'],
