@@ -118,13 +118,16 @@ const DRAINING = Symbol('draining');
  * connection per event-loop turn (since 1.45), and a turn of a busy thread serving hundreds of
  * connections lasts tens of milliseconds: a burst of a thousand connects then waited seconds in
  * the kernel's queue (wrk -c1000 through one serving thread: p99 2-4 s, against nginx's 50 ms).
- * The connections taken here reach the server as its own do, through its 'connection' event.
- * Without the addon (not Linux, no compiler) the server keeps libuv's pace.
+ * The connections taken here reach the server as its own do, through its 'connection' event, with
+ * TCP_NODELAY (the web listeners' setting). Without the addon (not Linux, no compiler) the server
+ * keeps libuv's pace.
  */
 export function acceptInBursts(server: Server): void {
   const addon = nativeAddon();
-  if (!addon) return;
-  const s = server as Server & { _handle?: { fd?: number } | null; [DRAINING]?: boolean };
+  type Inner = Server & { _handle?: { fd?: number } | null; allowHalfOpen?: boolean; pauseOnConnect?: boolean; [DRAINING]?: boolean };
+  const s = server as Inner;
+  // A server that leaves its connections paused decides when they read: it keeps libuv's pace.
+  if (!addon || s.pauseOnConnect) return;
   server.on('connection', () => {
     const fd = s._handle?.fd;
     if (s[DRAINING] || fd === undefined || fd < 0) return;
@@ -133,7 +136,8 @@ export function acceptInBursts(server: Server): void {
       for (const c of addon.acceptTcp(fd, ACCEPT_BURST)) {
         let socket: Socket;
         try {
-          socket = new Socket({ fd: c, readable: true, writable: true });
+          // As the server makes its own (an HTTP server keeps half-open connections for itself to end).
+          socket = new Socket({ fd: c, readable: true, writable: true, allowHalfOpen: s.allowHalfOpen === true });
         } catch {
           closeSync(c);
           continue;

@@ -58,7 +58,8 @@ export function serveH2(server: Server, sessions: Set<ServerHttp2Session>, onReq
     // A stream reset by the client with an error code is destroyed with that error.
     stream.on('error', ignore);
     const method = headers[':method'];
-    if (method !== 'CONNECT' && headers.expect === undefined && (flags & END_STREAM) !== 0 && light(headers)) {
+    const bodyless = (flags & END_STREAM) !== 0 && (headers['content-length'] === undefined || headers['content-length'] === '0');
+    if (method !== 'CONNECT' && headers.expect === undefined && bodyless && light(headers)) {
       const [req, res] = h2Exchange(stream, headers, rawHeaders);
       return onRequest(req, res);
     }
