@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DAEMON_DIST = join(ROOT, 'apps/daemon/dist');
 export const DAEMON_MAIN = join(DAEMON_DIST, 'main.js');
+/** Clock ticks per second, the unit of CPU times in /proc. */
+export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 export function freePort() {
   return new Promise((resolve, reject) => {

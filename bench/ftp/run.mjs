@@ -23,7 +23,7 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminApi, freePort, have, mb, median, printTable, reaper, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, CLK_TCK, freePort, have, mb, median, printTable, reaper, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -201,7 +201,7 @@ function threadTicks(pid) {
   return out;
 }
 
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+const TICK_MS = 1000 / CLK_TCK;
 
 function addTicks(sum, before, after) {
   for (const [name, t] of after) sum.set(name, (sum.get(name) ?? 0) + (t - (before.get(name) ?? 0)) * TICK_MS);

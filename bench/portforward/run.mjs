@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { adminApi, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, CLK_TCK, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -120,13 +120,12 @@ async function iperfServer() {
 
 /** One iperf3 client run; a run that fails (iperf3 gives up now and then under a flood) is retried once. */
 const CPUS = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()) || 1;
-const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** The machine's CPU time so far, in seconds: busy (user, system, interrupts) and in all. */
 function machineCpu() {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
-  return { busy: (user + nice + system + irq + softirq + steal) / TICK, total: (user + nice + system + idle + iowait + irq + softirq + steal) / TICK };
+  return { busy: (user + nice + system + irq + softirq + steal) / CLK_TCK, total: (user + nice + system + idle + iowait + irq + softirq + steal) / CLK_TCK };
 }
 
 function iperf(port, extra = [], omit = true) {
@@ -355,7 +354,7 @@ async function idleConnections(daemon) {
 ensureTools();
 const nofile = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
 console.log(`port forwarding benchmark: Node ${process.versions.node}, ${DURATION} s per iperf3 run, ${ROUNDS} rounds (median), fd limit ${nofile}`);
-console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} CPUs`);
+console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${CPUS} CPUs`);
 const daemon = await startDaemon();
 try {
   if (!SKIP_THROUGHPUT) {

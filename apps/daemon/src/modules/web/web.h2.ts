@@ -11,12 +11,11 @@
  * CONTINUATION frames (CVE-2024-27316) with GOAWAY; the tests hold it to that.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { constants, createServer, Http2ServerRequest, Http2ServerResponse, type ServerHttp2Session, type ServerHttp2Stream, type ServerOptions } from 'node:http2';
 import type { Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { h2Exchange, H2Response } from './web.h2exchange.js';
+import { chunkBytes, h2Exchange, H2Response } from './web.h2exchange.js';
 import type { TunnelClient } from './web.proxy.js';
 
 const END_STREAM = constants.NGHTTP2_FLAG_END_STREAM;
@@ -151,8 +150,7 @@ function countBody(res: ServerResponse): void {
   const write = r.write;
   const end = r.end;
   const add = (chunk: unknown, enc: unknown) => {
-    if (typeof chunk === 'string') r[BODY]! += Buffer.byteLength(chunk, typeof enc === 'string' ? (enc as BufferEncoding) : 'utf8');
-    else if (chunk instanceof Uint8Array) r[BODY]! += chunk.byteLength;
+    r[BODY]! += chunkBytes(chunk, enc);
   };
   r.write = function (this: ServerResponse, chunk: unknown, enc?: unknown, cb?: unknown) {
     add(chunk, enc);

@@ -26,8 +26,6 @@ function peerOf(session: Http2Session | undefined): { remoteAddress: string | un
 /** A body-less h2 request, as the handler reads an IncomingMessage. */
 export class H2Request {
   readonly httpVersionMajor = 2;
-  readonly httpVersionMinor = 0;
-  readonly httpVersion = '2.0';
   readonly method: string;
   readonly url: string;
   readonly socket: { remoteAddress: string | undefined };
@@ -43,6 +41,12 @@ export class H2Request {
   }
 }
 
+/** The bytes a body chunk adds to the access log's count. */
+export function chunkBytes(chunk: unknown, encoding?: unknown): number {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  return chunk instanceof Uint8Array ? chunk.byteLength : 0;
+}
+
 function addHeader(out: Record<string, Value>, name: string, value: unknown): void {
   const k = name.toLowerCase();
   const v = Array.isArray(value) ? value.map(String) : String(value);
@@ -56,7 +60,7 @@ export class H2Response {
   /** Body bytes written, for the access log (the connection carries other streams). */
   bodyBytes = 0;
   private headers: Record<string, Value> = {};
-  private closeListeners: Listener[] = [];
+  private readonly closeListeners: Listener[] = [];
 
   constructor(
     readonly stream: ServerHttp2Stream,
@@ -75,26 +79,14 @@ export class H2Response {
     return this.stream.destroyed;
   }
 
-  get writableEnded(): boolean {
-    return this.stream.writableEnded;
-  }
-
   setHeader(name: string, value: number | string | readonly string[]): this {
     const k = name.toLowerCase();
     this.headers[k] = Array.isArray(value) ? value.map(String) : String(value);
     return this;
   }
 
-  getHeader(name: string): Value | undefined {
-    return this.headers[name.toLowerCase()];
-  }
-
   getHeaders(): OutgoingHttpHeaders {
     return { ...this.headers };
-  }
-
-  hasHeader(name: string): boolean {
-    return this.headers[name.toLowerCase()] !== undefined;
   }
 
   removeHeader(name: string): void {
@@ -127,7 +119,7 @@ export class H2Response {
   write(chunk: string | Uint8Array, encoding?: BufferEncoding): boolean {
     this.flushHeaders();
     if (this.stream.writableEnded || this.stream.destroyed) return false;
-    this.bodyBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding ?? 'utf8') : chunk.byteLength;
+    this.bodyBytes += chunkBytes(chunk, encoding);
     return encoding ? this.stream.write(chunk, encoding) : this.stream.write(chunk);
   }
 
@@ -142,7 +134,7 @@ export class H2Response {
     }
     if (chunk === undefined || chunk.length === 0) this.stream.end(done);
     else {
-      this.bodyBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding ?? 'utf8') : chunk.byteLength;
+      this.bodyBytes += chunkBytes(chunk, encoding);
       this.stream.end(chunk, encoding ?? 'utf8', done);
     }
     return this;
@@ -163,16 +155,6 @@ export class H2Response {
     if (event === 'close') this.closeListeners.push(listener);
     else this.stream.once(event, listener as () => void);
     return this;
-  }
-
-  off(event: string, listener: Listener): this {
-    if (event === 'close') this.closeListeners = this.closeListeners.filter((l) => l !== listener);
-    else this.stream.off(event, listener as () => void);
-    return this;
-  }
-
-  removeListener(event: string, listener: Listener): this {
-    return this.off(event, listener);
   }
 }
 

@@ -156,7 +156,8 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
           res.destroy();
         }
       };
-      serveH2(https, rt.sessions, handler, tunnel, (headers) => siteOf(rt, rt.hosts.parse(headers.host ?? (headers[':authority'] as string | undefined))).service.type !== 'file');
+      // A file site pipes files into its answer: Node's own objects for it.
+      serveH2(https, rt.sessions, handler, tunnel, (headers) => siteOf(rt, rt.hosts.parse(hostOf({ headers }))).service.type !== 'file');
     }
     server = https as unknown as Server;
     server.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());

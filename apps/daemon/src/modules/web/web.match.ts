@@ -35,6 +35,6 @@ export function parseHost(value: string | undefined): HostPort | null {
 }
 
 /** The host a request names: its Host header, or h2's :authority. */
-export function hostOf(req: IncomingMessage): string | undefined {
+export function hostOf(req: Pick<IncomingMessage, 'headers'>): string | undefined {
   return req.headers.host ?? (req.headers[':authority'] as string | undefined);
 }
