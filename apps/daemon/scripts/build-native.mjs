@@ -1,13 +1,19 @@
-// Builds native/relay.c and native/files.c into dist/native/relay.node (Linux only) with the C compiler
-// and the headers of the Node that runs this script. N-API keeps one build good for Node 20, 22, 24.
-// Without a compiler the daemon still works: the port forwarding engine then relays in JavaScript.
+// Builds every C file under native/ (but native/fuzz, the fuzzers' harnesses) into
+// dist/native/relay.node (Linux only) with the C compiler and the headers of the Node that runs this
+// script. N-API keeps one build good for Node 20, 22, 24. Without a compiler the daemon still works:
+// port forwarding then relays in JavaScript and web rules are served by Node's HTTP servers.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const daemon = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = ['relay.c', 'files.c', 'files.h'].map((f) => join(daemon, 'native', f));
+const nativeDir = join(daemon, 'native');
+const sources = readdirSync(nativeDir, { recursive: true })
+  .map(String)
+  .filter((f) => /\.[ch]$/.test(f) && !f.startsWith('fuzz'))
+  .sort()
+  .map((f) => join(nativeDir, f));
 const out = join(daemon, 'dist', 'native', 'relay.node');
 
 if (process.platform !== 'linux') {

@@ -113,6 +113,11 @@ function daemonEnv(env: NodeJS.ProcessEnv): DaemonEnv {
   const out: DaemonEnv = { nativeRelay: env.LUCKY_NATIVE_RELAY !== '0', childEnv };
   const threads = env.LUCKY_WEB_THREADS;
   if (threads !== undefined && threads !== '') out.webThreads = Math.max(0, Math.min(64, Math.floor(Number(threads)) || 0));
+  const engine = env.LUCKY_WEB_ENGINE;
+  if (engine !== undefined && engine !== '') {
+    if (engine !== 'native' && engine !== 'node') throw new CliError(`invalid LUCKY_WEB_ENGINE: ${engine} (native or node)`);
+    out.webEngine = engine;
+  }
   // Fake provider APIs for tests and benchmarks only: a production daemon must never be pointed elsewhere.
   if (env.LUCKY_DDNS_TEST_ENDPOINTS && (env.VITEST || env.NODE_ENV === 'test')) {
     try {

@@ -5,6 +5,12 @@
 export interface DaemonEnv {
   /** LUCKY_WEB_THREADS: web serving threads while the module setting is 0 (automatic). */
   webThreads?: number;
+  /**
+   * LUCKY_WEB_ENGINE: `node` serves web rules with Node's HTTP servers (the JavaScript path);
+   * `native` (the default where the addon is built) with the native data plane, which hands what it
+   * does not serve itself to the Node path.
+   */
+  webEngine?: 'native' | 'node';
   /** LUCKY_NATIVE_RELAY=0 turns the native relay thread off (port forwarding, STUN, FTP data: JavaScript instead). */
   nativeRelay: boolean;
   /** LUCKY_DDNS_TEST_ENDPOINTS: DNS provider API addresses of tests and benchmarks (never in production). */
