@@ -236,6 +236,11 @@ export const ZWebFigures = z.object({
   connections: z.number(),
   /** Responses by status code, e.g. `{"200": 10, "404": 1}`; `"0"` counts requests closed before an answer. */
   codes: z.record(z.string(), z.number()),
+  /**
+   * On the native data plane: requests it answered itself (`native`) and those it passed to the rule's
+   * Node server (`node`: files, cache, login, CORS...). Absent when Node serves the rule alone.
+   */
+  engine: z.object({ native: z.number(), node: z.number() }).optional(),
 });
 export type WebFigures = z.infer<typeof ZWebFigures>;
 

@@ -16,6 +16,34 @@ export function plainIp(ip: string | undefined): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
+/** The client's address of a request the native data plane passed on (its `lucky-edge` header). */
+const EDGE_PEER = Symbol('edgePeer');
+type EdgeRequest = Pick<IncomingMessage, 'socket'> & { [EDGE_PEER]?: string };
+
+/**
+ * Takes the `lucky-edge: <address> <port> <scheme>` header off a request that came through the
+ * native data plane (web.edge.ts): only the edge can reach these servers (a socketpair each), and it
+ * drops any such header a client sent.
+ */
+export function takeEdgePeer(req: IncomingMessage): void {
+  const meta = req.headers['lucky-edge'];
+  if (typeof meta !== 'string') return;
+  (req as EdgeRequest)[EDGE_PEER] = meta.slice(0, meta.indexOf(' ') >>> 0);
+  delete req.headers['lucky-edge'];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === 'lucky-edge') {
+      raw.splice(i, 2);
+      break;
+    }
+  }
+}
+
+/** The address the request's connection comes from (through the edge: the client's). */
+export function peerIp(req: Pick<IncomingMessage, 'socket'>): string {
+  return (req as EdgeRequest)[EDGE_PEER] ?? plainIp(req.socket.remoteAddress);
+}
+
 export function compileCidrs(list: readonly string[]): Cidr[] {
   return list.map((c) => parseCidr(c)).filter((c): c is Cidr => c !== null);
 }
@@ -32,7 +60,7 @@ export function inAny(ip: string, list: readonly Cidr[]): boolean {
  * trusted proxies, so a client cannot forge its address by prepending entries.
  */
 export function clientIp(req: IncomingMessage, trusted: readonly Cidr[], headers: readonly string[]): string {
-  const peer = plainIp(req.socket.remoteAddress);
+  const peer = peerIp(req);
   if (trusted.length === 0 || !inAny(peer, trusted)) return peer;
   for (const name of headers) {
     const raw = req.headers[name];

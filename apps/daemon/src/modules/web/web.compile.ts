@@ -72,6 +72,8 @@ export interface CompileOptions {
   cacheShare: number;
   /** A line for the rule's log (a backend marked down...). */
   note(line: Msg): void;
+  /** An active health check's new verdict on a site's backend, by index (the native data plane follows it). */
+  health?(site: number, backend: number, up: boolean): void;
 }
 
 function merge(rule: Access, sub: Access | null): Access {
@@ -96,7 +98,7 @@ function backendLine(site: MsgValue, e: BackendEvent): Msg {
   return { key: e.up ? 'webBackendCheckUp' : 'webBackendCheckDown', vars: { site, url: e.url } };
 }
 
-function compileSite(name: string, service: WebService, rule: WebRule, sub: WebSubRule | null, warnings: Msg[], o: CompileOptions): Site {
+function compileSite(index: number, name: string, service: WebService, rule: WebRule, sub: WebSubRule | null, warnings: Msg[], o: CompileOptions): Site {
   const access = merge(rule, sub);
   const ipFilters: CompiledIpFilter[] = [];
   const uaFilters: CompiledUaFilter[] = [];
@@ -113,7 +115,10 @@ function compileSite(name: string, service: WebService, rule: WebRule, sub: WebS
   const site = siteName(name);
   if (service.type === 'proxy') {
     const cache = access.cache.enable ? new ResponseCache(Math.floor(access.cache.maxBytes * o.cacheShare), access.cache.maxEntryBytes, access.cache.ttlSeconds * 1000) : null;
-    proxy = new ReverseProxy(service, cache, (e) => o.note(backendLine(site, e)));
+    proxy = new ReverseProxy(service, cache, (e) => {
+      if (e.kind === 'check') o.health?.(index, service.targets.indexOf(e.url), e.up);
+      o.note(backendLine(site, e));
+    });
   } else if (service.type === 'file') {
     try {
       if (!statSync(service.root).isDirectory()) warnings.push({ key: 'statusRootNotDir', vars: { site, path: service.root } });
@@ -149,11 +154,11 @@ export function compile(plan: WebPlan, o: CompileOptions): Compiled {
   }
   const warnings: Msg[] = [];
   const sites = new DomainMatcher<Site>();
-  const fallback = compileSite('', rule.defaultService, rule, null, warnings, o);
+  const fallback = compileSite(0, '', rule.defaultService, rule, null, warnings, o);
   const all: Site[] = [fallback];
   rule.subRules.forEach((sub, i) => {
     if (!sub.enable) return;
-    const site = compileSite(sub.name || `#${i + 1}`, sub.service, rule, sub, warnings, o);
+    const site = compileSite(all.length, sub.name || `#${i + 1}`, sub.service, rule, sub, warnings, o);
     all.push(site);
     for (const d of sub.domains) sites.add(d, site);
   });

@@ -869,7 +869,7 @@ describe.each(ENGINES)('web engine over TLS (%s)', (_kind, makeEngine) => {
 });
 
 describe('web engine serving threads', () => {
-  const engine = ENGINES[1]![1]();
+  const engine = ENGINES.find(([kind]) => kind === 'node, serving threads')![1]();
   afterAll(() => engine.close());
 
   it('carries on when a serving thread dies', async () => {

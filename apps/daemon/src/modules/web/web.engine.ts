@@ -17,6 +17,7 @@ import type { WebPlan } from './web.compile.js';
 import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.firewall.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost, listenIdOf } from './web.listen.js';
+import { EdgeServing } from './web.edge.js';
 import { createServing, servingThreads, type AccessLogPage, type Serving } from './web.serving.js';
 
 /** What the rule list shows of a running rule. */
@@ -58,7 +59,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
 
   constructor(private d: WebEngineDeps) {
     this.threads = servingThreads(d.settings().servingThreads, d.env.webThreads);
-    this.serving = createServing(this.threads, d);
+    this.serving = createServing(this.threads, { ...d, engine: d.env.webEngine ?? 'native' });
     this.firewall = d.firewall ?? new NftFirewall();
     this.unsubscribe = d.certificates.onChange((name) => this.certificateChanged(name));
   }
@@ -75,6 +76,11 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
         this.report(run, plan, warnings);
       }).catch((err: unknown) => run.ctx.report([err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]));
     }
+  }
+
+  /** Served by the native data plane (web.edge.ts). */
+  get native(): boolean {
+    return this.serving instanceof EdgeServing;
   }
 
   /** Threads serving now (1: the main thread). */
@@ -219,7 +225,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       const from = this.serving.threads;
       await this.serving.close();
       this.threads = threads;
-      this.serving = createServing(threads, this.d);
+      this.serving = createServing(threads, { ...this.d, engine: this.d.env.webEngine ?? 'native' });
       for (const run of this.runs.values()) {
         run.serving = false;
         try {

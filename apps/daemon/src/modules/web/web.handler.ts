@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { WebAccessEntry } from '@lucky/contracts';
 import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
-import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, plainIp, uaAllowed } from './web.access.js';
+import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, peerIp, takeEdgePeer, uaAllowed } from './web.access.js';
 import type { Compiled, Site } from './web.compile.js';
 import { ALPN_H2, bodyBytes, isH2, resetStream, serveH2, streamTunnel } from './web.h2.js';
 import { hostOf, parseHost, type HostPort } from './web.match.js';
@@ -36,6 +36,12 @@ export interface Listener {
   stats: Stats;
   log: AccessRing<WebAccessEntry>;
   hosts: HostMemo;
+  /**
+   * Served behind the native data plane (web.edge.ts): its connections are socketpairs the edge
+   * hands over, plain HTTP/1.1 whatever the rule's protocol (the edge holds the TLS), each request
+   * with the client's address in `lucky-edge`. The edge keeps the figures and the access log.
+   */
+  edge?: boolean;
 }
 
 const SERVER_OPTIONS: ServerOptions = {
@@ -124,6 +130,7 @@ export class HostMemo {
 export function createListenerServer(rt: Listener, fault: (err: unknown) => void): Server {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     try {
+      if (rt.edge) takeEdgePeer(req);
       onRequest(rt, req, res);
     } catch (err) {
       fault(err);
@@ -133,7 +140,10 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
   };
   let server: Server;
   const tls = rt.compiled.tls;
-  if (tls) {
+  if (rt.edge) {
+    // The edge keeps its connections to this server for as long as it likes.
+    server = createHttpServer({ ...SERVER_OPTIONS, keepAliveTimeout: 0 }, handler);
+  } else if (tls) {
     const http2 = rt.compiled.rule.http2;
     const https: HttpsServer = createHttpsServer(
       {
@@ -165,7 +175,7 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
     server = createHttpServer(SERVER_OPTIONS, handler);
   }
   server.on('connection', (s: Duplex) => track(rt, s));
-  acceptInBursts(server);
+  if (!rt.edge) acceptInBursts(server);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
@@ -174,6 +184,7 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     try {
+      if (rt.edge) takeEdgePeer(req);
       onTunnel(rt, req, socketTunnel(socket, String(req.headers.upgrade ?? 'websocket')), head);
     } catch (err) {
       fault(err);
@@ -227,7 +238,7 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   rt.stats.requests++;
   const hp = rt.hosts.parse(hostOf(req));
   const site = siteOf(rt, hp);
-  const peer = plainIp(req.socket.remoteAddress);
+  const peer = peerIp(req);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
   // One shared listener and a plain record rather than a closure per request.
@@ -281,7 +292,7 @@ function varsOf(rt: Listener, req: IncomingMessage, hp: HostPort, path: string, 
     path,
     scheme: rt.compiled.tls ? 'https' : 'http',
     clientIP: ip,
-    remoteAddr: plainIp(req.socket.remoteAddress),
+    remoteAddr: peerIp(req),
     method: req.method ?? '',
     userAgent: req.headers['user-agent'] ?? '',
     time: new Date().toISOString(),
@@ -383,7 +394,7 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
   const path = target(req);
   if (!hp || path === null) return refuse(400);
   const site = siteOf(rt, hp);
-  const peer = plainIp(req.socket.remoteAddress);
+  const peer = peerIp(req);
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
   if (denied(site, ip, req.headers['user-agent'])) return refuse(403);

@@ -6,6 +6,7 @@
  */
 import { closeSync } from 'node:fs';
 import type { Server, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
 import { LISTEN_BACKLOG } from '../../core/native.js';
@@ -42,7 +43,7 @@ export class WebListeners implements Serving {
   ) {}
 
   private compile(plan: WebPlan, events: ServingEvents): Compiled {
-    return compile(plan, { cacheShare: this.o.cacheShare ?? 1, note: events.note });
+    return compile(plan, { cacheShare: this.o.cacheShare ?? 1, note: events.note, ...(events.health ? { health: events.health } : {}) });
   }
 
   /**
@@ -53,35 +54,77 @@ export class WebListeners implements Serving {
   async open(key: string, plan: WebPlan, events: ServingEvents, fd?: number): Promise<Msg[]> {
     const old = this.listeners.get(key);
     if (old) await this.stop(key);
-    let compiled: Compiled;
+    let rt: Open;
     try {
-      compiled = this.compile(plan, events);
+      rt = this.prepare(key, plan, events, false);
     } catch (err) {
       if (fd !== undefined) closeSync(fd);
       throw err;
     }
-    const rule = plan.rule;
-    const rt: Open = {
-      key,
-      compiled,
-      sockets: new Set(),
-      sessions: new Set(),
-      stats: { requests: 0, closedIn: 0, closedOut: 0, codes: {} },
-      log: new AccessRing<WebAccessEntry>(rule.accessLog.capacity),
-      hosts: new HostMemo(),
-      server: undefined as unknown as Server,
-      events,
-    };
-    rt.server = createListenerServer(rt, (err) => this.o.say.error({ key: 'webRequestFailed', vars: { detail: detailOf(err) } }, { rule: key }));
+    const { rule } = plan;
+    const compiled = rt.compiled;
     const host = listenHost(rule);
     const err = await listen(rt.server, host, rule.port, rule.network === 'tcp6', fd);
     if (err) {
       dispose(compiled);
       throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
     }
-    rt.server.on('error', (e) => this.o.say.warn({ key: 'webListenerError', vars: { detail: detailOf(e) } }, { rule: key }));
-    this.listeners.set(key, rt);
+    this.serving(rt);
     return compiled.warnings;
+  }
+
+  /** The rule compiled and its server made, not listening yet (`edge`: behind the native data plane). */
+  private prepare(key: string, plan: WebPlan, events: ServingEvents, edge: boolean): Open {
+    const compiled = this.compile(plan, events);
+    const rt: Open = {
+      key,
+      compiled,
+      sockets: new Set(),
+      sessions: new Set(),
+      stats: { requests: 0, closedIn: 0, closedOut: 0, codes: {} },
+      // Behind the edge, the edge keeps the access log.
+      log: new AccessRing<WebAccessEntry>(edge ? 0 : plan.rule.accessLog.capacity),
+      hosts: new HostMemo(),
+      server: undefined as unknown as Server,
+      events,
+      ...(edge ? { edge: true } : {}),
+    };
+    rt.server = createListenerServer(rt, (err) => this.o.say.error({ key: 'webRequestFailed', vars: { detail: detailOf(err) } }, { rule: key }));
+    return rt;
+  }
+
+  private serving(rt: Open): void {
+    rt.server.on('error', (e) => this.o.say.warn({ key: 'webListenerError', vars: { detail: detailOf(e) } }, { rule: rt.key }));
+    this.listeners.set(rt.key, rt);
+  }
+
+  /**
+   * The rule's Node server behind the native data plane: it listens nowhere; the edge hands it
+   * connections (adopt). Throws a RuleProblem when the rule cannot run (certificate rejected).
+   */
+  async openBehindEdge(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
+    if (this.listeners.has(key)) await this.stop(key);
+    const rt = this.prepare(key, plan, events, true);
+    this.serving(rt);
+    return rt.compiled.warnings;
+  }
+
+  /** A connection from the edge (one end of a socketpair) for the rule's Node server. */
+  adopt(key: string, fd: number): void {
+    const rt = this.listeners.get(key);
+    if (!rt?.edge) return closeSync(fd);
+    let socket: Socket;
+    try {
+      socket = new Socket({ fd, readable: true, writable: true });
+    } catch {
+      return closeSync(fd);
+    }
+    rt.server.emit('connection', socket);
+  }
+
+  /** The compiled rule a listener serves now (its proxies' health, for the edge). */
+  compiled(key: string): Compiled | undefined {
+    return this.listeners.get(key)?.compiled;
   }
 
   /** The rule saved with the same listener: what it serves is swapped; a bad version leaves the old one serving. */
@@ -91,8 +134,8 @@ export class WebListeners implements Serving {
     const compiled = this.compile(plan, rt.events);
     const prev = rt.compiled;
     rt.compiled = compiled;
-    rt.log.resize(plan.rule.accessLog.capacity);
-    if (compiled.tls) (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
+    if (!rt.edge) rt.log.resize(plan.rule.accessLog.capacity);
+    if (compiled.tls && !rt.edge) (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
     // Requests already on their way finish with what they started with.
     setTimeout(() => dispose(prev), 30_000).unref();
     return compiled.warnings;

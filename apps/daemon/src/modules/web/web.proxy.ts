@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
 import type { ZProxyService } from '@lucky/contracts';
 import { cacheLifetime, type ResponseCache } from './web.cache.js';
+import { peerIp } from './web.access.js';
 import { hostOf } from './web.match.js';
 import { UpstreamPool, type Exchange, type UpstreamHandler } from './web.upstream.js';
 
@@ -431,8 +432,7 @@ export class ReverseProxy {
     const host = hostOf(req);
     out.push('host', this.cfg.useRequestHost ? (host ?? b.host) : b.host);
     if (this.cfg.forwardedHeaders) {
-      const peer = req.socket.remoteAddress ?? '';
-      const peerPlain = peer.startsWith('::ffff:') ? peer.slice(7) : peer;
+      const peerPlain = peerIp(req);
       out.push('x-forwarded-for', xff ? `${xff}, ${peerPlain}` : peerPlain);
       out.push('x-forwarded-proto', xfp || (ctx.tls ? 'https' : 'http'));
       out.push('x-forwarded-host', xfh || host || '');

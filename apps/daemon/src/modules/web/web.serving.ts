@@ -14,10 +14,13 @@ import type { WebPlan } from './web.compile.js';
 import { WebListeners } from './web.lifecycle.js';
 import { WebThreads } from './web.threads.js';
 import { AutoServing } from './web.autoscale.js';
+import { EdgeServing, edgeAddon } from './web.edge.js';
 
 /** What a running rule tells beyond its start: lines for its log (a backend marked down...). */
 export interface ServingEvents {
   note(line: Msg): void;
+  /** An active health check changed its verdict on a site's backend (sites and backends by index). */
+  health?(site: number, backend: number, up: boolean): void;
 }
 
 export interface AccessLogPage {
@@ -62,7 +65,12 @@ export function servingThreads(setting: number, env: number | undefined): number
  * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or when
  * the setting asks for one thread, the main thread serves.
  */
-export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string }): Serving {
+export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string; engine?: 'native' | 'node' }): Serving {
+  if (o.engine !== 'node') {
+    const edge = edgeAddon();
+    // The edge's threads are small (no JavaScript heap): as many as asked, or one per CPU (up to 4) at once.
+    if (edge) return new EdgeServing(edge, { threads: threads === 'auto' ? Math.min(availableParallelism(), 4) : Math.max(1, threads), say: o.say });
+  }
   const workerFile = o.workerFile ?? WORKER;
   const can = nativeAddon() !== null && existsSync(workerFile);
   if (threads === 'auto') {

@@ -37,13 +37,13 @@ export interface EngineRunner {
   close(): Promise<void>;
 }
 
-export function runEngine(threads: number, o: { firewall?: Firewall } = {}): EngineRunner {
+export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'native' | 'node' } = {}): EngineRunner {
   const dir = mkdtempSync(join(tmpdir(), 'lucky-web-engine-'));
   const certs = testCertificates(dir);
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
   const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads };
-  const engine = new WebEngine({ env: { nativeRelay: true }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
+  const engine = new WebEngine({ env: { nativeRelay: true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
   const runtime = new RuleRuntime<WebRule, WebConfigure, WebRunFigures>({
@@ -90,13 +90,23 @@ export function runEngine(threads: number, o: { firewall?: Firewall } = {}): Eng
 }
 
 /**
- * The two ways rules are served, for tests that run on both: the main thread, and two serving
- * threads (SO_REUSEPORT sockets; needs `npm run build` for the native addon and the worker).
+ * The ways rules are served, for tests that run on all of them: the native data plane (two edge
+ * threads, with the rule's Node server behind them), and Node's HTTP servers (LUCKY_WEB_ENGINE=node)
+ * on the main thread and on two serving threads (SO_REUSEPORT sockets). The native ones need
+ * `npm run build` (the addon and the serving thread's worker).
  */
 export const ENGINES: Array<[string, () => EngineRunner]> = [
-  ['one thread', () => runEngine(1)],
   [
-    'serving threads',
+    'native',
+    () => {
+      const r = runEngine(2, { engine: 'native' });
+      if (!r.engine.native) throw new Error('the native data plane needs `npm run build` (the native addon)');
+      return r;
+    },
+  ],
+  ['node, one thread', () => runEngine(1)],
+  [
+    'node, serving threads',
     () => {
       const r = runEngine(2);
       if (r.engine.servingThreads !== 2) throw new Error('serving threads need `npm run build` (native addon and worker)');

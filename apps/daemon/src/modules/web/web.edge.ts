@@ -1,0 +1,237 @@
+/**
+ * Web rules served by the native data plane (native/edge, docs/WEB.md): the edge's threads own each
+ * rule's listening socket and serve what its table says they can (proxies to backends by address,
+ * text, redirects, URL jumps, close, filters, robots.txt, websockets); everything else (files, a
+ * cache, a login, CORS, a trusted proxy's client address, ACME answers, HTTPS backends) goes, a
+ * request at a time, to the rule's Node server on this thread, which listens nowhere: the edge hands
+ * it one end of a socketpair per connection. Figures and the access log are the edge's (it sees every
+ * answer, its own and Node's), with how many requests each side served.
+ */
+import { closeSync } from 'node:fs';
+import { constants } from 'node:os';
+import type { Msg, WebFigures } from '@lucky/contracts';
+import { RuleProblem } from '../../core/engine.js';
+import type { Say } from '../../core/logs.js';
+import { listenReusePort, nativeAddon } from '../../core/native.js';
+import type { WebPlan } from './web.compile.js';
+import { edgeTable, type EdgeSiteInfo } from './web.edgetable.js';
+import type { EdgeTable } from './web.edgetable.js';
+import { WebListeners } from './web.lifecycle.js';
+import { listenHost } from './web.listen.js';
+import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { listenFailure } from './web.threads.js';
+
+/** native/edge/napi.c */
+export interface EdgeAddon {
+  edgeStart(threads: number, onEvent: (kind: number, rule: number, a: number, b: number, c: number) => void): number;
+  edgeStop(): void;
+  edgeAdd(fd: number, table: EdgeTable): number;
+  edgeApply(rule: number, table: EdgeTable): void;
+  edgeRemove(rule: number, graceMs: number): void;
+  edgeFree(rule: number): void;
+  edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
+  edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
+  edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
+}
+
+const EVENT_ADOPT = 1;
+const EVENT_BACKEND_DOWN = 2;
+const EVENT_REMOVED = 3;
+/** How long requests under way may finish when a rule stops (as on the Node path). */
+const STOP_GRACE_MS = 1000;
+/** Backends named by host name are looked up again this often (a container that restarted has another address). */
+const RESOLVE_EVERY_MS = 30_000;
+
+const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+
+/** The edge, when this build has it. */
+export function edgeAddon(): EdgeAddon | null {
+  const addon = nativeAddon() as unknown as Partial<EdgeAddon> | null;
+  return addon && typeof addon.edgeStart === 'function' ? (addon as EdgeAddon) : null;
+}
+
+interface EdgeRule {
+  id: number;
+  plan: WebPlan;
+  events: ServingEvents;
+  sites: EdgeSiteInfo[];
+  /** The table's backends by address, to see when a name's address changed. */
+  addresses: string;
+  timer: NodeJS.Timeout | null;
+  /** Serialises applies (a save, a new address) of this rule. */
+  busy: Promise<unknown>;
+}
+
+const siteName = (name: string) => name || { key: 'webSiteDefault' as const };
+
+function addressesOf(table: EdgeTable): string {
+  return table.sites.map((s) => (s.backends ?? []).map((b) => b.address).join(',')).join(';');
+}
+
+/** Users of the edge's threads in this process (a test may run two engines): the last one stops them. */
+let users = 0;
+
+export class EdgeServing implements Serving {
+  readonly threads: number;
+  private node: WebListeners;
+  /** Rules the edge does not take yet (HTTPS): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
+  private direct: WebListeners;
+  private rules = new Map<string, EdgeRule>();
+  private keys = new Map<number, string>();
+  private removed = new Map<number, () => void>();
+
+  constructor(
+    private addon: EdgeAddon,
+    o: { threads: number; say: Say },
+  ) {
+    this.node = new WebListeners({ say: o.say });
+    this.direct = new WebListeners({ say: o.say });
+    this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
+    users++;
+  }
+
+  /** Rule ids are the process's: events go to the engine that added the rule. */
+  private static owners = new Map<number, EdgeServing>();
+
+  private static dispatch(kind: number, id: number, a: number, b: number, c: number): void {
+    const owner = EdgeServing.owners.get(id);
+    if (owner) owner.onEvent(kind, id, a, b, c);
+    else if (kind === EVENT_ADOPT) closeSync(a);
+  }
+
+  private onEvent(kind: number, id: number, a: number, b: number, c: number): void {
+    if (kind === EVENT_ADOPT) {
+      const key = this.keys.get(id);
+      if (key === undefined) return closeSync(a);
+      this.node.adopt(key, a);
+    } else if (kind === EVENT_BACKEND_DOWN) {
+      const r = this.rules.get(this.keys.get(id) ?? '');
+      const site = r?.sites[a];
+      const url = site?.urls[b];
+      if (!r || !site || url === undefined) return;
+      const detail = c ? (ERRNO_NAMES.get(c) ?? `errno ${c}`) : 'closed';
+      r.events.note({ key: 'webBackendDown', vars: { site: siteName(site.name), url, seconds: site.failTimeoutSeconds, detail } });
+    } else if (kind === EVENT_REMOVED) {
+      this.removed.get(id)?.();
+    }
+  }
+
+  /** The rule's Node server (checks its certificates: a bad one stops here), then its table and socket to the edge. */
+  async open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
+    await this.stop(key);
+    if (plan.rule.protocol === 'https') return this.direct.open(key, plan, events);
+    const rule: EdgeRule = { id: 0, plan, events, sites: [], addresses: '', timer: null, busy: Promise.resolve() };
+    const warnings = await this.node.openBehindEdge(key, plan, { note: events.note, health: (site, backend, up) => this.health(rule, site, backend, up) });
+    let fd = -1;
+    try {
+      const { table, sites } = await edgeTable(plan);
+      rule.sites = sites;
+      rule.addresses = addressesOf(table);
+      const r = plan.rule;
+      try {
+        fd = listenReusePort(listenHost(r), r.port, r.network === 'tcp6');
+      } catch (err) {
+        throw listenFailure(plan, err);
+      }
+      rule.id = this.addon.edgeAdd(fd, table);
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      await this.node.stop(key);
+      throw err instanceof RuleProblem ? err : new RuleProblem({ key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } });
+    }
+    this.rules.set(key, rule);
+    this.keys.set(rule.id, key);
+    EdgeServing.owners.set(rule.id, this);
+    if (plan.rule.defaultService.type === 'proxy' || plan.rule.subRules.some((s) => s.service.type === 'proxy')) this.watchNames(key, rule);
+    return warnings;
+  }
+
+  private health(rule: EdgeRule, site: number, backend: number, up: boolean): void {
+    if (rule.id && backend >= 0) this.addon.edgeHealth(rule.id, site, backend, up);
+  }
+
+  /** Names of backends looked up again now and then; a new address is a new table. */
+  private watchNames(key: string, rule: EdgeRule): void {
+    rule.timer = setInterval(() => {
+      rule.busy = rule.busy.then(async () => {
+        if (this.rules.get(key) !== rule) return;
+        const { table, sites } = await edgeTable(rule.plan);
+        const addresses = addressesOf(table);
+        if (addresses === rule.addresses || this.rules.get(key) !== rule) return;
+        rule.addresses = addresses;
+        rule.sites = sites;
+        this.addon.edgeApply(rule.id, table);
+      }).catch(() => undefined);
+    }, RESOLVE_EVERY_MS);
+    rule.timer.unref();
+  }
+
+  async apply(key: string, plan: WebPlan): Promise<Msg[]> {
+    if (this.direct.has(key)) return this.direct.apply(key, plan);
+    const rule = this.rules.get(key);
+    if (!rule) throw new Error(`web rule ${key} is not served`);
+    const run = rule.busy.then(async () => {
+      const warnings = await this.node.apply(key, plan);
+      const { table, sites } = await edgeTable(plan);
+      rule.plan = plan;
+      rule.sites = sites;
+      rule.addresses = addressesOf(table);
+      this.addon.edgeApply(rule.id, table);
+      return warnings;
+    });
+    rule.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  async stop(key: string): Promise<void> {
+    if (this.direct.has(key)) return this.direct.stop(key);
+    const rule = this.rules.get(key);
+    if (!rule) return;
+    this.rules.delete(key);
+    if (rule.timer) clearInterval(rule.timer);
+    await rule.busy;
+    const gone = new Promise<void>((resolve) => this.removed.set(rule.id, resolve));
+    this.addon.edgeRemove(rule.id, STOP_GRACE_MS);
+    // Requests the edge still passes to Node finish there meanwhile.
+    await gone;
+    this.removed.delete(rule.id);
+    this.keys.delete(rule.id);
+    EdgeServing.owners.delete(rule.id);
+    this.addon.edgeFree(rule.id);
+    await this.node.stop(key);
+  }
+
+  figures(key: string): WebFigures {
+    if (this.direct.has(key)) return this.direct.figures(key);
+    const rule = this.rules.get(key);
+    if (!rule) return { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
+    const [requests, native, fallback, bytesIn, bytesOut, connections, flat] = this.addon.edgeFigures(rule.id);
+    const codes: Record<string, number> = {};
+    for (let i = 0; i < flat.length; i += 2) codes[String(flat[i])] = flat[i + 1]!;
+    return { requests, bytesIn, bytesOut, connections, codes, engine: { native, node: fallback } };
+  }
+
+  accessLog(key: string, limit: number): AccessLogPage {
+    if (this.direct.has(key)) return this.direct.accessLog(key, limit);
+    const rule = this.rules.get(key);
+    if (!rule) return { list: [], total: 0 };
+    const [rows, total] = this.addon.edgeLog(rule.id, limit);
+    return {
+      list: rows.map(([time, clientIP, method, host, path, status, bytes, ms, userAgent, sub]) => ({ time, clientIP, method, host, path, status, bytes, ms, userAgent, sub })),
+      total,
+    };
+  }
+
+  connections(): number {
+    let n = this.direct.connections();
+    for (const key of this.rules.keys()) n += this.figures(key).connections;
+    return n;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.rules.keys()].map((k) => this.stop(k)));
+    await this.node.close();
+    await this.direct.close();
+    if (--users === 0) this.addon.edgeStop();
+  }
+}
