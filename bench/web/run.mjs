@@ -39,7 +39,7 @@
  * (/proc/stat, the middle 80% of the run): at N = 1 a core 0 below 90% busy means the client side
  * (wrk, the backend and loopback softirq on the other cores) limited the figure, not the server, and
  * a warning line says so; another one when core 0 was busy with other processes than the server.
- * A final table sums everything up in the issue's format. The default run takes about 21 minutes
+ * A final table sums everything up in the issue's format. The default run takes about 20 minutes
  * (a guard stops it at 25).
  *
  * Installs wrk, nginx, caddy, nghttp2-client (h2load) and libssl-dev (for the shim) with apt-get when
@@ -195,7 +195,7 @@ async function waitPort(port, ms = 20_000) {
 
 // ---- CPU accounting ------------------------------------------------------------------------
 
-/** Per-core [busy, total] jiffies since boot. */
+/** Busy and total jiffies of each core since boot. */
 function coreTimes() {
   return readFileSync('/proc/stat', 'utf8')
     .split('\n')
@@ -929,7 +929,10 @@ async function movePart() {
   // Idle: what the daemon holds with its rule and nothing to do, once start-up has settled.
   await sleep(5000);
   const samples = [];
-  for (let i = 0; i < 5; i++, await sleep(1000)) samples.push(rssOf(d.pid));
+  for (let i = 0; i < 5; i++) {
+    samples.push(rssOf(d.pid));
+    await sleep(1000);
+  }
   const idle = median(samples);
   const idleThreads = threadsOf();
   log(`  idle: RSS ${fmt(idle / MB, 1)} MB, ${idleThreads} OS threads, ${fds()} fds`);
