@@ -42,8 +42,6 @@
 
 #include "files.h"
 
-void edge_init(napi_env env, napi_value exports);
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1302,7 +1300,6 @@ static napi_value init(napi_env env, napi_value exports) {
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   files_init(env, exports);
-  edge_init(env, exports); /* edge/napi.c: the web data plane */
   return exports;
 }
 

@@ -641,7 +641,7 @@ static napi_value js_health(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-void edge_init(napi_env env, napi_value exports) {
+static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"edgeStart", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
       {"edgeStop", NULL, js_stop, NULL, NULL, NULL, napi_default, NULL},
@@ -654,4 +654,7 @@ void edge_init(napi_env env, napi_value exports) {
       {"edgeHealth", NULL, js_health, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  return exports;
 }
+
+NAPI_MODULE(edge, init)

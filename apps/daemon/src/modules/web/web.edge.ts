@@ -7,12 +7,15 @@
  * it one end of a socketpair per connection. Figures and the access log are the edge's (it sees every
  * answer, its own and Node's), with how many requests each side served.
  */
-import { closeSync } from 'node:fs';
+import { closeSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Msg, WebFigures } from '@lucky/contracts';
 import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
-import { listenReusePort, nativeAddon } from '../../core/native.js';
+import { listenReusePort } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
 import { edgeTable, type EdgeSiteInfo } from './web.edgetable.js';
 import type { EdgeTable } from './web.edgetable.js';
@@ -44,10 +47,22 @@ const RESOLVE_EVERY_MS = 30_000;
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 
-/** The edge, when this build has it. */
+/** dist/native/edge.node, from src/modules/web or dist/modules/web alike. */
+const ADDON = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'native', 'edge.node');
+let loaded: EdgeAddon | null | undefined;
+
+/** The edge, when this build has it (Linux, a C compiler and Node's headers at build time). */
 export function edgeAddon(): EdgeAddon | null {
-  const addon = nativeAddon() as unknown as Partial<EdgeAddon> | null;
-  return addon && typeof addon.edgeStart === 'function' ? (addon as EdgeAddon) : null;
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  if (process.platform === 'linux' && existsSync(ADDON)) {
+    try {
+      loaded = createRequire(import.meta.url)(ADDON) as EdgeAddon;
+    } catch {
+      loaded = null; // a build for another system
+    }
+  }
+  return loaded;
 }
 
 interface EdgeRule {
