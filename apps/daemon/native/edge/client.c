@@ -9,6 +9,7 @@
 #include "exchange.h"
 #include "out.h"
 #include "route.h"
+#include "tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 
 static void client_free(void *p) {
   Client *c = p;
+  tls_free(c);
   free(c->buf);
   free(c->out);
   exchange_reset(&c->x);
@@ -68,6 +70,10 @@ void client_close(Client *c) {
   }
   exchange_release_backend(&c->x);
   request_end(c, c->x.head_sent ? c->x.status : 0);
+  if (c->table) table_unref(c->table);
+  c->table = NULL;
+  if (c->hs_table) table_unref(c->hs_table);
+  c->hs_table = NULL;
   count_bytes(c);
   stats_of(c)->connections--;
   close(c->fd);
@@ -137,6 +143,17 @@ void client_accept(Worker *w, Rule *r) {
       free(c);
       continue;
     }
+    Table *t = r->tables[w->index];
+    if (t && t->tls_conf) {
+      c->ssl = tls_new(t->tls_conf, fd);
+      if (!c->ssl) {
+        close(fd);
+        free(c);
+        continue;
+      }
+      c->hs_table = table_ref(t);
+      c->state = C_HANDSHAKE;
+    }
     c->next = w->clients;
     if (w->clients) w->clients->prev = c;
     w->clients = c;
@@ -157,6 +174,14 @@ int client_read(Client *c) {
     memmove(c->buf, c->buf + c->off, c->len - c->off);
     c->len -= c->off;
     c->off = 0;
+  }
+  if (c->ssl) {
+    int n = tls_read(c, c->buf + c->len, EDGE_BUF - c->len);
+    if (n > 0) {
+      c->len += (uint32_t)n;
+      c->bytes_in += (uint64_t)n;
+    }
+    return n;
   }
   for (;;) {
     size_t room = EDGE_BUF - c->len;
@@ -186,6 +211,7 @@ static void reject(Client *c, int status) {
 }
 
 static void linger_start(Client *c) {
+  tls_bye(c);
   shutdown(c->fd, SHUT_WR);
   c->state = C_LINGER;
   c->deadline = c->w->now + EDGE_LINGER_MS;
@@ -360,6 +386,18 @@ void client_run(Client *c) {
       return;
     }
     switch (c->state) {
+      case C_HANDSHAKE: {
+        int r = tls_handshake(c);
+        if (r < 0) {
+          client_close(c);
+          return;
+        }
+        if (r == 0) return;
+        table_unref(c->hs_table);
+        c->hs_table = NULL;
+        c->state = C_HEAD;
+        break;
+      }
       case C_HEAD:
         if (!head_step(c)) return;
         break;
@@ -396,6 +434,9 @@ void client_event(Client *c, uint32_t events) {
   if (events & (EPOLLRDHUP | EPOLLHUP)) c->rdhup = 1;
   if (events & (EPOLLHUP | EPOLLERR)) c->hup = 1;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) c->writable = 1;
+  /* OpenSSL may need the other direction: a read that waits to write, a write that waits to read. */
+  if (c->tls_wants_write && (events & EPOLLOUT)) c->tls_wants_write = 0, c->readable = 1;
+  if (c->tls_wants_read && (events & EPOLLIN)) c->tls_wants_read = 0, c->writable = 1;
   client_run(c);
 }
 
@@ -411,6 +452,9 @@ void client_run_again(Worker *w) {
 void client_timeout(Client *c) {
   c->deadline = 0;
   switch (c->state) {
+    case C_HANDSHAKE:
+      client_close(c);
+      break;
     case C_HEAD:
       /* Mid-head: 408, as the Node path; between requests: a quiet close. */
       if (c->len > c->off) {
@@ -431,7 +475,7 @@ void client_drop_rule(Worker *w, Rule *r, int all) {
   for (Client *c = w->clients, *next; c; c = next) {
     next = c->next;
     if (c->rule != r) continue;
-    if (all || (c->state == C_HEAD && c->off == c->len) || c->state == C_LINGER) client_close(c);
+    if (all || (c->state == C_HEAD && c->off == c->len) || c->state == C_LINGER || c->state == C_HANDSHAKE) client_close(c);
     else c->keep_alive = 0;
   }
 }

@@ -48,6 +48,8 @@ typedef struct Backend Backend;
 typedef struct Client Client;
 typedef struct Upstream Upstream;
 typedef struct Pool Pool;
+struct TlsConf;
+struct ssl_st;
 
 /* What an epoll event's pointer points at: every such object starts with one. */
 enum { EV_WAKE = 1, EV_LISTEN, EV_CLIENT, EV_UPSTREAM };
@@ -173,6 +175,7 @@ struct Table {
   int nsites;
   Site *sites; /* [0]: the default service */
   uint32_t log_capacity;
+  struct TlsConf *tls_conf; /* NULL: plain HTTP */
 };
 
 Table *table_ref(Table *t);
@@ -264,7 +267,7 @@ void worker_defer_free(Worker *w, void *obj, void (*fn)(void *));
 /* ------------------------------------------------------------------ connections */
 
 /* Where a request is going (client.c). */
-enum { C_HEAD = 1, C_ANSWER, C_EXCHANGE, C_TUNNEL, C_LINGER, C_CLOSED };
+enum { C_HANDSHAKE = 1, C_HEAD, C_ANSWER, C_EXCHANGE, C_TUNNEL, C_LINGER, C_CLOSED };
 
 /* A request on its way to a backend or to the Node server, and its answer (exchange.c). */
 typedef struct {
@@ -316,7 +319,7 @@ struct Client {
   int requests;
   int queued; /* in the worker's `again` list */
   Client *again_next;
-  int tunnel_eof;
+  int tunnel_eof, tunnel_down_done;
   int64_t tunnel_idle_ms;
   char *buf;
   uint32_t off, len;
@@ -339,6 +342,12 @@ struct Client {
   uint16_t peer_port;
   LogEntry *entry; /* the access log's record of the request under way */
   Exchange x;
+  /* TLS (tls.c): the connection, the record being written, what OpenSSL waits for. */
+  struct ssl_st *ssl;
+  Table *hs_table; /* held while the handshake may still call into its certificates */
+  char *tls_buf;
+  uint32_t tls_off, tls_len;
+  int tls_wants_read, tls_wants_write;
 };
 
 /* One connection to a backend, or to the rule's Node server (fallback). */

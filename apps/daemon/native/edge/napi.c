@@ -10,6 +10,9 @@
  *   edgeFigures(ruleId) -> [requests, native, fallback, bytesIn, bytesOut, connections, [code, n, ...]]
  *   edgeLog(ruleId, limit) -> [[time, ip, method, host, path, status, bytes, ms, userAgent, sub], ...] oldest first
  *   edgeHealth(ruleId, site, backend, healthy)  an active health check's verdict
+ *   edgeOcsp(ruleId, cert, der | null)          the OCSP response stapled for the rule's certificate `cert`
+ *   ocspRequest(certPem, issuerPem) -> Buffer | null      the DER of an OCSP request for a certificate
+ *   ocspCheck(der, certPem, issuerPem) -> [status, nextUpdateMs]  0 good, 1 revoked, 2 unknown, -1 not a valid answer
  * The table object is web.edgetable.ts's EdgeTable; a malformed one throws and changes nothing.
  */
 #define NAPI_VERSION 8
@@ -17,6 +20,10 @@
 
 #include "edge.h"
 #include "log.h"
+#include "ocsp.h"
+#include "tls.h"
+
+#include <openssl/crypto.h>
 
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -348,7 +355,37 @@ static int hosts_of(napi_env env, napi_value obj, const char *key, HostEntry **o
   return 1;
 }
 
-static Table *table_of(napi_env env, napi_value v) {
+/* The table's `tlsConf`: { minVersion, h2, certs: [{ cert, key, names }] } (the certificates already checked by JavaScript). */
+static int tls_of(napi_env env, napi_value obj, Table *t, char *err, size_t errlen) {
+  napi_value v, certs;
+  uint32_t n;
+  napi_valuetype ty;
+  if (!prop(env, obj, "tlsConf", &v) || napi_typeof(env, v, &ty) != napi_ok || ty != napi_object) return 1;
+  if (!array(env, v, "certs", &certs, &n) || n == 0) return snprintf(err, errlen, "no certificate"), 0;
+  t->tls_conf = tls_conf_new((int)num(env, v, "minVersion", 0x0303), flag(env, v, "h2"), err, errlen);
+  if (!t->tls_conf) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value c = at(env, certs, i), list;
+    uint32_t cl = 0, kl = 0, k = 0;
+    char *cert = str(env, c, "cert", &cl), *key = str(env, c, "key", &kl);
+    array(env, c, "names", &list, &k);
+    char **names = calloc(k ? k : 1, sizeof *names);
+    uint32_t *lens = calloc(k ? k : 1, sizeof *lens);
+    int ok = cert && key && names && lens;
+    for (uint32_t j = 0; ok && j < k; j++) ok = (names[j] = string_of(env, at(env, list, j), &lens[j])) != NULL;
+    ok = ok && tls_conf_add(t->tls_conf, cert, cl, key, kl, names, lens, (int)k, err, errlen) == 0;
+    for (uint32_t j = 0; names && j < k; j++) free(names[j]);
+    free(names);
+    free(lens);
+    if (key) OPENSSL_cleanse(key, kl);
+    free(cert);
+    free(key);
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+static Table *table_of(napi_env env, napi_value v, char *err, size_t errlen) {
   Table *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->tls = flag(env, v, "tls");
@@ -367,6 +404,7 @@ static Table *table_of(napi_env env, napi_value v) {
     }
   }
   ok = ok && hosts_of(env, v, "exact", &t->exact, &t->nexact, t->nsites) && hosts_of(env, v, "wild", &t->wild, &t->nwild, t->nsites);
+  ok = ok && tls_of(env, v, t, err, errlen);
   if (!ok) {
     table_free(t);
     return NULL;
@@ -465,8 +503,9 @@ static napi_value js_add(napi_env env, napi_callback_info info) {
   int32_t fd = -1;
   napi_get_value_int32(env, argv[0], &fd);
   if (fd < 0) return throw_msg(env, "edge: bad socket");
-  Table *t = table_of(env, argv[1]);
-  if (!t) return throw_msg(env, "edge: malformed table");
+  char err[300] = "malformed table";
+  Table *t = table_of(env, argv[1], err, sizeof err);
+  if (!t) return throw_msg(env, err);
   Rule *r = calloc(1, sizeof *r);
   if (!r) {
     table_free(t);
@@ -496,8 +535,9 @@ static napi_value js_apply(napi_env env, napi_callback_info info) {
   if (!args(env, info, 2, argv)) return NULL;
   Rule *r = rule_arg(env, argv[0]);
   if (!r) return NULL;
-  Table *t = table_of(env, argv[1]);
-  if (!t) return throw_msg(env, "edge: malformed table");
+  char err[300] = "malformed table";
+  Table *t = table_of(env, argv[1], err, sizeof err);
+  if (!t) return throw_msg(env, err);
   t->refs = 1 + edge_workers;
   Table *old = r->latest;
   r->latest = t;
@@ -641,6 +681,59 @@ static napi_value js_health(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value js_ocsp(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!args(env, info, 3, argv)) return NULL;
+  Rule *r = rule_arg(env, argv[0]);
+  if (!r) return NULL;
+  int32_t cert = -1;
+  napi_get_value_int32(env, argv[1], &cert);
+  void *data = NULL;
+  size_t len = 0;
+  bool is = false;
+  if (napi_is_buffer(env, argv[2], &is) == napi_ok && is) napi_get_buffer_info(env, argv[2], &data, &len);
+  if (!r->latest->tls_conf || tls_conf_ocsp_set(r->latest->tls_conf, cert, data, len) < 0) return throw_msg(env, "edge: no such certificate");
+  return NULL;
+}
+
+static napi_value js_ocsp_request(napi_env env, napi_callback_info info) {
+  napi_value argv[2], out;
+  if (!args(env, info, 2, argv)) return NULL;
+  uint32_t cl = 0, il = 0;
+  char *cert = string_of(env, argv[0], &cl), *issuer = string_of(env, argv[1], &il);
+  unsigned char *der = NULL;
+  int n = cert && issuer ? ocsp_request(cert, cl, issuer, il, &der) : -1;
+  free(cert);
+  free(issuer);
+  if (n < 0) {
+    napi_get_null(env, &out);
+    return out;
+  }
+  napi_create_buffer_copy(env, (size_t)n, der, NULL, &out);
+  OPENSSL_free(der);
+  return out;
+}
+
+static napi_value js_ocsp_check(napi_env env, napi_callback_info info) {
+  napi_value argv[3], out;
+  if (!args(env, info, 3, argv)) return NULL;
+  void *data = NULL;
+  size_t len = 0;
+  bool is = false;
+  if (napi_is_buffer(env, argv[0], &is) != napi_ok || !is) return throw_msg(env, "ocspCheck: a Buffer");
+  napi_get_buffer_info(env, argv[0], &data, &len);
+  uint32_t cl = 0, il = 0;
+  char *cert = string_of(env, argv[1], &cl), *issuer = string_of(env, argv[2], &il);
+  double next = 0;
+  int status = cert && issuer ? ocsp_check(data, len, cert, cl, issuer, il, &next) : OCSP_BAD;
+  free(cert);
+  free(issuer);
+  napi_create_array_with_length(env, 2, &out);
+  napi_set_element(env, out, 0, number(env, status));
+  napi_set_element(env, out, 1, number(env, next));
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"edgeStart", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
@@ -652,6 +745,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"edgeFigures", NULL, js_figures, NULL, NULL, NULL, napi_default, NULL},
       {"edgeLog", NULL, js_log, NULL, NULL, NULL, napi_default, NULL},
       {"edgeHealth", NULL, js_health, NULL, NULL, NULL, napi_default, NULL},
+      {"edgeOcsp", NULL, js_ocsp, NULL, NULL, NULL, napi_default, NULL},
+      {"ocspRequest", NULL, js_ocsp_request, NULL, NULL, NULL, napi_default, NULL},
+      {"ocspCheck", NULL, js_ocsp_check, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -5,6 +5,7 @@
  */
 #include "edge.h"
 #include "out.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +118,7 @@ void out_status(Client *c, int status) {
 
 /* 1: all sent, 0: the socket would block (EPOLLOUT brings us back), -1: the connection broke. */
 int client_flush(Client *c) {
+  if (c->ssl) return tls_flush(c);
   for (;;) {
     struct iovec iov[3];
     int n = 0;

@@ -3,6 +3,7 @@
  * request that started with it ends. napi.c builds it from JavaScript's description.
  */
 #include "edge.h"
+#include "tls.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ void table_free(Table *t) {
     free(p->res_headers);
   }
   free(t->sites);
+  tls_conf_free(t->tls_conf);
   free(t);
 }
 

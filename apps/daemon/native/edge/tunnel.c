@@ -6,6 +6,7 @@
 #include "edge.h"
 #include "exchange.h"
 #include "out.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 void tunnel_close(Client *c) { client_close(c); }
 
-/* Sends buf[*off, len) to fd: 1 progress, 0 would block, -1 broken. */
+/* Sends buf[*off, len) to the backend: 1 progress, 0 would block, -1 broken. */
 static int send_some(int fd, const char *buf, uint32_t *off, uint32_t len, int *writable, uint64_t *count) {
   if (*off >= len || !*writable) return 0;
   ssize_t n = send(fd, buf + *off, len - *off, MSG_NOSIGNAL);
@@ -46,6 +47,7 @@ void tunnel_step(Client *c) {
     if (r == 0) break;
     /* Client to backend. */
     r = send_some(u->fd, c->buf, &c->off, c->len, &u->writable, NULL);
+    if (c->off >= c->len) c->off = c->len = 0;
     if (r < 0) goto broken;
     progress |= r;
     if (c->off >= c->len && !c->tunnel_eof && c->readable) {
@@ -56,10 +58,22 @@ void tunnel_step(Client *c) {
         shutdown(u->fd, SHUT_WR);
       } else if (n == -2) goto broken;
     }
-    /* Backend to client. */
-    r = send_some(c->fd, u->buf, &u->off, u->len, &c->writable, &c->bytes_out);
-    if (r < 0) goto broken;
-    progress |= r;
+    /* Backend to client, through client_flush (TLS or not). */
+    if (u->off < u->len) {
+      c->span = u->buf + u->off;
+      c->span_len = u->len - u->off;
+      r = client_flush(c);
+      if (r < 0) goto broken;
+      uint32_t left = c->span_len;
+      c->span = NULL;
+      c->span_len = 0;
+      if (u->len - left > u->off) progress = 1;
+      u->off = u->len - left;
+      if (r == 0) {
+        moved |= progress;
+        break;
+      }
+    }
     if (u->off >= u->len && !u->eof && u->readable) {
       if (!u->buf) u->buf = malloc(EDGE_BUF);
       if (!u->buf) goto broken;
@@ -71,7 +85,7 @@ void tunnel_step(Client *c) {
         if (n < EDGE_BUF && !u->rdhup) u->readable = 0;
       } else if (n == 0) {
         u->eof = 1;
-        shutdown(c->fd, SHUT_WR);
+        progress = 1;
       } else if (errno == EAGAIN) u->readable = 0;
       else if (errno != EINTR) goto broken;
     }
@@ -79,7 +93,13 @@ void tunnel_step(Client *c) {
     if (!progress) break;
     if (turns == 15) client_again(c);
   }
-  if (c->tunnel_eof && u->eof && c->off >= c->len && u->off >= u->len) {
+  /* The backend's end goes on once everything before it is out (a TLS client gets close_notify). */
+  if (u->eof && !c->tunnel_down_done && u->off >= u->len && c->out_off == c->out_len && !tls_pending_out(c)) {
+    c->tunnel_down_done = 1;
+    tls_bye(c);
+    shutdown(c->fd, SHUT_WR);
+  }
+  if (c->tunnel_eof && c->tunnel_down_done && c->off >= c->len) {
     client_close(c);
     return;
   }

@@ -89,7 +89,7 @@ let users = 0;
 export class EdgeServing implements Serving {
   readonly threads: number;
   private node: WebListeners;
-  /** Rules the edge does not take yet (HTTPS): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
+  /** Rules the edge does not take yet (HTTPS with HTTP/2): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
   private direct: WebListeners;
   private rules = new Map<string, EdgeRule>();
   private keys = new Map<number, string>();
@@ -134,12 +134,13 @@ export class EdgeServing implements Serving {
   /** The rule's Node server (checks its certificates: a bad one stops here), then its table and socket to the edge. */
   async open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
     await this.stop(key);
-    if (plan.rule.protocol === 'https') return this.direct.open(key, plan, events);
+    // HTTP/2 is Node's until the edge speaks it.
+    if (plan.rule.protocol === 'https' && plan.rule.http2) return this.direct.open(key, plan, events);
     const rule: EdgeRule = { id: 0, plan, events, sites: [], addresses: '', timer: null, busy: Promise.resolve() };
     const warnings = await this.node.openBehindEdge(key, plan, { note: events.note, health: (site, backend, up) => this.health(rule, site, backend, up) });
     let fd = -1;
     try {
-      const { table, sites } = await edgeTable(plan);
+      const { table, sites } = await edgeTable(plan, { h2: false });
       rule.sites = sites;
       rule.addresses = addressesOf(table);
       const r = plan.rule;
@@ -170,7 +171,7 @@ export class EdgeServing implements Serving {
     rule.timer = setInterval(() => {
       rule.busy = rule.busy.then(async () => {
         if (this.rules.get(key) !== rule) return;
-        const { table, sites } = await edgeTable(rule.plan);
+        const { table, sites } = await edgeTable(rule.plan, { h2: false });
         const addresses = addressesOf(table);
         if (addresses === rule.addresses || this.rules.get(key) !== rule) return;
         rule.addresses = addresses;
@@ -187,7 +188,7 @@ export class EdgeServing implements Serving {
     if (!rule) throw new Error(`web rule ${key} is not served`);
     const run = rule.busy.then(async () => {
       const warnings = await this.node.apply(key, plan);
-      const { table, sites } = await edgeTable(plan);
+      const { table, sites } = await edgeTable(plan, { h2: false });
       rule.plan = plan;
       rule.sites = sites;
       rule.addresses = addressesOf(table);

@@ -54,8 +54,19 @@ export interface EdgeSite {
   body?: Array<string | number>;
 }
 
+/** TLS of an HTTPS rule: the lowest version (0x0303 = 1.2), HTTP/2 offered by ALPN, the certificates (the first for unknown names). */
+export interface EdgeTls {
+  minVersion: number;
+  h2: boolean;
+  certs: Array<{ cert: string; key: string; names: string[] }>;
+}
+
+const TLS_VERSION = { '1.0': 0x0301, '1.1': 0x0302, '1.2': 0x0303, '1.3': 0x0304 } as const;
+
 export interface EdgeTable {
   tls: boolean;
+  /** HTTPS: the edge holds the TLS. */
+  tlsConf?: EdgeTls;
   port: number;
   challenges: boolean;
   logCapacity: number;
@@ -197,7 +208,8 @@ async function siteOf(name: string, service: WebService, rule: WebRule, sub: Web
 }
 
 /** The rule's table, and what its log lines need to name sites and backends. */
-export async function edgeTable(plan: WebPlan, resolve = resolveName): Promise<{ table: EdgeTable; sites: EdgeSiteInfo[] }> {
+export async function edgeTable(plan: WebPlan, o: { h2: boolean; resolve?: typeof resolveName }): Promise<{ table: EdgeTable; sites: EdgeSiteInfo[] }> {
+  const resolve = o.resolve ?? resolveName;
   const { rule } = plan;
   const sites: EdgeSite[] = [await siteOf('', rule.defaultService, rule, null, resolve)];
   const info: EdgeSiteInfo[] = [infoOf('', rule.defaultService)];
@@ -219,6 +231,9 @@ export async function edgeTable(plan: WebPlan, resolve = resolveName): Promise<{
   return {
     table: {
       tls: rule.protocol === 'https',
+      ...(rule.protocol === 'https'
+        ? { tlsConf: { minVersion: TLS_VERSION[rule.minTls], h2: o.h2 && rule.http2, certs: plan.certs.map((c) => ({ cert: c.cert, key: c.key, names: c.names })) } }
+        : {}),
       port: rule.port,
       challenges: Object.keys(plan.challenges ?? {}).length > 0,
       logCapacity: rule.accessLog.capacity,
