@@ -44,6 +44,8 @@ export const TEST_PACKAGES = [
   { pkg: 'pebble', probe: '/usr/bin/pebble' },
   // The web services' HTTP/2 tests: nghttp as a second h2 client beside curl (h2load for the bench).
   { pkg: 'nghttp2-client', probe: '/usr/bin/nghttp' },
+  // nghttp2's declarations: the web data plane's HTTP/2 is built against them (it calls the nghttp2 inside Node).
+  { pkg: 'libnghttp2-dev', probe: '/usr/include/nghttp2/nghttp2.h' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

@@ -16,9 +16,12 @@ const filesOf = (dir) =>
     .filter((f) => /\.[ch]$/.test(f))
     .sort()
     .map((f) => join(nativeDir, dir, f));
+// HTTP/2 on the edge calls the nghttp2 inside Node, declared by Debian's libnghttp2-dev (Node ships
+// no nghttp2 header); without it the edge serves HTTP/1.1 and HTTP/2 rules stay on Node's servers.
+const nghttp2 = ['/usr/include/nghttp2/nghttp2.h', '/usr/local/include/nghttp2/nghttp2.h'].some((f) => existsSync(f));
 const ADDONS = [
-  { name: 'relay', sources: filesOf('.'), what: 'port forwarding will relay in JavaScript' },
-  { name: 'edge', sources: filesOf('edge'), what: 'web rules will be served by Node alone' },
+  { name: 'relay', sources: filesOf('.'), what: 'port forwarding will relay in JavaScript', flags: [] },
+  { name: 'edge', sources: filesOf('edge'), what: 'web rules will be served by Node alone', flags: nghttp2 ? ['-DEDGE_H2'] : [] },
 ];
 
 if (process.platform !== 'linux') {
@@ -40,12 +43,12 @@ for (const addon of ADDONS) {
   }
   mkdirSync(dirname(out), { recursive: true });
   // OpenSSL's symbols are Node's own (its headers are in include/node/openssl): the edge links none.
-  const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-fvisibility=hidden', `-I${headers}`, '-o', out, ...addon.sources.filter((f) => f.endsWith('.c')), '-lpthread'], {
+  const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-shared', '-fPIC', '-fvisibility=hidden', ...addon.flags, `-I${headers}`, '-o', out, ...addon.sources.filter((f) => f.endsWith('.c')), '-lpthread'], {
     stdio: 'inherit',
   });
   if (r.status !== 0) {
     console.warn(`native ${addon.name}: ${cc} failed (${r.error?.message ?? `exit ${r.status}`}); ${addon.what}`);
     continue;
   }
-  console.log(`native ${addon.name}: built ${out}`);
+  console.log(`native ${addon.name}: built ${out}${addon.name === 'edge' && !nghttp2 ? ' (without HTTP/2: no nghttp2 headers)' : ''}`);
 }

@@ -10,6 +10,7 @@
 #include "out.h"
 #include "route.h"
 #include "tls.h"
+#include "h2.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +24,9 @@
 
 static void client_free(void *p) {
   Client *c = p;
+#ifdef EDGE_H2
+  h2_free(c);
+#endif
   tls_free(c);
   free(c->buf);
   free(c->out);
@@ -33,6 +37,8 @@ static void client_free(void *p) {
 static Stats *stats_of(Client *c) { return c->rule->stats[c->w->index]; }
 
 static void count_bytes(Client *c) {
+  /* A stream's bytes are its connection's, counted there. */
+  if (c->h2_parent) return;
   Stats *s = stats_of(c);
   s->bytes_in += c->bytes_in - c->counted_in;
   s->bytes_out += c->bytes_out - c->counted_out;
@@ -63,6 +69,22 @@ static void request_end(Client *c, int status) {
 void client_close(Client *c) {
   if (c->state == C_CLOSED) return;
   Worker *w = c->w;
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    /* A stream: its exchange let go, RST_STREAM; nghttp2 frees it when the stream closes. */
+    if (c->x.up) {
+      Upstream *u = c->x.up;
+      c->x.up = NULL;
+      upstream_abort(u);
+    }
+    exchange_release_backend(&c->x);
+    request_end(c, c->x.head_sent ? c->x.status : 0);
+    c->state = C_CLOSED;
+    h2_stream_reset(c);
+    return;
+  }
+  if (c->h2c) h2_free(c);
+#endif
   if (c->x.up) {
     Upstream *u = c->x.up;
     c->x.up = NULL;
@@ -163,6 +185,8 @@ void client_accept(Worker *w, Rule *r) {
 
 /* >0 bytes read, 0 end of stream, -1 nothing to read now, -2 error, -3 the buffer is full. */
 int client_read(Client *c) {
+  /* A stream's body is put in its buffer by its connection (h2.c). */
+  if (c->h2_parent) return -1;
   if (!c->buf) {
     c->buf = malloc(EDGE_BUF);
     if (!c->buf) return -2;
@@ -203,6 +227,8 @@ int client_read(Client *c) {
   }
 }
 
+static void request_head(Client *c, uint32_t head_len);
+
 /* A refusal with `status` and no body; the connection closes after it. */
 static void reject(Client *c, int status) {
   c->keep_alive = 0;
@@ -211,10 +237,18 @@ static void reject(Client *c, int status) {
 }
 
 static void linger_start(Client *c) {
+#ifdef EDGE_H2
+  if (c->h2c) h2_free(c);
+#endif
   tls_bye(c);
   shutdown(c->fd, SHUT_WR);
   c->state = C_LINGER;
   c->deadline = c->w->now + EDGE_LINGER_MS;
+}
+
+void client_end(Client *c) {
+  linger_start(c);
+  client_again(c);
 }
 
 /* Reads and drops what the client still sends, so that closing does not reset our last answer. */
@@ -235,6 +269,10 @@ void request_done(Client *c) {
   request_end(c, c->x.status);
   exchange_reset(&c->x);
   c->span_owner = NULL;
+  if (c->h2_parent) {
+    c->state = C_DONE;
+    return;
+  }
   if (!c->keep_alive || c->rule->removing) {
     linger_start(c);
     return;
@@ -245,6 +283,8 @@ void request_done(Client *c) {
 }
 
 static int is_robots(Route *r) { return r->path_n >= 11 && memcmp(r->path, "/robots.txt", 11) == 0 && (r->path_n == 11 || r->path[11] == '?'); }
+
+void client_request(Client *c, uint32_t head_len) { request_head(c, head_len); }
 
 static void request_head(Client *c, uint32_t head_len) {
   Worker *w = c->w;
@@ -379,6 +419,12 @@ static int head_step(Client *c) {
 }
 
 void client_run(Client *c) {
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    h2_stream_run(c);
+    return;
+  }
+#endif
   /* A client with many pipelined requests yields after a few, so that others get their turn. */
   for (int turns = 0; c->state != C_CLOSED; turns++) {
     if (turns == 32) {
@@ -396,8 +442,19 @@ void client_run(Client *c) {
         table_unref(c->hs_table);
         c->hs_table = NULL;
         c->state = C_HEAD;
+#ifdef EDGE_H2
+        if (tls_is_h2(c) && h2_start(c) < 0) {
+          client_close(c);
+          return;
+        }
+#endif
         break;
       }
+#ifdef EDGE_H2
+      case C_H2:
+        h2_run(c);
+        return;
+#endif
       case C_HEAD:
         if (!head_step(c)) return;
         break;
@@ -465,6 +522,13 @@ void client_timeout(Client *c) {
     case C_TUNNEL:
       tunnel_close(c);
       break;
+#ifdef EDGE_H2
+    case C_H2:
+      /* Quiet for 120 s: GOAWAY; streams still open (websockets) finish, then the connection ends. */
+      h2_goaway(c);
+      c->deadline = c->w->now + 120000;
+      break;
+#endif
     default:
       client_close(c);
   }
@@ -476,6 +540,9 @@ void client_drop_rule(Worker *w, Rule *r, int all) {
     next = c->next;
     if (c->rule != r) continue;
     if (all || (c->state == C_HEAD && c->off == c->len) || c->state == C_LINGER || c->state == C_HANDSHAKE) client_close(c);
+#ifdef EDGE_H2
+    else if (c->state == C_H2) h2_goaway(c);
+#endif
     else c->keep_alive = 0;
   }
 }

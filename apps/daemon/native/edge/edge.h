@@ -50,6 +50,7 @@ typedef struct Upstream Upstream;
 typedef struct Pool Pool;
 struct TlsConf;
 struct ssl_st;
+typedef struct H2Conn H2Conn;
 
 /* What an epoll event's pointer points at: every such object starts with one. */
 enum { EV_WAKE = 1, EV_LISTEN, EV_CLIENT, EV_UPSTREAM };
@@ -267,7 +268,9 @@ void worker_defer_free(Worker *w, void *obj, void (*fn)(void *));
 /* ------------------------------------------------------------------ connections */
 
 /* Where a request is going (client.c). */
-enum { C_HANDSHAKE = 1, C_HEAD, C_ANSWER, C_EXCHANGE, C_TUNNEL, C_LINGER, C_CLOSED };
+/* C_H2: an HTTP/2 connection (its streams are Clients of their own); a stream's answer is C_SENDING
+ * while nghttp2 takes its body, C_DONE once logged, until nghttp2 closes the stream. */
+enum { C_HANDSHAKE = 1, C_HEAD, C_ANSWER, C_EXCHANGE, C_TUNNEL, C_LINGER, C_H2, C_SENDING, C_DONE, C_CLOSED };
 
 /* A request on its way to a backend or to the Node server, and its answer (exchange.c). */
 typedef struct {
@@ -348,6 +351,16 @@ struct Client {
   char *tls_buf;
   uint32_t tls_off, tls_len;
   int tls_wants_read, tls_wants_write;
+  /* HTTP/2 (h2.c): a connection's session; a stream's connection, id, buffer size and progress. */
+  H2Conn *h2c;
+  Client *h2_parent;
+  Client *h2_next;
+  void *h2_req;
+  int32_t stream_id;
+  int32_t h2_chunk_open; /* where the body's chunk not sent yet starts, -1 none */
+  uint32_t cap;
+  uint32_t h2_unconsumed; /* body bytes not yet given back to flow control */
+  int h2_submitted, h2_body_done, h2_deferred, h2_remote_ended, h2_drained, h2_consume, h2_eof, h2_stream_gone, h2_tunnel, h2_last_chunk;
 };
 
 /* One connection to a backend, or to the rule's Node server (fallback). */

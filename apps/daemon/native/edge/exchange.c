@@ -8,6 +8,7 @@
 #include "edge.h"
 #include "exchange.h"
 #include "out.h"
+#include "h2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,7 +304,8 @@ void exchange_begin(Client *c, h1_request *h, Site *s, Route *r, int fallback) {
   x->site = s;
   x->fallback = fallback;
   x->upgrade = h->upgrade;
-  x->req_mode = h->chunked ? 2 : h->content_length > 0 ? 1 : 0;
+  /* A stream's body without a length is framed as chunks by h2.c as it comes (mode 3). */
+  x->req_mode = h->chunked ? (c->h2_parent ? 3 : 2) : h->content_length > 0 ? 1 : 0;
   x->req_left = x->req_mode == 1 ? (uint64_t)h->content_length : 0;
   h1_chunked_init(&x->req_ch);
   x->req_parsed = x->req_done = x->req_mode == 0;
@@ -344,6 +346,12 @@ static int scan_body(Client *c) {
   uint32_t from = c->off + x->req_ready;
   uint32_t avail = c->len - from;
   if (!avail) return 0;
+  if (x->req_mode == 3) {
+    /* Framed by us (h2.c): all of it may go; it ends with the stream's last chunk. */
+    x->req_ready += avail;
+    if (c->h2_last_chunk) x->req_parsed = 1;
+    return 0;
+  }
   if (x->req_mode == 1) {
     uint32_t take = avail < x->req_left ? avail : (uint32_t)x->req_left;
     x->req_ready += take;
@@ -403,7 +411,7 @@ void pump_request_body(Client *c) {
 }
 
 /* The answer is over on both sides: the upstream connection goes back to its pool, the client on. */
-static void exchange_finish(Client *c) {
+void exchange_finish(Client *c) {
   Exchange *x = &c->x;
   Upstream *u = x->up;
   x->up = NULL;
@@ -415,6 +423,7 @@ static void exchange_finish(Client *c) {
   if (!x->req_done) c->keep_alive = 0;
   exchange_release_backend(x);
   request_done(c);
+  if (c->h2_parent) return;
   if (c->state == C_HEAD && (c->off < c->len || c->readable)) client_again(c);
   else if (c->state == C_LINGER) client_again(c);
 }
@@ -522,6 +531,15 @@ void exchange_head(Client *c, Upstream *u, h1_response *res) {
     x->res_left = (uint64_t)res->content_length;
   } else x->res_mode = c->keep_alive && c->http11 ? 3 : 4;
   h1_chunked_init(&x->res_ch);
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    /* A stream ends by itself: a body that runs to the close needs no framing. */
+    if (x->res_mode == 3) x->res_mode = 4;
+    h2_stream_head(c, res, p, x->res_mode != 0);
+    x->head_sent = 1;
+    return;
+  }
+#endif
   /* The Node server closes after this answer: so does the client's connection. */
   if (x->res_mode == 4 || (x->fallback && res->close)) c->keep_alive = 0;
   out_status(c, res->status);
@@ -549,6 +567,12 @@ void exchange_head(Client *c, Upstream *u, h1_response *res) {
 
 int exchange_body(Client *c, Upstream *u, const char *p, uint32_t n, int last) {
   Exchange *x = &c->x;
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    x->res_bytes += n;
+    return h2_stream_body(c, u, p, n, last);
+  }
+#endif
   if (x->res_mode == 3) {
     /* A body that runs to the close, re-framed so that the client's connection can stay. */
     if (n) {
@@ -582,6 +606,14 @@ int exchange_body(Client *c, Upstream *u, const char *p, uint32_t n, int last) {
 void exchange_done(Client *c) {
   Exchange *x = &c->x;
   x->res_complete = 1;
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    h2_stream_done(c);
+    /* The upstream's buffer may still hold the last DATA nghttp2 has not taken: finished once it has. */
+    if (!c->span_len) exchange_finish(c);
+    return;
+  }
+#endif
   int r = client_flush(c);
   if (r < 0) client_close(c);
   else if (r == 1) exchange_finish(c);
@@ -593,6 +625,16 @@ void exchange_upgraded(Client *c, Upstream *u, h1_response *res) {
   x->head_sent = 1;
   x->status = 101;
   if (!x->fallback) backend_ok(x->backend);
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    h2_stream_upgraded(c, res);
+    request_count(c, 101);
+    c->state = C_TUNNEL;
+    u->deadline = 0;
+    client_again(c);
+    return;
+  }
+#endif
   /* The backend's 101 as it wrote it: its Connection and Upgrade are this very hop's. */
   out_status(c, 101);
   for (int i = 0; i < res->nheaders; i++) out_header(c, res->headers[i].name.p, res->headers[i].name.n, res->headers[i].value.p, res->headers[i].value.n);

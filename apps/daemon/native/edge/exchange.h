@@ -40,6 +40,10 @@ void client_run_again(Worker *w);
 void client_again(Client *c);
 int client_read(Client *c);
 void request_done(Client *c);
+void client_request(Client *c, uint32_t head_len);
+/* The last bytes are out: half-close, read and drop what still comes, then close (a lingering close). */
+void client_end(Client *c);
+void exchange_finish(Client *c);
 void request_count(Client *c, int status);
 
 /* answer.c */

@@ -735,6 +735,14 @@ static napi_value js_ocsp_check(napi_env env, napi_callback_info info) {
 }
 
 static napi_value init(napi_env env, napi_value exports) {
+  /* What this build can do: HTTP/2 needs nghttp2's declarations at build time. */
+  napi_value h2;
+#ifdef EDGE_H2
+  napi_get_boolean(env, true, &h2);
+#else
+  napi_get_boolean(env, false, &h2);
+#endif
+  napi_set_named_property(env, exports, "edgeH2", h2);
   napi_property_descriptor props[] = {
       {"edgeStart", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
       {"edgeStop", NULL, js_stop, NULL, NULL, NULL, napi_default, NULL},

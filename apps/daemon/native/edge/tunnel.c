@@ -33,6 +33,11 @@ static int send_some(int fd, const char *buf, uint32_t *off, uint32_t len, int *
 }
 
 void tunnel_step(Client *c) {
+  /* A stream's tunnel is its connection's to run (h2.c). */
+  if (c->h2_parent) {
+    client_again(c);
+    return;
+  }
   Upstream *u = c->x.up;
   if (!u) {
     client_close(c);

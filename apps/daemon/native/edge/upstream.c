@@ -6,6 +6,7 @@
  */
 #include "edge.h"
 #include "exchange.h"
+#include "h2.h"
 
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -202,7 +203,12 @@ int upstream_flush_request(Upstream *u) {
     if (left) {
       c->off += (uint32_t)left;
       x->req_ready -= (uint32_t)left;
+      /* Once a byte of a stream's open chunk is sent, its size is fixed: new data starts another. */
+      if (c->h2_chunk_open >= 0 && c->off > (uint32_t)c->h2_chunk_open) c->h2_chunk_open = -1;
       if (c->off == c->len) c->off = c->len = 0;
+#ifdef EDGE_H2
+      if (c->h2_parent) h2_stream_drained(c);
+#endif
     }
     if (u->timeout_ms) u->deadline = u->w->now + u->timeout_ms;
     size_t total = 0;
@@ -272,6 +278,28 @@ static void upstream_read(Upstream *u) {
         if (take > x->res_left) take = (uint32_t)x->res_left;
         x->res_left -= take;
         last = x->res_left == 0;
+      } else if (x->res_mode == 2 && c->h2_parent) {
+        /* To a stream: the chunks' data only, one span at a time. */
+        size_t used = 0, dn = 0;
+        const char *d = NULL;
+        int rc = h1_chunked_read(&x->res_ch, p, avail, &used, &d, &dn);
+        if (rc == CH_BAD) { fail(u, F_CUT, EPROTO); return; }
+        u->off += (uint32_t)used;
+        last = rc == CH_DONE;
+        int r = exchange_body(c, u, rc == CH_DATA ? d : NULL, rc == CH_DATA ? (uint32_t)dn : 0, last);
+        if (r < 0) return;
+        if (last) {
+          if (u->off < u->len) u->reusable = 0;
+          if (r == 1) exchange_done(c);
+          else x->res_complete = 1;
+          return;
+        }
+        if (r == 0) {
+          u->paused = 1;
+          u->deadline = 0;
+          return;
+        }
+        continue;
       } else if (x->res_mode == 2) {
         size_t total = 0;
         int rc = CH_NEED;

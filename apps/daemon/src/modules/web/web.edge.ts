@@ -26,6 +26,8 @@ import { listenFailure } from './web.threads.js';
 
 /** native/edge/napi.c */
 export interface EdgeAddon {
+  /** Built with HTTP/2 (nghttp2's declarations were there at build time). */
+  readonly edgeH2: boolean;
   edgeStart(threads: number, onEvent: (kind: number, rule: number, a: number, b: number, c: number) => void): number;
   edgeStop(): void;
   edgeAdd(fd: number, table: EdgeTable): number;
@@ -89,7 +91,7 @@ let users = 0;
 export class EdgeServing implements Serving {
   readonly threads: number;
   private node: WebListeners;
-  /** Rules the edge does not take yet (HTTPS with HTTP/2): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
+  /** Rules an edge built without HTTP/2 cannot take (HTTPS with HTTP/2): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
   private direct: WebListeners;
   private rules = new Map<string, EdgeRule>();
   private keys = new Map<number, string>();
@@ -134,13 +136,13 @@ export class EdgeServing implements Serving {
   /** The rule's Node server (checks its certificates: a bad one stops here), then its table and socket to the edge. */
   async open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
     await this.stop(key);
-    // HTTP/2 is Node's until the edge speaks it.
-    if (plan.rule.protocol === 'https' && plan.rule.http2) return this.direct.open(key, plan, events);
+    // An edge built without HTTP/2 leaves HTTP/2 rules to Node's servers.
+    if (plan.rule.protocol === 'https' && plan.rule.http2 && !this.addon.edgeH2) return this.direct.open(key, plan, events);
     const rule: EdgeRule = { id: 0, plan, events, sites: [], addresses: '', timer: null, busy: Promise.resolve() };
     const warnings = await this.node.openBehindEdge(key, plan, { note: events.note, health: (site, backend, up) => this.health(rule, site, backend, up) });
     let fd = -1;
     try {
-      const { table, sites } = await edgeTable(plan, { h2: false });
+      const { table, sites } = await edgeTable(plan, { h2: this.addon.edgeH2 });
       rule.sites = sites;
       rule.addresses = addressesOf(table);
       const r = plan.rule;
@@ -171,7 +173,7 @@ export class EdgeServing implements Serving {
     rule.timer = setInterval(() => {
       rule.busy = rule.busy.then(async () => {
         if (this.rules.get(key) !== rule) return;
-        const { table, sites } = await edgeTable(rule.plan, { h2: false });
+        const { table, sites } = await edgeTable(rule.plan, { h2: this.addon.edgeH2 });
         const addresses = addressesOf(table);
         if (addresses === rule.addresses || this.rules.get(key) !== rule) return;
         rule.addresses = addresses;
@@ -188,7 +190,7 @@ export class EdgeServing implements Serving {
     if (!rule) throw new Error(`web rule ${key} is not served`);
     const run = rule.busy.then(async () => {
       const warnings = await this.node.apply(key, plan);
-      const { table, sites } = await edgeTable(plan, { h2: false });
+      const { table, sites } = await edgeTable(plan, { h2: this.addon.edgeH2 });
       rule.plan = plan;
       rule.sites = sites;
       rule.addresses = addressesOf(table);
