@@ -44,6 +44,10 @@ export const TEST_PACKAGES = [
   { pkg: 'pebble', probe: '/usr/bin/pebble' },
   // The web services' HTTP/2 tests: nghttp as a second h2 client beside curl (h2load for the bench).
   { pkg: 'nghttp2-client', probe: '/usr/bin/nghttp' },
+  // The fuzzers of the native parsers (apps/daemon/native/fuzz): Debian's clang, and the libFuzzer
+  // and sanitizer runtimes it only recommends (recommends are not installed).
+  { pkg: 'clang', probe: '/usr/bin/clang' },
+  { pkg: 'libclang-rt-14-dev', probe: '/usr/lib/llvm-14/lib/clang/14.0.6/include/fuzzer/FuzzedDataProvider.h' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

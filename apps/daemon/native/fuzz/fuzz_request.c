@@ -12,7 +12,7 @@
 #include "../edge/route.h"
 #include "common.h"
 
-/* route.c's filters reach table.c; the harness never asks them (route_denied is not fuzzed). */
+/* route.c's IP filters reach table.c; the harness gives its sites User-Agent filters only. */
 int cidr_match(const Cidr *list, int n, const uint8_t *addr, int family) {
   (void)list, (void)n, (void)addr, (void)family;
   abort();
@@ -121,6 +121,22 @@ static void check_route(const h1_request *h, const Route *r) {
   }
 }
 
+/* A User-Agent filter as table.c builds one (lower-case needles), against a substring search of our own. */
+static void check_ua_filter(h1_request *h) {
+  static char *needles[] = {"bot", "curl/", "x"};
+  static uint32_t lens[] = {3, 5, 1};
+  static UaFilter ua = {.whitelist = 0, .n = 3, .list = needles, .lens = lens};
+  static Site site = {.nua = 1, .ua = &ua};
+  static Client client;
+  char low[EDGE_HEAD_MAX];
+  uint32_t n = h->user_agent.n;
+  if (n > sizeof low) return;
+  for (uint32_t i = 0; i < n; i++) low[i] = (char)lower((unsigned char)h->user_agent.p[i]);
+  int hit = 0;
+  for (int i = 0; i < ua.n; i++) hit |= memmem(low, n, needles[i], lens[i]) != NULL;
+  CHECK(route_denied(&site, &client, h) == hit);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *in = (const char *)data;
   fuzz_rng rng;
@@ -143,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_request(head, (size_t)end, &h);
     Route r;
     if (route_parse(&r, &h) == 0) check_route(&h, &r);
+    check_ua_filter(&h);
     off += start + (size_t)end;
     /* After an upgrade the bytes are the tunnel's; after a CONNECT the connection is dropped. */
     if (h.upgrade || h.is_connect) break;
