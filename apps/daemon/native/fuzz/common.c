@@ -21,6 +21,16 @@ int fuzz_tchar(unsigned char b) {
   return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b && strchr("!#$%&'*+-.^_`|~", b));
 }
 
+int fuzz_lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+int fuzz_is(h1_str s, const char *lower_text) {
+  size_t n = strlen(lower_text);
+  if (s.n != n) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (fuzz_lower((unsigned char)s.p[i]) != lower_text[i]) return 0;
+  return 1;
+}
+
 void fuzz_check_head(const char *buf, size_t len, const h1_header *headers, int n) {
   CHECK(len >= 4 && memcmp(buf + len - 4, "\r\n\r\n", 4) == 0);
   for (size_t i = 0; i < len; i++) {

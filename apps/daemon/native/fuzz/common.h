@@ -21,6 +21,10 @@ int fuzz_inside(const char *base, size_t len, const char *p, size_t n);
 /* A token character (RFC 9110 section 5.6.2), written out again rather than taken from the parser. */
 int fuzz_tchar(unsigned char b);
 
+/* ASCII lower case, and a span compared with a lower-case literal whatever its case. */
+int fuzz_lower(int c);
+int fuzz_is(h1_str s, const char *lower_text);
+
 /*
  * What every head a parser accepted must be: lines ended by CRLF and nothing else, no control byte
  * but a tab, no line that starts with whitespace (a folded line), a blank line at the end; and its

@@ -18,16 +18,6 @@ int cidr_match(const Cidr *list, int n, const uint8_t *addr, int family) {
   abort();
 }
 
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-static int is(h1_str s, const char *lower_text) {
-  size_t n = strlen(lower_text);
-  if (s.n != n) return 0;
-  for (size_t i = 0; i < n; i++)
-    if (lower((unsigned char)s.p[i]) != lower_text[i]) return 0;
-  return 1;
-}
-
 static void check_request(const char *buf, size_t len, const h1_request *h) {
   CHECK(h->head_len == len);
   CHECK(h->minor == 0 || h->minor == 1);
@@ -46,7 +36,7 @@ static void check_request(const char *buf, size_t len, const h1_request *h) {
   int lengths = 0, codings = 0, hosts = 0;
   for (int i = 0; i < h->nheaders; i++) {
     const h1_header *k = &h->headers[i];
-    if (is(k->name, "content-length")) {
+    if (fuzz_is(k->name, "content-length")) {
       lengths++;
       CHECK(k->value.n >= 1 && k->value.n <= 15);
       int64_t v = 0;
@@ -55,14 +45,14 @@ static void check_request(const char *buf, size_t len, const h1_request *h) {
         v = v * 10 + (k->value.p[d] - '0');
       }
       CHECK(v == h->content_length);
-    } else if (is(k->name, "transfer-encoding")) {
+    } else if (fuzz_is(k->name, "transfer-encoding")) {
       codings++;
-      CHECK(is(k->value, "chunked"));
-    } else if (is(k->name, "host")) {
+      CHECK(fuzz_is(k->value, "chunked"));
+    } else if (fuzz_is(k->name, "host")) {
       hosts++;
       CHECK(h->host.p == k->value.p);
-    } else if (is(k->name, "expect")) {
-      CHECK(k->value.n == 0 || is(k->value, "100-continue"));
+    } else if (fuzz_is(k->name, "expect")) {
+      CHECK(k->value.n == 0 || fuzz_is(k->value, "100-continue"));
     }
   }
   CHECK(lengths + codings <= 1);
@@ -89,7 +79,7 @@ static void check_route(const h1_request *h, const Route *r) {
   if (h->target.p[0] != '/') {
     /* An absolute form: what lies between the scheme and the path is a host, as new URL() wants one
        on the Node path, and never a query that going without it would drop. */
-    uint32_t scheme = (h->target.n > 4 && lower((unsigned char)h->target.p[4]) == 's') ? 8 : 7;
+    uint32_t scheme = (h->target.n > 4 && fuzz_lower((unsigned char)h->target.p[4]) == 's') ? 8 : 7;
     const char *auth = h->target.p + scheme;
     size_t auth_n = r->path_n == 1 && !fuzz_inside(h->target.p, h->target.n, r->path, 1) ? h->target.n - scheme : (size_t)(r->path - auth);
     CHECK(auth_n > 0 && !memchr(auth, '?', auth_n));
@@ -108,7 +98,7 @@ static void check_route(const h1_request *h, const Route *r) {
   /* The host: the value's own bytes in lower case, a name or (bracketed in the header) an IPv6 address. */
   uint32_t from = r->host_v6 ? 1 : 0;
   CHECK(r->host_n <= 253 && from + r->host_n <= h->host.n);
-  for (uint32_t i = 0; i < r->host_n; i++) CHECK(r->host[i] == lower((unsigned char)h->host.p[from + i]));
+  for (uint32_t i = 0; i < r->host_n; i++) CHECK(r->host[i] == fuzz_lower((unsigned char)h->host.p[from + i]));
   if (r->host_v6) {
     CHECK(h->host.p[0] == '[' && h->host.p[r->host_n + 1] == ']');
     CHECK(r->host_n >= 2 && r->host_n <= 45);
@@ -131,7 +121,7 @@ static void check_ua_filter(h1_request *h) {
   char low[EDGE_HEAD_MAX];
   uint32_t n = h->user_agent.n;
   if (n > sizeof low) return;
-  for (uint32_t i = 0; i < n; i++) low[i] = (char)lower((unsigned char)h->user_agent.p[i]);
+  for (uint32_t i = 0; i < n; i++) low[i] = (char)fuzz_lower((unsigned char)h->user_agent.p[i]);
   int hit = 0;
   for (int i = 0; i < ua.n; i++) hit |= memmem(low, n, needles[i], lens[i]) != NULL;
   CHECK(route_denied(&site, &client, h) == hit);

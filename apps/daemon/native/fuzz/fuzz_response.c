@@ -9,16 +9,6 @@
 
 #include "common.h"
 
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-static int is(h1_str s, const char *lower_text) {
-  size_t n = strlen(lower_text);
-  if (s.n != n) return 0;
-  for (size_t i = 0; i < n; i++)
-    if (lower((unsigned char)s.p[i]) != lower_text[i]) return 0;
-  return 1;
-}
-
 static void check_response(const char *buf, size_t len, const h1_response *r) {
   CHECK(r->head_len == len);
   fuzz_check_head(buf, len, r->headers, r->nheaders);
@@ -31,8 +21,8 @@ static void check_response(const char *buf, size_t len, const h1_response *r) {
   int codings = 0;
   for (int i = 0; i < r->nheaders; i++) {
     const h1_header *k = &r->headers[i];
-    if (is(k->name, "transfer-encoding")) codings++;
-    if (is(k->name, "content-length")) CHECK(r->content_length >= 0);
+    if (fuzz_is(k->name, "transfer-encoding")) codings++;
+    if (fuzz_is(k->name, "content-length")) CHECK(r->content_length >= 0);
   }
   if (!codings) CHECK(!r->chunked && !r->to_close);
   else CHECK(r->chunked || r->to_close);
