@@ -3,7 +3,8 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'daemon',
-    include: ['src/**/*.test.ts'],
+    // native/: the fuzzers' bounded run sits beside its harnesses.
+    include: ['src/**/*.test.ts', 'native/**/*.test.ts'],
     environment: 'node',
     // Engine tests open real sockets and child processes: give them room, never loop forever.
     testTimeout: 30_000,

@@ -46,6 +46,10 @@ export const TEST_PACKAGES = [
   { pkg: 'nghttp2-client', probe: '/usr/bin/nghttp' },
   // nghttp2's declarations: the web data plane's HTTP/2 is built against them (it calls the nghttp2 inside Node).
   { pkg: 'libnghttp2-dev', probe: '/usr/include/nghttp2/nghttp2.h' },
+  // The fuzzers of the native parsers (apps/daemon/native/fuzz): Debian's clang, and the libFuzzer
+  // and sanitizer runtimes it only recommends (recommends are not installed).
+  { pkg: 'clang', probe: '/usr/bin/clang' },
+  { pkg: 'libclang-rt-14-dev', probe: '/usr/lib/llvm-14/lib/clang/14.0.6/include/fuzzer/FuzzedDataProvider.h' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

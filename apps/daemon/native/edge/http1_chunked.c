@@ -69,8 +69,9 @@ int h1_chunked_read(h1_chunked *c, const char *in, size_t n, size_t *used, const
         i++;
         break;
       case S_TRAILER_START:
+        /* A trailer line's first byte is held to what S_TRAILER holds the others to. */
         if (b == '\r') c->state = S_FINAL_LF;
-        else if (b == '\n') goto bad;
+        else if (b == '\n' || b == 0) goto bad;
         else c->state = S_TRAILER;
         if (++c->trailers > MAX_TRAILERS) goto bad;
         i++;

@@ -78,8 +78,14 @@ static int parse_target(Route *r, h1_str t) {
   if (t.n >= 7 && strncasecmp(t.p, "http://", 7) == 0) skip = 7;
   else if (t.n >= 8 && strncasecmp(t.p, "https://", 8) == 0) skip = 8;
   else return -1;
-  const char *slash = memchr(t.p + skip, '/', t.n - skip);
-  if (slash == t.p + skip) return -1; /* no authority */
+  const char *auth = t.p + skip;
+  const char *slash = memchr(auth, '/', t.n - skip);
+  size_t auth_n = slash ? (size_t)(slash - auth) : t.n - skip;
+  /*
+   * No authority at all ("http://", which new URL() refuses on the Node path), or a query right
+   * after it ("http://host?q"): the path is a span of the target, and "/" alone would lose the query.
+   */
+  if (auth_n == 0 || memchr(auth, '?', auth_n)) return -1;
   if (!slash) {
     r->path = "/";
     r->path_n = 1;
