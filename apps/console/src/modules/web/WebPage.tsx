@@ -93,6 +93,15 @@ function FiguresCell({ r }: { r: Rule }) {
           { text: `↓ ${webText('bytesIn', { v: f.bytesIn })}`, testId: 'web-fig-in' },
           { text: `↑ ${webText('bytesOut', { v: f.bytesOut })}`, testId: 'web-fig-out' },
         ],
+        // Which path answered: the native data plane itself, or the rule's Node server behind it.
+        ...(r.figures.engine
+          ? [
+              [
+                { text: webText('engineNative', { n: r.figures.engine.native.toLocaleString('en-US') }), testId: 'web-fig-native' },
+                { text: webText('engineNode', { n: r.figures.engine.node.toLocaleString('en-US') }), testId: 'web-fig-node' },
+              ],
+            ]
+          : []),
       ]}
     >
       {codes.length > 0 && (

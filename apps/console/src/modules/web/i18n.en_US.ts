@@ -16,6 +16,8 @@ export const en_US: Record<WebTextId, string> = {
   bytesIn: 'In: {v}',
   bytesOut: 'Out: {v}',
   connections: 'Connections: {n}',
+  engineNative: 'Native: {n}',
+  engineNode: 'Node: {n}',
   noRequests: 'No requests yet',
   codeClosed: 'not answered',
   firewallNote: 'Firewall: {note}',

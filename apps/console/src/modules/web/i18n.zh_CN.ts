@@ -15,6 +15,9 @@ export const zh_CN = {
   bytesIn: '接收 {v}',
   bytesOut: '发送 {v}',
   connections: '连接 {n}',
+  // requests the native data plane answered itself, and those it passed to Node (files, cache, login...)
+  engineNative: '原生 {n}',
+  engineNode: 'Node {n}',
   noRequests: '暂无请求',
   codeClosed: '未应答',
   firewallNote: '防火墙：{note}',
