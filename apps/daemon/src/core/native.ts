@@ -157,6 +157,11 @@ interface ServingAddon {
   trimHeap(): boolean;
 }
 
+/** The addon has dupListener's half (an addon built before it has not). */
+export function canDupListener(): boolean {
+  return typeof (nativeAddon() as Partial<ServingAddon> | null)?.dupFd === 'function';
+}
+
 /**
  * Another descriptor of the listening socket `fd`, for a second server to poll it: the socket
  * stays open, its accept queue with it, until every descriptor of it is closed. Throws ListenError
