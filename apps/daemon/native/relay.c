@@ -41,6 +41,7 @@
 #include <node_api.h>
 
 #include "files.h"
+#include "serving.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1300,6 +1301,7 @@ static napi_value init(napi_env env, napi_value exports) {
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   files_init(env, exports);
+  serving_init(env, exports);
   return exports;
 }
 

@@ -150,3 +150,33 @@ export function acceptInBursts(server: Server): void {
     }
   });
 }
+
+/** native/serving.c, part of the same addon. */
+interface ServingAddon {
+  dupFd(fd: number): number;
+  trimHeap(): boolean;
+}
+
+/** The addon has dupListener's half (an addon built before it has not). */
+export function canDupListener(): boolean {
+  return typeof (nativeAddon() as Partial<ServingAddon> | null)?.dupFd === 'function';
+}
+
+/**
+ * Another descriptor of the listening socket `fd`, for a second server to poll it: the socket
+ * stays open, its accept queue with it, until every descriptor of it is closed. Throws ListenError
+ * (EMFILE…), or Error when the addon is missing.
+ */
+export function dupListener(fd: number): number {
+  const addon = nativeAddon() as (NativeAddon & Partial<ServingAddon>) | null;
+  if (!addon?.dupFd) throw new Error('native addon unavailable');
+  const r = addon.dupFd(fd);
+  if (r < 0) throw new ListenError(ERRNO_NAMES.get(-r) ?? `errno ${-r}`);
+  return r;
+}
+
+/** Gives the free pages of every malloc arena back to the system (glibc); false where it cannot. */
+export function trimHeap(): boolean {
+  const addon = nativeAddon() as (NativeAddon & Partial<ServingAddon>) | null;
+  return addon?.trimHeap?.() ?? false;
+}

@@ -6,10 +6,10 @@
  */
 import { closeSync } from 'node:fs';
 import type { Server, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
+import { createServer as createNetServer, Server as NetServer, Socket } from 'node:net';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
-import { LISTEN_BACKLOG } from '../../core/native.js';
+import { acceptInBursts, LISTEN_BACKLOG } from '../../core/native.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
 import { closeSessions } from './web.h2.js';
@@ -21,6 +21,8 @@ import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 
 interface Open extends Listener {
   server: Server;
+  /** More listening sockets of the rule's port whose connections `server` serves (acceptAlso). */
+  more: NetServer[];
   events: ServingEvents;
 }
 
@@ -86,6 +88,7 @@ export class WebListeners implements Serving {
       log: new AccessRing<WebAccessEntry>(edge ? 0 : plan.rule.accessLog.capacity),
       hosts: new HostMemo(),
       server: undefined as unknown as Server,
+      more: [],
       events,
       ...(edge ? { edge: true } : {}),
     };
@@ -145,6 +148,31 @@ export class WebListeners implements Serving {
     return this.listeners.has(key);
   }
 
+  /**
+   * One more listening socket (`fd`, owned from here on) whose connections the rule's server
+   * serves: taking back serving from threads, this thread polls each socket they polled, so that
+   * none of them is closed while the kernel may still queue connections on it (SO_REUSEPORT).
+   */
+  async acceptAlso(key: string, fd: number): Promise<void> {
+    const rt = this.listeners.get(key);
+    if (!rt) {
+      closeSync(fd);
+      throw new Error(`web rule ${key} is not listening here`);
+    }
+    // Its connections reach the rule's server as if that had accepted them (TLS included).
+    const more = createNetServer({ allowHalfOpen: (rt.server as { allowHalfOpen?: boolean }).allowHalfOpen === true, noDelay: true });
+    more.on('connection', (socket) => rt.server.emit('connection', socket));
+    acceptInBursts(more);
+    const err = await listen(more, '', 0, false, fd);
+    if (err) {
+      more.close();
+      const r = rt.compiled.rule;
+      throw new RuleProblem(listenProblem(fmtAddr(listenHost(r), r.port), r.port, err.code, err.message));
+    }
+    more.on('error', (e) => this.o.say.warn({ key: 'webListenerError', vars: { detail: detailOf(e) } }, { rule: key }));
+    rt.more.push(more);
+  }
+
   async stop(key: string): Promise<void> {
     const rt = this.listeners.get(key);
     if (!rt) return;
@@ -155,10 +183,10 @@ export class WebListeners implements Serving {
   /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
   private retire(rt: Open, graceMs: number): Promise<void> {
     const server = rt.server;
-    const closed = new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      server.close(() => resolve());
-    });
+    // A drained server is closed again: HTTP's close also ends its timeout checks, and 'close'
+    // still comes once its connections are gone.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const more of rt.more) more.close();
     server.closeIdleConnections();
     closeSessions(rt.sessions);
     const all = new Promise<void>((resolve) => {
@@ -180,9 +208,17 @@ export class WebListeners implements Serving {
   }
 
   /**
-   * Stops accepting while its connections finish: each closes after its next answer, and what is
-   * left after `graceMs` is cut. `figures` reads the rule's counters meanwhile; `done` gives the
-   * last ones. Used when the rule moves to serving threads that already listen on its port.
+   * Stops accepting while its connections finish, and what is left after `graceMs` is cut.
+   * `figures` reads the rule's counters meanwhile; `done` gives the last ones. Used when the rule
+   * moves to another thread that already polls its listening sockets: they stay open (the other
+   * thread holds them too), so nothing waiting in their queues is lost.
+   *
+   * A kept-alive connection is never closed while it could be carrying a request: a client may
+   * send its next one at any moment, and a connection closed with a request unread is reset (the
+   * request fails). So each connection closes after an answer that says `Connection: close` (the
+   * request in flight, or the next one), or when it has stayed idle for the keep-alive timeout,
+   * as any kept-alive connection does; HTTP/2 sessions get a GOAWAY, which tells the client which
+   * streams were served.
    */
   drain(key: string, graceMs: number): { figures(): WebFigures; done: Promise<WebFigures> } {
     const rt = this.listeners.get(key);
@@ -192,12 +228,17 @@ export class WebListeners implements Serving {
     rt.server.prependListener('request', (_req, res: ServerResponse) => {
       res.shouldKeepAlive = false;
     });
-    rt.server.close();
-    rt.server.closeIdleConnections();
-    closeSessions(rt.sessions);
+    // net's close, not HTTP's: since Node 19 that one also closes every idle kept-alive connection
+    // at once, which reset requests already on their way (wrk -c1000 saw ~300 fail per move).
+    NetServer.prototype.close.call(rt.server);
+    for (const more of rt.more) more.close();
     const done = (async () => {
       const end = Date.now() + graceMs;
-      while (rt.sockets.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200).unref());
+      while (rt.sockets.size > 0 && Date.now() < end) {
+        // A TLS handshake finished since may have opened one more session.
+        closeSessions(rt.sessions);
+        await new Promise((r) => setTimeout(r, 200).unref());
+      }
       const last = figuresOf(rt);
       this.draining.delete(rt);
       await this.retire(rt, 0);
@@ -245,7 +286,7 @@ function figuresOf(rt: Listener): WebFigures {
   return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
 }
 
-function listen(server: Server, host: string, port: number, ipv6Only: boolean, fd?: number): Promise<NodeJS.ErrnoException | null> {
+function listen(server: NetServer, host: string, port: number, ipv6Only: boolean, fd?: number): Promise<NodeJS.ErrnoException | null> {
   return new Promise((resolve) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);

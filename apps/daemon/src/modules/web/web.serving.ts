@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import type { Say } from '../../core/logs.js';
-import { nativeAddon } from '../../core/native.js';
+import { canDupListener, nativeAddon } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
 import { WebListeners } from './web.lifecycle.js';
 import { WebThreads } from './web.threads.js';
@@ -74,7 +74,8 @@ export function createServing(threads: number | 'auto', o: { say: Say; workerFil
   const workerFile = o.workerFile ?? WORKER;
   const can = nativeAddon() !== null && existsSync(workerFile);
   if (threads === 'auto') {
-    if (can) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
+    // Moves hand each rule's listening sockets over as descriptors of the same sockets.
+    if (can && canDupListener()) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
   } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
   return new WebListeners({ say: o.say });
 }

@@ -10,6 +10,7 @@
  */
 import { closeSync, fstatSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Msg, MsgValue, WebFigures } from '@lucky/contracts';
 import { KeyedQueue, listenProblem, RuleProblem } from '../../core/engine.js';
@@ -66,6 +67,8 @@ class ServingThread {
   /** The rules this thread serves (it holds a listening socket for each). */
   readonly keys = new Set<string>();
   readonly born = Date.now();
+  /** The event-loop utilization read last (utilization()). */
+  elu: EventLoopUtilization | null = null;
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     letWorkersSizeTheirYoungGeneration();
@@ -125,7 +128,19 @@ export class WebThreads implements Serving {
   /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
   private opened = new Map<number, number>();
 
-  constructor(private o: { threads: number; workerFile: string; say: Say }) {
+  constructor(
+    private o: {
+      threads: number;
+      workerFile: string;
+      say: Say;
+      /**
+       * The listening socket for the rule on the thread in `slot` (0 to threads - 1), which the
+       * thread then owns; without it, each thread gets a socket of its own (SO_REUSEPORT). Given,
+       * a thread that replaces a dead one polls the same socket as the dead one did.
+       */
+      socket?: (key: string, plan: WebPlan, slot: number) => number;
+    },
+  ) {
     this.threads = o.threads;
   }
 
@@ -172,7 +187,7 @@ export class WebThreads implements Serving {
         void this.queue.run(key, async () => {
           if (this.placed.get(key) !== p || this.pool[slot] !== fresh) return;
           try {
-            const reply = await this.startOn(fresh, key, p.plan, this.openSocket(p.plan));
+            const reply = await this.startOn(fresh, key, p.plan, this.openSocket(key, p.plan, slot));
             if (reply.problem) throw new ThreadFailure(reply.problem);
           } catch (err) {
             const detail = err instanceof ThreadFailure ? err.msg : String((err as Error)?.message ?? err);
@@ -184,9 +199,9 @@ export class WebThreads implements Serving {
     timer.unref();
   }
 
-  private openSocket(plan: WebPlan): number {
+  private openSocket(key: string, plan: WebPlan, slot: number): number {
     const r = plan.rule;
-    const fd = listenReusePort(listenHost(r), r.port, r.network === 'tcp6');
+    const fd = this.o.socket ? this.o.socket(key, plan, slot) : listenReusePort(listenHost(r), r.port, r.network === 'tcp6');
     this.opened.set(fd, fstatSync(fd).ino);
     return fd;
   }
@@ -206,15 +221,20 @@ export class WebThreads implements Serving {
     }
   }
 
+  /** Threads running now (a dead one is replaced after a pause; close() ends them all). */
+  get alive(): number {
+    return this.live().length;
+  }
+
   private live(): ServingThread[] {
     return this.pool.filter((t) => !t.exited);
   }
 
-  /** One listening socket per live thread; a RuleProblem when the port cannot be opened. */
-  private openAll(plan: WebPlan, count: number): number[] {
+  /** One listening socket per thread; a RuleProblem when the port cannot be opened. */
+  private openAll(key: string, plan: WebPlan, threads: ServingThread[]): number[] {
     const fds: number[] = [];
     try {
-      for (let i = 0; i < count; i++) fds.push(this.openSocket(plan));
+      for (const t of threads) fds.push(this.openSocket(key, plan, this.pool.indexOf(t)));
       return fds;
     } catch (err) {
       for (const fd of fds) {
@@ -247,7 +267,7 @@ export class WebThreads implements Serving {
       this.ensureThreads();
       if (this.placed.has(key)) await this.stopThreads(key);
       const threads = this.live();
-      const fds = this.openAll(plan, threads.length);
+      const fds = this.openAll(key, plan, threads);
       // Placed before the threads start, so that their first lines reach the rule's log.
       this.placed.set(key, { plan, events });
       const replies = await this.everyThread(threads, (t, i) => this.startOn(t, key, plan, fds[i]!));
@@ -260,9 +280,9 @@ export class WebThreads implements Serving {
       const p = this.placed.get(key);
       if (!p) throw new Error(`web rule ${key} is not served`);
       // Every thread swaps what it serves; connections carry on. A thread that came in since
-      // (replacing one that died) and missed the rule gets a socket of its own.
+      // (replacing one that died) and missed the rule gets its socket.
       const replies = await this.everyThread(this.live(), (t) =>
-        t.keys.has(key) ? t.call<StartReply>({ op: 'apply', key, plan }) : this.startOn(t, key, plan, this.openSocket(plan)),
+        t.keys.has(key) ? t.call<StartReply>({ op: 'apply', key, plan }) : this.startOn(t, key, plan, this.openSocket(key, plan, this.pool.indexOf(t))),
       );
       p.plan = plan;
       return this.settle(key, replies);
@@ -327,19 +347,50 @@ export class WebThreads implements Serving {
     });
   }
 
-  async figures(key: string): Promise<WebFigures> {
-    const sum: WebFigures = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
-    if (!this.placed.has(key)) return sum;
-    const all = await Promise.all(this.pool.map((t) => t.call<WebFigures>({ op: 'figures', key }).catch(() => null)));
-    for (const f of all) {
-      if (!f) continue;
-      sum.requests += f.requests;
-      sum.bytesIn += f.bytesIn;
-      sum.bytesOut += f.bytesOut;
-      sum.connections += f.connections;
-      for (const [code, n] of Object.entries(f.codes)) sum.codes[code] = (sum.codes[code] ?? 0) + n;
+  /**
+   * Stops accepting the rule's connections on every thread while they finish (WebListeners.drain),
+   * for another thread that polls the same listening sockets (the `socket` option) to serve it.
+   * `figures` reads the rule's counters on the threads meanwhile; `done` gives the last ones.
+   */
+  drain(key: string, graceMs: number): { figures(): Promise<WebFigures>; done: Promise<WebFigures> } {
+    let threads: ServingThread[] = [];
+    const started = this.serial(key, async () => {
+      this.placed.delete(key);
+      this.lastNote.delete(key);
+      threads = this.live().filter((t) => t.keys.has(key));
+      for (const t of threads) t.keys.delete(key);
+      return threads.map((t) => t.call<WebFigures>({ op: 'drain', key, graceMs }).catch(() => null));
+    });
+    return {
+      figures: async () => {
+        await started;
+        return this.sum(key, threads);
+      },
+      done: started.then(async (calls) => sumFigures(await Promise.all(calls))),
+    };
+  }
+
+  /**
+   * How busy the threads have been since the last call, summed: 1 is one thread's worth of work
+   * (its event loop never idle).
+   */
+  utilization(): number {
+    let sum = 0;
+    for (const t of this.live()) {
+      const now = t.worker.performance.eventLoopUtilization();
+      sum += t.elu ? t.worker.performance.eventLoopUtilization(now, t.elu).utilization : now.utilization;
+      t.elu = now;
     }
     return sum;
+  }
+
+  async figures(key: string): Promise<WebFigures> {
+    if (!this.placed.has(key)) return sumFigures([]);
+    return this.sum(key, this.pool);
+  }
+
+  private async sum(key: string, threads: ServingThread[]): Promise<WebFigures> {
+    return sumFigures(await Promise.all(threads.map((t) => t.call<WebFigures>({ op: 'figures', key }).catch(() => null))));
   }
 
   /** The latest entries of all threads together, oldest first, as one thread's log would give. */
@@ -373,4 +424,17 @@ export class WebThreads implements Serving {
     );
     this.closing = false;
   }
+}
+
+function sumFigures(all: (WebFigures | null)[]): WebFigures {
+  const sum: WebFigures = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
+  for (const f of all) {
+    if (!f) continue;
+    sum.requests += f.requests;
+    sum.bytesIn += f.bytesIn;
+    sum.bytesOut += f.bytesOut;
+    sum.connections += f.connections;
+    for (const [code, n] of Object.entries(f.codes)) sum.codes[code] = (sum.codes[code] ?? 0) + n;
+  }
+  return sum;
 }

@@ -6,18 +6,20 @@
  * (`@lucky/contracts/runtime` only), so that each thread stays small.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Msg } from '@lucky/contracts';
+import type { Msg, WebFigures } from '@lucky/contracts';
 import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { useClockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
-import { WebListeners } from './web.lifecycle.js';
+import { WebListeners, zeroFigures } from './web.lifecycle.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
   | { id: number; op: 'start'; key: string; plan: WebPlan; fd: number }
   | { id: number; op: 'apply'; key: string; plan: WebPlan }
   | { id: number; op: 'stop'; key: string }
+  /** Answered once the rule's connections here have finished (or were cut after graceMs), with its last figures. */
+  | { id: number; op: 'drain'; key: string; graceMs: number }
   | { id: number; op: 'figures'; key: string }
   | { id: number; op: 'accessLog'; key: string; limit: number }
   | { id: number; op: 'close' };
@@ -54,6 +56,8 @@ if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
 
 // The threads' caches together stay within the rule's bound.
 const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1) });
+/** Rules this thread stopped accepting for (serving moved elsewhere): their figures, live while they drain. */
+const drained = new Map<string, () => WebFigures>();
 
 async function started(run: () => Promise<Msg[]>): Promise<StartReply> {
   try {
@@ -71,9 +75,15 @@ async function answer(m: ThreadCall): Promise<unknown> {
     case 'apply':
       return started(() => listeners.apply(m.key, m.plan));
     case 'stop':
+      drained.delete(m.key);
       return listeners.stop(m.key);
+    case 'drain': {
+      const d = listeners.drain(m.key, m.graceMs);
+      drained.set(m.key, d.figures);
+      return d.done;
+    }
     case 'figures':
-      return listeners.figures(m.key);
+      return listeners.has(m.key) ? listeners.figures(m.key) : (drained.get(m.key)?.() ?? zeroFigures());
     case 'accessLog':
       return listeners.accessLog(m.key, m.limit);
     case 'close':
