@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define H1_MAX_HEADERS 128
+#define H1_MAX_HEADERS 256
 
 /* A span of the caller's buffer. */
 typedef struct {
