@@ -382,6 +382,7 @@ static int tls_of(napi_env env, napi_value obj, Table *t, char *err, size_t errl
     free(key);
     if (!ok) return 0;
   }
+  tls_conf_ready(t->tls_conf);
   return 1;
 }
 
