@@ -23,6 +23,7 @@ import { WebListeners } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { listenFailure } from './web.threads.js';
+import { onTicketRotation } from './web.tickets.js';
 
 /** native/edge/napi.c */
 export interface EdgeAddon {
@@ -35,6 +36,7 @@ export interface EdgeAddon {
   edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
+  edgeTicketRotation(ms: number): void;
 }
 
 const EVENT_ADOPT = 1;
@@ -85,6 +87,8 @@ function addressesOf(table: EdgeTable): string {
 
 /** Users of the edge's threads in this process (a test may run two engines): the last one stops them. */
 let users = 0;
+/** The edge's ticket keys follow the period of web.tickets.ts (set once per process). */
+let rotationFollowed = false;
 
 export class EdgeServing implements Serving {
   readonly threads: number;
@@ -103,6 +107,10 @@ export class EdgeServing implements Serving {
     this.direct = new WebListeners({ say: o.say });
     this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
     users++;
+    if (!rotationFollowed) {
+      rotationFollowed = true;
+      onTicketRotation((ms) => addon.edgeTicketRotation(ms));
+    }
   }
 
   /** Rule ids are the process's: events go to the engine that added the rule. */

@@ -18,11 +18,17 @@ import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { ticketKeys } from './web.tickets.js';
 
 interface Open extends Listener {
   server: Server;
   events: ServingEvents;
+  /** HTTPS: its part in the ticket key's rotation. */
+  tickets?: () => void;
 }
+
+/** Node's TLS server, beyond what the http typings know. */
+type TlsServerOf = Server & { setTicketKeys(keys: Buffer): void };
 
 const detailOf = (err: unknown) => String((err as Error)?.message ?? err);
 
@@ -66,6 +72,7 @@ export class WebListeners implements Serving {
     const host = listenHost(rule);
     const err = await listen(rt.server, host, rule.port, rule.network === 'tcp6', fd);
     if (err) {
+      letGo(rt);
       dispose(compiled);
       throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
     }
@@ -90,6 +97,12 @@ export class WebListeners implements Serving {
       ...(edge ? { edge: true } : {}),
     };
     rt.server = createListenerServer(rt, (err) => this.o.say.error({ key: 'webRequestFailed', vars: { detail: detailOf(err) } }, { rule: key }));
+    if (compiled.tls && !edge) {
+      const server = rt.server as TlsServerOf;
+      // The process's ticket key (shared by every thread, rotated), not one of this server's own.
+      server.setTicketKeys(ticketKeys.current());
+      rt.tickets = ticketKeys.subscribe((k) => server.setTicketKeys(k));
+    }
     return rt;
   }
 
@@ -135,7 +148,11 @@ export class WebListeners implements Serving {
     const prev = rt.compiled;
     rt.compiled = compiled;
     if (!rt.edge) rt.log.resize(plan.rule.accessLog.capacity);
-    if (compiled.tls && !rt.edge) (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
+    if (compiled.tls && !rt.edge) {
+      (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
+      // A new context is made with a random ticket key of its own: the shared one again.
+      (rt.server as TlsServerOf).setTicketKeys(ticketKeys.current());
+    }
     // Requests already on their way finish with what they started with.
     setTimeout(() => dispose(prev), 30_000).unref();
     return compiled.warnings;
@@ -154,6 +171,7 @@ export class WebListeners implements Serving {
 
   /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
   private retire(rt: Open, graceMs: number): Promise<void> {
+    letGo(rt);
     const server = rt.server;
     const closed = new Promise<void>((resolve) => {
       if (!server.listening) return resolve();
@@ -230,6 +248,12 @@ export class WebListeners implements Serving {
     await Promise.all([...this.listeners.keys()].map((k) => this.stop(k)));
     await Promise.all([...this.retiring]);
   }
+}
+
+/** Stops what a listener's TLS keeps going (its ticket key's updates). */
+function letGo(rt: Open): void {
+  rt.tickets?.();
+  rt.tickets = undefined;
 }
 
 export const zeroFigures = (): WebFigures => ({ requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} });

@@ -20,6 +20,7 @@ import type { WebPlan } from './web.compile.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { ticketKeys } from './web.tickets.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /**
@@ -69,7 +70,7 @@ class ServingThread {
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     letWorkersSizeTheirYoungGeneration();
-    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor }, resourceLimits: SERVING_HEAP });
+    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor, ticketKey: ticketKeys.current() }, resourceLimits: SERVING_HEAP });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
         const c = this.calls.get(e.id);
@@ -124,6 +125,8 @@ export class WebThreads implements Serving {
   private respawnDelay = 0;
   /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
   private opened = new Map<number, number>();
+  /** Stops passing new ticket keys to the threads. */
+  private tickets: (() => void) | null = null;
 
   constructor(private o: { threads: number; workerFile: string; say: Say }) {
     this.threads = o.threads;
@@ -131,6 +134,10 @@ export class WebThreads implements Serving {
 
   private ensureThreads(): void {
     if (this.pool.length) return;
+    // Every thread seals with the one key of the process, replaced on the main thread's clock.
+    this.tickets ??= ticketKeys.subscribe((key) => {
+      for (const t of this.live()) t.call({ op: 'ticketKeys', key }).catch(() => undefined);
+    });
     for (let i = 0; i < this.threads; i++) this.pool.push(this.spawn(i));
   }
 
@@ -363,6 +370,8 @@ export class WebThreads implements Serving {
   async close(): Promise<void> {
     await Promise.all([...this.placed.keys()].map((k) => this.stop(k)));
     this.closing = true;
+    this.tickets?.();
+    this.tickets = null;
     const threads = this.pool;
     this.pool = [];
     await Promise.all(

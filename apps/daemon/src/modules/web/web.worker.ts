@@ -12,6 +12,7 @@ import type { Say } from '../../core/logs.js';
 import { useClockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
 import { WebListeners } from './web.lifecycle.js';
+import { ticketKeys } from './web.tickets.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
@@ -20,6 +21,8 @@ export type ThreadCall =
   | { id: number; op: 'stop'; key: string }
   | { id: number; op: 'figures'; key: string }
   | { id: number; op: 'accessLog'; key: string; limit: number }
+  /** The session ticket key of every thread's TLS servers, replaced (web.tickets.ts). */
+  | { id: number; op: 'ticketKeys'; key: Uint8Array }
   | { id: number; op: 'close' };
 
 /** Thread → coordinator: an answer, a rule log line, a program log line, the connection count. */
@@ -49,8 +52,10 @@ const at =
     send({ op: 'say', level, line, ...(extra ? { extra } : {}) });
 const say: Say = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
-const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number };
+const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number; ticketKey?: Uint8Array };
 if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
+// The coordinator's key: a client resumes on whichever thread its next connection reaches.
+if (data.ticketKey) ticketKeys.follow(data.ticketKey);
 
 // The threads' caches together stay within the rule's bound.
 const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1) });
@@ -76,6 +81,8 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return listeners.figures(m.key);
     case 'accessLog':
       return listeners.accessLog(m.key, m.limit);
+    case 'ticketKeys':
+      return ticketKeys.follow(m.key);
     case 'close':
       return listeners.close();
   }
