@@ -21,12 +21,13 @@ import { edgeTable, type EdgeSiteInfo } from './web.edgetable.js';
 import type { EdgeTable } from './web.edgetable.js';
 import { WebListeners } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
+import { ocspStapling, type OcspAddon, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { listenFailure } from './web.threads.js';
 import { onTicketRotation } from './web.tickets.js';
 
 /** native/edge/napi.c */
-export interface EdgeAddon {
+export interface EdgeAddon extends OcspAddon {
   edgeStart(threads: number, onEvent: (kind: number, rule: number, a: number, b: number, c: number) => void): number;
   edgeStop(): void;
   edgeAdd(fd: number, table: EdgeTable): number;
@@ -36,6 +37,7 @@ export interface EdgeAddon {
   edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
+  edgeOcsp(rule: number, cert: number, der: Buffer | null): void;
   edgeTicketRotation(ms: number): void;
 }
 
@@ -77,6 +79,8 @@ interface EdgeRule {
   timer: NodeJS.Timeout | null;
   /** Serialises applies (a save, a new address) of this rule. */
   busy: Promise<unknown>;
+  /** OCSP answers stapled to its certificates (HTTPS). */
+  ocsp?: OcspWatch;
 }
 
 const siteName = (name: string) => name || { key: 'webSiteDefault' as const };
@@ -166,8 +170,26 @@ export class EdgeServing implements Serving {
     this.rules.set(key, rule);
     this.keys.set(rule.id, key);
     EdgeServing.owners.set(rule.id, this);
+    this.watchOcsp(key, rule, plan, events);
     if (plan.rule.defaultService.type === 'proxy' || plan.rule.subRules.some((s) => s.service.type === 'proxy')) this.watchNames(key, rule);
     return warnings;
+  }
+
+  /** OCSP answers for the rule's certificates, stapled as they come (a new watch per version of the rule). */
+  private watchOcsp(key: string, rule: EdgeRule, plan: WebPlan, events: ServingEvents): void {
+    if (plan.rule.protocol !== 'https') return;
+    const staple = (cert: number, der: Buffer | null) => {
+      if (this.rules.get(key) !== rule) return;
+      try {
+        this.addon.edgeOcsp(rule.id, cert, der);
+      } catch {
+        /* the rule is going away */
+      }
+    };
+    // The new watch first: a certificate both versions have keeps its answer and staples it at once.
+    const before = rule.ocsp;
+    rule.ocsp = ocspStapling().watch(plan.certs, { staple, note: events.note }, before);
+    before?.close();
   }
 
   private health(rule: EdgeRule, site: number, backend: number, up: boolean): void {
@@ -185,6 +207,8 @@ export class EdgeServing implements Serving {
         rule.addresses = addresses;
         rule.sites = sites;
         this.addon.edgeApply(rule.id, table);
+        // A new table has new TLS contexts, with nothing stapled yet.
+        rule.ocsp?.replay();
       }).catch(() => undefined);
     }, RESOLVE_EVERY_MS);
     rule.timer.unref();
@@ -201,6 +225,7 @@ export class EdgeServing implements Serving {
       rule.sites = sites;
       rule.addresses = addressesOf(table);
       this.addon.edgeApply(rule.id, table);
+      this.watchOcsp(key, rule, plan, rule.events);
       return warnings;
     });
     rule.busy = run.catch(() => undefined);
@@ -213,6 +238,7 @@ export class EdgeServing implements Serving {
     if (!rule) return;
     this.rules.delete(key);
     if (rule.timer) clearInterval(rule.timer);
+    rule.ocsp?.close();
     await rule.busy;
     const gone = new Promise<void>((resolve) => this.removed.set(rule.id, resolve));
     this.addon.edgeRemove(rule.id, STOP_GRACE_MS);

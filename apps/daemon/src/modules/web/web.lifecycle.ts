@@ -16,6 +16,7 @@ import { closeSessions } from './web.h2.js';
 import { createListenerServer, HostMemo, type Listener } from './web.handler.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
+import { ocspStapling, type OcspWatch } from './web.ocsp.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { ticketKeys } from './web.tickets.js';
@@ -23,12 +24,16 @@ import { ticketKeys } from './web.tickets.js';
 interface Open extends Listener {
   server: Server;
   events: ServingEvents;
-  /** HTTPS: its part in the ticket key's rotation. */
+  /** HTTPS: OCSP answers of its certificates, and its part in the ticket key's rotation. */
+  ocsp?: OcspWatch;
   tickets?: () => void;
 }
 
-/** Node's TLS server, beyond what the http typings know. */
-type TlsServerOf = Server & { setTicketKeys(keys: Buffer): void };
+/** Node's TLS server's own events, beyond what the http typings know. */
+type TlsServerOf = Server & {
+  setTicketKeys(keys: Buffer): void;
+  on(event: 'OCSPRequest', fn: (certificate: Buffer, issuer: Buffer | null, done: (err: Error | null, response?: Buffer) => void) => void): TlsServerOf;
+};
 
 const detailOf = (err: unknown) => String((err as Error)?.message ?? err);
 
@@ -102,6 +107,9 @@ export class WebListeners implements Serving {
       // The process's ticket key (shared by every thread, rotated), not one of this server's own.
       server.setTicketKeys(ticketKeys.current());
       rt.tickets = ticketKeys.subscribe((k) => server.setTicketKeys(k));
+      rt.ocsp = ocspStapling().watch(plan.certs, { note: events.note });
+      // Answered from what was fetched already: the handshake never waits on a responder.
+      server.on('OCSPRequest', (certificate, _issuer, done) => done(null, rt.ocsp?.forCertificate(certificate)));
     }
     return rt;
   }
@@ -152,6 +160,10 @@ export class WebListeners implements Serving {
       (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
       // A new context is made with a random ticket key of its own: the shared one again.
       (rt.server as TlsServerOf).setTicketKeys(ticketKeys.current());
+      // The new watch first: a certificate both versions have keeps its answer.
+      const before = rt.ocsp;
+      rt.ocsp = ocspStapling().watch(plan.certs, { note: rt.events.note }, before);
+      before?.close();
     }
     // Requests already on their way finish with what they started with.
     setTimeout(() => dispose(prev), 30_000).unref();
@@ -250,8 +262,10 @@ export class WebListeners implements Serving {
   }
 }
 
-/** Stops what a listener's TLS keeps going (its ticket key's updates). */
+/** Stops what a listener's TLS keeps going (OCSP fetches, its ticket key's updates). */
 function letGo(rt: Open): void {
+  rt.ocsp?.close();
+  rt.ocsp = undefined;
   rt.tickets?.();
   rt.tickets = undefined;
 }
