@@ -15,6 +15,7 @@ import type { WebPlan } from './web.compile.js';
 import { WebListeners, zeroFigures } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { mainStapler } from './web.ocsp.js';
 import { listenFailure, WebThreads } from './web.threads.js';
 
 /** How busy the main thread must stay, for how long, before the rules move (samples each second). */
@@ -74,7 +75,7 @@ export class AutoServing implements Serving {
       watch?: { sample(): boolean };
     },
   ) {
-    this.main = new WebListeners({ say: o.say });
+    this.main = new WebListeners({ say: o.say, stapling: mainStapler });
     const watch = o.watch ?? new BusyWatch();
     this.timer = setInterval(() => {
       if (watch.sample() && !this.pool && this.main.connections() > 0) void this.moveToThreads();

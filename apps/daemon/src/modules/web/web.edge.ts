@@ -21,7 +21,7 @@ import { edgeTable, type EdgeSiteInfo } from './web.edgetable.js';
 import type { EdgeTable } from './web.edgetable.js';
 import { WebListeners } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
-import { ocspStapling, type OcspAddon, type OcspWatch } from './web.ocsp.js';
+import { mainStapler, ocspStapling, type OcspAddon, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { listenFailure } from './web.threads.js';
 import { onTicketRotation } from './web.tickets.js';
@@ -108,7 +108,7 @@ export class EdgeServing implements Serving {
     o: { threads: number; say: Say },
   ) {
     this.node = new WebListeners({ say: o.say });
-    this.direct = new WebListeners({ say: o.say });
+    this.direct = new WebListeners({ say: o.say, stapling: mainStapler });
     this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
     users++;
     if (!rotationFollowed) {

@@ -16,7 +16,7 @@ import { closeSessions } from './web.h2.js';
 import { createListenerServer, HostMemo, type Listener } from './web.handler.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
-import { ocspStapling, type OcspWatch } from './web.ocsp.js';
+import type { OcspWatch } from './web.ocsp.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { ticketKeys } from './web.tickets.js';
@@ -27,6 +27,14 @@ interface Open extends Listener {
   /** HTTPS: OCSP answers of its certificates, and its part in the ticket key's rotation. */
   ocsp?: OcspWatch;
   tickets?: () => void;
+}
+
+/**
+ * Where OCSP answers for a listener's certificates come from: the process's fetcher on the main
+ * thread (web.ocsp.ts mainStapler), the coordinator's messages in a serving thread (web.worker.ts).
+ */
+export interface Stapler {
+  watch(key: string, certs: WebPlan['certs'], note: (line: Msg) => void, previous?: OcspWatch): OcspWatch;
 }
 
 /** Node's TLS server's own events, beyond what the http typings know. */
@@ -50,6 +58,8 @@ export class WebListeners implements Serving {
       say: Say;
       /** The part of each response cache's bound this thread may fill (1 / serving threads). */
       cacheShare?: number;
+      /** OCSP answers for HTTPS rules; none stapled without it. */
+      stapling?: Stapler;
     },
   ) {}
 
@@ -107,7 +117,7 @@ export class WebListeners implements Serving {
       // The process's ticket key (shared by every thread, rotated), not one of this server's own.
       server.setTicketKeys(ticketKeys.current());
       rt.tickets = ticketKeys.subscribe((k) => server.setTicketKeys(k));
-      rt.ocsp = ocspStapling().watch(plan.certs, { note: events.note });
+      rt.ocsp = this.o.stapling?.watch(key, plan.certs, events.note);
       // Answered from what was fetched already: the handshake never waits on a responder.
       server.on('OCSPRequest', (certificate, _issuer, done) => done(null, rt.ocsp?.forCertificate(certificate)));
     }
@@ -162,7 +172,7 @@ export class WebListeners implements Serving {
       (rt.server as TlsServerOf).setTicketKeys(ticketKeys.current());
       // The new watch first: a certificate both versions have keeps its answer.
       const before = rt.ocsp;
-      rt.ocsp = ocspStapling().watch(plan.certs, { note: rt.events.note }, before);
+      rt.ocsp = this.o.stapling?.watch(key, plan.certs, rt.events.note, before);
       before?.close();
     }
     // Requests already on their way finish with what they started with.

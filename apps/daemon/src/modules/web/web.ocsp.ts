@@ -9,13 +9,15 @@
  *
  * One certificate of several rules (or of one rule's old and new version during a save) is fetched
  * once: answers are kept per certificate while some rule watches it, and forgotten when none does.
- * In a serving thread of the Node path the thread fetches for itself.
+ * Only the main thread fetches: serving threads of the Node path get the answers of their rules
+ * from the coordinator (web.threads.ts), so that they load no HTTP client and ask nothing twice.
  */
 import { X509Certificate } from 'node:crypto';
 import type { Msg, MsgValue } from '@lucky/contracts';
 import type { HttpFn } from '../../lib/http/request.js';
 import { MsgError, msgOf } from '../../lib/msgerror.js';
 import type { TlsCert } from '../../lib/tls/pem.js';
+import type { Stapler } from './web.lifecycle.js';
 
 /** The OCSP part of the edge addon (native/edge/ocsp.c): OpenSSL builds the request and checks the answer. */
 export interface OcspAddon {
@@ -122,6 +124,8 @@ export interface OcspWatch {
   forCertificate(der: Buffer): Buffer | undefined;
   /** `staple` called again with every current answer (the edge took a new table, with new contexts). */
   replay(): void;
+  /** The good answers now, with the certificate (DER) each is for. */
+  stapled(): Array<{ certificate: Buffer; answer: Buffer }>;
   close(): void;
 }
 
@@ -132,7 +136,7 @@ export interface OcspWatchOptions {
   note(line: Msg): void;
 }
 
-const NO_WATCH: OcspWatch = { forCertificate: () => undefined, replay: () => undefined, close: () => undefined };
+const NO_WATCH: OcspWatch = { forCertificate: () => undefined, replay: () => undefined, stapled: () => [], close: () => undefined };
 
 export class OcspStapling {
   private entries = new Map<string, Entry>();
@@ -197,6 +201,11 @@ export class OcspStapling {
         const p = parts.find((x) => x.raw.equals(der));
         return p ? (this.current(p.entry) ?? undefined) : undefined;
       },
+      stapled: () =>
+        parts.flatMap((p) => {
+          const answer = this.current(p.entry);
+          return answer ? [{ certificate: p.raw, answer }] : [];
+        }),
       replay: () => {
         if (closed) return;
         for (const p of parts) {
@@ -364,8 +373,13 @@ export class OcspStapling {
 
 let shared: OcspStapling | null = null;
 
-/** This thread's stapling, over the edge addon's OCSP functions. */
+/** The process's stapling (main thread), over the edge addon's OCSP functions. */
 export function ocspStapling(): OcspStapling {
   shared ??= new OcspStapling({ addon: () => import('./web.edge.js').then((m) => m.edgeAddon()) });
   return shared;
 }
+
+/** Node's servers on the main thread staple what the process's stapling fetched. */
+export const mainStapler: Stapler = {
+  watch: (_key, certs, note, previous) => ocspStapling().watch(certs, { note }, previous),
+};

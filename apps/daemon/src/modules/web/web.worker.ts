@@ -11,7 +11,7 @@ import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { useClockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
-import { WebListeners } from './web.lifecycle.js';
+import { WebListeners, type Stapler } from './web.lifecycle.js';
 import { ticketKeys } from './web.tickets.js';
 
 /** Coordinator → thread. */
@@ -23,6 +23,8 @@ export type ThreadCall =
   | { id: number; op: 'accessLog'; key: string; limit: number }
   /** The session ticket key of every thread's TLS servers, replaced (web.tickets.ts). */
   | { id: number; op: 'ticketKeys'; key: Uint8Array }
+  /** The rule's OCSP answers now (the coordinator fetches them), each with the certificate (DER) it is for. */
+  | { id: number; op: 'ocsp'; key: string; stapled: Array<{ certificate: Uint8Array; answer: Uint8Array }> }
   | { id: number; op: 'close' };
 
 /** Thread → coordinator: an answer, a rule log line, a program log line, the connection count. */
@@ -57,8 +59,19 @@ if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
 // The coordinator's key: a client resumes on whichever thread its next connection reaches.
 if (data.ticketKey) ticketKeys.follow(data.ticketKey);
 
+/** OCSP answers by rule, as the coordinator last sent them: no fetching here (no HTTP client in a thread). */
+const staples = new Map<string, Array<{ certificate: Buffer; answer: Buffer }>>();
+const stapling: Stapler = {
+  watch: (key) => ({
+    forCertificate: (der) => staples.get(key)?.find((s) => s.certificate.equals(der))?.answer,
+    replay: () => undefined,
+    stapled: () => staples.get(key) ?? [],
+    close: () => undefined,
+  }),
+};
+
 // The threads' caches together stay within the rule's bound.
-const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1) });
+const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1), stapling });
 
 async function started(run: () => Promise<Msg[]>): Promise<StartReply> {
   try {
@@ -76,6 +89,7 @@ async function answer(m: ThreadCall): Promise<unknown> {
     case 'apply':
       return started(() => listeners.apply(m.key, m.plan));
     case 'stop':
+      staples.delete(m.key);
       return listeners.stop(m.key);
     case 'figures':
       return listeners.figures(m.key);
@@ -83,6 +97,12 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return listeners.accessLog(m.key, m.limit);
     case 'ticketKeys':
       return ticketKeys.follow(m.key);
+    case 'ocsp':
+      staples.set(
+        m.key,
+        m.stapled.map((s) => ({ certificate: Buffer.from(s.certificate), answer: Buffer.from(s.answer) })),
+      );
+      return;
     case 'close':
       return listeners.close();
   }
