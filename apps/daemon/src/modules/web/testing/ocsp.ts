@@ -49,31 +49,8 @@ function indexDate(d: Date): string {
   return d.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
 }
 
-export async function startOcspPki(): Promise<OcspPki> {
-  const dir = mkdtempSync(join(tmpdir(), 'lucky-ocsp-'));
-  const requests: Buffer[] = [];
-  const pki = { failing: false };
-  let asked = 0;
-  const front = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      requests.push(body);
-      if (pki.failing || req.method !== 'POST' || req.headers['content-type'] !== 'application/ocsp-request') return void res.writeHead(503).end();
-      const n = ++asked;
-      writeFileSync(join(dir, `request-${n}.der`), body);
-      // Answers valid for five minutes (nextUpdate), signed by the delegated responder.
-      const args = ['ocsp', '-index', 'index.txt', '-rsigner', 'responder.crt', '-rkey', 'responder.key', '-CA', 'ca.crt', '-nmin', '5'];
-      execFile('openssl', [...args, '-reqin', `request-${n}.der`, '-respout', `response-${n}.der`], { cwd: dir, timeout: 10_000 }, (err) => {
-        if (err) return void res.writeHead(500).end();
-        res.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(readFileSync(join(dir, `response-${n}.der`)));
-      });
-    });
-  });
-  const frontPort = await listenLoopback(front);
-  const url = `http://127.0.0.1:${frontPort}/`;
-
+/** The CA, the responder's certificate, the leaves and the index, as files in `dir`. */
+function makeLeaves(dir: string, url: string): { good: OcspLeaf; revoked: OcspLeaf; plain: OcspLeaf } {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=Lucky Test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
   const issue = (name: string, ext: string) => {
@@ -98,6 +75,44 @@ export async function startOcspPki(): Promise<OcspPki> {
   const expiry = indexDate(new Date(Date.now() + 2 * 86_400_000));
   const line = (status: string, l: OcspLeaf, name: string, revokedAt = '') => `${status}\t${expiry}\t${revokedAt}\t${l.serial.toString('hex').toUpperCase()}\tunknown\t/CN=${name}\n`;
   writeFileSync(join(dir, 'index.txt'), line('V', good, 'good.test') + line('R', revoked, 'revoked.test', indexDate(new Date(Date.now() - 3600_000))) + line('V', plain, 'plain.test'));
+  return { good, revoked, plain };
+}
+
+export async function startOcspPki(): Promise<OcspPki> {
+  const dir = mkdtempSync(join(tmpdir(), 'lucky-ocsp-'));
+  const requests: Buffer[] = [];
+  const pki = { failing: false, closed: false };
+  let asked = 0;
+  const front = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (pki.closed) return void res.destroy();
+      requests.push(body);
+      if (pki.failing || req.method !== 'POST' || req.headers['content-type'] !== 'application/ocsp-request') return void res.writeHead(503).end();
+      const n = ++asked;
+      writeFileSync(join(dir, `request-${n}.der`), body);
+      // Answers valid for five minutes (nextUpdate), signed by the delegated responder.
+      const args = ['ocsp', '-index', 'index.txt', '-rsigner', 'responder.crt', '-rkey', 'responder.key', '-CA', 'ca.crt', '-nmin', '5'];
+      execFile('openssl', [...args, '-reqin', `request-${n}.der`, '-respout', `response-${n}.der`], { cwd: dir, timeout: 10_000 }, (err) => {
+        if (err || pki.closed) return void res.writeHead(500).end();
+        res.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(readFileSync(join(dir, `response-${n}.der`)));
+      });
+    });
+  });
+  const frontPort = await listenLoopback(front);
+  const url = `http://127.0.0.1:${frontPort}/`;
+
+  let leaves: { good: OcspLeaf; revoked: OcspLeaf; plain: OcspLeaf };
+  try {
+    leaves = makeLeaves(dir, url);
+  } catch (err) {
+    await new Promise((r) => front.close(r));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const { good, revoked, plain } = leaves;
 
   let n = 0;
   return {
@@ -125,6 +140,7 @@ export async function startOcspPki(): Promise<OcspPki> {
       }
     },
     close: async () => {
+      pki.closed = true;
       front.closeAllConnections();
       await new Promise((r) => front.close(r));
       rmSync(dir, { recursive: true, force: true });
