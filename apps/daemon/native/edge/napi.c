@@ -13,6 +13,7 @@
  *   edgeOcsp(ruleId, cert, der | null)          the OCSP response stapled for the rule's certificate `cert`
  *   ocspRequest(certPem, issuerPem) -> Buffer | null      the DER of an OCSP request for a certificate
  *   ocspCheck(der, certPem, issuerPem) -> [status, nextUpdateMs]  0 good, 1 revoked, 2 unknown, -1 not a valid answer
+ *   edgeTicketRotation(ms)                      how long a session ticket key seals (it opens for twice that); 0: 12 hours
  * The table object is web.edgetable.ts's EdgeTable; a malformed one throws and changes nothing.
  */
 #define NAPI_VERSION 8
@@ -21,6 +22,7 @@
 #include "edge.h"
 #include "log.h"
 #include "ocsp.h"
+#include "ticketkeys.h"
 #include "tls.h"
 
 #include <openssl/crypto.h>
@@ -382,6 +384,7 @@ static int tls_of(napi_env env, napi_value obj, Table *t, char *err, size_t errl
     free(key);
     if (!ok) return 0;
   }
+  tls_conf_ready(t->tls_conf);
   return 1;
 }
 
@@ -734,6 +737,15 @@ static napi_value js_ocsp_check(napi_env env, napi_callback_info info) {
   return out;
 }
 
+static napi_value js_ticket_rotation(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, 1, argv)) return NULL;
+  int64_t ms = 0;
+  napi_get_value_int64(env, argv[0], &ms);
+  ticket_keys_period(ms);
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   /* What this build can do: HTTP/2 needs nghttp2's declarations at build time. */
   napi_value h2;
@@ -756,6 +768,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"edgeOcsp", NULL, js_ocsp, NULL, NULL, NULL, napi_default, NULL},
       {"ocspRequest", NULL, js_ocsp_request, NULL, NULL, NULL, napi_default, NULL},
       {"ocspCheck", NULL, js_ocsp_check, NULL, NULL, NULL, napi_default, NULL},
+      {"edgeTicketRotation", NULL, js_ticket_rotation, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -204,7 +204,7 @@ int tls_conf_add(TlsConf *t, const char *cert_pem, size_t cert_len, const char *
   c->ctx = ctx;
   pthread_mutex_init(&c->lock, NULL);
   int index = t->n++;
-  /* The status callback's argument must stay put: certs may still grow, so it is set once all are in (tls_conf_ocsp_set). */
+  /* The status callback's argument must stay put: certs may still grow, so it is set once all are in (tls_conf_ready). */
   for (int i = 0; i < nnames; i++) {
     /* The first certificate to name a host keeps it (lib/tls/contexts.ts). */
     if (lens[i] > 2 && names[i][0] == '*' && names[i][1] == '.') {
@@ -241,9 +241,16 @@ int tls_conf_ocsp_set(TlsConf *t, int i, const unsigned char *der, size_t len) {
   c->ocsp_len = len;
   pthread_mutex_unlock(&c->lock);
   free(old);
-  SSL_CTX_set_tlsext_status_cb(c->ctx, on_status);
-  SSL_CTX_set_tlsext_status_arg(c->ctx, c);
   return 0;
+}
+
+void tls_conf_ready(TlsConf *t) {
+  /* Set once, before any thread handshakes with these contexts: a callback set later, while threads
+     read it, would be a data race. With no response stapled it answers "none". */
+  for (int i = 0; i < t->n; i++) {
+    SSL_CTX_set_tlsext_status_cb(t->certs[i].ctx, on_status);
+    SSL_CTX_set_tlsext_status_arg(t->certs[i].ctx, &t->certs[i]);
+  }
 }
 
 void tls_conf_free(TlsConf *t) {

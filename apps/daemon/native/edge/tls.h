@@ -16,7 +16,9 @@ int tls_conf_add(TlsConf *t, const char *cert_pem, size_t cert_len, const char *
                  size_t errlen);
 void tls_conf_free(TlsConf *t);
 int tls_conf_count(TlsConf *t);
-/* The certificate and its issuer of certificate `i` as DER (for OCSP), or -1. */
+/* Once every certificate is in, before the contexts serve: their OCSP status callbacks. */
+void tls_conf_ready(TlsConf *t);
+/* The OCSP response (DER) stapled for certificate `i` from now on; len 0 staples none. 0, or -1. */
 int tls_conf_ocsp_set(TlsConf *t, int i, const unsigned char *der, size_t len);
 
 /* A new server-side connection on fd; NULL when out of memory. */

@@ -34,6 +34,10 @@ export const webMessages = defineMessages(
     webThreadRuleLost: 'Web 规则未能在新的服务线程上恢复：{detail}',
     webThreadExited: 'Web 服务线程已退出',
     webThreadExitCode: '退出码 {code}',
+    webOcspRevoked: 'OCSP：{url} 答复证书 #{n}（{names}）已被吊销，不再附带（stapling）其状态',
+    webOcspFailing: 'OCSP：自 {since} 起 {url} 没有给出证书 #{n}（{names}）的有效答复（{detail}）；已附带的答复在过期前继续使用',
+    webOcspUnknown: '答复者不认识此证书（unknown）',
+    webOcspInvalid: '答复无效（签名、证书或有效期不符）',
   },
   {
     invalidDomain: 'is not a valid domain',
@@ -67,5 +71,9 @@ export const webMessages = defineMessages(
     webThreadRuleLost: 'a web rule was not restored on a new serving thread: {detail}',
     webThreadExited: 'the web serving thread exited',
     webThreadExitCode: 'exit code {code}',
+    webOcspRevoked: 'OCSP: {url} answers that certificate #{n} ({names}) is revoked; its status is not stapled',
+    webOcspFailing: 'OCSP: no good answer from {url} for certificate #{n} ({names}) since {since} ({detail}); a stapled answer is kept until it expires',
+    webOcspUnknown: 'the responder does not know the certificate (unknown)',
+    webOcspInvalid: 'not a valid answer (signature, certificate or validity)',
   },
 );

@@ -106,7 +106,9 @@ export class HttpClients {
         }
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-        return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
+        const body = Buffer.concat(chunks);
+        if (req.raw) return { status: res.statusCode, headers, text: '', bytes: body };
+        return { status: res.statusCode, headers, text: body.toString('utf8') };
       } finally {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', outer);

@@ -10,7 +10,9 @@ export interface HttpRequest {
   method?: string;
   url: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
+  /** The answer's bytes as they came, in `bytes` (a binary format: OCSP); `text` is then empty. */
+  raw?: boolean;
   /** Ends the request early (a deadline of several requests); its reason, when a MsgError, is the error. */
   signal?: AbortSignal;
 }
@@ -19,6 +21,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** With `raw`. */
+  bytes?: Buffer;
 }
 
 export interface HttpOptions {

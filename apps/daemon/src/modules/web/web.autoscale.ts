@@ -21,6 +21,7 @@ import type { WebPlan } from './web.compile.js';
 import { WebListeners, zeroFigures } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { mainStapler } from './web.ocsp.js';
 import { listenFailure, WebThreads } from './web.threads.js';
 
 /** How busy the main thread must stay, for how long, before the rules move (samples each second). */
@@ -139,7 +140,7 @@ export class AutoServing implements Serving {
       quiet?: { utilization: number; seconds: number };
     },
   ) {
-    this.main = new WebListeners({ say: o.say });
+    this.main = new WebListeners({ say: o.say, stapling: mainStapler });
     this.quiet = new QuietWatch(o.quiet ?? QUIET);
     const watch = o.watch ?? new BusyWatch();
     this.timer = setInterval(() => {

@@ -21,11 +21,13 @@ import { edgeTable, type EdgeSiteInfo } from './web.edgetable.js';
 import type { EdgeTable } from './web.edgetable.js';
 import { WebListeners } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
+import { mainStapler, ocspStapling, type OcspAddon, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { listenFailure } from './web.threads.js';
+import { onTicketRotation } from './web.tickets.js';
 
 /** native/edge/napi.c */
-export interface EdgeAddon {
+export interface EdgeAddon extends OcspAddon {
   /** Built with HTTP/2 (nghttp2's declarations were there at build time). */
   readonly edgeH2: boolean;
   edgeStart(threads: number, onEvent: (kind: number, rule: number, a: number, b: number, c: number) => void): number;
@@ -37,6 +39,8 @@ export interface EdgeAddon {
   edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
+  edgeOcsp(rule: number, cert: number, der: Buffer | null): void;
+  edgeTicketRotation(ms: number): void;
 }
 
 const EVENT_ADOPT = 1;
@@ -77,6 +81,8 @@ interface EdgeRule {
   timer: NodeJS.Timeout | null;
   /** Serialises applies (a save, a new address) of this rule. */
   busy: Promise<unknown>;
+  /** OCSP answers stapled to its certificates (HTTPS). */
+  ocsp?: OcspWatch;
 }
 
 const siteName = (name: string) => name || { key: 'webSiteDefault' as const };
@@ -87,6 +93,8 @@ function addressesOf(table: EdgeTable): string {
 
 /** Users of the edge's threads in this process (a test may run two engines): the last one stops them. */
 let users = 0;
+/** The edge's ticket keys follow the period of web.tickets.ts (set once per process). */
+let rotationFollowed = false;
 
 export class EdgeServing implements Serving {
   readonly threads: number;
@@ -102,9 +110,13 @@ export class EdgeServing implements Serving {
     o: { threads: number; say: Say },
   ) {
     this.node = new WebListeners({ say: o.say });
-    this.direct = new WebListeners({ say: o.say });
+    this.direct = new WebListeners({ say: o.say, stapling: mainStapler });
     this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
     users++;
+    if (!rotationFollowed) {
+      rotationFollowed = true;
+      onTicketRotation((ms) => addon.edgeTicketRotation(ms));
+    }
   }
 
   /** Rule ids are the process's: events go to the engine that added the rule. */
@@ -160,8 +172,26 @@ export class EdgeServing implements Serving {
     this.rules.set(key, rule);
     this.keys.set(rule.id, key);
     EdgeServing.owners.set(rule.id, this);
+    this.watchOcsp(key, rule, plan, events);
     if (plan.rule.defaultService.type === 'proxy' || plan.rule.subRules.some((s) => s.service.type === 'proxy')) this.watchNames(key, rule);
     return warnings;
+  }
+
+  /** OCSP answers for the rule's certificates, stapled as they come (a new watch per version of the rule). */
+  private watchOcsp(key: string, rule: EdgeRule, plan: WebPlan, events: ServingEvents): void {
+    if (plan.rule.protocol !== 'https') return;
+    const staple = (cert: number, der: Buffer | null) => {
+      if (this.rules.get(key) !== rule) return;
+      try {
+        this.addon.edgeOcsp(rule.id, cert, der);
+      } catch {
+        /* the rule is going away */
+      }
+    };
+    // The new watch first: a certificate both versions have keeps its answer and staples it at once.
+    const before = rule.ocsp;
+    rule.ocsp = ocspStapling().watch(plan.certs, { staple, note: events.note }, before);
+    before?.close();
   }
 
   private health(rule: EdgeRule, site: number, backend: number, up: boolean): void {
@@ -179,6 +209,8 @@ export class EdgeServing implements Serving {
         rule.addresses = addresses;
         rule.sites = sites;
         this.addon.edgeApply(rule.id, table);
+        // A new table has new TLS contexts, with nothing stapled yet.
+        rule.ocsp?.replay();
       }).catch(() => undefined);
     }, RESOLVE_EVERY_MS);
     rule.timer.unref();
@@ -195,6 +227,7 @@ export class EdgeServing implements Serving {
       rule.sites = sites;
       rule.addresses = addressesOf(table);
       this.addon.edgeApply(rule.id, table);
+      this.watchOcsp(key, rule, plan, rule.events);
       return warnings;
     });
     rule.busy = run.catch(() => undefined);
@@ -207,6 +240,7 @@ export class EdgeServing implements Serving {
     if (!rule) return;
     this.rules.delete(key);
     if (rule.timer) clearInterval(rule.timer);
+    rule.ocsp?.close();
     await rule.busy;
     const gone = new Promise<void>((resolve) => this.removed.set(rule.id, resolve));
     this.addon.edgeRemove(rule.id, STOP_GRACE_MS);

@@ -16,15 +16,34 @@ import { closeSessions } from './web.h2.js';
 import { createListenerServer, HostMemo, type Listener } from './web.handler.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
+import type { OcspWatch } from './web.ocsp.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { ticketKeys } from './web.tickets.js';
 
 interface Open extends Listener {
   server: Server;
   /** More listening sockets of the rule's port whose connections `server` serves (acceptAlso). */
   more: NetServer[];
   events: ServingEvents;
+  /** HTTPS: OCSP answers of its certificates, and its part in the ticket key's rotation. */
+  ocsp?: OcspWatch;
+  tickets?: () => void;
 }
+
+/**
+ * Where OCSP answers for a listener's certificates come from: the process's fetcher on the main
+ * thread (web.ocsp.ts mainStapler), the coordinator's messages in a serving thread (web.worker.ts).
+ */
+export interface Stapler {
+  watch(key: string, certs: WebPlan['certs'], note: (line: Msg) => void, previous?: OcspWatch): OcspWatch;
+}
+
+/** Node's TLS server's own events, beyond what the http typings know. */
+type TlsServerOf = Server & {
+  setTicketKeys(keys: Buffer): void;
+  on(event: 'OCSPRequest', fn: (certificate: Buffer, issuer: Buffer | null, done: (err: Error | null, response?: Buffer) => void) => void): TlsServerOf;
+};
 
 const detailOf = (err: unknown) => String((err as Error)?.message ?? err);
 
@@ -41,6 +60,8 @@ export class WebListeners implements Serving {
       say: Say;
       /** The part of each response cache's bound this thread may fill (1 / serving threads). */
       cacheShare?: number;
+      /** OCSP answers for HTTPS rules; none stapled without it. */
+      stapling?: Stapler;
     },
   ) {}
 
@@ -68,6 +89,7 @@ export class WebListeners implements Serving {
     const host = listenHost(rule);
     const err = await listen(rt.server, host, rule.port, rule.network === 'tcp6', fd);
     if (err) {
+      letGo(rt);
       dispose(compiled);
       throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
     }
@@ -93,6 +115,15 @@ export class WebListeners implements Serving {
       ...(edge ? { edge: true } : {}),
     };
     rt.server = createListenerServer(rt, (err) => this.o.say.error({ key: 'webRequestFailed', vars: { detail: detailOf(err) } }, { rule: key }));
+    if (compiled.tls && !edge) {
+      const server = rt.server as TlsServerOf;
+      // The process's ticket key (shared by every thread, rotated), not one of this server's own.
+      server.setTicketKeys(ticketKeys.current());
+      rt.tickets = ticketKeys.subscribe((k) => server.setTicketKeys(k));
+      rt.ocsp = this.o.stapling?.watch(key, plan.certs, events.note);
+      // Answered from what was fetched already: the handshake never waits on a responder.
+      server.on('OCSPRequest', (certificate, _issuer, done) => done(null, rt.ocsp?.forCertificate(certificate)));
+    }
     return rt;
   }
 
@@ -138,7 +169,15 @@ export class WebListeners implements Serving {
     const prev = rt.compiled;
     rt.compiled = compiled;
     if (!rt.edge) rt.log.resize(plan.rule.accessLog.capacity);
-    if (compiled.tls && !rt.edge) (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
+    if (compiled.tls && !rt.edge) {
+      (rt.server as unknown as { setSecureContext(o: object): void }).setSecureContext(compiled.tls.options);
+      // A new context is made with a random ticket key of its own: the shared one again.
+      (rt.server as TlsServerOf).setTicketKeys(ticketKeys.current());
+      // The new watch first: a certificate both versions have keeps its answer.
+      const before = rt.ocsp;
+      rt.ocsp = this.o.stapling?.watch(key, plan.certs, rt.events.note, before);
+      before?.close();
+    }
     // Requests already on their way finish with what they started with.
     setTimeout(() => dispose(prev), 30_000).unref();
     return compiled.warnings;
@@ -182,6 +221,7 @@ export class WebListeners implements Serving {
 
   /** Stops accepting, lets requests in flight finish for `graceMs`, then cuts what is left. */
   private retire(rt: Open, graceMs: number): Promise<void> {
+    letGo(rt);
     const server = rt.server;
     // A drained server is closed again: HTTP's close also ends its timeout checks, and 'close'
     // still comes once its connections are gone.
@@ -271,6 +311,14 @@ export class WebListeners implements Serving {
     await Promise.all([...this.listeners.keys()].map((k) => this.stop(k)));
     await Promise.all([...this.retiring]);
   }
+}
+
+/** Stops what a listener's TLS keeps going (OCSP fetches, its ticket key's updates). */
+function letGo(rt: Open): void {
+  rt.ocsp?.close();
+  rt.ocsp = undefined;
+  rt.tickets?.();
+  rt.tickets = undefined;
 }
 
 export const zeroFigures = (): WebFigures => ({ requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} });

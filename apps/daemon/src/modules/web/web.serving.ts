@@ -15,6 +15,7 @@ import { WebListeners } from './web.lifecycle.js';
 import { WebThreads } from './web.threads.js';
 import { AutoServing } from './web.autoscale.js';
 import { EdgeServing, edgeAddon } from './web.edge.js';
+import { mainStapler } from './web.ocsp.js';
 
 /** What a running rule tells beyond its start: lines for its log (a backend marked down...). */
 export interface ServingEvents {
@@ -77,5 +78,5 @@ export function createServing(threads: number | 'auto', o: { say: Say; workerFil
     // Moves hand each rule's listening sockets over as descriptors of the same sockets.
     if (can && canDupListener()) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
   } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
-  return new WebListeners({ say: o.say });
+  return new WebListeners({ say: o.say, stapling: mainStapler });
 }

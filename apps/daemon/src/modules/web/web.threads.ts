@@ -5,8 +5,9 @@
  * WebListeners (web.worker.ts). SO_REUSEPORT stays inside the rule's one claim in the port
  * registry: the kit refuses any other rule on that port before this opens anything. This
  * coordinator owns what must exist once: the opening of the sockets (so a port in use is this
- * rule's error), and the sum of the threads' figures and access logs. A thread that dies is
- * replaced and given its rules again. Threads send message keys, never text.
+ * rule's error), the sum of the threads' figures and access logs, and the OCSP answers of HTTPS
+ * rules' certificates (fetched here once, sent to every thread). A thread that dies is replaced and
+ * given its rules again. Threads send message keys, never text.
  */
 import { closeSync, fstatSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -20,7 +21,9 @@ import { clockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
+import { ocspStapling, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
+import { ticketKeys } from './web.tickets.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /**
@@ -72,7 +75,7 @@ class ServingThread {
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     letWorkersSizeTheirYoungGeneration();
-    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor }, resourceLimits: SERVING_HEAP });
+    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor, ticketKey: ticketKeys.current() }, resourceLimits: SERVING_HEAP });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
         const c = this.calls.get(e.id);
@@ -106,6 +109,7 @@ class ServingThread {
 interface Placed {
   plan: WebPlan;
   events: ServingEvents;
+  ocsp?: OcspWatch;
 }
 
 /** Why a rule's SO_REUSEPORT socket could not be opened, as its status says it. */
@@ -127,6 +131,8 @@ export class WebThreads implements Serving {
   private respawnDelay = 0;
   /** Inodes of the sockets opened, by descriptor, until a thread has certainly taken them. */
   private opened = new Map<number, number>();
+  /** Stops passing new ticket keys to the threads. */
+  private tickets: (() => void) | null = null;
 
   constructor(
     private o: {
@@ -146,6 +152,10 @@ export class WebThreads implements Serving {
 
   private ensureThreads(): void {
     if (this.pool.length) return;
+    // Every thread seals with the one key of the process, replaced on the main thread's clock.
+    this.tickets ??= ticketKeys.subscribe((key) => {
+      for (const t of this.live()) t.call({ op: 'ticketKeys', key }).catch(() => undefined);
+    });
     for (let i = 0; i < this.threads; i++) this.pool.push(this.spawn(i));
   }
 
@@ -189,6 +199,7 @@ export class WebThreads implements Serving {
           try {
             const reply = await this.startOn(fresh, key, p.plan, this.openSocket(key, p.plan, slot));
             if (reply.problem) throw new ThreadFailure(reply.problem);
+            this.sendStaples(key);
           } catch (err) {
             const detail = err instanceof ThreadFailure ? err.msg : String((err as Error)?.message ?? err);
             this.o.say.warn({ key: 'webThreadRuleLost', vars: { detail } }, { rule: key });
@@ -265,13 +276,19 @@ export class WebThreads implements Serving {
   open(key: string, plan: WebPlan, events: ServingEvents): Promise<Msg[]> {
     return this.serial(key, async () => {
       this.ensureThreads();
-      if (this.placed.has(key)) await this.stopThreads(key);
+      if (this.placed.has(key)) {
+        this.placed.get(key)?.ocsp?.close();
+        await this.stopThreads(key);
+      }
       const threads = this.live();
       const fds = this.openAll(key, plan, threads);
       // Placed before the threads start, so that their first lines reach the rule's log.
-      this.placed.set(key, { plan, events });
+      const p: Placed = { plan, events };
+      this.placed.set(key, p);
       const replies = await this.everyThread(threads, (t, i) => this.startOn(t, key, plan, fds[i]!));
-      return this.settle(key, replies);
+      const warnings = await this.settle(key, replies);
+      this.watchOcsp(key, p);
+      return warnings;
     });
   }
 
@@ -285,14 +302,31 @@ export class WebThreads implements Serving {
         t.keys.has(key) ? t.call<StartReply>({ op: 'apply', key, plan }) : this.startOn(t, key, plan, this.openSocket(key, plan, this.pool.indexOf(t))),
       );
       p.plan = plan;
-      return this.settle(key, replies);
+      const warnings = await this.settle(key, replies);
+      this.watchOcsp(key, p, p.ocsp);
+      return warnings;
     });
+  }
+
+  /** The rule's OCSP answers, fetched on this thread and sent to its threads whenever they change. */
+  private watchOcsp(key: string, p: Placed, previous?: OcspWatch): void {
+    p.ocsp = p.plan.rule.protocol === 'https' ? ocspStapling().watch(p.plan.certs, { staple: () => this.sendStaples(key), note: p.events.note }, previous) : undefined;
+    previous?.close();
+    this.sendStaples(key);
+  }
+
+  private sendStaples(key: string): void {
+    const p = this.placed.get(key);
+    if (!p?.ocsp) return;
+    const stapled = p.ocsp.stapled();
+    for (const t of this.live()) if (t.keys.has(key)) t.call({ op: 'ocsp', key, stapled }).catch(() => undefined);
   }
 
   /** What the threads answered: the first problem is the rule's (and nothing of it keeps serving). */
   private async settle(key: string, replies: StartReply[]): Promise<Msg[]> {
     const bad = replies.find((r) => r.problem);
     if (bad?.problem) {
+      this.placed.get(key)?.ocsp?.close();
       this.placed.delete(key);
       await this.stopThreads(key);
       throw new RuleProblem(bad.problem, bad.retry);
@@ -341,6 +375,7 @@ export class WebThreads implements Serving {
 
   stop(key: string): Promise<void> {
     return this.serial(key, async () => {
+      this.placed.get(key)?.ocsp?.close();
       this.placed.delete(key);
       this.lastNote.delete(key);
       await this.stopThreads(key);
@@ -414,6 +449,8 @@ export class WebThreads implements Serving {
   async close(): Promise<void> {
     await Promise.all([...this.placed.keys()].map((k) => this.stop(k)));
     this.closing = true;
+    this.tickets?.();
+    this.tickets = null;
     const threads = this.pool;
     this.pool = [];
     await Promise.all(

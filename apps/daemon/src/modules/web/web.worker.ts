@@ -11,7 +11,8 @@ import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { useClockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
-import { WebListeners, zeroFigures } from './web.lifecycle.js';
+import { WebListeners, zeroFigures, type Stapler } from './web.lifecycle.js';
+import { ticketKeys } from './web.tickets.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
@@ -22,6 +23,10 @@ export type ThreadCall =
   | { id: number; op: 'drain'; key: string; graceMs: number }
   | { id: number; op: 'figures'; key: string }
   | { id: number; op: 'accessLog'; key: string; limit: number }
+  /** The session ticket key of every thread's TLS servers, replaced (web.tickets.ts). */
+  | { id: number; op: 'ticketKeys'; key: Uint8Array }
+  /** The rule's OCSP answers now (the coordinator fetches them), each with the certificate (DER) it is for. */
+  | { id: number; op: 'ocsp'; key: string; stapled: Array<{ certificate: Uint8Array; answer: Uint8Array }> }
   | { id: number; op: 'close' };
 
 /** Thread → coordinator: an answer, a rule log line, a program log line, the connection count. */
@@ -51,11 +56,24 @@ const at =
     send({ op: 'say', level, line, ...(extra ? { extra } : {}) });
 const say: Say = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
-const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number };
+const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number; ticketKey?: Uint8Array };
 if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
+// The coordinator's key: a client resumes on whichever thread its next connection reaches.
+if (data.ticketKey) ticketKeys.follow(data.ticketKey);
+
+/** OCSP answers by rule, as the coordinator last sent them: no fetching here (no HTTP client in a thread). */
+const staples = new Map<string, Array<{ certificate: Buffer; answer: Buffer }>>();
+const stapling: Stapler = {
+  watch: (key) => ({
+    forCertificate: (der) => staples.get(key)?.find((s) => s.certificate.equals(der))?.answer,
+    replay: () => undefined,
+    stapled: () => staples.get(key) ?? [],
+    close: () => undefined,
+  }),
+};
 
 // The threads' caches together stay within the rule's bound.
-const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1) });
+const listeners = new WebListeners({ say, cacheShare: 1 / Math.max(1, data.threads ?? 1), stapling });
 /** Rules this thread stopped accepting for (serving moved elsewhere): their figures, live while they drain. */
 const drained = new Map<string, () => WebFigures>();
 
@@ -76,6 +94,7 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return started(() => listeners.apply(m.key, m.plan));
     case 'stop':
       drained.delete(m.key);
+      staples.delete(m.key);
       return listeners.stop(m.key);
     case 'drain': {
       const d = listeners.drain(m.key, m.graceMs);
@@ -86,6 +105,14 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return listeners.has(m.key) ? listeners.figures(m.key) : (drained.get(m.key)?.() ?? zeroFigures());
     case 'accessLog':
       return listeners.accessLog(m.key, m.limit);
+    case 'ticketKeys':
+      return ticketKeys.follow(m.key);
+    case 'ocsp':
+      staples.set(
+        m.key,
+        m.stapled.map((s) => ({ certificate: Buffer.from(s.certificate), answer: Buffer.from(s.answer) })),
+      );
+      return;
     case 'close':
       return listeners.close();
   }
