@@ -257,9 +257,11 @@ export const ZWebConfigure = z.object({
   /** How many access log lines the console shows (1-256). */
   accessLogShow: z.number().int().min(1).max(WEB_ACCESS_LOG_SHOW_MAX).default(50),
   /**
-   * Threads that serve the rules: 0 = automatic (LUCKY_WEB_THREADS when set; else the main thread,
-   * moving to one thread per CPU, at most 4, once it stays busy), 1 = the main thread only, 2-16 =
-   * that many. Each serving thread costs about 10 MB.
+   * Threads that serve the rules: 0 = automatic (LUCKY_WEB_THREADS when set; else, on the native
+   * data plane, one thread per CPU, at most 4, from the start (a few hundred KB each); on the Node
+   * path, the main thread, moving to one thread per CPU, at most 4, once it stays busy), 1 = one
+   * thread (the Node path: the main thread only), 2-16 = that many. A Node serving thread costs
+   * about 10 MB.
    */
   servingThreads: z.number().int().min(0).max(WEB_SERVING_THREADS_MAX).default(0),
 });

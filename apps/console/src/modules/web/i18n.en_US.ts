@@ -166,7 +166,7 @@ export const en_US: Record<WebTextId, string> = {
   accessLogShow: 'Access log entries shown',
   accessLogShowHint: 'How many of the latest entries the log shows first, 1-256',
   servingThreads: 'Serving threads',
-  servingThreadsHint: '0 = automatic (the main thread, and one thread per CPU, up to 4, once it stays busy); 1 = the main thread only; each serving thread takes about 10 MB. Saving restarts the rules: open connections close',
+  servingThreadsHint: '0 = automatic: one native thread per CPU, up to 4 (on the Node engine, LUCKY_WEB_ENGINE=node: the main thread, and one thread per CPU once it stays busy, each about 10 MB); 1 = one thread. Saving restarts the rules: open connections close',
   'err.password': 'The password of user {user} cannot be empty',
   'err.max': '{field} cannot be more than {n}',
   'err.min': '{field} cannot be less than {n}',
