@@ -442,6 +442,8 @@ void client_run(Client *c) {
         table_unref(c->hs_table);
         c->hs_table = NULL;
         c->state = C_HEAD;
+        /* OpenSSL may hold the first request already (read ahead with the handshake's last bytes). */
+        c->readable = 1;
 #ifdef EDGE_H2
         if (tls_is_h2(c) && h2_start(c) < 0) {
           client_close(c);

@@ -185,6 +185,8 @@ int tls_conf_add(TlsConf *t, const char *cert_pem, size_t cert_len, const char *
   SSL_CTX_set_min_proto_version(ctx, t->min_version);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  /* One read takes what the socket has, not a record's 5-byte header and then its body in two. */
+  SSL_CTX_set_read_ahead(ctx, 1);
   /* Resumption by tickets only (keys rotated: ticketkeys.c): no session cache to hold or share between threads. */
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   SSL_CTX_set_num_tickets(ctx, 1);
