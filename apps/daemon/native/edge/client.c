@@ -11,6 +11,7 @@
 #include "route.h"
 #include "tls.h"
 #include "h2.h"
+#include "auth.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -358,7 +359,8 @@ static void request_head(Client *c, uint32_t head_len) {
       c->state = C_ANSWER;
       return;
     }
-    fallback = s->auth;
+    /* A login Node has verified already is the edge's to accept; any other goes to Node. */
+    fallback = s->auth && !auth_ok(s->authorized, h->authorization.p, h->authorization.n, w->now);
   }
   if (fallback || s->type == SVC_PROXY) {
     c->keep_alive = h->keep_alive && !c->rule->removing;

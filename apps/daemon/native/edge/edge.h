@@ -49,6 +49,7 @@ typedef struct Client Client;
 typedef struct Upstream Upstream;
 typedef struct Pool Pool;
 struct TlsConf;
+struct AuthCache;
 struct ssl_st;
 typedef struct H2Conn H2Conn;
 
@@ -142,6 +143,7 @@ struct Site {
   int type;
   /* Requests this site sends to the Node path whatever they are. */
   int auth;       /* basic auth: Node checks it (scrypt) */
+  struct AuthCache *authorized; /* headers Node verified (auth.c) */
   int cors;       /* requests with an Origin */
   int nip, nua;
   IpFilter *ip;

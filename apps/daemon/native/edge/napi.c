@@ -10,6 +10,7 @@
  *   edgeFigures(ruleId) -> [requests, native, fallback, bytesIn, bytesOut, connections, [code, n, ...]]
  *   edgeLog(ruleId, limit) -> [[time, ip, method, host, path, status, bytes, ms, userAgent, sub], ...] oldest first
  *   edgeHealth(ruleId, site, backend, healthy)  an active health check's verdict
+ *   edgeAuthorized(ruleId, site, header, ms)    Node verified this Authorization header: the edge accepts it for ms
  *   edgeOcsp(ruleId, cert, der | null)          the OCSP response stapled for the rule's certificate `cert`
  *   ocspRequest(certPem, issuerPem) -> Buffer | null      the DER of an OCSP request for a certificate
  *   ocspCheck(der, certPem, issuerPem) -> [status, nextUpdateMs]  0 good, 1 revoked, 2 unknown, -1 not a valid answer
@@ -21,6 +22,7 @@
 
 #include "edge.h"
 #include "log.h"
+#include "auth.h"
 #include "ocsp.h"
 #include "ticketkeys.h"
 #include "tls.h"
@@ -252,6 +254,7 @@ static int site_of(napi_env env, napi_value v, Site *s) {
   s->type = (int)num(env, v, "type", 0);
   if (s->type < SVC_PROXY || s->type > SVC_FALLBACK) return 0;
   s->auth = flag(env, v, "auth");
+  if (s->auth && !(s->authorized = auth_new())) return 0;
   s->cors = flag(env, v, "cors");
   napi_value arr;
   uint32_t n;
@@ -684,6 +687,25 @@ static napi_value js_health(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value js_authorized(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!args(env, info, 4, argv)) return NULL;
+  Rule *r = rule_arg(env, argv[0]);
+  if (!r) return NULL;
+  int32_t site = -1;
+  int64_t ms = 0;
+  napi_get_value_int32(env, argv[1], &site);
+  napi_get_value_int64(env, argv[3], &ms);
+  Table *t = r->latest;
+  if (site < 0 || site >= t->nsites || !t->sites[site].authorized) return NULL;
+  uint32_t len = 0;
+  char *header = string_of(env, argv[2], &len);
+  if (!header) return NULL;
+  auth_add(t->sites[site].authorized, header, len, edge_now_ms() + ms);
+  free(header);
+  return NULL;
+}
+
 static napi_value js_ocsp(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   if (!args(env, info, 3, argv)) return NULL;
@@ -766,6 +788,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"edgeLog", NULL, js_log, NULL, NULL, NULL, napi_default, NULL},
       {"edgeHealth", NULL, js_health, NULL, NULL, NULL, napi_default, NULL},
       {"edgeOcsp", NULL, js_ocsp, NULL, NULL, NULL, napi_default, NULL},
+      {"edgeAuthorized", NULL, js_authorized, NULL, NULL, NULL, napi_default, NULL},
       {"ocspRequest", NULL, js_ocsp_request, NULL, NULL, NULL, napi_default, NULL},
       {"ocspCheck", NULL, js_ocsp_check, NULL, NULL, NULL, napi_default, NULL},
       {"edgeTicketRotation", NULL, js_ticket_rotation, NULL, NULL, NULL, napi_default, NULL},

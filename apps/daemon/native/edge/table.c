@@ -4,6 +4,7 @@
  */
 #include "edge.h"
 #include "tls.h"
+#include "auth.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ void table_free(Table *t) {
     }
     free(s->ua);
     free(s->robots);
+    auth_free(s->authorized);
     free(s->content_type);
     free_template(&s->body);
     Proxy *p = &s->proxy;

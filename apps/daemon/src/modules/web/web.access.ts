@@ -117,6 +117,8 @@ export class BasicAuthGate {
     cfg: BasicAuth,
     private okMs = 5 * 60_000,
     private badMs = 5_000,
+    /** Hears each header that verified, and for how long it stands (the native data plane then checks it itself). */
+    private onVerified: ((header: string, ms: number) => void) | null = null,
   ) {
     for (const u of cfg.users) if (u.password) this.users.set(u.user, u.password);
     this.challenge = `Basic realm="${cfg.realm}", charset="UTF-8"`;
@@ -127,7 +129,10 @@ export class BasicAuthGate {
     if (!header || !/^basic /i.test(header) || header.length > 4096) return false;
     const now = Date.now();
     const k = this.known.get(header);
-    if (k && k.until > now) return k.ok;
+    if (k && k.until > now) {
+      if (k.ok) this.onVerified?.(header, k.until - now);
+      return k.ok;
+    }
     const p = this.pending.get(header);
     if (p) return p;
     // scrypt runs on libuv's small thread pool (shared with file I/O): a flood of new guesses is
@@ -137,6 +142,7 @@ export class BasicAuthGate {
       this.pending.delete(header);
       if (this.known.size > 4096) this.known.clear();
       this.known.set(header, { ok, until: Date.now() + (ok ? this.okMs : this.badMs) });
+      if (ok) this.onVerified?.(header, this.okMs);
       return ok;
     });
     this.pending.set(header, run);

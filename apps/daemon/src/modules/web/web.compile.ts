@@ -74,6 +74,8 @@ export interface CompileOptions {
   note(line: Msg): void;
   /** An active health check's new verdict on a site's backend, by index (the native data plane follows it). */
   health?(site: number, backend: number, up: boolean): void;
+  /** A site's basic auth verified this Authorization header, good for `ms` (the native data plane accepts it then). */
+  authorized?(site: number, header: string, ms: number): void;
 }
 
 function merge(rule: Access, sub: Access | null): Access {
@@ -134,7 +136,9 @@ function compileSite(index: number, name: string, service: WebService, rule: Web
     files,
     ipFilters,
     uaFilters,
-    auth: access.basicAuth.enable ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>) : null,
+    auth: access.basicAuth.enable
+      ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>, undefined, undefined, o.authorized ? (header, ms) => o.authorized!(index, header, ms) : null)
+      : null,
     cors: compileCors(access.cors),
     robots: access.robots.enable ? access.robots.text : null,
   };

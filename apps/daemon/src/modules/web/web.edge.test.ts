@@ -123,6 +123,34 @@ describe('the native data plane', () => {
   });
 });
 
+describe('basic auth on the native data plane', () => {
+  it('lets Node check a password once, then accepts that login itself', async () => {
+    const { hashSecrets } = await import('../../core/secrets.js');
+    const engine = runEngine(1, { engine: 'native' });
+    try {
+      const port = await freePort();
+      await engine.start(
+        'login',
+        await hashSecrets(ZWebRule, rule({ port, defaultService: { type: 'text', body: 'done' }, basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] } }), undefined),
+      );
+      const good = `Basic ${Buffer.from('alice:wonderland').toString('base64')}`;
+      const bad = `Basic ${Buffer.from('alice:guess').toString('base64')}`;
+      const ask = (auth: string) => onOneConnection(port, [`GET / HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`], auth === good ? 'done' : 'unauthorized\n');
+      expect(await ask(bad)).toMatch(/^HTTP\/1\.1 401/);
+      expect(await ask(good)).toMatch(/^HTTP\/1\.1 200/);
+      const first = (await engine.figures('login')).engine!;
+      // Node verified it once: the same login is now the edge's; a wrong one still goes to Node.
+      for (let i = 0; i < 3; i++) expect(await ask(good)).toMatch(/^HTTP\/1\.1 200/);
+      expect(await ask(bad)).toMatch(/^HTTP\/1\.1 401/);
+      const after = (await engine.figures('login')).engine!;
+      expect(after.native - first.native).toBe(3);
+      expect(after.node - first.node).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('the Node engine', () => {
   it('serves without the native split in its figures', async () => {
     const engine = runEngine(1, { engine: 'node' });

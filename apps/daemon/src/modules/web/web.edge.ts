@@ -39,6 +39,8 @@ export interface EdgeAddon extends OcspAddon {
   edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
+  /** Node verified this Authorization header for the site (scrypt): the edge accepts it itself for `ms`. */
+  edgeAuthorized(rule: number, site: number, header: string, ms: number): void;
   edgeOcsp(rule: number, cert: number, der: Buffer | null): void;
   edgeTicketRotation(ms: number): void;
 }
@@ -151,7 +153,13 @@ export class EdgeServing implements Serving {
     // An edge built without HTTP/2 leaves HTTP/2 rules to Node's servers.
     if (plan.rule.protocol === 'https' && plan.rule.http2 && !this.addon.edgeH2) return this.direct.open(key, plan, events);
     const rule: EdgeRule = { id: 0, plan, events, sites: [], addresses: '', timer: null, busy: Promise.resolve() };
-    const warnings = await this.node.openBehindEdge(key, plan, { note: events.note, health: (site, backend, up) => this.health(rule, site, backend, up) });
+    const warnings = await this.node.openBehindEdge(key, plan, {
+      note: events.note,
+      health: (site, backend, up) => this.health(rule, site, backend, up),
+      authorized: (site, header, ms) => {
+        if (rule.id) this.addon.edgeAuthorized(rule.id, site, header, ms);
+      },
+    });
     let fd = -1;
     try {
       const { table, sites } = await edgeTable(plan, { h2: this.addon.edgeH2 });

@@ -66,7 +66,12 @@ export class WebListeners implements Serving {
   ) {}
 
   private compile(plan: WebPlan, events: ServingEvents): Compiled {
-    return compile(plan, { cacheShare: this.o.cacheShare ?? 1, note: events.note, ...(events.health ? { health: events.health } : {}) });
+    return compile(plan, {
+      cacheShare: this.o.cacheShare ?? 1,
+      note: events.note,
+      ...(events.health ? { health: events.health } : {}),
+      ...(events.authorized ? { authorized: events.authorized } : {}),
+    });
   }
 
   /**

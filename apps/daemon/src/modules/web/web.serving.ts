@@ -22,6 +22,8 @@ export interface ServingEvents {
   note(line: Msg): void;
   /** An active health check changed its verdict on a site's backend (sites and backends by index). */
   health?(site: number, backend: number, up: boolean): void;
+  /** A site's basic auth verified an Authorization header (sites by index), good for `ms`. */
+  authorized?(site: number, header: string, ms: number): void;
 }
 
 export interface AccessLogPage {
