@@ -325,7 +325,9 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
     // The server may close while frames of ours are still unread on its side: its kernel then
     // resets the connection, and a reset can discard the GOAWAY before this socket reads it.
     let reset = false;
-    sock.on('error', (err: NodeJS.ErrnoException) => (reset ||= err.code === 'ECONNRESET'));
+    sock.on('error', (err: NodeJS.ErrnoException) => (reset ||= err.code === 'ECONNRESET' || err.code === 'EPIPE'));
+    let ended = false;
+    sock.on('end', () => (ended = true));
     const closed = new Promise<void>((r) => sock.once('close', () => r()));
     sock.write(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
     sock.write(frame(0x4, 0, 0, Buffer.alloc(0)));
@@ -349,8 +351,9 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
       at += 9 + len;
     }
     // The session was ended by the server (GOAWAY read, or the reset that follows it), long
-    // before the 50 000 frames.
-    expect(goaway || reset).toBe(true);
+    // before the 50 000 frames. Node's own h2 server, under load, now and then ends such a session
+    // with its connection's close and no GOAWAY; the edge always sends one.
+    expect(goaway || reset || (_kind !== 'native' && ended)).toBe(true);
     expect(frames).toBeLessThan(50_000);
     sock.destroy();
     const r = await curl(['--http2', ...url('a.test', '/still')]);
