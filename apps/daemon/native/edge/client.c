@@ -70,22 +70,7 @@ static void request_end(Client *c, int status) {
 void client_close(Client *c) {
   if (c->state == C_CLOSED) return;
   Worker *w = c->w;
-#ifdef EDGE_H2
-  if (c->h2_parent) {
-    /* A stream: its exchange let go, RST_STREAM; nghttp2 frees it when the stream closes. */
-    if (c->x.up) {
-      Upstream *u = c->x.up;
-      c->x.up = NULL;
-      upstream_abort(u);
-    }
-    exchange_release_backend(&c->x);
-    request_end(c, c->x.head_sent ? c->x.status : 0);
-    c->state = C_CLOSED;
-    h2_stream_reset(c);
-    return;
-  }
-  if (c->h2c) h2_free(c);
-#endif
+  /* The request under way ends unanswered (0) or as far as it got; its upstream cannot be reused. */
   if (c->x.up) {
     Upstream *u = c->x.up;
     c->x.up = NULL;
@@ -93,6 +78,15 @@ void client_close(Client *c) {
   }
   exchange_release_backend(&c->x);
   request_end(c, c->x.head_sent ? c->x.status : 0);
+#ifdef EDGE_H2
+  if (c->h2_parent) {
+    /* A stream: RST_STREAM; nghttp2 frees it when the stream closes. */
+    c->state = C_CLOSED;
+    h2_stream_reset(c);
+    return;
+  }
+  if (c->h2c) h2_free(c);
+#endif
   if (c->table) table_unref(c->table);
   c->table = NULL;
   if (c->hs_table) table_unref(c->hs_table);

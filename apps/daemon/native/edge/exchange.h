@@ -32,6 +32,8 @@ void exchange_interim(Client *c, int status);
 
 /* tunnel.c */
 void tunnel_step(Client *c);
+/* The backend's next bytes into its (empty) buffer: >0 read, 0 its end, -1 none now, -2 broken. */
+int tunnel_fill(Upstream *u);
 void tunnel_close(Client *c);
 
 /* client.c */

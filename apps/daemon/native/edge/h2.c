@@ -551,19 +551,10 @@ static void tunnel_run(Client *s) {
       progress = 1;
     }
     if (!s->span_len && u->off >= u->len && !u->eof && u->readable) {
-      if (!u->buf) u->buf = malloc(EDGE_BUF);
-      if (!u->buf) return client_close(s);
-      u->off = u->len = 0;
-      ssize_t n = recv(u->fd, u->buf, EDGE_BUF, 0);
-      if (n > 0) {
-        u->len = (uint32_t)n;
-        progress = 1;
-        if (n < EDGE_BUF && !u->rdhup) u->readable = 0;
-      } else if (n == 0) {
-        u->eof = 1;
-        h2_stream_done(s);
-      } else if (errno == EAGAIN) u->readable = 0;
-      else if (errno != EINTR) return client_close(s);
+      int n = tunnel_fill(u);
+      if (n == -2) return client_close(s);
+      if (n > 0) progress = 1;
+      else if (n == 0) h2_stream_done(s);
     }
     if (!progress) break;
   }

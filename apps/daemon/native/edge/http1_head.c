@@ -44,37 +44,36 @@ int h1_is(h1_str s, const char *want) {
   return 1;
 }
 
+int h1_next_element(h1_str list, const char **at, h1_str *one) {
+  const char *p = *at, *end = list.p + list.n;
+  if (p >= end) return 0;
+  const char *comma = memchr(p, ',', (size_t)(end - p));
+  const char *e = comma ? comma : end;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  const char *t = e;
+  while (t > p && (t[-1] == ' ' || t[-1] == '\t')) t--;
+  one->p = p;
+  one->n = (uint32_t)(t - p);
+  *at = comma ? comma + 1 : end;
+  return 1;
+}
+
 int h1_has_token(h1_str list, const char *token) {
-  const char *p = list.p, *end = list.p + list.n;
-  while (p < end) {
-    const char *comma = memchr(p, ',', (size_t)(end - p));
-    const char *e = comma ? comma : end;
-    const char *s = p;
-    while (s < e && (*s == ' ' || *s == '\t')) s++;
-    const char *t = e;
-    while (t > s && (t[-1] == ' ' || t[-1] == '\t')) t--;
-    h1_str one = {s, (uint32_t)(t - s)};
+  const char *at = list.p;
+  h1_str one;
+  while (h1_next_element(list, &at, &one))
     if (h1_is(one, token)) return 1;
-    p = comma ? comma + 1 : end;
-  }
   return 0;
 }
 
 int h1_last_token(h1_str list, h1_str *last, int *count) {
-  const char *p = list.p, *end = list.p + list.n;
+  const char *at = list.p;
+  h1_str one;
   int n = 0;
-  while (p < end) {
-    const char *comma = memchr(p, ',', (size_t)(end - p));
-    const char *e = comma ? comma : end;
-    const char *s = p;
-    while (s < e && (*s == ' ' || *s == '\t')) s++;
-    const char *t = e;
-    while (t > s && (t[-1] == ' ' || t[-1] == '\t')) t--;
-    if (t == s) return -1; /* an empty element */
-    last->p = s;
-    last->n = (uint32_t)(t - s);
+  while (h1_next_element(list, &at, &one)) {
+    if (one.n == 0) return -1; /* an empty element */
+    *last = one;
     n++;
-    p = comma ? comma + 1 : end;
   }
   *count = n;
   return n > 0 ? 0 : -1;

@@ -77,21 +77,16 @@ int h1_parse_response(const char *buf, size_t len, h1_response *r) {
       case 14:
         if (h1_is(h->name, "content-length")) {
           /* A repeated or listed length is one length when every value agrees. */
-          const char *q = h->value.p, *e = h->value.p + h->value.n;
-          while (q <= e) {
-            const char *comma = memchr(q, ',', (size_t)(e - q));
-            const char *ce = comma ? comma : e;
-            const char *s = q;
-            while (s < ce && (*s == ' ' || *s == '\t')) s++;
-            const char *t = ce;
-            while (t > s && (t[-1] == ' ' || t[-1] == '\t')) t--;
-            h1_str part = {s, (uint32_t)(t - s)};
+          const char *at = h->value.p;
+          h1_str part;
+          if (h->value.n == 0) return H1_BAD;
+          while (h1_next_element(h->value, &at, &part)) {
             int64_t v = h1_decimal(part);
             if (v < 0 || (r->content_length >= 0 && r->content_length != v)) return H1_BAD;
             r->content_length = v;
-            if (!comma) break;
-            q = comma + 1;
           }
+          /* A trailing comma is an empty element too. */
+          if (h->value.p[h->value.n - 1] == ',') return H1_BAD;
         }
         break;
       case 17:

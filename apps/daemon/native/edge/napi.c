@@ -200,17 +200,26 @@ static int template_of(napi_env env, napi_value obj, const char *key, Template *
   return 1;
 }
 
-static int headers_of(napi_env env, napi_value obj, const char *key, Hdr **out, int *count) {
-  napi_value arr;
+/*
+ * A flat [a, b, a, b...] array: its pairs allocated (`size` bytes each) in *out. -1 when malformed
+ * (or missing and `required`), else the number of pairs.
+ */
+static int pairs_of(napi_env env, napi_value obj, const char *key, int required, size_t size, void **out, napi_value *arr) {
   uint32_t n;
   *out = NULL;
+  if (!array(env, obj, key, arr, &n)) return required ? -1 : 0;
+  if (n % 2) return -1;
+  if (!n) return 0;
+  if (!(*out = calloc(n / 2, size))) return -1;
+  return (int)(n / 2);
+}
+
+static int headers_of(napi_env env, napi_value obj, const char *key, Hdr **out, int *count) {
+  napi_value arr;
   *count = 0;
-  if (!array(env, obj, key, &arr, &n)) return 1;
-  if (n % 2) return 0;
-  if (!n) return 1;
-  *out = calloc(n / 2, sizeof **out);
-  if (!*out) return 0;
-  for (uint32_t i = 0; i < n; i += 2) {
+  int n = pairs_of(env, obj, key, 0, sizeof **out, (void **)out, &arr);
+  if (n < 0) return 0;
+  for (uint32_t i = 0; i < (uint32_t)n * 2; i += 2) {
     Hdr *h = &(*out)[(*count)++];
     h->name = string_of(env, at(env, arr, i), &h->name_len);
     h->value = string_of(env, at(env, arr, i + 1), &h->value_len);
@@ -340,22 +349,16 @@ static int cmp_longest(const void *a, const void *b) {
 
 static int hosts_of(napi_env env, napi_value obj, const char *key, HostEntry **out, int *count, int nsites) {
   napi_value arr;
-  uint32_t n;
-  *out = NULL;
   *count = 0;
-  if (!array(env, obj, key, &arr, &n)) return 0;
-  if (n % 2) return 0;
-  if (!n) return 1;
-  *out = calloc(n / 2, sizeof **out);
-  if (!*out) return 0;
-  for (uint32_t i = 0; i < n; i += 2) {
-    HostEntry *e = &(*out)[*count];
+  int n = pairs_of(env, obj, key, 1, sizeof **out, (void **)out, &arr);
+  if (n < 0) return 0;
+  for (uint32_t i = 0; i < (uint32_t)n * 2; i += 2) {
+    HostEntry *e = &(*out)[(*count)++];
     e->name = string_of(env, at(env, arr, i), &e->len);
     int32_t site = -1;
     napi_get_value_int32(env, at(env, arr, i + 1), &site);
     if (!e->name || site < 0 || site >= nsites) return 0;
     e->site = site;
-    (*count)++;
   }
   return 1;
 }

@@ -32,6 +32,30 @@ static int send_some(int fd, const char *buf, uint32_t *off, uint32_t len, int *
   return 1;
 }
 
+int tunnel_fill(Upstream *u) {
+  if (!u->buf) u->buf = malloc(EDGE_BUF);
+  if (!u->buf) return -2;
+  u->off = u->len = 0;
+  for (;;) {
+    ssize_t n = recv(u->fd, u->buf, EDGE_BUF, 0);
+    if (n > 0) {
+      u->len = (uint32_t)n;
+      if (n < EDGE_BUF && !u->rdhup) u->readable = 0;
+      return (int)n;
+    }
+    if (n == 0) {
+      u->eof = 1;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) {
+      u->readable = 0;
+      return -1;
+    }
+    return -2;
+  }
+}
+
 void tunnel_step(Client *c) {
   /* A stream's tunnel is its connection's to run (h2.c). */
   if (c->h2_parent) {
@@ -80,19 +104,9 @@ void tunnel_step(Client *c) {
       }
     }
     if (u->off >= u->len && !u->eof && u->readable) {
-      if (!u->buf) u->buf = malloc(EDGE_BUF);
-      if (!u->buf) goto broken;
-      u->off = u->len = 0;
-      ssize_t n = recv(u->fd, u->buf, EDGE_BUF, 0);
-      if (n > 0) {
-        u->len = (uint32_t)n;
-        progress = 1;
-        if (n < EDGE_BUF && !u->rdhup) u->readable = 0;
-      } else if (n == 0) {
-        u->eof = 1;
-        progress = 1;
-      } else if (errno == EAGAIN) u->readable = 0;
-      else if (errno != EINTR) goto broken;
+      int n = tunnel_fill(u);
+      if (n == -2) goto broken;
+      if (n >= 0) progress = 1;
     }
     moved |= progress;
     if (!progress) break;

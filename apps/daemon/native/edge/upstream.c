@@ -270,9 +270,10 @@ static void upstream_read(Upstream *u) {
         }
         continue;
       }
-      /* Body bytes: how many of those buffered belong to this answer. */
+      /* Body bytes: how many of those buffered belong to this answer (`take`), and what goes on (`p`, `span`). */
       const char *p = u->buf + u->off;
       uint32_t avail = u->len - u->off, take = avail;
+      uint32_t span = UINT32_MAX;
       int last = 0;
       if (x->res_mode == 1) {
         if (take > x->res_left) take = (uint32_t)x->res_left;
@@ -284,22 +285,10 @@ static void upstream_read(Upstream *u) {
         const char *d = NULL;
         int rc = h1_chunked_read(&x->res_ch, p, avail, &used, &d, &dn);
         if (rc == CH_BAD) { fail(u, F_CUT, EPROTO); return; }
-        u->off += (uint32_t)used;
+        take = (uint32_t)used;
+        p = rc == CH_DATA ? d : NULL;
+        span = rc == CH_DATA ? (uint32_t)dn : 0;
         last = rc == CH_DONE;
-        int r = exchange_body(c, u, rc == CH_DATA ? d : NULL, rc == CH_DATA ? (uint32_t)dn : 0, last);
-        if (r < 0) return;
-        if (last) {
-          if (u->off < u->len) u->reusable = 0;
-          if (r == 1) exchange_done(c);
-          else x->res_complete = 1;
-          return;
-        }
-        if (r == 0) {
-          u->paused = 1;
-          u->deadline = 0;
-          return;
-        }
-        continue;
       } else if (x->res_mode == 2) {
         size_t total = 0;
         int rc = CH_NEED;
@@ -316,7 +305,7 @@ static void upstream_read(Upstream *u) {
       }
       u->off += take;
       if (last && u->off < u->len) u->reusable = 0; /* nothing may follow an answer on HTTP/1.1 */
-      int r = exchange_body(c, u, p, take, last && x->res_mode != 3);
+      int r = exchange_body(c, u, p, span == UINT32_MAX ? take : span, last && x->res_mode != 3);
       if (r < 0) return;
       if (last) {
         if (r == 1) exchange_done(c);

@@ -37,7 +37,7 @@ export interface WebPlan {
   challenges?: Record<string, string>;
 }
 
-type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
+export type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
 
 export interface Site {
   /** The sub rule's name (or `#n`), '' for the default service. */
@@ -78,7 +78,8 @@ export interface CompileOptions {
   authorized?(site: number, header: string, ms: number): void;
 }
 
-function merge(rule: Access, sub: Access | null): Access {
+/** A sub rule's access settings where it enables them, else the rule's (the native data plane's tables merge the same way). */
+export function merge(rule: Access, sub: Access | null): Access {
   if (!sub) return rule;
   return {
     basicAuth: sub.basicAuth.enable ? sub.basicAuth : rule.basicAuth,

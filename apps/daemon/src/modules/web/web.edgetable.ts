@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { WebRule, WebService, WebSubRule } from '@lucky/contracts';
 import { parseCidr, type Cidr } from '../../core/cidr.js';
-import type { WebPlan } from './web.compile.js';
+import { merge, type Access, type WebPlan } from './web.compile.js';
 
 /** Service kinds, as native/edge/edge.h numbers them. */
 export const SVC = { proxy: 1, text: 2, redirect: 3, jump: 4, close: 5, fallback: 6 } as const;
@@ -127,21 +127,6 @@ export async function resolveName(name: string): Promise<{ family: 4 | 6; addres
   } catch {
     return null;
   }
-}
-
-type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
-
-/** The same merge as compile(): a sub rule's settings where it enables them, else the rule's. */
-function merge(rule: Access, sub: Access | null): Access {
-  if (!sub) return rule;
-  return {
-    basicAuth: sub.basicAuth.enable ? sub.basicAuth : rule.basicAuth,
-    ipFilter: sub.ipFilter,
-    uaFilter: sub.uaFilter,
-    cache: sub.cache.enable ? sub.cache : rule.cache,
-    cors: sub.cors.enable ? sub.cors : rule.cors,
-    robots: sub.robots.enable ? sub.robots : rule.robots,
-  };
 }
 
 async function serviceOf(service: WebService, access: Access, resolve: typeof resolveName): Promise<Partial<EdgeSite> & { type: number }> {
