@@ -35,7 +35,7 @@
 /* After a last answer that closes: how long unread bytes are read and dropped (nginx's lingering close). */
 #define EDGE_LINGER_MS 2000
 /* Idle upstream connections kept per backend per thread, and for how long. */
-#define EDGE_POOL_IDLE_MAX 256
+#define EDGE_POOL_IDLE_MAX 1024
 #define EDGE_POOL_IDLE_MS 30000
 /* A thread's room for a head or an answer being built. */
 #define EDGE_SCRATCH (64 * 1024)
