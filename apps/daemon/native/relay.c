@@ -23,7 +23,9 @@
  *   tcpAdd(fdA, fdB, idleMs) -> id              A = client side
  *   udpListen(fd, maxPacket) -> id, udpSetMax(id, maxPacket), udpUnlisten(id)
  *   udpSession(listenerId, fd, address, port) -> id
- *   fileSend(sockFd, fileFd, offset, length, idleMs) -> id     a file to a socket (sendfile); length -1: to its end
+ *   fileSend(sockFd, fileFd, offset, length, idleMs[, keepOpen]) -> id   a file to a socket (sendfile); length -1: to
+ *                                               its end; keepOpen: no half-close after it (an HTTP body on a
+ *                                               keep-alive connection, whose next answer follows)
  *   fileReceive(sockFd, fileFd, offset, limit, idleMs) -> id   a socket into a file until EOF; limit -1: none
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
  *                                               (a file receive counts in a, a file send in b)
@@ -145,6 +147,7 @@ typedef struct {
   uint64_t bytes;
   int64_t idle_ms;
   int64_t last;
+  int keep_open; /* the socket carries more after this (HTTP keep-alive): no FIN at the end */
 } FileSend;
 
 typedef struct {
@@ -671,7 +674,7 @@ static void run_send(FileSend *f, int64_t now) {
     return;
   }
   /* The FIN goes after the bytes still in the socket buffer; Node closes the socket on the end. */
-  shutdown(f->sock, SHUT_WR);
+  if (!f->keep_open) shutdown(f->sock, SHUT_WR);
   end(&f->h, REASON_DONE, 0);
 }
 
@@ -940,12 +943,16 @@ static napi_value js_tcp_add(napi_env env, napi_callback_info info) {
   return number(env, id);
 }
 
-/* fileSend(sockFd, fileFd, offset, length, idleMs) / fileReceive(sockFd, fileFd, offset, limit, idleMs). */
+/* fileSend(sockFd, fileFd, offset, length, idleMs[, keepOpen]) / fileReceive(sockFd, fileFd, offset, limit, idleMs). */
 static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
-  napi_value argv[5];
+  napi_value argv[6];
+  size_t argc = 6;
   int64_t sock, file, offset, amount, idle;
+  bool keep = false;
   if (!started) return throw_err(env, "not started");
-  if (!args(env, info, 5, argv) || !get_int(env, argv[0], &sock) || !get_int(env, argv[1], &file) || !get_int(env, argv[2], &offset) ||
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc > 5 && napi_get_value_bool(env, argv[5], &keep) != napi_ok) keep = false;
+  if (argc < 5 || !get_int(env, argv[0], &sock) || !get_int(env, argv[1], &file) || !get_int(env, argv[2], &offset) ||
       !get_int(env, argv[3], &amount) || !get_int(env, argv[4], &idle) || sock < 0 || file < 0 || offset < 0 || amount < -1)
     return throw_err(env, kind == KIND_FILE_SEND ? "fileSend(sockFd, fileFd, offset, length, idleMs)" : "fileReceive(sockFd, fileFd, offset, limit, idleMs)");
   Head *h;
@@ -953,7 +960,7 @@ static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
   if (kind == KIND_FILE_SEND) {
     FileSend *f = calloc(1, sizeof(FileSend));
     if (!f) return throw_err(env, "out of memory");
-    *f = (FileSend){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms()};
+    *f = (FileSend){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms(), .keep_open = keep};
     h = &f->h;
     /* Only writability matters: the peer sends nothing on a download, and an error or hang-up is
      * reported whatever the mask says. */

@@ -179,6 +179,21 @@ export function nativeFileSend(sock: Socket, fileFd: number, offset: number, idl
 }
 
 /**
+ * Sends `length` bytes of an open file from `offset` to a socket that carries on afterwards (an HTTP
+ * body on a keep-alive connection): no half-close at the end, and `closed` only says the relay
+ * stopped; the caller compares the bytes moved with `length` (a file that shrank sends fewer).
+ * The caller has made Node stop reading the socket and emptied Node's write queue on it, and keeps
+ * Node from closing the descriptor until `onEnd` came or `remove()` returned. Null: no relay here.
+ */
+export function nativeFileSendOn(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number, onEnd: (end: NativeEnd, sent: number) => void): NativeFlow | null {
+  const shared = load();
+  if (!shared) return null;
+  let flow: NativeFlow | null = null;
+  flow = fileFlow(shared, () => shared.addon.fileSend(sockFd, fileFd, offset, length, idleMs, true), (end) => onEnd(end, flow ? flow.counters().toClient : 0));
+  return flow;
+}
+
+/**
  * Writes what arrives on a connected socket into an open file from `offset` until the peer's EOF
  * (`closed`), or ends with `limit` once more than `limit` bytes came (-1 or Infinity: no limit). The file must
  * not be opened with O_APPEND (splice(2) refuses it): start at its size instead. Same rules for
