@@ -72,9 +72,11 @@ export class AutoServing implements Serving {
       say: Say;
       /** Tests decide when the main thread is busy. */
       watch?: { sample(): boolean };
+      /** The main thread's file servers send large bodies by sendfile. */
+      nativeFiles?: boolean;
     },
   ) {
-    this.main = new WebListeners({ say: o.say });
+    this.main = new WebListeners({ say: o.say, nativeFiles: o.nativeFiles ?? false });
     const watch = o.watch ?? new BusyWatch();
     this.timer = setInterval(() => {
       if (watch.sample() && !this.pool && this.main.connections() > 0) void this.moveToThreads();

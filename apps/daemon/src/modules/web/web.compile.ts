@@ -70,6 +70,8 @@ export interface Compiled {
 export interface CompileOptions {
   /** The part of each response cache's byte bound this thread may fill (1 / serving threads). */
   cacheShare: number;
+  /** File servers send large bodies by sendfile (env.nativeRelay, on the main thread). */
+  nativeFiles?: boolean;
   /** A line for the rule's log (a backend marked down...). */
   note(line: Msg): void;
 }
@@ -120,7 +122,7 @@ function compileSite(name: string, service: WebService, rule: WebRule, sub: WebS
     } catch {
       warnings.push({ key: 'statusRootMissing', vars: { site, path: service.root } });
     }
-    files = new FileServer(service);
+    files = new FileServer(service, { native: o.nativeFiles ?? false });
   }
   return {
     name,

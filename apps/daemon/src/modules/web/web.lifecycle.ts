@@ -38,11 +38,13 @@ export class WebListeners implements Serving {
       say: Say;
       /** The part of each response cache's bound this thread may fill (1 / serving threads). */
       cacheShare?: number;
+      /** File servers send large bodies by sendfile (the main thread's, where the relay runs). */
+      nativeFiles?: boolean;
     },
   ) {}
 
   private compile(plan: WebPlan, events: ServingEvents): Compiled {
-    return compile(plan, { cacheShare: this.o.cacheShare ?? 1, note: events.note });
+    return compile(plan, { cacheShare: this.o.cacheShare ?? 1, nativeFiles: this.o.nativeFiles ?? false, note: events.note });
   }
 
   /**

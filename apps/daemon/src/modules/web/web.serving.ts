@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
+import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
 import { nativeAddon } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
@@ -62,11 +63,13 @@ export function servingThreads(setting: number, env: number | undefined): number
  * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or when
  * the setting asks for one thread, the main thread serves.
  */
-export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string }): Serving {
+export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string; env?: Readonly<DaemonEnv> }): Serving {
   const workerFile = o.workerFile ?? WORKER;
   const can = nativeAddon() !== null && existsSync(workerFile);
+  // The relay thread's sendfile serves the main thread only (serving threads stream their files).
+  const nativeFiles = o.env?.nativeRelay ?? false;
   if (threads === 'auto') {
-    if (can) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
+    if (can) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say, nativeFiles });
   } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
-  return new WebListeners({ say: o.say });
+  return new WebListeners({ say: o.say, nativeFiles });
 }
