@@ -63,7 +63,13 @@ export async function sendFile(req: IncomingMessage, reply: FastifyReply, real: 
     'content-length': String(length),
     ...(status === 206 ? { 'content-range': `bytes ${start}-${last}/${s.size}` } : {}),
   };
-  if (length === 0 || req.method === 'HEAD') return reply.code(status).headers(headers).send('');
+  if (length === 0) return reply.code(status).headers(headers).send('');
+  if (req.method === 'HEAD') {
+    // Fastify would put the length of its empty payload in Content-Length; Node keeps ours.
+    reply.hijack();
+    reply.raw.writeHead(status, headers).end();
+    return reply;
+  }
   // Opened first: a file that cannot be read is still an answer of the API, not a cut connection.
   const file = await open(real, 'r');
   // The body leaves around Fastify (sendfile on Node's connection, or a stream of the same file).
