@@ -216,6 +216,25 @@ describe.each(PATHS)('file bodies over HTTP/1.1: $name', ({ name, o }) => {
     await until(() => openUnder(dir).length === 0 && srv.sockets.size === 0 && (!native || nativeFileTransfers().active === 0));
   });
 
+  it('closes the files of pipelined answers still waiting when their client goes', async () => {
+    const sock = connect(Number(new URL(base).port), '127.0.0.1');
+    sock.on('error', () => undefined);
+    await new Promise((r) => sock.once('connect', r));
+    const req = 'GET /huge.bin HTTP/1.1\r\nHost: x\r\n\r\n';
+    sock.write(req + req + req);
+    let n = 0;
+    await new Promise<void>((resolve) =>
+      sock.on('data', (c: Buffer) => {
+        n += c.length;
+        if (n > 4 << 20) resolve();
+      }),
+    );
+    // The two behind the first have opened their file by now, and wait.
+    await until(() => openUnder(dir).length === 3);
+    sock.destroy();
+    await until(() => openUnder(dir).length === 0 && srv.sockets.size === 0 && (!native || nativeFileTransfers().active === 0));
+  });
+
   it('cuts a client that stops reading once idle, and closes the file', async () => {
     if (!native) return; // the streamed way has no idle limit of its own (Node's socket timeouts apply)
     const before = srv.results.length;

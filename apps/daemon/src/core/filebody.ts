@@ -82,7 +82,7 @@ export async function sendFileBody(req: IncomingMessage, res: ServerResponse, fi
       const r = await sendNative(res, sock, file, start, length, o.idleMs ?? IDLE_MS);
       if (r) return r;
     }
-    return await sendStreamed(res, file, start, length);
+    return await sendStreamed(req, res, file, start, length);
   } finally {
     await file.close().catch(() => undefined);
   }
@@ -203,17 +203,26 @@ function countAround(handle: Handle, n: number): void {
 }
 
 /** The body read in 1 MiB pieces and written through Node (a 64 KiB default means 16 times the reads). */
-function sendStreamed(res: ServerResponse, file: FileHandle, start: number, length: number): Promise<FileBodyResult> {
+function sendStreamed(req: IncomingMessage, res: ServerResponse, file: FileHandle, start: number, length: number): Promise<FileBodyResult> {
   return new Promise((resolve) => {
     const rs = file.createReadStream({ start, end: start + length - 1, highWaterMark: 1 << 20, autoClose: false });
+    // An HTTP/1.1 answer queued behind another (pipelined) has no socket yet and hears no 'close'
+    // when the connection goes: the connection's own close ends it (and frees the file) then.
+    const conn = res instanceof ServerResponse ? req.socket : null;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      conn?.off('close', finish);
+      rs.destroy();
+      resolve({ complete: res.writableFinished, bypassed: 0 });
+    };
+    conn?.once('close', finish);
+    res.once('close', finish);
     rs.on('error', () => res.destroy());
     // A file that shrank ends the stream early: the connection is cut rather than left waiting for the rest.
     rs.on('end', () => {
       if (rs.bytesRead !== length) res.destroy();
-    });
-    res.on('close', () => {
-      rs.destroy();
-      resolve({ complete: res.writableFinished, bypassed: 0 });
     });
     rs.pipe(res);
   });
