@@ -25,6 +25,11 @@ export interface FileBodyOptions {
   idleMs?: number;
   /** Bodies shorter than this are streamed (tests set 0 to send small files natively). */
   minNativeBytes?: number;
+  /**
+   * The streamed way's reads (default 1 MiB: a 64 KiB read means 16 times the reads and buffers of a
+   * large file). A server with many slow clients bounds its memory with less: each holds one read.
+   */
+  readBytes?: number;
 }
 
 export interface FileBodyResult {
@@ -82,7 +87,7 @@ export async function sendFileBody(req: IncomingMessage, res: ServerResponse, fi
       const r = await sendNative(res, sock, file, start, length, o.idleMs ?? IDLE_MS);
       if (r) return r;
     }
-    return await sendStreamed(req, res, file, start, length);
+    return await sendStreamed(req, res, file, start, length, o.readBytes ?? 1 << 20);
   } finally {
     await file.close().catch(() => undefined);
   }
@@ -202,10 +207,10 @@ function countAround(handle: Handle, n: number): void {
   handle[AROUND]! += n;
 }
 
-/** The body read in 1 MiB pieces and written through Node (a 64 KiB default means 16 times the reads). */
-function sendStreamed(req: IncomingMessage, res: ServerResponse, file: FileHandle, start: number, length: number): Promise<FileBodyResult> {
+/** The body read into buffers and written through Node. */
+function sendStreamed(req: IncomingMessage, res: ServerResponse, file: FileHandle, start: number, length: number, readBytes: number): Promise<FileBodyResult> {
   return new Promise((resolve) => {
-    const rs = file.createReadStream({ start, end: start + length - 1, highWaterMark: 1 << 20, autoClose: false });
+    const rs = file.createReadStream({ start, end: start + length - 1, highWaterMark: readBytes, autoClose: false });
     // An HTTP/1.1 answer queued behind another (pipelined) has no socket yet and hears no 'close'
     // when the connection goes: the connection's own close ends it (and frees the file) then.
     const conn = res instanceof ServerResponse ? req.socket : null;

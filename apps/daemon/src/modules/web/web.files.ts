@@ -178,7 +178,8 @@ export class FileServer {
       return plain(res, 403, 'forbidden\n');
     }
     res.writeHead(status, { 'Content-Type': contentTypeOf(file), 'Content-Length': length });
-    await sendFileBody(req, res, handle, start, length, { native: this.o.native });
+    // Streamed in Node's 64 KiB reads: a rule may hold thousands of slow downloads (TLS, serving threads).
+    await sendFileBody(req, res, handle, start, length, { native: this.o.native, readBytes: 64 * 1024 });
   }
 }
 
