@@ -12,6 +12,7 @@
  * - Files (the FTP data path): a file send moves a file to a socket with sendfile(2), a file receive
  *   moves a socket into a file at an offset with splice(2) through a pipe. Node opens the file (after
  *   its path checks) and the socket, and closes both once the end is reported or remove() returned.
+ *   An HTTP body (keepOpen) goes out on the relay's own duplicate of a socket Node goes on using.
  *
  * One background thread waits on an epoll set (edge-triggered) and works until the kernel would
  * block; a busy object yields after a budget so that others get their turn.
@@ -25,7 +26,9 @@
  *   udpSession(listenerId, fd, address, port) -> id
  *   fileSend(sockFd, fileFd, offset, length, idleMs[, keepOpen]) -> id   a file to a socket (sendfile); length -1: to
  *                                               its end; keepOpen: no half-close after it (an HTTP body on a
- *                                               keep-alive connection, whose next answer follows)
+ *                                               keep-alive connection, whose next answer follows), and sent on a
+ *                                               duplicate of sockFd the relay closes at the end or remove():
+ *                                               Node may close its own descriptor meanwhile
  *   fileReceive(sockFd, fileFd, offset, limit, idleMs) -> id   a socket into a file until EOF; limit -1: none
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
  *                                               (a file receive counts in a, a file send in b)
@@ -147,7 +150,7 @@ typedef struct {
   uint64_t bytes;
   int64_t idle_ms;
   int64_t last;
-  int keep_open; /* the socket carries more after this (HTTP keep-alive): no FIN at the end */
+  int keep_open; /* the socket carries more after this (HTTP keep-alive): no FIN; `sock` is our own dup */
 } FileSend;
 
 typedef struct {
@@ -299,7 +302,9 @@ static void drop(Head *h) {
   } else if (h->kind == KIND_UDP_LISTENER) {
     epoll_ctl(ep, EPOLL_CTL_DEL, ((UdpListener *)h)->fd, NULL);
   } else if (h->kind == KIND_FILE_SEND) {
-    epoll_ctl(ep, EPOLL_CTL_DEL, ((FileSend *)h)->sock, NULL);
+    FileSend *f = (FileSend *)h;
+    epoll_ctl(ep, EPOLL_CTL_DEL, f->sock, NULL);
+    if (f->keep_open) close(f->sock);
   } else if (h->kind == KIND_FILE_RECV) {
     FileRecv *f = (FileRecv *)h;
     epoll_ctl(ep, EPOLL_CTL_DEL, f->sock, NULL);
@@ -957,10 +962,18 @@ static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
     return throw_err(env, kind == KIND_FILE_SEND ? "fileSend(sockFd, fileFd, offset, length, idleMs)" : "fileReceive(sockFd, fileFd, offset, limit, idleMs)");
   Head *h;
   struct epoll_event ev = {0};
+  int watched = (int)sock;
   if (kind == KIND_FILE_SEND) {
     FileSend *f = calloc(1, sizeof(FileSend));
     if (!f) return throw_err(env, "out of memory");
-    *f = (FileSend){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms(), .keep_open = keep};
+    /* A socket Node keeps is sent on through a descriptor of our own: whatever closes Node's (a
+     * destroy at any moment) cannot leave this thread writing to a number reused by another file. */
+    if (keep && (watched = fcntl((int)sock, F_DUPFD_CLOEXEC, 0)) < 0) {
+      int e = errno;
+      free(f);
+      return throw_errno(env, "dup", e);
+    }
+    *f = (FileSend){.sock = watched, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms(), .keep_open = keep};
     h = &f->h;
     /* Only writability matters: the peer sends nothing on a download, and an error or hang-up is
      * reported whatever the mask says. */
@@ -973,18 +986,23 @@ static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
     h = &f->h;
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
   }
+  int own = watched != (int)sock;
   pthread_mutex_lock(&lock);
   if (grow() < 0) {
     pthread_mutex_unlock(&lock);
+    if (own) close(watched);
     free(h);
     return throw_err(env, "out of memory");
   }
   take_slot(h, kind);
   set_again(h); /* the socket may already be writable / have bytes waiting: no edge would come */
   ev.data.u64 = tag(h, 0);
-  int err = epoll_ctl(ep, EPOLL_CTL_ADD, (int)sock, &ev) < 0 ? errno : 0;
+  int err = epoll_ctl(ep, EPOLL_CTL_ADD, watched, &ev) < 0 ? errno : 0;
   double id = id_of(h);
-  if (err) give_slot(h);
+  if (err) {
+    if (own) close(watched);
+    give_slot(h);
+  }
   pthread_mutex_unlock(&lock);
   if (err) return throw_errno(env, "epoll_ctl", err);
   wake();

@@ -60,15 +60,18 @@ export const NATIVE_MIN_BYTES = 64 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
-const AROUND = Symbol('lucky.bytesAround');
-type Handle = {
-  fd?: number;
-  reading?: boolean;
-  readStart(): number;
-  readStop(): number;
-  [AROUND]?: number;
-};
-type Held = Socket & { _handle?: Handle | null; _paused?: boolean; _destroy: Socket['_destroy'] };
+type Held = Socket & { _handle?: { fd?: number } | null; _paused?: boolean; timeout?: number };
+
+/** Bytes the relay wrote on each connection, which Node's own count (bytesWritten) never saw. */
+const aroundSocket = new WeakMap<object, number>();
+
+/**
+ * What a connection has written, the relay's sendfile included: Node's bytesWritten plus those
+ * (the web rules' figures and access log read this).
+ */
+export function bytesWrittenOf(sock: object): number {
+  return ((sock as { bytesWritten?: number }).bytesWritten ?? 0) + (aroundSocket.get(sock) ?? 0);
+}
 
 /**
  * Sends `length` bytes of `file` from `start` as the body of `res`, whose status and headers
@@ -115,8 +118,9 @@ function flushed(sock: Socket): Promise<boolean> {
 }
 
 /**
- * The body by sendfile on the relay thread. Null when the relay would not take it (the head is
- * out by then: the caller streams the body after it).
+ * The body by sendfile on the relay thread, which sends on a duplicate of the socket's descriptor:
+ * Node may close its own at any moment. Null when the relay would not take it (the head is out by
+ * then: the caller streams the body after it).
  */
 async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, start: number, length: number, idleMs: number): Promise<FileBodyResult | null> {
   res.flushHeaders();
@@ -124,87 +128,53 @@ async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, sta
     sock.destroy();
     return { complete: false, bypassed: 0 };
   }
-  const handle = sock._handle;
-  if (!handle || typeof handle.fd !== 'number' || handle.fd < 0) return null;
+  const fd = sock._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) return null;
 
-  // Node stops reading for the length of the body: a pipelined request or the client's EOF must
-  // wait until the answer before them is out. Node's own pause and resume (the HTTP server's flood
-  // control, a request's resume) only note what they want, which is done once the relay is through.
-  const proto = Object.getPrototypeOf(handle) as Handle;
-  handle.readStop();
-  handle.readStart = () => 0;
-  handle.readStop = () => 0;
+  // Node stops reading for the length of the body (a pipelined request or the client's EOF waits
+  // until the answer before it is out), the way the HTTP server holds a flood of pipelined requests:
+  // `_paused` makes its resume handlers pause the socket again. Nothing is added to the socket or
+  // its handle: an object whose shape changes with each request turns slow for the rest of its life.
+  const pausedHere = sock._paused !== true;
+  sock._paused = true;
+  sock.pause();
   // An idle timer of the socket sees no traffic meanwhile: the relay's own idle limit stands in.
-  const timeout = (sock as Socket & { timeout?: number }).timeout ?? 0;
+  const timeout = sock.timeout ?? 0;
   if (timeout > 0) sock.setTimeout(0);
+  const carryOn = () => {
+    // Unless the server resumed it meanwhile (its pipelined answers drained) or paused it for itself.
+    if (pausedHere && sock._paused === true && !sock.destroyed) {
+      sock._paused = false;
+      sock.resume();
+    }
+    if (timeout > 0 && !sock.destroyed) sock.setTimeout(timeout);
+  };
 
   let settle!: (end: NativeEnd | null, sent: number) => void;
   const ended = new Promise<{ end: NativeEnd | null; sent: number }>((resolve) => (settle = (end, sent) => resolve({ end, sent })));
-  let flow: NativeFlow | null = null;
-  let taken = false;
-  // Whoever destroys the socket meanwhile (a rule stopped, the server closed) takes it back from the
-  // relay first: the descriptor is closed only once the relay no longer uses it.
-  const hadOwnDestroy = Object.prototype.hasOwnProperty.call(sock, '_destroy');
-  const destroyImpl = sock._destroy;
-  sock._destroy = function (this: Socket, err: Error | null, cb: (err?: Error | null) => void) {
-    if (flow && !taken) {
-      taken = true;
-      settle(null, flow.remove().toClient);
-    }
-    return destroyImpl.call(this, err, cb);
-  };
-  const release = () => {
-    if (hadOwnDestroy) sock._destroy = destroyImpl;
-    else delete (sock as Partial<Held>)._destroy;
-    delete (handle as Partial<Handle>).readStart;
-    delete (handle as Partial<Handle>).readStop;
-  };
-
-  flow = nativeFileSendOn(handle.fd, file.fd, start, length, idleMs, (end, sent) => {
-    if (!taken) settle(end, sent);
-  });
+  const flow: NativeFlow | null = nativeFileSendOn(fd, file.fd, start, length, idleMs, (end, sent) => settle(end, sent));
   if (!flow) {
-    release();
-    if (handle.reading && !sock._paused) proto.readStart.call(handle);
-    if (timeout > 0) sock.setTimeout(timeout);
+    carryOn();
     return null;
   }
+  // A connection destroyed meanwhile (a rule stopped, the server closed) is taken back from the
+  // relay, whose duplicate then closes, and the connection with it.
+  const gone = () => settle(null, flow.remove().toClient);
+  sock.once('close', gone);
+  if (sock.destroyed) gone();
   const { end, sent } = await ended;
-  release();
-  countAround(handle, sent);
+  sock.off('close', gone);
+  if (sent > 0) aroundSocket.set(sock, (aroundSocket.get(sock) ?? 0) + sent);
   around.set(res, sent);
   if (end?.reason !== 'closed' || sent !== length || sock.destroyed) {
     sock.destroy();
     return { complete: false, bypassed: sent };
   }
-  // What Node wanted meanwhile: `reading` is its own flag, kept by its pause and resume.
-  if (handle.reading && !sock._paused) proto.readStart.call(handle);
-  if (timeout > 0) sock.setTimeout(timeout);
+  carryOn();
   // The body is out; with Content-Length given, end() writes nothing and hands the connection to
   // the next answer (or closes it, as the request asked).
   res.end();
   return { complete: true, bypassed: sent };
-}
-
-/**
- * Bytes the relay wrote count in the socket's bytesWritten (figures and access logs read it), as if
- * Node had written them: the handle's own counter plus those.
- */
-function countAround(handle: Handle, n: number): void {
-  if (n <= 0) return;
-  if (handle[AROUND] === undefined) {
-    let get: (() => number) | undefined;
-    for (let p = Object.getPrototypeOf(handle) as object | null; p && !get; p = Object.getPrototypeOf(p) as object | null) get = Object.getOwnPropertyDescriptor(p, 'bytesWritten')?.get as (() => number) | undefined;
-    if (!get) return;
-    handle[AROUND] = 0;
-    Object.defineProperty(handle, 'bytesWritten', {
-      configurable: true,
-      get(this: Handle) {
-        return get!.call(this) + (this[AROUND] ?? 0);
-      },
-    });
-  }
-  handle[AROUND]! += n;
 }
 
 /** The body read into buffers and written through Node. */

@@ -182,8 +182,11 @@ export function nativeFileSend(sock: Socket, fileFd: number, offset: number, idl
  * Sends `length` bytes of an open file from `offset` to a socket that carries on afterwards (an HTTP
  * body on a keep-alive connection): no half-close at the end, and `closed` only says the relay
  * stopped; the caller compares the bytes moved with `length` (a file that shrank sends fewer).
- * The caller has made Node stop reading the socket and emptied Node's write queue on it, and keeps
- * Node from closing the descriptor until `onEnd` came or `remove()` returned. Null: no relay here.
+ * The caller has emptied Node's write queue on the socket and stopped Node reading it. The relay
+ * sends on its own duplicate of the descriptor, closed at the end or by `remove()`: Node may close
+ * its socket at any moment, and then takes the transfer back so that the connection goes too. The
+ * file descriptor stays the caller's, to close once `onEnd` came or `remove()` returned. Null: no
+ * relay here.
  */
 export function nativeFileSendOn(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number, onEnd: (end: NativeEnd, sent: number) => void): NativeFlow | null {
   const shared = load();

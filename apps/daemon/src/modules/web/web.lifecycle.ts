@@ -8,6 +8,7 @@ import { closeSync } from 'node:fs';
 import type { Server, ServerResponse } from 'node:http';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
+import { bytesWrittenOf } from '../../core/filebody.js';
 import { LISTEN_BACKLOG } from '../../core/native.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
@@ -197,9 +198,8 @@ function figuresOf(rt: Listener): WebFigures {
   let bytesIn = rt.stats.closedIn;
   let bytesOut = rt.stats.closedOut;
   for (const s of rt.sockets) {
-    const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
-    bytesIn += n.bytesRead ?? 0;
-    bytesOut += n.bytesWritten ?? 0;
+    bytesIn += (s as unknown as { bytesRead?: number }).bytesRead ?? 0;
+    bytesOut += bytesWrittenOf(s);
   }
   return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
 }
