@@ -52,9 +52,10 @@ export function bypassedBytes(res: ServerResponse): number {
 /** As nginx's send_timeout: a client that takes nothing for a minute is gone. */
 const IDLE_MS = 60_000;
 /**
- * Below this sendfile gains nothing measurable: the relay's wake-up, its end event back through the
- * event loop and the head leaving as a segment of its own cost what the copy saves. From 64 KiB on
- * it takes a third less CPU per request, and half from 1 MiB (bench/storage/sendfile.mjs).
+ * Below this sendfile gains little or nothing: the relay's wake-up, its end event back through the
+ * event loop and the head leaving as a segment of its own cost about what the copy saves. From
+ * 64 KiB on a request costs a quarter less CPU or better, a third at 1 MiB, two thirds at 4 MiB
+ * (bench/storage/sendfile.mjs on the 2-core machine).
  */
 export const NATIVE_MIN_BYTES = 64 * 1024;
 
