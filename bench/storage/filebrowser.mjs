@@ -5,10 +5,12 @@
 // the same storage. ROUNDS rounds (default 3), the order alternating, median MB/s; the ratio is the median
 // of the per-round ratios filebrowser/WebDAV. The daemon (all its threads) is pinned to SERVER_CPU, this
 // client to CLIENT_CPU; its RSS (VmRSS) is sampled every 100 ms during each upload: start, peak, end.
+// Then the same file downloaded the same way: the file browser's download (sendfile on the console's
+// keep-alive connection, through a hijacked Fastify reply) vs a WebDAV GET.
 // Needs the built daemon (npm run build). Run: node bench/storage/filebrowser.mjs (bench/storage/run.mjs
 // runs it after the WebDAV benchmark).
 import { spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,8 +135,47 @@ try {
     }
     console.log(`  round ${round}: ${line.join(', ')}`);
   }
+  // Downloads: the same bytes through each, counted as they come.
+  copyFileSync(src, join(dir, 'dl.bin'));
+  const download = async (who) => {
+    const t0 = performance.now();
+    const [p, path, headers] =
+      who === 'filebrowser'
+        ? [port, `/api/filebrowser/download?${new URLSearchParams({ storage, path: '/dl.bin' })}`, { 'lucky-admin-token': token }]
+        : [davPort, '/dl.bin', { authorization: AUTH }];
+    const n = await new Promise((resolve, reject) => {
+      const r = request({ host: '127.0.0.1', port: p, path, headers, agent }, (res) => {
+        let got = 0;
+        res.on('data', (c) => (got += c.length));
+        res.on('end', () => resolve(got));
+        res.on('error', reject);
+      });
+      r.on('error', reject);
+      r.end();
+    });
+    if (n !== LARGE) throw new Error(`${who} download: ${n} bytes of ${LARGE}`);
+    return LARGE / ((performance.now() - t0) / 1000) / 1e6;
+  };
+  await download('filebrowser');
+  await download('webdav');
+  const dl = { filebrowser: [], webdav: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const line = [];
+    for (const who of round % 2 ? ['filebrowser', 'webdav'] : ['webdav', 'filebrowser']) {
+      const v = await download(who);
+      dl[who].push(v);
+      line.push(`${who} ${v.toFixed(0)} MB/s`);
+    }
+    console.log(`  download round ${round}: ${line.join(', ')}`);
+  }
   const ratio = median(res.filebrowser.map((v, i) => v / res.webdav[i]));
   const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
+  printTable(`download of ${LARGE / 1048576} MiB (median of ${ROUNDS})`, [
+    ['', 'MB/s'],
+    ['file browser (API download)', median(dl.filebrowser).toFixed(0)],
+    ['WebDAV GET (ours)', median(dl.webdav).toFixed(0)],
+    ['ratio file browser / WebDAV', `${median(dl.filebrowser.map((v, i) => v / dl.webdav[i])).toFixed(2)}x`],
+  ]);
   printTable(`upload of ${LARGE / 1048576} MiB (median of ${ROUNDS})`, [
     ['', 'MB/s'],
     ['file browser (chunked, resumable)', median(res.filebrowser).toFixed(0)],

@@ -10,10 +10,14 @@
 // to SERVER_CPU (default 1), this process (the client: Node's http with a keep-alive agent, the same
 // for every server) to CLIENT_CPU (default 0).
 // The daemon's RSS (VmRSS) is sampled every 100 ms during its large transfers: start, peak, end.
-// Ratios: median of the per-round ratios ours/rclone and ours/nginx.
+// Each server's CPU time (utime + stime of its process and children, every thread) per GB moved or
+// per 1000 files, which a busy machine disturbs far less than the rates.
+// Ratios: median of the per-round ratios ours/rclone and ours/nginx, then the goals of issue 28
+// (large GET >= 1.2x rclone and >= 0.85x nginx, small-file GET >= 1.4x rclone), met or not.
 // Needs the built daemon (npm run build) and rclone (Debian package rclone).
 // Env: ROUNDS (default 3), LARGE_MB (default 256), SMALL_COUNT (default 2000), SMALL_KB (default 4),
 //      CONCURRENCY (default 16), SERVER_CPU (1), CLIENT_CPU (0), SKIP_NGINX=1,
+//      STREAMED=1 (a second daemon with LUCKY_NATIVE_RELAY=0 in the rounds: bodies streamed, no sendfile),
 //      CPU_PROF=large-get|large-put|small-get|small-put (the daemon runs with --cpu-prof; that phase
 //      of ours runs PROF_REPEAT more times, default 5, and the top functions of the profile are printed).
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,7 +26,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DAEMON_DIST, freePort, have, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
+import { CLK_TCK, DAEMON_DIST, freePort, have, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -33,6 +37,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const SERVER_CPU = String(process.env.SERVER_CPU ?? (cpus().length > 1 ? 1 : 0));
 const CLIENT_CPU = String(process.env.CLIENT_CPU ?? 0);
 const CPU_PROF = process.env.CPU_PROF ?? '';
+const STREAMED = process.env.STREAMED === '1';
 const PROF_REPEAT = Number(process.env.PROF_REPEAT ?? 5);
 const PASSWORD = 'bench-password-1';
 const USER = 'benchuser';
@@ -74,18 +79,18 @@ async function waitPort(port, ms = 15_000) {
 
 // ------------------------------------------------------------------ the servers
 
-async function startDaemon(dir) {
+async function startDaemon(dir, { name = 'lucky', env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-data-'));
   atExit(() => rmSync(dataDir, { recursive: true, force: true }));
   const profDir = mkdtempSync(join(tmpdir(), 'lucky-bench-dav-prof-'));
   atExit(() => rmSync(profDir, { recursive: true, force: true }));
-  const nodeArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  const { p, api, nodeOptions } = await startBenchDaemon({ cpu: SERVER_CPU, dataDir, password: PASSWORD, nodeArgs });
+  const nodeArgs = CPU_PROF && name === 'lucky' ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const { p, api, nodeOptions } = await startBenchDaemon({ cpu: SERVER_CPU, dataDir, password: PASSWORD, nodeArgs, env });
   track(p);
   const { key, port } = await shareOverWebdav(api, dir, USER, USER_PASS);
   await waitPort(port);
   return {
-    name: 'lucky',
+    name,
     port,
     pid: p.pid,
     nodeOptions,
@@ -149,6 +154,21 @@ http {
   const tail = outputTail(p);
   await waitPort(port).catch((e) => Promise.reject(new Error(`${e.message}; nginx: ${tail()}`)));
   return { name: 'nginx', port, pid: p.pid, close: () => stop(p, 'SIGQUIT', 3000) };
+}
+
+/** CPU seconds (user + system) of a process and its children (nginx's worker), every thread counted. */
+function cpuTree(pid) {
+  let total = 0;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    total += (Number(f[11]) + Number(f[12])) / CLK_TCK;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += cpuTree(Number(child));
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return total;
 }
 
 // ------------------------------------------------------------------ the client
@@ -273,18 +293,26 @@ try {
 
   const lucky = await startDaemon(dir);
   servers.push(lucky);
+  // The same build with its file bodies streamed through Node (as before sendfile), for the effect.
+  if (STREAMED) servers.push(await startDaemon(dir, { name: 'lucky-streamed', env: { LUCKY_NATIVE_RELAY: '0' } }));
   servers.push(await startRclone(dir));
   if (ngx.ok) servers.push(await startNginx(ngx.bin, dir));
   const names = servers.map((s) => s.name);
   const phases = ['large GET', 'large PUT', 'small GET', 'small PUT'];
   const res = Object.fromEntries(phases.map((ph) => [ph, Object.fromEntries(names.map((n) => [n, []]))]));
   const rss = { 'large GET': [], 'large PUT': [] };
+  // CPU seconds of each server per phase and round, and the units moved (GB or thousands of files).
+  const cpu = Object.fromEntries(phases.map((ph) => [ph, Object.fromEntries(names.map((n) => [n, []]))]));
+  const units = (ph) => (ph.startsWith('large') ? LARGE / 1e9 : SMALL_COUNT / 1000);
   const agents = Object.fromEntries(names.map((n) => [n, new Agent({ keepAlive: true, maxSockets: CONCURRENCY })]));
 
-  // Warm-up: one small GET pass and a few large GETs' worth of connections, not counted.
+  // Warm-up, not counted: a small GET, a PROPFIND and a large GET from each server. The large one
+  // matters: the first large body this new client process reads comes at a fraction of the later
+  // speed (its JIT, its heap still growing), and round 1's first server, always ours, paid for it.
   for (const srv of servers) {
     await call(agents[srv.name], srv.port, 'GET', '/small/f0.bin', undefined, [200]);
     await call(agents[srv.name], srv.port, 'PROPFIND', '/', undefined, [207]).catch(() => {});
+    await largeGet(srv, agents[srv.name]);
   }
 
   for (let round = 1; round <= ROUNDS; round++) {
@@ -298,11 +326,13 @@ try {
         const run = () =>
           ph === 'large GET' ? largeGet(srv, agent) : ph === 'large PUT' ? largePut(srv, agent, dir, src, tag) : ph === 'small GET' ? smallGet(srv, agent) : smallPut(srv, agent, dir, payload, tag);
         let v;
+        const cpu0 = cpuTree(srv.pid);
         if (srv === lucky && rss[ph]) {
           const r = await withRss(lucky.pid, run);
           v = r.value;
           rss[ph].push(r.samples);
         } else v = await run();
+        cpu[ph][srv.name].push((cpuTree(srv.pid) - cpu0) / units(ph));
         res[ph][srv.name].push(v);
         line.push(`${srv.name} ${ph.startsWith('large') ? `${v.toFixed(0)} MB/s` : `${v.toFixed(0)} files/s`}`);
       }
@@ -315,8 +345,31 @@ try {
   const xr = (r) => `${r.toFixed(2)}x`;
   printTable(`figures (median of ${ROUNDS})`, [['', ...names], ...phases.map((ph) => [ph, ...names.map((n) => unit(ph, median(res[ph][n])))])]);
   printTable('ratios (median of per-round ratios; goal ours/rclone >= 1x)', [
-    ['', 'ours/rclone', ...(ngx.ok ? ['ours/nginx'] : [])],
-    ...phases.map((ph) => [ph, xr(ratio(res[ph].lucky, res[ph].rclone)), ...(ngx.ok ? [xr(ratio(res[ph].lucky, res[ph].nginx))] : [])]),
+    ['', 'ours/rclone', ...(ngx.ok ? ['ours/nginx'] : []), ...(STREAMED ? ['ours/streamed'] : [])],
+    ...phases.map((ph) => [
+      ph,
+      xr(ratio(res[ph].lucky, res[ph].rclone)),
+      ...(ngx.ok ? [xr(ratio(res[ph].lucky, res[ph].nginx))] : []),
+      ...(STREAMED ? [xr(ratio(res[ph].lucky, res[ph]['lucky-streamed']))] : []),
+    ]),
+  ]);
+  printTable(`server CPU (user + system, all threads and processes; median of ${ROUNDS}): seconds per GB (large), per 1000 files (small); lower is better`, [
+    ['', ...names],
+    ...phases.map((ph) => [ph, ...names.map((n) => `${median(cpu[ph][n]).toFixed(2)} s`)]),
+  ]);
+  // Issue 28, "files at the wire's pace".
+  const goals = [
+    ['large GET', 'rclone', 1.2],
+    ['large GET', 'nginx', 0.85],
+    ['small GET', 'rclone', 1.4],
+  ];
+  printTable('goals', [
+    ['', 'goal', 'measured', ''],
+    ...goals.map(([ph, peer, want]) => {
+      if (!res[ph][peer]) return [`${ph} ours/${peer}`, `>= ${want}x`, '-', `${peer} not run`];
+      const got = ratio(res[ph].lucky, res[ph][peer]);
+      return [`${ph} ours/${peer}`, `>= ${want}x`, xr(got), got >= want ? 'met' : 'NOT met'];
+    }),
   ]);
   const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
   printTable(`daemon RSS (VmRSS every 100 ms) during its ${LARGE / 1048576} MiB transfers, per round (goal: flat)`, [

@@ -12,6 +12,7 @@
  * - Files (the FTP data path): a file send moves a file to a socket with sendfile(2), a file receive
  *   moves a socket into a file at an offset with splice(2) through a pipe. Node opens the file (after
  *   its path checks) and the socket, and closes both once the end is reported or remove() returned.
+ *   An HTTP body (keepOpen) goes out on the relay's own duplicate of a socket Node goes on using.
  *
  * One background thread waits on an epoll set (edge-triggered) and works until the kernel would
  * block; a busy object yields after a budget so that others get their turn.
@@ -23,7 +24,11 @@
  *   tcpAdd(fdA, fdB, idleMs) -> id              A = client side
  *   udpListen(fd, maxPacket) -> id, udpSetMax(id, maxPacket), udpUnlisten(id)
  *   udpSession(listenerId, fd, address, port) -> id
- *   fileSend(sockFd, fileFd, offset, length, idleMs) -> id     a file to a socket (sendfile); length -1: to its end
+ *   fileSend(sockFd, fileFd, offset, length, idleMs[, keepOpen]) -> id   a file to a socket (sendfile); length -1: to
+ *                                               its end; keepOpen: no half-close after it (an HTTP body on a
+ *                                               keep-alive connection, whose next answer follows), and sent on a
+ *                                               duplicate of sockFd the relay closes at the end or remove():
+ *                                               Node may close its own descriptor meanwhile
  *   fileReceive(sockFd, fileFd, offset, limit, idleMs) -> id   a socket into a file until EOF; limit -1: none
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
  *                                               (a file receive counts in a, a file send in b)
@@ -146,6 +151,7 @@ typedef struct {
   uint64_t bytes;
   int64_t idle_ms;
   int64_t last;
+  int keep_open; /* the socket carries more after this (HTTP keep-alive): no FIN; `sock` is our own dup */
 } FileSend;
 
 typedef struct {
@@ -297,7 +303,9 @@ static void drop(Head *h) {
   } else if (h->kind == KIND_UDP_LISTENER) {
     epoll_ctl(ep, EPOLL_CTL_DEL, ((UdpListener *)h)->fd, NULL);
   } else if (h->kind == KIND_FILE_SEND) {
-    epoll_ctl(ep, EPOLL_CTL_DEL, ((FileSend *)h)->sock, NULL);
+    FileSend *f = (FileSend *)h;
+    epoll_ctl(ep, EPOLL_CTL_DEL, f->sock, NULL);
+    if (f->keep_open) close(f->sock);
   } else if (h->kind == KIND_FILE_RECV) {
     FileRecv *f = (FileRecv *)h;
     epoll_ctl(ep, EPOLL_CTL_DEL, f->sock, NULL);
@@ -672,7 +680,7 @@ static void run_send(FileSend *f, int64_t now) {
     return;
   }
   /* The FIN goes after the bytes still in the socket buffer; Node closes the socket on the end. */
-  shutdown(f->sock, SHUT_WR);
+  if (!f->keep_open) shutdown(f->sock, SHUT_WR);
   end(&f->h, REASON_DONE, 0);
 }
 
@@ -941,20 +949,32 @@ static napi_value js_tcp_add(napi_env env, napi_callback_info info) {
   return number(env, id);
 }
 
-/* fileSend(sockFd, fileFd, offset, length, idleMs) / fileReceive(sockFd, fileFd, offset, limit, idleMs). */
+/* fileSend(sockFd, fileFd, offset, length, idleMs[, keepOpen]) / fileReceive(sockFd, fileFd, offset, limit, idleMs). */
 static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
-  napi_value argv[5];
+  napi_value argv[6];
+  size_t argc = 6;
   int64_t sock, file, offset, amount, idle;
+  bool keep = false;
   if (!started) return throw_err(env, "not started");
-  if (!args(env, info, 5, argv) || !get_int(env, argv[0], &sock) || !get_int(env, argv[1], &file) || !get_int(env, argv[2], &offset) ||
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc > 5 && napi_get_value_bool(env, argv[5], &keep) != napi_ok) keep = false;
+  if (argc < 5 || !get_int(env, argv[0], &sock) || !get_int(env, argv[1], &file) || !get_int(env, argv[2], &offset) ||
       !get_int(env, argv[3], &amount) || !get_int(env, argv[4], &idle) || sock < 0 || file < 0 || offset < 0 || amount < -1)
     return throw_err(env, kind == KIND_FILE_SEND ? "fileSend(sockFd, fileFd, offset, length, idleMs)" : "fileReceive(sockFd, fileFd, offset, limit, idleMs)");
   Head *h;
   struct epoll_event ev = {0};
+  int watched = (int)sock;
   if (kind == KIND_FILE_SEND) {
     FileSend *f = calloc(1, sizeof(FileSend));
     if (!f) return throw_err(env, "out of memory");
-    *f = (FileSend){.sock = (int)sock, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms()};
+    /* A socket Node keeps is sent on through a descriptor of our own: whatever closes Node's (a
+     * destroy at any moment) cannot leave this thread writing to a number reused by another file. */
+    if (keep && (watched = fcntl((int)sock, F_DUPFD_CLOEXEC, 0)) < 0) {
+      int e = errno;
+      free(f);
+      return throw_errno(env, "dup", e);
+    }
+    *f = (FileSend){.sock = watched, .file = (int)file, .offset = (off_t)offset, .left = amount < 0 ? UNLIMITED : (uint64_t)amount, .idle_ms = idle, .last = now_ms(), .keep_open = keep};
     h = &f->h;
     /* Only writability matters: the peer sends nothing on a download, and an error or hang-up is
      * reported whatever the mask says. */
@@ -967,18 +987,23 @@ static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
     h = &f->h;
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
   }
+  int own = watched != (int)sock;
   pthread_mutex_lock(&lock);
   if (grow() < 0) {
     pthread_mutex_unlock(&lock);
+    if (own) close(watched);
     free(h);
     return throw_err(env, "out of memory");
   }
   take_slot(h, kind);
   set_again(h); /* the socket may already be writable / have bytes waiting: no edge would come */
   ev.data.u64 = tag(h, 0);
-  int err = epoll_ctl(ep, EPOLL_CTL_ADD, (int)sock, &ev) < 0 ? errno : 0;
+  int err = epoll_ctl(ep, EPOLL_CTL_ADD, watched, &ev) < 0 ? errno : 0;
   double id = id_of(h);
-  if (err) give_slot(h);
+  if (err) {
+    if (own) close(watched);
+    give_slot(h);
+  }
   pthread_mutex_unlock(&lock);
   if (err) return throw_errno(env, "epoll_ctl", err);
   wake();

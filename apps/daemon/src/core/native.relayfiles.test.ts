@@ -1,13 +1,16 @@
 // The relay thread's file transfers (native/relay.c: fileSend with sendfile, fileReceive with splice)
 // through their Node wrappers, over real loopback sockets: the bytes, the ends (done, limit, idle,
-// error), remove() taking a transfer back, and sockets Node is still reading refused.
+// error), remove() taking a transfer back, sockets Node is still reading refused, and a send on a
+// socket Node keeps (keepOpen: no half-close, the relay's own duplicate of the descriptor).
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nativeFileReceive, nativeFileSend, nativeFileTransfers, nativeRelayAvailable, type NativeEnd } from './relay.js';
+import { nativeFileReceive, nativeFileSend, nativeFileSendOn, nativeFileTransfers, nativeRelayAvailable, type NativeEnd } from './relay.js';
+
+const tcpFdOf = (s: Socket) => (s as unknown as { _handle: { fd: number } })._handle.fd;
 
 /** A connected pair: `server` accepted with pauseOnConnect (never read by Node), `client` ours. */
 async function pair(server: Server): Promise<{ server: Socket; client: Socket }> {
@@ -61,6 +64,46 @@ describe('native file send / receive', () => {
     s.destroy();
     closeSync(fd);
     expect((await got).equals(data.subarray(1000))).toBe(true);
+  });
+
+  it('sends a range on a socket Node keeps (keepOpen): no half-close, Node writes on after it', async () => {
+    const data = randomBytes(4 * 1024 * 1024 + 3);
+    writeFileSync(join(dir, 'keep.bin'), data);
+    const fd = openSync(join(dir, 'keep.bin'), 'r');
+    const { server: s, client } = await pair(server);
+    const got = collect(client);
+    const sent = new Promise<[NativeEnd, number]>((resolve) => {
+      expect(nativeFileSendOn(tcpFdOf(s), fd, 10, data.length - 20, 0, (e, n) => resolve([e, n]))).not.toBeNull();
+    });
+    expect(await sent).toEqual([{ reason: 'closed', errno: 0 }, data.length - 20]);
+    closeSync(fd);
+    // The connection is still open both ways: Node's next bytes follow the file's.
+    s.end('tail');
+    expect((await got).equals(Buffer.concat([data.subarray(10, data.length - 10), Buffer.from('tail')]))).toBe(true);
+  });
+
+  it('keeps sending on its own descriptor when Node destroys the socket, until taken back', async () => {
+    const data = randomBytes(64 * 1024 * 1024);
+    writeFileSync(join(dir, 'keep2.bin'), data);
+    const fd = openSync(join(dir, 'keep2.bin'), 'r');
+    const { server: s, client } = await pair(server);
+    client.pause();
+    const flow = nativeFileSendOn(tcpFdOf(s), fd, 0, data.length, 0, () => undefined)!;
+    await new Promise((r) => setTimeout(r, 100));
+    // Node closes its descriptor: the number may be reused at once, the relay's duplicate is not.
+    s.destroy();
+    await new Promise((r) => s.once('close', r));
+    const reused = openSync(join(dir, 'keep2.bin'), 'r');
+    const clientClosed = new Promise((r) => client.once('close', r));
+    client.on('error', () => undefined);
+    client.resume();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(flow.counters().toClient).toBeGreaterThan(0);
+    // Taken back: the duplicate closes, and the connection with it.
+    flow.remove();
+    await clientClosed;
+    closeSync(reused);
+    closeSync(fd);
   });
 
   it('writes what arrives into a file at an offset until EOF, leaving the bytes before it', async () => {

@@ -19,8 +19,11 @@ export interface NativeAddon {
   udpListen(fd: number, maxPacket: number): number;
   udpSetMax(id: number, maxPacket: number): void;
   udpSession(listenerId: number, fd: number, address: string, port: number): number;
-  /** A file to a socket with sendfile(2) from `offset`, `length` bytes (-1: to its end); counted in b. */
-  fileSend(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number): number;
+  /**
+   * A file to a socket with sendfile(2) from `offset`, `length` bytes (-1: to its end); counted in b.
+   * The socket is half-closed after it unless `keepOpen` (an HTTP body on a keep-alive connection).
+   */
+  fileSend(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number, keepOpen?: boolean): number;
   /** A socket into a file at `offset` (splice(2)) until EOF, at most `limit` bytes (-1: no limit); counted in a. */
   fileReceive(sockFd: number, fileFd: number, offset: number, limit: number, idleMs: number): number;
   counters(id: number): [number, number, number] | null;

@@ -179,6 +179,24 @@ export function nativeFileSend(sock: Socket, fileFd: number, offset: number, idl
 }
 
 /**
+ * Sends `length` bytes of an open file from `offset` to a socket that carries on afterwards (an HTTP
+ * body on a keep-alive connection): no half-close at the end, and `closed` only says the relay
+ * stopped; the caller compares the bytes moved with `length` (a file that shrank sends fewer).
+ * The caller has emptied Node's write queue on the socket and stopped Node reading it. The relay
+ * sends on its own duplicate of the descriptor, closed at the end or by `remove()`: Node may close
+ * its socket at any moment, and then takes the transfer back so that the connection goes too. The
+ * file descriptor stays the caller's, to close once `onEnd` came or `remove()` returned. Null: no
+ * relay here.
+ */
+export function nativeFileSendOn(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number, onEnd: (end: NativeEnd, sent: number) => void): NativeFlow | null {
+  const shared = load();
+  if (!shared) return null;
+  let flow: NativeFlow | null = null;
+  flow = fileFlow(shared, () => shared.addon.fileSend(sockFd, fileFd, offset, length, idleMs, true), (end) => onEnd(end, flow ? flow.counters().toClient : 0));
+  return flow;
+}
+
+/**
  * Writes what arrives on a connected socket into an open file from `offset` until the peer's EOF
  * (`closed`), or ends with `limit` once more than `limit` bytes came (-1 or Infinity: no limit). The file must
  * not be opened with O_APPEND (splice(2) refuses it): start at its size instead. Same rules for

@@ -115,7 +115,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
   async function download(reply: FastifyReply, req: FastifyReply['request'], items: ResolvedPath[], name: string, inline: boolean): Promise<FastifyReply> {
     if (items.length === 1) {
       const s = await stat(items[0]!.real);
-      if (s.isFile()) return sendFile(req.raw, reply, items[0]!.real, s, baseName(items[0]!.path), inline);
+      if (s.isFile()) return sendFile(req.raw, reply, items[0]!.real, s, baseName(items[0]!.path), inline, mod.env.nativeRelay);
     }
     return sendZip(reply, items, name || (items.length === 1 ? baseName(items[0]!.path) || 'files' : 'files'));
   }

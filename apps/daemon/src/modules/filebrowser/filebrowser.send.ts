@@ -3,10 +3,12 @@
  * a zip made while it is sent. Every answer is sandboxed: a shared or previewed HTML or SVG file is
  * shown as an opaque origin and never runs as the console (where the session token lives).
  */
-import { createReadStream, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { sendFileBody } from '../../core/filebody.js';
 import type { ResolvedPath } from '../../core/services/storages.js';
 import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { zipSources } from './filebrowser.fs.js';
@@ -27,8 +29,11 @@ const SAFE_HEADERS = {
 
 const etagOf = (s: Stats) => `"${s.ino.toString(16)}-${s.size.toString(16)}-${Math.floor(s.mtimeMs).toString(16)}"`;
 
-/** A file, whole or one byte range of it, streamed. */
-export function sendFile(req: IncomingMessage, reply: FastifyReply, real: string, s: Stats, name: string, inline: boolean, head = false): FastifyReply {
+/**
+ * A file, whole or one byte range of it: by sendfile on a plain connection (`native`, the daemon's
+ * env.nativeRelay), else streamed.
+ */
+export async function sendFile(req: IncomingMessage, reply: FastifyReply, real: string, s: Stats, name: string, inline: boolean, native: boolean): Promise<FastifyReply> {
   let mime = contentTypeOf(name);
   // Inline HTML would render as a page of the console's origin (sandboxed anyway): shown as text.
   if (inline && /^(text\/html|image\/svg)/.test(mime)) mime = 'text/plain; charset=utf-8';
@@ -47,18 +52,31 @@ export function sendFile(req: IncomingMessage, reply: FastifyReply, real: string
       status = 206;
     }
   }
-  reply.code(status).headers({
+  const length = s.size === 0 ? 0 : last - start + 1;
+  const headers = {
     ...SAFE_HEADERS,
     'content-type': mime,
     'content-disposition': contentDisposition(inline ? 'inline' : 'attachment', name),
     'accept-ranges': 'bytes',
     'last-modified': s.mtime.toUTCString(),
     etag,
-    'content-length': String(s.size === 0 ? 0 : last - start + 1),
+    'content-length': String(length),
     ...(status === 206 ? { 'content-range': `bytes ${start}-${last}/${s.size}` } : {}),
-  });
-  if (head || s.size === 0 || req.method === 'HEAD') return reply.send('');
-  return reply.send(createReadStream(real, { start, end: last, highWaterMark: 1 << 20 }));
+  };
+  if (length === 0) return reply.code(status).headers(headers).send('');
+  if (req.method === 'HEAD') {
+    // Fastify would put the length of its empty payload in Content-Length; Node keeps ours.
+    reply.hijack();
+    reply.raw.writeHead(status, headers).end();
+    return reply;
+  }
+  // Opened first: a file that cannot be read is still an answer of the API, not a cut connection.
+  const file = await open(real, 'r');
+  // The body leaves around Fastify (sendfile on Node's connection, or a stream of the same file).
+  reply.hijack();
+  reply.raw.writeHead(status, headers);
+  await sendFileBody(req, reply.raw, file, start, length, { native });
+  return reply;
 }
 
 /** Files and folders as one zip, made while it is sent (no length: chunked). */

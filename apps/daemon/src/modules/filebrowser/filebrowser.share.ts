@@ -213,7 +213,7 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
         state.counted(rule.key);
         if (s.isDirectory()) return sendZip(reply, [rp], baseName(rp.path) || rule.data.name);
         const link = (await lstat(rp.real)).isSymbolicLink();
-        return sendFile(req.raw, reply, rp.real, link ? await stat(rp.real) : s, baseName(rp.path), query.inline === '1');
+        return sendFile(req.raw, reply, rp.real, link ? await stat(rp.real) : s, baseName(rp.path), query.inline === '1', mod.env.nativeRelay);
       }, false),
 
     shareZip: ({ params, query, req, reply }) =>

@@ -51,11 +51,14 @@ const S_IFMT = 0o170000;
 const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o100000 ? 'file' : (mode & S_IFMT) === 0o040000 ? 'dir' : 'other');
 
 /**
- * How long a verified login is taken on trust. A WebDAV client sends its password with every
- * request and an FTP client logs in for every transfer; scrypt each time cost tens of milliseconds
- * of CPU and ~30 MB of memory per login. Only successes are remembered, under a keyed hash of the
- * account and password (never the password itself), and all of them are forgotten as soon as the
- * storage users change: a password changed or a user switched off applies at once.
+ * How long a verified login is taken on trust after its last use. A WebDAV client sends its password
+ * with every request and an FTP client logs in for every transfer; scrypt each time cost tens of
+ * milliseconds of CPU and ~30 MB of memory per login. Only successes are remembered, under a keyed
+ * hash of the account and password (never the password itself), and all of them are forgotten as
+ * soon as the storage users change: a password changed or a user switched off applies at once.
+ * Checking the same password against the same users again can only give the same answer, so a use
+ * extends the trust: a busy client whose trust ran out mid-burst paid one scrypt per request in
+ * flight (16 at once, a second of CPU, every 30 s).
  */
 const LOGIN_TRUST_MS = 30_000;
 
@@ -67,6 +70,8 @@ export function storagesService(mod: StorageContext): StoragesService {
   const settings = () => mod.rules.settings();
   const roots = new Map<string, { real: string; until: number }>();
   const trusted = new Map<string, { who: StoragePrincipal; until: number }>();
+  /** Checks under way, by the same key: requests sent at once with the same login share one scrypt. */
+  const checking = new Map<string, Promise<StoragePrincipal | null>>();
   const trustKey = randomBytes(32);
   /** The users the trusted logins were verified against (the settings' parse, the same object while unchanged). */
   let trustedFor: unknown = null;
@@ -142,6 +147,30 @@ export function storagesService(mod: StorageContext): StoragesService {
     }
   }
 
+  /** scrypt against the users of now; a success is trusted from here on. */
+  async function verify(users: ReturnType<typeof settings>['users'], memo: string, { account, password, ip, service }: LoginAttempt): Promise<StoragePrincipal | null> {
+    const guard = mod.loginGuard;
+    const user = users.find((u) => u.account === account);
+    // The hash is checked whatever the account, so a wrong account costs the same time as a wrong password.
+    const hash = user?.password ?? (await (decoy ??= hashPassword(Math.random().toString(36))));
+    const passwordOk = password !== '' && (await verifyPassword(password, hash));
+    if (user && user.enable && passwordOk) {
+      guard.succeed(ip);
+      const who: StoragePrincipal = { kind: 'user', account: user.account };
+      if (trusted.size > 1000) trusted.clear();
+      // Not when the users changed while scrypt ran: the answer was for the ones before.
+      if (users === trustedFor) trusted.set(memo, { who, until: Date.now() + LOGIN_TRUST_MS });
+      return who;
+    }
+    const lock = guard.fail(ip);
+    mod.say.warn(
+      lock > 0
+        ? { key: 'storageLoginLocked', vars: { service, client: ip, seconds: lock } }
+        : { key: 'storageLoginFailed', vars: { service, client: ip, account: account.slice(0, 64) } },
+    );
+    return null;
+  }
+
   return {
     async login({ account, password, ip, service }: LoginAttempt): Promise<StoragePrincipal | null> {
       const guard = mod.loginGuard;
@@ -153,29 +182,23 @@ export function storagesService(mod: StorageContext): StoragesService {
       const users = settings().users;
       if (users !== trustedFor) {
         trusted.clear();
+        checking.clear();
         trustedFor = users;
       }
       const memo = createHmac('sha256', trustKey).update(account).update('\0').update(password).digest('base64');
       const hit = trusted.get(memo);
-      if (hit && hit.until > Date.now()) return hit.who;
-      const user = users.find((u) => u.account === account);
-      // The hash is checked whatever the account, so a wrong account costs the same time as a wrong password.
-      const hash = user?.password ?? (await (decoy ??= hashPassword(Math.random().toString(36))));
-      const passwordOk = password !== '' && (await verifyPassword(password, hash));
-      if (user && user.enable && passwordOk) {
-        guard.succeed(ip);
-        const who: StoragePrincipal = { kind: 'user', account: user.account };
-        if (trusted.size > 1000) trusted.clear();
-        trusted.set(memo, { who, until: Date.now() + LOGIN_TRUST_MS });
-        return who;
+      const now = Date.now();
+      if (hit && hit.until > now) {
+        hit.until = now + LOGIN_TRUST_MS;
+        return hit.who;
       }
-      const lock = guard.fail(ip);
-      mod.say.warn(
-        lock > 0
-          ? { key: 'storageLoginLocked', vars: { service, client: ip, seconds: lock } }
-          : { key: 'storageLoginFailed', vars: { service, client: ip, account: account.slice(0, 64) } },
-      );
-      return null;
+      const pending = checking.get(memo);
+      if (pending) return pending;
+      const check: Promise<StoragePrincipal | null> = verify(users, memo, { account, password, ip, service }).finally(() => {
+        if (checking.get(memo) === check) checking.delete(memo);
+      });
+      checking.set(memo, check);
+      return check;
     },
 
     anonymous(): StoragePrincipal | null {

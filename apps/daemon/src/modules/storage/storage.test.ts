@@ -153,6 +153,23 @@ describe('storage management over the API', () => {
     expect(await s.login({ account: 'erin2', password: 'second-pw', ...at })).toBeNull();
   });
 
+  it('answers logins sent at once with one check each, and no old password after a change under way', async () => {
+    const key = await makeStorage(d, { path: dir() });
+    await setStorageUsers(d, [{ account: 'fay', password: 'fay-pw-1', permissions: { [key]: READ } }]);
+    const s = await storagesOf(d);
+    const at = { ip: '10.0.0.8', service: 'test' };
+    const burst = (password: string) => Promise.all(Array.from({ length: 16 }, () => s.login({ account: 'fay', password, ...at })));
+    expect(await burst('fay-pw-1')).toEqual(Array(16).fill({ kind: 'user', account: 'fay' }));
+    expect(await burst('wrong-pw')).toEqual(Array(16).fill(null));
+    // A new password saved while checks of the old one are under way: those answer for the users
+    // they began with, and the old password is not trusted afterwards.
+    const inFlight = burst('fay-pw-9');
+    await setStorageUsers(d, [{ account: 'fay', password: 'fay-pw-9', permissions: { [key]: READ } }]);
+    await inFlight;
+    expect(await s.login({ account: 'fay', password: 'fay-pw-1', ...at })).toBeNull();
+    expect(await s.login({ account: 'fay', password: 'fay-pw-9', ...at })).toEqual({ kind: 'user', account: 'fay' });
+  });
+
   it('gives each user the storages of their permissions; read-only storages never grant write or delete; admin sees all', async () => {
     const aPath = dir();
     const a = await makeStorage(d, { name: 'A', path: aPath });

@@ -138,9 +138,11 @@ export class AutoServing implements Serving {
       watch?: { sample(): boolean };
       /** When the threads are quiet enough to move back (QUIET; tests shorten it). */
       quiet?: { utilization: number; seconds: number };
+      /** The main thread's file servers send large bodies by sendfile. */
+      nativeFiles?: boolean;
     },
   ) {
-    this.main = new WebListeners({ say: o.say, stapling: mainStapler });
+    this.main = new WebListeners({ say: o.say, stapling: mainStapler, nativeFiles: o.nativeFiles ?? false });
     this.quiet = new QuietWatch(o.quiet ?? QUIET);
     const watch = o.watch ?? new BusyWatch();
     this.timer = setInterval(() => {

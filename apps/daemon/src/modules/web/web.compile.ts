@@ -70,6 +70,8 @@ export interface Compiled {
 export interface CompileOptions {
   /** The part of each response cache's byte bound this thread may fill (1 / serving threads). */
   cacheShare: number;
+  /** File servers send large bodies by sendfile (env.nativeRelay, on the main thread). */
+  nativeFiles?: boolean;
   /** A line for the rule's log (a backend marked down...). */
   note(line: Msg): void;
   /** An active health check's new verdict on a site's backend, by index (the native data plane follows it). */
@@ -128,7 +130,7 @@ function compileSite(index: number, name: string, service: WebService, rule: Web
     } catch {
       warnings.push({ key: 'statusRootMissing', vars: { site, path: service.root } });
     }
-    files = new FileServer(service);
+    files = new FileServer(service, { native: o.nativeFiles ?? false });
   }
   return {
     name,

@@ -109,10 +109,11 @@ export class EdgeServing implements Serving {
 
   constructor(
     private addon: EdgeAddon,
-    o: { threads: number; say: Say },
+    o: { threads: number; say: Say; nativeFiles?: boolean },
   ) {
-    this.node = new WebListeners({ say: o.say });
-    this.direct = new WebListeners({ say: o.say, stapling: mainStapler });
+    // Files leave the rule's Node server by sendfile on the relay thread, into the edge's socketpair.
+    this.node = new WebListeners({ say: o.say, nativeFiles: o.nativeFiles ?? false });
+    this.direct = new WebListeners({ say: o.say, stapling: mainStapler, nativeFiles: o.nativeFiles ?? false });
     this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
     users++;
     if (!rotationFollowed) {

@@ -9,6 +9,7 @@ import type { ServerHttp2Session } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebAccessEntry } from '@lucky/contracts';
+import { bytesWrittenOf } from '../../core/filebody.js';
 import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
 import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, peerIp, takeEdgePeer, uaAllowed } from './web.access.js';
@@ -70,7 +71,7 @@ const HIT = Symbol('hit');
 /** Bytes written on a connection up to the end of its previous response. */
 const SENT = Symbol('sent');
 type LoggedResponse = ServerResponse & { [HIT]?: Hit };
-type CountedSocket = Duplex & { bytesWritten?: number; [SENT]?: number };
+type CountedSocket = Duplex & { [SENT]?: number };
 
 function responseClosed(this: LoggedResponse): void {
   const hit = this[HIT];
@@ -98,7 +99,7 @@ function responseClosed(this: LoggedResponse): void {
   else {
     // Responses on a connection follow one another: what it wrote since the last one is this one.
     const sock = req.socket as CountedSocket;
-    const sent = sock.bytesWritten ?? 0;
+    const sent = bytesWrittenOf(sock);
     e.bytes = sent - (sock[SENT] ?? 0);
     sock[SENT] = sent;
   }
@@ -198,9 +199,8 @@ function track(rt: Listener, s: Duplex): void {
   rt.sockets.add(s);
   s.once('close', () => {
     rt.sockets.delete(s);
-    const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
-    rt.stats.closedIn += n.bytesRead ?? 0;
-    rt.stats.closedOut += n.bytesWritten ?? 0;
+    rt.stats.closedIn += (s as unknown as { bytesRead?: number }).bytesRead ?? 0;
+    rt.stats.closedOut += bytesWrittenOf(s);
   });
 }
 

@@ -9,6 +9,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { createServer as createNetServer, Server as NetServer, Socket } from 'node:net';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
 import { listenProblem, RuleProblem } from '../../core/engine.js';
+import { bytesWrittenOf } from '../../core/filebody.js';
 import { acceptInBursts, LISTEN_BACKLOG } from '../../core/native.js';
 import type { Say } from '../../core/logs.js';
 import { compile, dispose, type Compiled, type WebPlan } from './web.compile.js';
@@ -62,12 +63,15 @@ export class WebListeners implements Serving {
       cacheShare?: number;
       /** OCSP answers for HTTPS rules; none stapled without it. */
       stapling?: Stapler;
+      /** File servers send large bodies by sendfile (the main thread's, where the relay runs). */
+      nativeFiles?: boolean;
     },
   ) {}
 
   private compile(plan: WebPlan, events: ServingEvents): Compiled {
     return compile(plan, {
       cacheShare: this.o.cacheShare ?? 1,
+      nativeFiles: this.o.nativeFiles ?? false,
       note: events.note,
       ...(events.health ? { health: events.health } : {}),
       ...(events.authorized ? { authorized: events.authorized } : {}),
@@ -332,9 +336,8 @@ function figuresOf(rt: Listener): WebFigures {
   let bytesIn = rt.stats.closedIn;
   let bytesOut = rt.stats.closedOut;
   for (const s of rt.sockets) {
-    const n = s as unknown as { bytesRead?: number; bytesWritten?: number };
-    bytesIn += n.bytesRead ?? 0;
-    bytesOut += n.bytesWritten ?? 0;
+    bytesIn += (s as unknown as { bytesRead?: number }).bytesRead ?? 0;
+    bytesOut += bytesWrittenOf(s);
   }
   return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
 }

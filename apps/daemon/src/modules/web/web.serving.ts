@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Msg, WebAccessEntry, WebFigures } from '@lucky/contracts';
+import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
 import { canDupListener, nativeAddon } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
@@ -68,17 +69,19 @@ export function servingThreads(setting: number, env: number | undefined): number
  * Serving threads need the native addon (SO_REUSEPORT) and the built worker; without them, or when
  * the setting asks for one thread, the main thread serves.
  */
-export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string; engine?: 'native' | 'node' }): Serving {
+export function createServing(threads: number | 'auto', o: { say: Say; workerFile?: string; env?: Readonly<DaemonEnv>; engine?: 'native' | 'node' }): Serving {
+  // The relay thread's sendfile serves the main thread only (serving threads stream their files).
+  const nativeFiles = o.env?.nativeRelay ?? false;
   if (o.engine !== 'node') {
     const edge = edgeAddon();
     // The edge's threads are small (no JavaScript heap): as many as asked, or one per CPU (up to 4) at once.
-    if (edge) return new EdgeServing(edge, { threads: threads === 'auto' ? Math.min(availableParallelism(), 4) : Math.max(1, threads), say: o.say });
+    if (edge) return new EdgeServing(edge, { threads: threads === 'auto' ? Math.min(availableParallelism(), 4) : Math.max(1, threads), say: o.say, nativeFiles });
   }
   const workerFile = o.workerFile ?? WORKER;
   const can = nativeAddon() !== null && existsSync(workerFile);
   if (threads === 'auto') {
     // Moves hand each rule's listening sockets over as descriptors of the same sockets.
-    if (can && canDupListener()) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say });
+    if (can && canDupListener()) return new AutoServing({ threads: Math.min(availableParallelism(), 4), workerFile, say: o.say, nativeFiles });
   } else if (threads >= 2 && can) return new WebThreads({ threads, workerFile, say: o.say });
-  return new WebListeners({ say: o.say, stapling: mainStapler });
+  return new WebListeners({ say: o.say, stapling: mainStapler, nativeFiles });
 }

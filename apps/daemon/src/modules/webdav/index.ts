@@ -30,7 +30,7 @@ export default defineModule({
   contract: webdavContract,
   services: { needs: ['storages', 'certificates'] },
   engine: async (mod) =>
-    new (await import('./webdav.engine.js')).WebdavEngine({ storages: mod.services.storages, certificates: mod.services.certificates, dataDir: mod.dataDir }),
+    new (await import('./webdav.engine.js')).WebdavEngine({ storages: mod.services.storages, certificates: mod.services.certificates, dataDir: mod.dataDir, nativeFiles: mod.env.nativeRelay }),
   listens: (rule) => [endpoint(rule)],
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   view: (rule, figures) => {

@@ -22,6 +22,8 @@ export interface WebdavEngineDeps {
   storages: StoragesService;
   certificates: CertificatesService;
   dataDir: string;
+  /** env.nativeRelay: large file bodies by sendfile on plain HTTP connections. */
+  nativeFiles?: boolean;
 }
 
 export const listenHostOf = (rule: Pick<WebdavRule, 'address'>) => rule.address || '0.0.0.0';
@@ -58,6 +60,7 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
       storages: this.d.storages,
       props: this.props,
       locks,
+      nativeFiles: this.d.nativeFiles ?? false,
       note: (m) => ctx.note(m),
       access: (e) => {
         const lines = ctx.settings().accessLogLines;

@@ -5,12 +5,13 @@
  * about a path is the storages service's, and the rest is what litmus and real clients need.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type Stats } from 'node:fs';
-import { cp, lstat, mkdir, readdir, rename, rm, stat, statfs, unlink, writeFile } from 'node:fs/promises';
+import { createWriteStream, type Stats } from 'node:fs';
+import { cp, lstat, mkdir, open, readdir, rename, rm, stat, statfs, unlink, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import type { Msg, WebdavRule } from '@lucky/contracts';
 import { STORAGE_TEMP_PREFIX, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
+import { bypassedBytes, sendFileBody } from '../../core/filebody.js';
 import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { isUnder, LockTable, parseIf, parseTimeout, type DavLock, type IfList } from './webdav.locks.js';
@@ -39,6 +40,8 @@ export interface DavDeps {
   locks: LockTable;
   access(e: AccessEntry): void;
   note(m: Msg): void;
+  /** Large file bodies by sendfile on plain connections (env.nativeRelay). */
+  nativeFiles?: boolean;
 }
 
 /** An answer decided before the method ran to the end. */
@@ -201,6 +204,7 @@ export class DavServer {
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
     }) as typeof res.end;
     res.on('finish', () => {
+      sent += bypassedBytes(res);
       this.counters.bytesOut += sent;
       if (res.statusCode === 401 || res.statusCode === 403) this.counters.denied++;
       this.d.access({ user, method, path: raw.slice(0, 512), status: res.statusCode, bytes: sent + (received.get(req) ?? 0) });
@@ -470,20 +474,10 @@ export class DavServer {
       return;
     }
     const t = await this.target(ctx.mount, ctx.grant, ctx.inner, 'read');
+    // Opened before the head: a file that cannot be read is still a status, not a cut connection.
+    const file = await open(t.rp.real, 'r');
     ctx.res.writeHead(status, headers);
-    await new Promise<void>((resolve) => {
-      // 1 MiB reads: a 64 KiB default means 16 times the reads and buffers for a large file.
-      const rs = createReadStream(t.rp.real, { start, end: last, highWaterMark: 1 << 20 });
-      rs.on('error', () => {
-        ctx.res.destroy();
-        resolve();
-      });
-      ctx.res.on('close', () => {
-        rs.destroy();
-        resolve();
-      });
-      rs.pipe(ctx.res);
-    });
+    await sendFileBody(ctx.req, ctx.res, file, start, last - start + 1, { native: this.d.nativeFiles ?? false });
   }
 
   /**

@@ -9,8 +9,8 @@ import { Readable } from 'node:stream';
 import { TOKEN_HEADER, type FbUpload } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../../test/harness.js';
 
-export async function startFb(): Promise<TestDaemon & { port: number }> {
-  const d = await startTestDaemon();
+export async function startFb(opts: Parameters<typeof startTestDaemon>[0] = {}): Promise<TestDaemon & { port: number }> {
+  const d = await startTestDaemon(opts);
   await d.runtime.listen();
   return Object.assign(d, { port: d.runtime.port() });
 }

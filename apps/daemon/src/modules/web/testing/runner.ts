@@ -32,18 +32,18 @@ export interface EngineRunner {
   figures(key: string): Promise<WebFigures>;
   /** What the firewall switch did, rendered; null while it is off. */
   firewall(key: string, lang?: Lang): Promise<string | null>;
-  accessLog(key: string, limit: number): Promise<{ list: Array<{ path: string; time: number; sub: string; status: number }>; total: number }>;
+  accessLog(key: string, limit: number): Promise<{ list: Array<{ path: string; time: number; sub: string; status: number; bytes: number }>; total: number }>;
   logs(key: string, lang?: Lang): string[];
   close(): Promise<void>;
 }
 
-export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'native' | 'node' } = {}): EngineRunner {
+export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'native' | 'node'; nativeRelay?: boolean } = {}): EngineRunner {
   const dir = mkdtempSync(join(tmpdir(), 'lucky-web-engine-'));
   const certs = testCertificates(dir);
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
   const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads };
-  const engine = new WebEngine({ env: { nativeRelay: true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
+  const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
   const runtime = new RuleRuntime<WebRule, WebConfigure, WebRunFigures>({
