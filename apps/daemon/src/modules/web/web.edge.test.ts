@@ -94,6 +94,28 @@ describe('the native data plane', () => {
     expect(file).toMatchObject({ status: 200, method: 'GET', host: 'files.test', sub: '#1', clientIP: '127.0.0.1' });
   });
 
+  it('passes a large file from Node\'s file server whole, and a range of it', async () => {
+    const { createHash, randomBytes } = await import('node:crypto');
+    const { get: httpGet } = await import('node:http');
+    const big = randomBytes(8 * 1024 * 1024 + 123);
+    writeFileSync(join(dir, 'www', 'big.bin'), big);
+    const fetch = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port, path: '/big.bin', headers: { host: 'files.test', ...headers }, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        }).on('error', reject);
+      });
+    const whole = await fetch({});
+    expect(whole.status).toBe(200);
+    expect(createHash('sha256').update(whole.body).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
+    const part = await fetch({ range: 'bytes=1000000-1000099' });
+    expect(part.status).toBe(206);
+    expect(part.body.equals(big.subarray(1000000, 1000100))).toBe(true);
+  });
+
   it('tells Node the client\'s address, not the socketpair\'s', async () => {
     const p = await freePort();
     await engine.start('addr', rule({ port: p, defaultService: { type: 'file', root: join(dir, 'www') }, ipFilter: { mode: 'whitelist', list: ['127.0.0.2/32'] } }));
