@@ -431,7 +431,8 @@ LogEntry *log_begin(Client *c, h1_request *req, Site *s);
 void log_end(Client *c, int status, uint64_t bytes);
 
 /* events to JavaScript (napi.c) */
-void edge_emit_backend_down(Rule *r, Site *s, Backend *b, int err);
+/* The site by its index in the request's own table (the latest may be another by now). */
+void edge_emit_backend_down(Rule *r, int site, Backend *b, int err);
 int edge_emit_adopt(Rule *r, int fd);
 void edge_emit_removed(Rule *r);
 

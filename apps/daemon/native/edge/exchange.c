@@ -161,7 +161,7 @@ static void backend_failed(Client *c, Backend *b, int err) {
   b->fails++;
   if (b->fails >= p->max_fails && b->down_until <= c->w->now) {
     b->down_until = c->w->now + p->fail_timeout_ms;
-    edge_emit_backend_down(c->rule, c->x.site, b, err);
+    edge_emit_backend_down(c->rule, (int)(c->x.site - c->table->sites), b, err);
   }
 }
 

@@ -331,7 +331,12 @@ static int on_stream_close(nghttp2_session *session, int32_t id, uint32_t code, 
   c->h2c->consume_conn += s->h2_unconsumed;
   s->h2_unconsumed = 0;
   s->h2_stream_gone = 1;
-  if (s->state != C_CLOSED) client_close(s);
+  /* nghttp2 closes a stream as it sends its last frame, before we hear that its body was taken:
+   * an answer that is over ends as answered (its upstream connection back to the pool). */
+  if (s->state == C_EXCHANGE && s->x.res_complete && !s->span_len) exchange_finish(s);
+  else if (s->state == C_SENDING && s->h2_eof) request_done(s);
+  if (s->state == C_DONE) s->state = C_CLOSED;
+  else if (s->state != C_CLOSED) client_close(s);
   for (Client **p = &c->h2c->streams; *p; p = &(*p)->h2_next)
     if (*p == s) {
       *p = s->h2_next;

@@ -78,18 +78,7 @@ static int emit(int kind, Rule *r, int a, int b, int c) {
 }
 
 int edge_emit_adopt(Rule *r, int fd) { return emit(E_ADOPT, r, fd, 0, 0); }
-void edge_emit_backend_down(Rule *r, Site *s, Backend *b, int err) {
-  Table *t = r->latest;
-  int site = t && s >= t->sites && s < t->sites + t->nsites ? (int)(s - t->sites) : -1;
-  /* A table swapped since the request began: its site's index is still the same rule's. */
-  if (site < 0) {
-    for (int i = 0; i < EDGE_MAX_WORKERS && site < 0; i++) {
-      Table *k = r->tables[i];
-      if (k && s >= k->sites && s < k->sites + k->nsites) site = (int)(s - k->sites);
-    }
-  }
-  emit(E_DOWN, r, site, b->index, err);
-}
+void edge_emit_backend_down(Rule *r, int site, Backend *b, int err) { emit(E_DOWN, r, site, b->index, err); }
 void edge_emit_removed(Rule *r) { emit(E_REMOVED, r, 0, 0, 0); }
 
 /* ------------------------------------------------------------------ reading the table object */
