@@ -782,6 +782,11 @@ async function compare(kindKey, servers) {
     const ratio = median(L.map((x, i) => x.rps / N[i].rps));
     const p99Ratio = median(L.map((x, i) => x.p99 / N[i].p99));
     const vsCaddy = median(C.map((x, i) => x.rps / L[i].rps));
+    // Requests per CPU second the server itself spent: where the client side capped the rate
+    // (core 0 idle part of the time), what each server could carry on the same CPU.
+    const perCpu = (x) => x.rps / Math.max(x.cpu.proc, 0.01);
+    const cpuRatio = median(L.map((x, i) => perCpu(x) / perCpu(N[i])));
+    const cpuVsCaddy = median(C.map((x, i) => perCpu(x) / perCpu(L[i])));
     const setup = n === 1 && PINNING ? `each server alone on core 0; backend, client and this script on ${coresName(clientCpus(1))}` : 'nothing pinned';
     log('');
     log(`${kind.title}, N = ${n} (${setup}); medians (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}):`);
@@ -805,7 +810,10 @@ async function compare(kindKey, servers) {
     verdict('ratio req/s lucky/nginx', ratio, `>= ${kind.goal.rps}x`, ratio >= kind.goal.rps);
     if (kind.goal.p99) verdict('ratio p99 lucky/nginx', p99Ratio, `p99 <= ${kind.goal.p99}x`, p99Ratio <= kind.goal.p99);
     verdict('ratio req/s caddy/lucky', vsCaddy, 'Caddy below', vsCaddy < 1);
-    for (const w of cpuWarnings(n, rows)) log(`  ${w}`);
+    const limited = cpuWarnings(n, rows);
+    for (const w of limited) log(`  ${w}`);
+    log(`  per round lucky/nginx req/s per server CPU second: ${L.map((x, i) => fmt(perCpu(x) / perCpu(N[i]), 2)).join(' ')}`);
+    log(`  ratio req/s per server CPU lucky/nginx  ${fmt(cpuRatio, 2)}, caddy/lucky ${fmt(cpuVsCaddy, 2)}${limited.length ? '  (the fairer figure here: the client side limited the rate)' : ''}`);
     const cell = (role) => {
       const p99 = kind.goal.p99 ? `, p99 ${fmt(med(role, (x) => x.p99), 1)} ms` : '';
       return `${fmtK(med(role, (x) => x.rps))}${p99}${marks(n, rows.find((r) => r.role === role))}`;
@@ -814,7 +822,7 @@ async function compare(kindKey, servers) {
       row: `${kind.short}, N = ${n}`,
       nginx: cell('nginx'),
       lucky: cell('lucky'),
-      ratio: `${fmt(ratio, 2)}x${kind.goal.p99 ? `, p99 ${fmt(p99Ratio, 2)}x` : ''}`,
+      ratio: `${fmt(ratio, 2)}x${kind.goal.p99 ? `, p99 ${fmt(p99Ratio, 2)}x` : ''}; per CPU ${fmt(cpuRatio, 2)}x`,
       goal: goals.join('; '),
       node: cell('luckyNode'),
       caddy: cell('caddy'),
