@@ -70,31 +70,32 @@ static void template_put(const Template *t, const Vars *v, char *dst) {
   }
 }
 
-static void head_common(Client *c, int status, int close) {
-  out_status(c, status);
+/* The head's end, after the answer's own fields, in the Node path's order: Date, Connection, the blank line. */
+static void head_end(Client *c) {
   uint32_t dn;
   const char *d = worker_date(c->w, &dn);
   out_put(c, d, dn);
-  out_str(c, close ? "Connection: close\r\n" : "Connection: keep-alive\r\n");
+  out_str(c, c->keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n");
 }
 
 void answer_status(Client *c, int status, int close) {
   if (close) c->keep_alive = 0;
-  head_common(c, status, !c->keep_alive);
-  out_str(c, "Content-Length: 0\r\n\r\n");
+  out_status(c, status);
+  out_str(c, "Content-Length: 0\r\n");
+  head_end(c);
   c->x.status = status;
 }
 
 /* A text answer: `body` of `n` bytes, or rendered from `tpl` when given. */
 static void answer_text(Client *c, int status, const char *type, uint32_t type_n, const Template *tpl, const Vars *v, const char *body, uint32_t n, const char *extra) {
   uint64_t len = tpl ? template_len(tpl, v) : n;
-  head_common(c, status, !c->keep_alive);
+  out_status(c, status);
   out_header(c, "Content-Type", 12, type, type_n);
   out_str(c, "Content-Length: ");
   out_num(c, len);
   out_str(c, "\r\n");
   if (extra) out_str(c, extra);
-  out_str(c, "\r\n");
+  head_end(c);
   c->x.status = status;
   if (c->is_head || len == 0) return;
   if (tpl) {
@@ -190,13 +191,14 @@ void answer_site(Client *c, Site *s, Route *r) {
       break;
     case SVC_REDIRECT: {
       uint64_t n = template_len(&s->body, &v);
-      head_common(c, s->code, !c->keep_alive);
+      out_status(c, s->code);
       out_str(c, "Location: ");
       if (out_reserve(c, (uint32_t)n) == 0) {
         template_put(&s->body, &v, c->out + c->out_len);
         c->out_len += (uint32_t)n;
       }
-      out_str(c, "\r\nContent-Length: 0\r\n\r\n");
+      out_str(c, "\r\nContent-Length: 0\r\n");
+      head_end(c);
       c->x.status = s->code;
       break;
     }
