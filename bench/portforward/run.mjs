@@ -3,7 +3,7 @@
 //   2. UDP packets/s (iperf3 -u, flood): through socat vs through Lucky.
 //   3. Concurrent idle TCP connections through one rule: how many are held, RSS per connection.
 // Installs iperf3 and socat with apt-get when missing. Needs the built daemon (npm run build); the
-// figures are those of the native relay when dist/native/relay.node was built (LUCKY_NATIVE_RELAY=0
+// figures are those of the native relay when dist/native/node-v<abi>/relay.node was built (LUCKY_NATIVE_RELAY=0
 // in the environment measures the JavaScript relay instead).
 // Variants run interleaved, round after round, so that load from elsewhere hits them alike; the
 // table shows medians and the median of the per-round ratios.

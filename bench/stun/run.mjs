@@ -354,7 +354,7 @@ const x = (r) => `${r.toFixed(2)}x`;
 ensureTools();
 const { createNatLab, startCoturn } = await importLab();
 const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
-const native = existsSync(join(DAEMON_DIST, 'native/relay.node'));
+const native = existsSync(join(DAEMON_DIST, `native/node-v${process.versions.modules}/relay.node`));
 console.log(`STUN benchmark: Node ${process.versions.node}, daemon NODE_OPTIONS "${DAEMON_NODE_OPTIONS}", native addon ${native ? 'present' : 'MISSING'}`);
 console.log(`${NCPU} CPUs: daemon and socat pinned to CPU ${RELAY_CPU}, iperf3 to CPU ${LOAD_CPUS}; ${DURATION} s per iperf3 run, ${ROUNDS} rounds (median), ${START_ROUNDS} starts per protocol`);
 console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);

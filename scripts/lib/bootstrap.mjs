@@ -3,16 +3,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { log, root } from './where.mjs';
+import { ensureSqliteBinding } from './sqlitebinding.mjs';
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { log, root };
 const PNPM_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
 const localPnpm = join(root, '.tools', 'pnpm', 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
-
-export function log(msg) {
-  process.stderr.write(`[lucky] ${msg}\n`);
-}
 
 // turbo looks pnpm up on PATH, so the local copy's bin folder goes there too.
 const localBin = join(root, '.tools', 'pnpm', 'node_modules', '.bin');
@@ -61,15 +58,43 @@ function installFingerprint() {
   return h.digest('hex');
 }
 
+/** The Node running this script, as sqlitebinding.mjs and ltsnode.mjs describe a Node. */
+export const thisNode = {
+  bin: process.execPath,
+  version: process.versions.node,
+  abi: process.versions.modules,
+  platform: process.platform,
+  arch: process.arch,
+};
+
 export function install() {
   const stamp = join(root, 'node_modules', '.lucky-install');
   const want = installFingerprint();
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return;
-  const [cmd, pre] = pnpm();
-  const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
-  log('installing dependencies');
-  must(cmd, [...pre, 'install', ...frozen], { env: { npm_config_nodedir: '' } });
-  writeFileSync(stamp, installFingerprint());
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
+    const [cmd, pre] = pnpm();
+    const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+    log('installing dependencies');
+    must(cmd, [...pre, 'install', ...frozen], { env: { npm_config_nodedir: '' } });
+    writeFileSync(stamp, installFingerprint());
+  }
+  // After an install and on every start alike: an install under a new Node can leave (or take
+  // from pnpm's side-effects cache) better-sqlite3 as built for the previous one.
+  nativeDependencies(thisNode);
+}
+
+/** better-sqlite3 built for `node` (thisNode or ltsnode.mjs's); stops with the reason when it cannot be. */
+export function nativeDependencies(node, nodedir) {
+  try {
+    ensureSqliteBinding({ node: node.bin, facts: node, nodedir });
+  } catch (err) {
+    log(`${err.message}`);
+    process.exit(1);
+  }
+}
+
+/** The daemon's own addons for `node`, into its ABI's folder (incremental: nothing to do when built). */
+export function nativeAddons(node) {
+  must(node.bin, [join(root, 'apps', 'daemon', 'scripts', 'build-native.mjs')]);
 }
 
 export function turbo(task, extra = []) {
@@ -82,4 +107,6 @@ export function turbo(task, extra = []) {
 export function build() {
   install();
   turbo('build');
+  // turbo replays a cached build made under another Node: this one's addons may still be missing.
+  nativeAddons(thisNode);
 }

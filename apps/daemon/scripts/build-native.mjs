@@ -1,11 +1,15 @@
 // Builds the native addons (Linux only) with the C compiler and the headers of the Node that runs
-// this script; N-API keeps one build good for Node 20, 22, 24:
-//   dist/native/relay.node  native/*.c: the port forwarding relay, file transfers, socket openers;
-//   dist/native/edge.node   native/edge/*.c: the web data plane, TLS by the OpenSSL inside Node.
-// native/fuzz holds the fuzzers' harnesses, built by their test. Without a compiler the daemon
-// still works: port forwarding then relays in JavaScript and web rules are served by Node's servers.
+// this script, into a folder of that Node's ABI (process.versions.modules), where the daemon looks
+// for them (src/core/addons.ts):
+//   dist/native/node-v<abi>/relay.node  native/*.c: the port forwarding relay, file transfers, socket openers;
+//   dist/native/node-v<abi>/edge.node   native/edge/*.c: the web data plane, TLS by the OpenSSL inside Node.
+// They are N-API addons, yet the edge calls the OpenSSL and nghttp2 inside Node, whose versions
+// change between Node lines: each Node gets its own build, and two Nodes (npm test runs two) never
+// overwrite each other's. native/fuzz holds the fuzzers' harnesses, built by their test. Without a
+// compiler the daemon still works: port forwarding then relays in JavaScript and web rules are
+// served by Node's servers.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,16 +33,19 @@ if (process.platform !== 'linux') {
   process.exit(0);
 }
 
-// /usr/bin/node → /usr/include/node, /usr/local/bin/node → /usr/local/include/node (node-gyp's nodedir layout).
-const headers = [join(dirname(dirname(process.execPath)), 'include', 'node'), '/usr/include/node', '/usr/local/include/node'].find((d) =>
-  existsSync(join(d, 'node_api.h')),
+// /usr/bin/node → /usr/include/node, /usr/local/bin/node → /usr/local/include/node (node-gyp's nodedir
+// layout); only headers of this Node's own line will do (their OpenSSL is the one the edge runs with).
+const abi = process.versions.modules;
+const headersAbi = (d) => /#define NODE_MODULE_VERSION (\d+)/.exec(existsSync(join(d, 'node_version.h')) ? readFileSync(join(d, 'node_version.h'), 'utf8') : '')?.[1];
+const headers = [join(dirname(dirname(realpathSync(process.execPath))), 'include', 'node'), '/usr/include/node', '/usr/local/include/node'].find(
+  (d) => existsSync(join(d, 'node_api.h')) && headersAbi(d) === abi,
 );
 const cc = process.env.CC || 'cc';
 for (const addon of ADDONS) {
-  const out = join(daemon, 'dist', 'native', `${addon.name}.node`);
+  const out = join(daemon, 'dist', 'native', `node-v${abi}`, `${addon.name}.node`);
   if (existsSync(out) && addon.sources.every((f) => statSync(out).mtimeMs >= statSync(f).mtimeMs)) continue;
   if (!headers) {
-    console.warn(`native ${addon.name}: node_api.h not found next to this Node; ${addon.what}`);
+    console.warn(`native ${addon.name}: no headers of Node ${process.versions.node} (node_api.h, ABI ${abi}) found next to it; ${addon.what}`);
     continue;
   }
   mkdirSync(dirname(out), { recursive: true });

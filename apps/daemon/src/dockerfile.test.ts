@@ -14,7 +14,8 @@ import { freePort } from './test/harness.js';
 import { DAEMON_NODE_OPTIONS } from './nodeoptions.js';
 import { api, cleanUp, login, run, tempDir, waitFor } from './test/proc.js';
 
-const DOCKERFILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docker', 'Dockerfile');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const DOCKERFILE = join(ROOT, 'docker', 'Dockerfile');
 
 interface Instruction {
   op: string;
@@ -70,7 +71,36 @@ function probe(env: Record<string, string>): Promise<{ code: number | null; ms: 
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, ms: Date.now() - started })));
 }
 
+/** The Node majors a package.json `engines.node` range admits among `majors` (forms used here: ^M.m.p, >=M). */
+function admitted(range: string, majors: number[]): number[] {
+  return majors.filter((m) =>
+    range.split('||').some((r) => {
+      const [, op, major] = /^\s*(\^|>=)(\d+)/.exec(r) ?? [];
+      return op === '^' ? Number(major) === m : op === '>=' ? m >= Number(major) : false;
+    }),
+  );
+}
+
 describe('docker/Dockerfile', () => {
+  it('builds and runs on the LTS line npm test runs the suite on, the same in both stages, one engines admits', () => {
+    const lts = JSON.parse(readFileSync(join(ROOT, 'scripts', 'lib', 'node-lts.json'), 'utf8')) as { version: string };
+    const major = Number(lts.version.split('.')[0]);
+    const froms = instructions(readFileSync(DOCKERFILE, 'utf8'))
+      .filter((i) => i.op === 'FROM')
+      .map((i) => /^node:(\d+)-/.exec(i.args)?.[1]);
+    expect(froms).toEqual([String(major), String(major)]);
+    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(admitted(engines, [major])).toEqual([major]);
+  });
+
+  // npm test's runs (LUCKY_TEST_NODES) are the proof of what engines promises: no line without a run.
+  const tested = (JSON.parse(process.env.LUCKY_TEST_NODES ?? '[]') as Array<{ version: string }>).map((n) => Number(n.version.split('.')[0]));
+  it.runIf(tested.length > 1)('engines names exactly the Node lines npm test runs the suite on', () => {
+    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    const lines = Array.from({ length: 31 }, (_, i) => i + 10);
+    expect(admitted(engines, lines)).toEqual([...tested].sort((a, b) => a - b));
+  });
+
   it('runs Node with the options every other start of Lucky uses', () => {
     const env = stage.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ');
     expect(/NODE_OPTIONS="([^"]*)"/.exec(env)?.[1]).toBe(DAEMON_NODE_OPTIONS);

@@ -1,5 +1,5 @@
 /**
- * The native addon (native/relay.c, built into dist/native by `npm run build`), loaded once per
+ * The native addon (native/relay.c, built into dist/native/node-v<abi> by `npm run build`), loaded once per
  * process. Port forwarding relays through it; the web engine and STUN open their SO_REUSEPORT
  * listeners with it, and STUN its outbound connections from a listener's port. Where it is missing (not Linux, no compiler at build time) callers fall back to plain Node.
  */
@@ -7,8 +7,7 @@ import { closeSync, existsSync } from 'node:fs';
 import { Socket, type Server } from 'node:net';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { addonPath } from './addons.js';
 
 export interface NativeAddon {
   start(
@@ -39,8 +38,7 @@ export interface NativeAddon {
   writeBeneath(root: string, relDir: string, name: string, tmp: string, data: Buffer): Promise<[number, boolean, number, number, number]>;
 }
 
-/** dist/native from src/core or dist/core alike. */
-const ADDON = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'native', 'relay.node');
+const ADDON = addonPath('relay');
 const SHARED = Symbol.for('lucky.nativeAddon');
 
 export function nativeAddon(): NativeAddon | null {

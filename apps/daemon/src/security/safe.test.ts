@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../core/totp.js';
 import { startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../test/harness.js';
-import { createTestHost, type TestHost } from '../test/netns.js';
+import { createTestHost, freeLink, type TestHost } from '../test/netns.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const login = (d: TestDaemon, extra: Record<string, unknown> = {}, from?: string) =>
@@ -106,13 +106,15 @@ describe('admin access from real source addresses (network namespace)', () => {
   let d: TestDaemon;
   let host: TestHost;
   let port: number;
+  // A /30 of 198.51.100.0/24 stands for "the internet" (a documentation range on a link only this
+  // test has); a /24 of 10.77.0.0/16 for a LAN (free ones: another run of this file may be under way).
+  const net = freeLink('198.51.100');
+  const lan = freeLink('10.77');
   beforeAll(async () => {
     d = await startTestDaemon({ host: '0.0.0.0' });
     await d.runtime.listen();
     port = d.runtime.port();
-    // 198.51.100.0/24 stands for "the internet" (a documentation range on a link only this test has);
-    // 10.77.0.0/24 for a LAN.
-    host = createTestHost('acc', ['198.51.100.1/24', '10.77.0.1/24'], ['198.51.100.2/24', '10.77.0.2/24']);
+    host = createTestHost('acc', [`${net.host}/${net.bits}`, `${lan.host}/${lan.bits}`], [`${net.inside}/${net.bits}`, `${lan.inside}/${lan.bits}`]);
   });
   afterAll(async () => {
     host?.remove();
@@ -120,18 +122,18 @@ describe('admin access from real source addresses (network namespace)', () => {
   });
 
   it('refuses the outside address, lets the LAN address through, and follows the whitelist', async () => {
-    const outside = await host.get(`http://198.51.100.1:${port}/api/status`, '198.51.100.2', { 'lucky-lang': 'en_US' });
+    const outside = await host.get(`http://${net.host}:${port}/api/status`, net.inside, { 'lucky-lang': 'en_US' });
     expect(outside).toMatch(/^200 /);
-    expect(JSON.parse(outside.slice(4))).toMatchObject({ ret: 2, msg: expect.stringContaining('198.51.100.2 is not a local address') });
-    expect(await host.get(`http://198.51.100.1:${port}/`, '198.51.100.2')).toMatch(/^403 /);
-    const lan = await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2');
-    expect(JSON.parse(lan.slice(4)).ret).toBe(-1); // past the address check, asking for a session
-    const withToken = await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2', { 'lucky-admin-token': d.token });
+    expect(JSON.parse(outside.slice(4))).toMatchObject({ ret: 2, msg: expect.stringContaining(`${net.inside} is not a local address`) });
+    expect(await host.get(`http://${net.host}:${port}/`, net.inside)).toMatch(/^403 /);
+    const lan1 = await host.get(`http://${lan.host}:${port}/api/status`, lan.inside);
+    expect(JSON.parse(lan1.slice(4)).ret).toBe(-1); // past the address check, asking for a session
+    const withToken = await host.get(`http://${lan.host}:${port}/api/status`, lan.inside, { 'lucky-admin-token': d.token });
     expect(JSON.parse(withToken.slice(4)).ret).toBe(0);
 
-    expect((await d.call('PUT', '/api/safe/access', { whitelist: [{ cidr: '198.51.100.2' }], blacklist: [{ cidr: '10.77.0.2' }] })).ret).toBe(0);
-    expect(JSON.parse((await host.get(`http://198.51.100.1:${port}/api/status`, '198.51.100.2', { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(0);
-    expect(JSON.parse((await host.get(`http://10.77.0.1:${port}/api/status`, '10.77.0.2', { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(2);
+    expect((await d.call('PUT', '/api/safe/access', { whitelist: [{ cidr: net.inside }], blacklist: [{ cidr: lan.inside }] })).ret).toBe(0);
+    expect(JSON.parse((await host.get(`http://${net.host}:${port}/api/status`, net.inside, { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(0);
+    expect(JSON.parse((await host.get(`http://${lan.host}:${port}/api/status`, lan.inside, { 'lucky-admin-token': d.token })).slice(4)).ret).toBe(2);
   });
 });
 

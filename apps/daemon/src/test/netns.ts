@@ -18,6 +18,35 @@ function ip(...args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** The two ends of a test link: `host` here, `inside` in the namespace, on a subnet of `bits`. */
+export interface TestLink {
+  host: string;
+  inside: string;
+  bits: number;
+  broadcast: string;
+}
+
+const routed = (prefix: string) => execFileSync('ip', ['-4', 'route', 'show', prefix], { encoding: 'utf8' }).trim() !== '';
+
+/**
+ * A subnet of `base` that nothing routes here yet: a /24 for `a.b` (a.b.k.0/24), a /30 for `a.b.c`
+ * (a.b.c.4k/30, a documentation /24 holding 64 links). The addresses of a test host are in the root
+ * namespace, so two runs of one file at once (npm test runs the suite on two Nodes side by side)
+ * must not take the same subnet; each starts its search at a place of its own pid.
+ */
+export function freeLink(base: string): TestLink {
+  const wide = base.split('.').length === 2;
+  const count = wide ? 256 : 64;
+  for (let i = 0; i < count; i++) {
+    const k = (process.pid + i) % count;
+    const link = wide
+      ? { net: `${base}.${k}.0/24`, host: `${base}.${k}.1`, inside: `${base}.${k}.2`, bits: 24, broadcast: `${base}.${k}.255` }
+      : { net: `${base}.${4 * k}/30`, host: `${base}.${4 * k + 1}`, inside: `${base}.${4 * k + 2}`, bits: 30, broadcast: `${base}.${4 * k + 3}` };
+    if (!routed(link.net)) return { host: link.host, inside: link.inside, bits: link.bits, broadcast: link.broadcast };
+  }
+  throw new Error(`no free test subnet in ${base}`);
+}
+
 /**
  * hostAddrs / nsAddrs: `address/prefix` pairs for the two ends (same order, same subnets).
  * Throws with a clear message when namespaces cannot be made here.

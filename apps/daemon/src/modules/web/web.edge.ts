@@ -10,9 +10,8 @@
 import { closeSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Msg, WebFigures } from '@lucky/contracts';
+import { addonPath } from '../../core/addons.js';
 import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
 import { listenReusePort } from '../../core/native.js';
@@ -55,8 +54,7 @@ const RESOLVE_EVERY_MS = 30_000;
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 
-/** dist/native/edge.node, from src/modules/web or dist/modules/web alike. */
-const ADDON = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'native', 'edge.node');
+const ADDON = addonPath('edge');
 let loaded: EdgeAddon | null | undefined;
 
 /** The edge, when this build has it (Linux, a C compiler and Node's headers at build time). */

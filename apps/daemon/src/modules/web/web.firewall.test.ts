@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestHost, type TestHost } from '../../test/netns.js';
+import { createTestHost, freeLink, type TestHost } from '../../test/netns.js';
 import { statusText } from '../../core/engine.js';
 import { NftFirewall } from './web.firewall.js';
 
-const HOST = '10.79.0.1';
-const INSIDE = '10.79.0.2';
+const { host: HOST, inside: INSIDE } = freeLink('10.79');
 const PORT = 18080;
 
 let ns: TestHost;

@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestHost, type TestHost } from '../../test/netns.js';
+import { createTestHost, freeLink, type TestHost } from '../../test/netns.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { magicPacket } from './wol.packet.js';
@@ -191,8 +191,7 @@ describe('wol: several targets, the interface, online checks, wake and wait', ()
 describe('wol inside a network namespace', () => {
   let d: TestDaemon;
   let host: TestHost;
-  const HOST = '10.91.0.1';
-  const INSIDE = '10.91.0.2';
+  const { host: HOST, inside: INSIDE, broadcast: BROADCAST } = freeLink('10.91');
   beforeAll(async () => {
     d = await startTestDaemon();
     host = createTestHost('wol', [`${HOST}/24`], [`${INSIDE}/24`]);
@@ -205,7 +204,7 @@ describe('wol inside a network namespace', () => {
   it('broadcasts from the chosen interface into its network, caught inside the namespace', async () => {
     const ifs = await d.call<{ interfaces: Array<{ name: string; address: string; broadcast: string }> }>('GET', '/api/wol/interfaces');
     const nic = ifs.interfaces.find((i) => i.address === HOST)!;
-    expect(nic.broadcast).toBe('10.91.0.255');
+    expect(nic.broadcast).toBe(BROADCAST);
     // A listener inside the namespace on port 9 (all addresses, broadcast included): prints the first packet and who sent it.
     const script = `const s = require('node:dgram').createSocket('udp4');
       s.on('message', (m, r) => { process.stdout.write(m.toString('hex') + ' ' + r.address); process.exit(0); });
