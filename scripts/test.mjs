@@ -10,22 +10,37 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import { build, env, log, nativeAddons, nativeDependencies, root, thisNode } from './lib/bootstrap.mjs';
+import { env, install, log, nativeAddons, root, thisNode, turbo } from './lib/bootstrap.mjs';
 import { ensureDebPackages } from './lib/apt.mjs';
-import { ensureLtsNode, LTS } from './lib/ltsnode.mjs';
+import { LTS } from './lib/ltsnode.mjs';
+
+/** The LTS fetched and its better-sqlite3 built in a child process (a compile of a minute or more). */
+function prepareLts() {
+  const child = spawn(process.execPath, [join(root, 'scripts', 'lib', 'ltsprep.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  return new Promise((resolve) => child.on('close', (code) => resolve(code === 0 ? JSON.parse(out.trim() || 'null') : null)));
+}
 
 ensureDebPackages();
-build();
+install();
+const major = (v) => v.split('.')[0];
+const sameLine = major(thisNode.version) === major(LTS.version);
+if (sameLine) log(`this machine's Node ${thisNode.version} is of the LTS line already: one run`);
+const wantLts = process.env.LUCKY_TEST_LTS !== '0' && !sameLine;
+const ltsReady = wantLts ? prepareLts() : Promise.resolve(null);
+// Meanwhile the workspace's build (the same as `npm run build`), with this Node's addons.
+turbo('build');
+nativeAddons(thisNode);
 
 const nodes = [thisNode];
 /** Failures found before any test ran (an LTS that could not be had), counted in the last line. */
 const setupFailures = [];
-if (process.env.LUCKY_TEST_LTS !== '0') {
-  const lts = ensureLtsNode();
+const lts = await ltsReady;
+if (wantLts) {
   if (!lts) setupFailures.push(`node ${LTS.version}: not available here, its run did not happen (see above)`);
-  else if (lts.abi === thisNode.abi) log(`this machine's Node ${thisNode.version} is of the LTS line already: one run`);
   else {
-    nativeDependencies(lts, lts.dir);
+    // After turbo: its cache takes in what is in dist/ when its build ends, half-written files too.
     nativeAddons(lts);
     nodes.push(lts);
   }
@@ -50,7 +65,7 @@ function runOn(node) {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...env, PATH: `${dirname(node.bin)}${delimiter}${env.PATH}`, LUCKY_TEST_OUTPUT: outDir, LUCKY_TEST_NODES: nodesVar },
   });
-  const prefix = nodes.length > 1 ? `[${node.version.split('.')[0]}] ` : '';
+  const prefix = nodes.length > 1 ? `[${major(node.version)}] ` : '';
   for (const [from, to] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],
