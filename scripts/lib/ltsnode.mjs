@@ -21,7 +21,7 @@ export function nodeFacts(bin) {
 
 /**
  * The pinned LTS Node for this machine: { bin, dir (its prefix: bin/node, include/node),
- * version, abi }; null (with the reason logged) where it cannot be had.
+ * version, abi, platform, arch }; null (with the reason logged) where it cannot be had.
  */
 export function ensureLtsNode() {
   const target = `${process.platform}-${process.arch}`;
@@ -43,7 +43,7 @@ export function ensureLtsNode() {
     log(`${dir} has no headers (include/node): native parts cannot be built for Node ${LTS.version}`);
     return null;
   }
-  return { bin, dir, version: facts.version, abi: facts.abi };
+  return { bin, dir, ...facts };
 }
 
 function fetchInto(dir, spec, integrity) {

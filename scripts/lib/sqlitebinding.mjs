@@ -102,7 +102,7 @@ export function ensureSqliteBinding({ node = process.execPath, facts, nodedir, p
   // Without matching headers here node-gyp fetches that Node's own; a nodedir from npm's config
   // (the machine's Node) must not stand in for them.
   const env = { ...process.env, npm_config_nodedir: dir ?? '' };
-  const args = [gyp, 'rebuild', '--release', '--jobs=2', ...(dir ? [`--nodedir=${dir}`] : [])];
+  const args = [gyp, 'rebuild', '--release', '--jobs=2', '--loglevel=warn', ...(dir ? [`--nodedir=${dir}`] : [])];
   const r = spawnSync(node, args, { cwd: pkgDir, stdio: ['ignore', 'ignore', 'inherit'], env });
   if (r.status !== 0) throw new Error(`node-gyp rebuild of better-sqlite3 failed (exit ${r.status ?? r.signal})`);
   adoptBuild(pkgDir, facts);
