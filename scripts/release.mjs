@@ -5,9 +5,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, log, root } from './lib/bootstrap.mjs';
+import { build, log, nativeAddons, root, thisNode } from './lib/bootstrap.mjs';
+import { ensureLtsNode } from './lib/ltsnode.mjs';
 
 build();
+// The archive carries the native addons of both Node lines `engines` names (dist/native/node-v<abi>),
+// so that a device on either runs the data paths natively after the update.
+const lts = ensureLtsNode();
+if (lts && lts.abi !== thisNode.abi) nativeAddons(lts);
 const { writeTar } = await import(join(root, 'apps/daemon/dist/system/tar.js'));
 const { RELEASE_DIRS, RELEASE_MANIFEST, lockfileHash } = await import(join(root, 'apps/daemon/dist/system/update.js'));
 const version = JSON.parse(readFileSync(join(root, 'apps/daemon/package.json'), 'utf8')).version;
