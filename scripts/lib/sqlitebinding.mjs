@@ -88,8 +88,9 @@ export function sqliteLoads(node, pkgDir) {
 /**
  * Makes sure `node` (facts: its nodeFacts) has a better-sqlite3 build of its own ABI. Returns
  * { path, built } or throws with what went wrong. nodedir: that Node's headers (found when omitted).
+ * unoptimized: compiled with -O0, for a throwaway copy whose speed nobody needs (a test's).
  */
-export function ensureSqliteBinding({ node = process.execPath, facts, nodedir, pkgDir = sqlitePackageDir() }) {
+export function ensureSqliteBinding({ node = process.execPath, facts, nodedir, pkgDir = sqlitePackageDir(), unoptimized = false }) {
   adoptBuild(pkgDir, facts);
   const dest = bindingPath(pkgDir, facts);
   if (existsSync(dest) && abiOfAddon(dest) === facts.abi) return { path: dest, built: false };
@@ -102,6 +103,8 @@ export function ensureSqliteBinding({ node = process.execPath, facts, nodedir, p
   // Without matching headers here node-gyp fetches that Node's own; a nodedir from npm's config
   // (the machine's Node) must not stand in for them.
   const env = { ...process.env, npm_config_nodedir: dir ?? '' };
+  // gyp's Makefiles put CFLAGS/CXXFLAGS from the environment after the package's own -O3.
+  if (unoptimized) Object.assign(env, { CFLAGS: '-O0', CXXFLAGS: '-O0' });
   const args = [gyp, 'rebuild', '--release', '--jobs=2', '--loglevel=warn', ...(dir ? [`--nodedir=${dir}`] : [])];
   const r = spawnSync(node, args, { cwd: pkgDir, stdio: ['ignore', 'ignore', 'inherit'], env });
   if (r.status !== 0) throw new Error(`node-gyp rebuild of better-sqlite3 failed (exit ${r.status ?? r.signal})`);
