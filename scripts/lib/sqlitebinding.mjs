@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { log, root } from './where.mjs';
 
 const ADDON = 'better_sqlite3.node';
@@ -48,10 +48,17 @@ export function nodedirFor(bin, abi) {
 /** node-gyp as npm or pnpm carry it (npm comes with every Node; pnpm bundles its own). */
 function findNodeGyp() {
   const tail = ['node_modules', 'node-gyp', 'bin', 'node-gyp.js'];
+  // npm on PATH is a link to …/npm/bin/npm-cli.js (a Node from the npm registry carries no npm).
+  const npmOnPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((d) => join(d, 'npm'))
+    .filter((f) => existsSync(f))
+    .map((f) => join(dirname(realpathSync(f)), '..', ...tail));
   const candidates = [
     process.env.npm_config_node_gyp,
     process.env.npm_execpath && join(dirname(process.env.npm_execpath), '..', ...tail),
     join(dirname(dirname(realpathSync(process.execPath))), 'lib', 'node_modules', 'npm', ...tail),
+    ...npmOnPath,
     join(root, '.tools', 'pnpm', 'node_modules', 'pnpm', 'dist', ...tail),
   ];
   return candidates.find((c) => c && existsSync(c)) ?? null;
