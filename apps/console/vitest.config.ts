@@ -7,6 +7,9 @@ export default defineProject({
     name: 'console',
     include: ['src/**/*.test.{ts,tsx}', 'e2e/**/*.test.ts'],
     environment: 'jsdom',
+    // Node 25 and later have a Web Storage of their own, a global localStorage that stands in front of
+    // jsdom's (and is missing without --localstorage-file): the console's code meets jsdom's, as in a browser.
+    execArgv: Number(process.versions.node.split('.')[0]) >= 25 ? ['--no-experimental-webstorage'] : [],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Each e2e file starts a daemon and a Chromium; on a 2-core machine several at once starve each
