@@ -739,7 +739,8 @@ async function compare(kindKey, servers) {
   const targets = LEVELS.flatMap((n) => ROLES.map((role) => ({ role, n, name: label(role, n), server: servers[n][role] })));
   // Lucky at N = 1 is measured serving from its thread, as a busy daemon does: loaded until it moves
   // before the part, and again during it only if it had moved and went back (a quiet minute).
-  const autoRoles = servers[1] ? ['lucky', 'luckyNode'] : [];
+  // Only the Node path moves: the native engine serves from its own threads from the start.
+  const autoRoles = servers[1] ? ['luckyNode'] : [];
   const moved = {};
   const ensureAllMoved = async (warmUp) => {
     for (const role of autoRoles) moved[role] = await ensureMoved(servers[1][role], label(role, 1), warmUp ? 5 : moved[role] ? 2 : 0);
