@@ -312,7 +312,7 @@ describe('certificates from pebble (ACME)', () => {
     expect(wildHttp.msg).toMatch(/a wildcard name can only be validated with DNS-01/);
     const a = makeCert(dir, 'a', ['a.example.test']);
     const b = makeCert(dir, 'b', ['b.example.test']);
-    const mismatch = await d.call('POST', '/api/acme/rules', { name: 'bad3', source: 'pem', cert: a.cert, key: b.key }, EN);
+    const mismatch = await d.call('POST', '/api/acme/rules', { name: 'bad3', source: 'pem', cert: a.cert, privateKey: b.key }, EN);
     expect(mismatch.ret).toBe(1);
     expect(mismatch.msg).toMatch(/the private key does not belong to the certificate/);
     const badName = await d.call('POST', '/api/acme/rules', acme('has space', { domains: ['web.example.test'] }), EN);
@@ -321,7 +321,7 @@ describe('certificates from pebble (ACME)', () => {
     expect(stored(d, 'bad3')).toBeUndefined();
 
     // The good pair is stored under the rule's name.
-    const good = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'pasted', source: 'pem', cert: a.cert, key: a.key }, EN);
+    const good = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'pasted', source: 'pem', cert: a.cert, privateKey: a.key }, EN);
     expect(good.ret, good.msg).toBe(0);
     expect(stored(d, 'pasted')).toEqual({ cert: a.cert, key: a.key });
   }, 60_000);
