@@ -11,8 +11,11 @@ import { route, type RouteDef } from './route.js';
 export const ZRuleKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 export const ZRuleParams = z.object({ key: ZRuleKey });
 
-/** What an engine says about a rule: `error` carries the reason (port in use, bad target...). */
-export const ZRuleState = z.enum(['running', 'stopped', 'error', 'disabled']);
+/**
+ * What an engine says about a rule: `error` carries the reason (port in use, bad target...);
+ * `waiting` the thing it starts on as soon as it is there (a certificate being ordered).
+ */
+export const ZRuleState = z.enum(['running', 'stopped', 'error', 'disabled', 'waiting']);
 export const ZRuleStatus = z.object({
   state: ZRuleState,
   message: z.string(),
