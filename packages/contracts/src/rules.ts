@@ -35,6 +35,7 @@ export type ViewField = keyof typeof viewFields;
  * The input fields a view would hide under its own (the kit's, or the module's `extra`). A client
  * that reads a rule, edits it and sends it back (scripts, the Wanji admin) would send the view's
  * value for such a field: a certificate's private key named `key` came back as the rule's id.
+ * Nested fields are not concerned (a web rule's `certs[].key`): the view adds top-level fields only.
  */
 type Hidden<S, X> = Extract<keyof S, ViewField | keyof X>;
 /** Nothing when no field is hidden; else a property no schema has, so the call does not compile and says which. */
