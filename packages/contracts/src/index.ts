@@ -5,6 +5,7 @@ export * from './net.js';
 export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
+export * from './upgrades.js';
 export * from './secrets.js';
 export * from './http.js';
 export * from './wol.js';

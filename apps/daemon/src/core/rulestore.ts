@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import { upgradeRuleData } from '@lucky/contracts';
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { sayer, type Logger } from './logs.js';
@@ -61,6 +62,29 @@ class DecodeCache<T> {
     this.last.set(id, { text, value });
     return value;
   }
+}
+
+/**
+ * A migration's step: the module's saved rules with their renamed fields under the new names
+ * (`RENAMED_RULE_FIELDS`). Rows that need nothing are left untouched; returns how many changed.
+ */
+export function upgradeStoredRules(db: Db, module: string): number {
+  const rows = db.prepare<[string], { key: string; data: string }>('SELECT key, data FROM rules WHERE module = ?').all(module);
+  const write = db.prepare('UPDATE rules SET data = ? WHERE module = ? AND key = ?');
+  let changed = 0;
+  for (const row of rows) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.data);
+    } catch {
+      continue; // Left as it is: the store says so when it reads the row.
+    }
+    const next = upgradeRuleData(module, raw);
+    if (next === raw) continue;
+    write.run(JSON.stringify(next), module, row.key);
+    changed++;
+  }
+  return changed;
 }
 
 export class RuleStore<S extends z.ZodType> {

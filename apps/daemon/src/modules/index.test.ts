@@ -1,4 +1,4 @@
-import { MODULE_CONTRACTS, MODULES } from '@lucky/contracts';
+import { MODULE_CONTRACTS, MODULES, VIEW_FIELDS, type ModuleContract } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import { MODULE_TABLE } from './index.js';
 
@@ -18,6 +18,17 @@ describe('the module table', () => {
       expect(spec.key).toBe(m.key);
       expect(spec.contract).toBe(MODULE_CONTRACTS[m.key]);
       expect(Object.keys(spec.services?.provides ?? {}).sort()).toEqual([...(m.provides ?? [])].sort());
+    }
+  });
+  it("no module's rule has an input field its view hides under its own (key, status, created, updated)", async () => {
+    for (const m of MODULE_TABLE) {
+      const contract: ModuleContract = (await m.load()).default.contract;
+      const input = Object.keys(contract.rule.shape);
+      expect(input.filter((k) => (VIEW_FIELDS as string[]).includes(k)), m.key).toEqual([]);
+      // The view carries every input field under its own name, and the kit's fields over them.
+      const view = (contract.view as unknown as { shape: Record<string, unknown> }).shape;
+      for (const k of input) expect(view[k], `${m.key}.${k}`).toBeDefined();
+      for (const k of VIEW_FIELDS) expect(view[k], `${m.key} view ${k}`).toBeDefined();
     }
   });
 });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { maskSecrets, restoreSecrets, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import { maskSecrets, restoreSecrets, upgradeRuleData, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
 import { upgradeBaseConfig, type BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import { writeFileAtomic } from '../core/atomicfile.js';
@@ -145,7 +145,8 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
         .map((r) => [r.key, JSON.parse(r.data) as unknown]),
     );
     const rules = m.rules.map((r, i) => {
-      const data = restoreSecrets(def.data!.rule, r.data, existing.get(r.key));
+      // A backup written before a field was renamed carries it under its old name.
+      const data = restoreSecrets(def.data!.rule, upgradeRuleData(key, r.data), existing.get(r.key));
       const parsed = def.data!.rule.safeParse(data);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];

@@ -178,7 +178,7 @@ describe('secrets in backups', () => {
       ftpserver: ['certs.[].key'],
       filebrowser: ['password'],
       cron: ['actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
-      acme: ['key', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
+      acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
       wanji: ['token'],
     });
   });

@@ -13,7 +13,7 @@ describe('STUN texts', () => {
     expect(stunTextIn('zh_CN')('title')).toBe('STUN内网穿透');
     for (const l of ['zh_CN', 'en_US'] as const) {
       const text = stunTextIn(l);
-      for (const s of ['running', 'stopped', 'error', 'disabled'] as const) expect(text(`state.${s}`)).toBeTruthy();
+      for (const s of ['running', 'stopped', 'error', 'disabled', 'waiting'] as const) expect(text(`state.${s}`)).toBeTruthy();
       for (const m of ['forward', 'none'] as const) expect(text(`mode.${m}`)).toBeTruthy();
       for (const k of ['upnp', 'natpmp'] as const) expect(text(`mapping.${k}`)).toBeTruthy();
       for (const s of ['pending', 'ok', 'failed'] as const) expect(text(`mappingState.${s}`)).toBeTruthy();

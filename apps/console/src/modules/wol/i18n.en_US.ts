@@ -88,4 +88,5 @@ export const en_US: Record<WolTextId, string> = {
   'state.stopped': 'stopped',
   'state.error': 'error',
   'state.disabled': 'disabled',
+  'state.waiting': 'waiting',
 };

@@ -86,4 +86,5 @@ export const zh_CN = {
   'state.stopped': '已停止',
   'state.error': '错误',
   'state.disabled': '已停用',
+  'state.waiting': '等待中',
 } as const;

@@ -1,5 +1,6 @@
 /** ACME account keys made by the module, one per CA directory and EAB key id, kept in lucky.db. */
 import type { Db, Migration } from '../../core/db.js';
+import { upgradeStoredRules } from '../../core/rulestore.js';
 import { newAccountKeyPem } from './acme.jws.js';
 
 export const acmeMigrations: Migration[] = [
@@ -14,6 +15,12 @@ export const acmeMigrations: Migration[] = [
       created_at INTEGER NOT NULL,
       PRIMARY KEY (directory, eab_kid)
     )`,
+  },
+  {
+    version: 2,
+    // The rule view's `key` (the rule's id) hid the pasted private key of the same name.
+    name: 'pasted private key: key -> privateKey',
+    up: (db) => void upgradeStoredRules(db, 'acme'),
   },
 ];
 

@@ -28,7 +28,7 @@ const WEBHOOK_SAMPLE = { name: 'site', domains: 'example.com,*.example.com', eve
 function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   if (rule.source === 'pem') {
     try {
-      mod.services.certificates.check(rule.cert, rule.key);
+      mod.services.certificates.check(rule.cert, rule.privateKey);
     } catch (err) {
       if (err instanceof TlsError) throw new AppError(Ret.badRequest, err.msg.key as never, err.msg.vars ?? {});
       throw err;

@@ -11,6 +11,7 @@ import type { Msg, WebConfigure, WebFigures, WebRule } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
+import { awaitStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import type { WebPlan } from './web.compile.js';
@@ -141,6 +142,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       return { rule, certs: [], ...(tokens?.size ? { challenges: Object.fromEntries(tokens) } : {}) };
     }
     if (rule.certs.length === 0) throw new RuleProblem({ key: 'statusCertNeeded' }, false);
+    awaitStoreCerts(this.d.certificates, rule.certs);
     try {
       return { rule, certs: await this.d.certificates.resolve(rule.certs) };
     } catch (err) {

@@ -14,6 +14,7 @@ import { sayer } from '../../../core/logs.js';
 import { PortRegistry } from '../../../core/ports.js';
 import { RuleLog } from '../../../core/rulelog.js';
 import { RuleRuntime } from '../../../core/ruleruntime.js';
+import type { CertificatesService } from '../../../core/services/certificates.js';
 import { testCertificates } from '../../../test/certificates.js';
 import { WebEngine, type WebRunFigures } from '../web.engine.js';
 import type { Firewall } from '../web.firewall.js';
@@ -25,6 +26,8 @@ export const fakeFirewall: Firewall = { open: async () => ({ key: 'fwFailed', va
 export interface EngineRunner {
   engine: WebEngine;
   ports: PortRegistry;
+  /** The certificate store the engine reads (the daemon's, on the test's own lucky.db). */
+  certificates: CertificatesService;
   /** Stores the rule (enabled) and applies it: started, updated in place or restarted. */
   start(key: string, rule: WebRule): Promise<void>;
   stop(key: string): Promise<void>;
@@ -65,6 +68,7 @@ export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'n
   return {
     engine,
     ports,
+    certificates: certs.service,
     start: (key, rule) => {
       rules.set(key, rule);
       return runtime.apply(key);
