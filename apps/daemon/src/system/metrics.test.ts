@@ -13,6 +13,7 @@ import { TOKEN_HEADER } from '@lucky/contracts';
 import { DEFAULT_ENV } from '../core/env.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../test/harness.js';
 import { makeCert } from '../test/certs.js';
+import { fakeIpServer, receiver } from '../lib/dns/testing/fakes.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const PROMTOOL = '/usr/bin/promtool';
@@ -193,6 +194,44 @@ describe.each(['native', 'node'] as const)('GET /metrics, web rules on the %s en
       expect((await s.d.call('DELETE', `/api/${m}/rules/${k}?confirm=1`)).ret).toBe(0);
     }
   }, 30_000);
+
+  it('counts a DDNS task\'s record syncs by result, with its last success', async () => {
+    const ip = await fakeIpServer('203.0.113.9', '2001:db8::9');
+    const provider = await receiver();
+    try {
+      provider.answer = { status: 200, body: 'good' };
+      const task = await s.d.call<{ key: string }>('POST', '/api/ddns/rules', {
+        name: 'home',
+        provider: 'callback',
+        recordType: 'A',
+        domains: 'a.example.net\nb.example.net',
+        ipv4: { urls: [`${ip.url}/`] },
+        callback: { url: `${provider.url}/update?ip=#{ip}&domain=#{domain}`, method: 'GET', successCheck: { enable: true, text: 'good' } },
+      });
+      expect(task.ret, task.msg).toBe(0);
+      const t0 = Date.now() / 1000;
+      expect((await s.d.call('POST', `/api/ddns/rules/${task.key}/sync?wait=20`)).ret).toBe(0);
+      // Every call the provider answered so far was a record updated (the task's first run and the forced sync).
+      const good = provider.calls.length;
+      // The provider now refuses: a forced sync fails both records.
+      provider.answer = { status: 200, body: 'nochg-refused' };
+      expect((await s.d.call('POST', `/api/ddns/rules/${task.key}/sync?wait=20`)).ret).toBe(0);
+      const body = (await scrape(s.d, { authorization: `Bearer ${s.token}` })).body;
+      const r = `rule="${task.key}"`;
+      expect(good).toBeGreaterThanOrEqual(2);
+      expect(sample(body, `lucky_ddns_record_syncs_total{${r},result="updateSucceeded"}`)).toBe(good);
+      expect(sample(body, `lucky_ddns_record_syncs_total{${r},result="updateFailed"}`)).toBe(provider.calls.length - good);
+      expect(provider.calls.length - good).toBe(2);
+      expect(sample(body, `lucky_ddns_records_failed{${r}}`)).toBe(2);
+      expect(sample(body, `lucky_ddns_last_success_timestamp_seconds{${r}}`)).toBeGreaterThanOrEqual(Math.floor(t0) - 1);
+      expect(sample(body, `lucky_rule_error{module="ddns",${r}}`)).toBe(1);
+      expect(promtoolSays(body)).toEqual({ status: 0, out: '' });
+      expect((await s.d.call('DELETE', `/api/ddns/rules/${task.key}`)).ret).toBe(0);
+    } finally {
+      await ip.close();
+      await provider.close();
+    }
+  }, 60_000);
 
   it('promtool check metrics finds nothing to say about the exposition', async () => {
     const { body } = await scrape(s.d, { authorization: `Bearer ${s.token}` });
