@@ -50,6 +50,10 @@ export const TEST_PACKAGES = [
   // and sanitizer runtimes it only recommends (recommends are not installed).
   { pkg: 'clang', probe: '/usr/bin/clang' },
   { pkg: 'libclang-rt-14-dev', probe: '/usr/lib/llvm-14/lib/clang/14.0.6/include/fuzzer/FuzzedDataProvider.h' },
+  // GET /metrics is scraped by a real Prometheus in its test (promtool checks the exposition). The
+  // package enables a systemd unit on port 9090 where systemd runs (not in containers); the test's own Prometheus
+  // listens on a free port with its storage in a temp directory, so the two never meet.
+  { pkg: 'prometheus', probe: '/usr/bin/prometheus' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];

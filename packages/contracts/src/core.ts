@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ok, ZOk } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { MODULE_KEYS } from './modules.js';
-import { ZListenHost, ZPort } from './net.js';
+import { ZCidr, ZListenHost, ZPort } from './net.js';
 import { route } from './route.js';
 import { ZAccessPolicy, ZApiTokenScope, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
 
@@ -28,6 +28,11 @@ export const ZBaseSettings = z.object({
   EnabledModules: z.array(ZModuleKey),
   /** Idle time after which a session expires. */
   SessionIdleHours: z.number().int().min(1).max(24 * 90),
+  /**
+   * Addresses (or ranges) that may read GET /metrics without an API token (a Prometheus on the
+   * LAN); empty = a token is needed from everywhere.
+   */
+  MetricsAllowFrom: z.array(ZCidr).max(64).default([]),
 });
 export type BaseSettings = z.infer<typeof ZBaseSettings>;
 

@@ -229,6 +229,8 @@ export const ZWebRule = z.object({
 export type WebRule = z.infer<typeof ZWebRule>;
 export type WebRuleInput = z.input<typeof ZWebRule>;
 
+export { WEB_DURATION_BUCKETS } from './webbuckets.js';
+
 export const ZWebFigures = z.object({
   requests: z.number(),
   bytesIn: z.number(),
@@ -241,6 +243,12 @@ export const ZWebFigures = z.object({
    * Node server (`node`: files, cache, login, CORS...). Absent when Node serves the rule alone.
    */
   engine: z.object({ native: z.number(), node: z.number() }).optional(),
+  /**
+   * Requests by time from their head to the end of the answer: `counts[i]` those within
+   * WEB_DURATION_BUCKETS[i] (and above the bucket before), one count more for those past the last;
+   * `seconds` all of their times added up.
+   */
+  duration: z.object({ counts: z.array(z.number()), seconds: z.number() }).optional(),
 });
 export type WebFigures = z.infer<typeof ZWebFigures>;
 

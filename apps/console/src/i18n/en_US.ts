@@ -144,6 +144,8 @@ export const en_US = {
   'set.autoExpand': 'Do not auto-expand the left menu',
   'set.allowInternet': 'Allow access from the internet',
   'set.allowInternetHint': 'When off, only local and private addresses reach the console',
+  'set.metricsAllowFrom': 'Addresses that may read metrics',
+  'set.metricsAllowFromHint': 'GET /metrics (Prometheus) without an API token from these addresses or ranges, one a line; empty: a token is always needed',
   'set.sessionIdleHours': 'Session idle timeout (hours)',
   'set.twoFA': 'Two-factor authentication',
   'set.twoFAOn': 'On',

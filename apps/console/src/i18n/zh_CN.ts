@@ -146,6 +146,8 @@ export const zh_CN = {
   'set.autoExpand': '禁止左侧菜单自动展开',
   'set.allowInternet': '允许外网访问后台',
   'set.allowInternetHint': '关闭时只有内网、本机地址可以访问后台',
+  'set.metricsAllowFrom': '允许读取指标的地址',
+  'set.metricsAllowFromHint': '这些地址或网段可不带 API 令牌读取 GET /metrics（Prometheus），每行一个；留空则始终需要令牌',
   'set.sessionIdleHours': '登录会话空闲失效(小时)',
   'set.twoFA': '两步验证',
   'set.twoFAOn': '已开启',

@@ -32,6 +32,7 @@ export function defaultSettings(): BaseSettings {
     AllowInternetAccess: false,
     EnabledModules: [...MODULE_KEYS],
     SessionIdleHours: 24 * 7,
+    MetricsAllowFrom: [],
   };
 }
 

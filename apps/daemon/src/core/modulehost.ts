@@ -15,6 +15,7 @@ import { DEFAULT_ENV, type DaemonEnv } from './env.js';
 import { AppError, fail } from './envelope.js';
 import { LoginGuard } from './loginguard.js';
 import { sayer, type Logger, type Say } from './logs.js';
+import type { Metrics } from './metrics.js';
 import type { AnyModule, ModuleContext } from './module.js';
 import { moduleName, PortRegistry } from './ports.js';
 import { addRoute, type Handler } from './routes.js';
@@ -285,6 +286,44 @@ export class ModuleHost {
       const c = MODULE_CONTRACTS[m.key];
       return c ? { key: m.key, data: { rule: c.rule, settings: c.configure } } : { key: m.key };
     });
+  }
+
+  /** Every module's series for /metrics: the kit's of each rule, then the module's own from its figures. */
+  async metrics(m: Metrics): Promise<void> {
+    const enabled = m.gauge('lucky_module_enabled', 'Whether the module is switched on (1) or off (0).');
+    const connections = m.gauge('lucky_module_connections', 'Live connections or sessions across the module\'s rules.');
+    const info = m.gauge('lucky_rule_info', 'A rule of a module, its name as a label; always 1.');
+    const ruleEnabled = m.gauge('lucky_rule_enabled', 'Whether the rule is switched on (1) or off (0).');
+    const up = m.gauge('lucky_rule_up', 'Whether the rule runs without a problem (1) or not (0: stopped, disabled or in error).');
+    const error = m.gauge('lucky_rule_error', 'Whether the rule shows an error (1) or not (0).');
+    for (const { key } of this.table) {
+      const on = this.running.has(key);
+      enabled.set({ module: key }, on ? 1 : 0);
+      const mod = on ? this.loaded.get(key) : undefined;
+      if (!mod) continue;
+      connections.set({ module: key }, mod.runtime.connections());
+      const rules = await Promise.all(
+        mod.ops.list().map(async (r) => ({
+          key: r.key,
+          rule: r.data,
+          figures: r.data.enable ? await mod.runtime.figures(r.key).catch(() => undefined) : undefined,
+          state: mod.ops.status(r).state,
+        })),
+      );
+      for (const r of rules) {
+        const l = { module: key, rule: r.key };
+        info.set({ ...l, name: r.rule.name }, 1);
+        ruleEnabled.set(l, r.rule.enable ? 1 : 0);
+        up.set(l, r.state === 'running' ? 1 : 0);
+        error.set(l, r.state === 'error' ? 1 : 0);
+      }
+      try {
+        await mod.spec.metrics?.(rules, m, mod.ctx as never);
+      } catch (err) {
+        // One module's collector failing must not take the others' series with it.
+        this.say.warn({ key: 'logMetricsFailed', vars: { module: moduleName(key), detail: (err as Error)?.message ?? String(err) } }, { err });
+      }
+    }
   }
 
   connections(): Record<string, number> {

@@ -4,6 +4,8 @@ import { defineMessages } from './define.js';
 export const coreMessages = defineMessages(
   {
     sessionInvalid: '登录已失效，请重新登录',
+    logMetricsFailed: '读取模块 {module} 的指标失败：{detail}',
+    metricsUnauthorized: '读取 /metrics 需要 API 令牌（Authorization: Bearer），或把来源地址加入设置中的“允许读取指标的地址”',
     accountOrPasswordEmpty: '账号或密码不能为空',
     loginSuccess: '登录成功',
     loginFailed: '登录失败',
@@ -99,6 +101,8 @@ export const coreMessages = defineMessages(
   },
   {
     sessionInvalid: 'Your session has expired, please log in again',
+    logMetricsFailed: 'Reading the metrics of module {module} failed: {detail}',
+    metricsUnauthorized: 'Reading /metrics needs an API token (Authorization: Bearer) or an address listed in Settings under "Addresses that may read metrics"',
     accountOrPasswordEmpty: 'Account or password cannot be empty',
     loginSuccess: 'Login successful',
     loginFailed: 'Login failed',

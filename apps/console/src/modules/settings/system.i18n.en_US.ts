@@ -70,6 +70,7 @@ export const en_US: Record<SystemTextId, string> = {
   'field.AllowInternetAccess': 'Internet access',
   'field.EnabledModules': 'Enabled modules',
   'field.SessionIdleHours': 'Session idle expiry',
+  'field.MetricsAllowFrom': 'Addresses that may read metrics',
   'field.TwoFASecret': '2FA secret',
   'field.TwoFARecoveryHashes': '2FA recovery codes',
   'field.Access': 'Access lists',

@@ -75,6 +75,7 @@ export const zh_CN = {
   'field.AllowInternetAccess': '外网访问',
   'field.EnabledModules': '启用的模块',
   'field.SessionIdleHours': '会话空闲过期',
+  'field.MetricsAllowFrom': '允许读取指标的地址',
   'field.TwoFASecret': '两步验证密钥',
   'field.TwoFARecoveryHashes': '两步验证恢复码',
   'field.Access': '访问控制名单',

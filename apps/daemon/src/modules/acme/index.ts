@@ -77,6 +77,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
     };
   },
   run: async (rule, mod) => (await mod.engine()).renew(rule.key),
+  metrics: async (rules, m, mod) => (await import('./acme.metrics.js')).acmeMetrics(rules, m, mod.services.certificates),
   routes: (mod) => ({
     certificates: async () => ({
       list: mod.services.certificates.list().map((c) => ({

@@ -86,6 +86,8 @@ export class TaskRun {
   private lastCheck: number | null = null;
   private lastSync: number | null = null;
   private summary: Msg | null = null;
+  /** Kept across versions of the task: a counter of the rule that starts again only with its engine. */
+  private syncs: Partial<Record<DdnsSyncStatus, number>> = {};
   running: Promise<void> | null = null;
   /** Another run was asked for while one was running. */
   again: 'none' | 'normal' | 'forced' = 'none';
@@ -159,6 +161,7 @@ export class TaskRun {
       lastSync: this.lastSync,
       summary: this.summary,
       records: records.map((r) => ({ ...r })),
+      syncs: { ...this.syncs },
     };
   }
 
@@ -284,6 +287,7 @@ export class TaskRun {
     this.lastCheck = now();
     if (forceDue) this.lastForced = start;
     if (succeeded.length) this.lastSync = this.lastCheck;
+    for (const r of this.records.values()) this.syncs[r.status] = (this.syncs[r.status] ?? 0) + 1;
     this.summary = failed.length ? { key: 'ddnsFailedCount', vars: { n: failed.length } } : null;
     this.report();
     const settings = this.ctx.settings();

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WEB_DURATION_BUCKETS } from '@lucky/contracts/runtime';
 import type { Msg, WebFigures } from '@lucky/contracts';
 import { RuleProblem } from '../../core/engine.js';
 import type { Say } from '../../core/logs.js';
@@ -36,7 +37,7 @@ export interface EdgeAddon extends OcspAddon {
   edgeApply(rule: number, table: EdgeTable): void;
   edgeRemove(rule: number, graceMs: number): void;
   edgeFree(rule: number): void;
-  edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
+  edgeFigures(rule: number): [number, number, number, number, number, number, number[], number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
   /** Node verified this Authorization header for the site (scrypt): the edge accepts it itself for `ms`. */
@@ -266,10 +267,13 @@ export class EdgeServing implements Serving {
     if (this.direct.has(key)) return this.direct.figures(key);
     const rule = this.rules.get(key);
     if (!rule) return { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
-    const [requests, native, fallback, bytesIn, bytesOut, connections, flat] = this.addon.edgeFigures(rule.id);
+    const [requests, native, fallback, bytesIn, bytesOut, connections, flat, durations] = this.addon.edgeFigures(rule.id);
     const codes: Record<string, number> = {};
     for (let i = 0; i < flat.length; i += 2) codes[String(flat[i])] = flat[i + 1]!;
-    return { requests, bytesIn, bytesOut, connections, codes, engine: { native, node: fallback } };
+    const figures: WebFigures = { requests, bytesIn, bytesOut, connections, codes, engine: { native, node: fallback } };
+    // Buckets, one past the last, then the sum; an addon of another build (other buckets) has none to give.
+    if (durations?.length === WEB_DURATION_BUCKETS.length + 2) figures.duration = { counts: durations.slice(0, -1), seconds: durations.at(-1)! };
+    return figures;
   }
 
   accessLog(key: string, limit: number): AccessLogPage {

@@ -15,6 +15,7 @@ import { awaitStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import type { WebPlan } from './web.compile.js';
+import { BackendHealth, type BackendState } from './web.backends.js';
 import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.firewall.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost, listenIdOf } from './web.listen.js';
@@ -26,6 +27,8 @@ export interface WebRunFigures {
   traffic: WebFigures;
   /** What the firewall switch did; null when it is off. */
   firewall: Msg | null;
+  /** The rule's proxy backends, up or marked down (metrics). */
+  backends: BackendState[];
 }
 
 export interface WebEngineDeps {
@@ -46,6 +49,7 @@ interface Run {
   /** False after a switch of serving threads that could not start it again. */
   serving: boolean;
   firewall: Msg | null;
+  backends: BackendHealth;
 }
 
 export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
@@ -164,6 +168,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private async open(run: Run, plan: WebPlan): Promise<void> {
     const warnings = await this.serving.open(run.key, plan, {
       note: (line) => {
+        run.backends.heard(line);
         run.ctx.note(line);
         run.ctx.log.warn(line, { rule: run.key });
       },
@@ -177,7 +182,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
 
   start(rule: WebRule, ctx: RuleContext<WebConfigure>): Promise<RuleHandle<WebRule, WebRunFigures>> {
     return this.track(async () => {
-      const run: Run = { key: ctx.key, rule, ctx, serving: false, firewall: null };
+      const run: Run = { key: ctx.key, rule, ctx, serving: false, firewall: null, backends: new BackendHealth() };
       await this.open(run, await this.plan(rule));
       this.runs.set(run.key, run);
       run.firewall = await applyFirewall(this.firewall, run.key, rule);
@@ -209,7 +214,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
           return true;
         }),
       // Zeros for a rule not served (after a switch of threads that could not start it again).
-      figures: async () => ({ traffic: await this.serving.figures(run.key), firewall: run.firewall }),
+      figures: async () => ({ traffic: await this.serving.figures(run.key), firewall: run.firewall, backends: run.backends.states(run.rule) }),
     };
   }
 

@@ -2,7 +2,7 @@
 import { Ret, message, type Msg, type MsgValue, type wolContract, type WolDevice } from '@lucky/contracts';
 import { MsgError } from '../../lib/msgerror.js';
 import { wolInterfaces } from './wol.interfaces.js';
-import { OnlineProbes, probe } from './wol.online.js';
+import { probe, probesOf } from './wol.online.js';
 import { AppError, fail } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { StoredRule } from '../../core/rulestore.js';
@@ -27,7 +27,7 @@ export async function wakeDevice(device: StoredRule<WolDevice>, mod: WolContext)
 }
 
 export function wolRoutes(mod: WolContext): OwnHandlers<typeof wolContract> {
-  const probes = new OnlineProbes();
+  const probes = probesOf(mod);
   return {
     wake: async ({ params, req }) => {
       const { sent } = await wakeDevice(mod.rules.require(params.key), mod);
