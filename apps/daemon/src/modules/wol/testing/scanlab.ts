@@ -1,7 +1,7 @@
 /**
  * A LAN made of network namespaces for the device finder's tests. The scanner's namespace holds
- * the LAN bridge `br0` (as a home router holds br-lan) with the subnet's first address, and a
- * dummy interface `d16` with a /16 (the scan must refuse it). Each host is a namespace of its own
+ * the LAN bridge `br0` (as a home router holds br-lan) with the subnet's first address, and an
+ * interface `d16` with a /16 (the scan must refuse it). Each host is a namespace of its own
  * whose `eth0` (a MAC the test chose) is a veth port of the bridge. Nothing is made in the test's
  * own namespace, so nothing on the machine's own interfaces is ever scanned or reachable.
  *
@@ -10,7 +10,7 @@
  * where nothing listens, so no query leaves the namespace) and removes them with the lab.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 
 export interface LabHost {
   ns: string;
@@ -98,6 +98,12 @@ export function createScanLab(tag: string, k: number, macs: string[], names: Rec
       }
     }
     rmSync(etc, { recursive: true, force: true });
+    try {
+      // /etc/netns itself only when no other namespace keeps files there.
+      rmdirSync('/etc/netns');
+    } catch {
+      // not empty, or not there
+    }
   };
   try {
     ip('netns', 'add', scannerNs);
@@ -110,8 +116,10 @@ export function createScanLab(tag: string, k: number, macs: string[], names: Rec
     ip('-n', scannerNs, 'link', 'add', 'br0', 'type', 'bridge', 'stp_state', '0');
     ip('-n', scannerNs, 'addr', 'add', `${scannerAddress}/24`, 'dev', 'br0');
     ip('-n', scannerNs, 'link', 'set', 'br0', 'up');
-    ip('-n', scannerNs, 'link', 'add', 'd16', 'type', 'dummy');
+    // A veth pair rather than a dummy: containers' kernels often lack the dummy driver.
+    ip('-n', scannerNs, 'link', 'add', 'd16', 'type', 'veth', 'peer', 'name', 'd16peer');
     ip('-n', scannerNs, 'addr', 'add', `10.200.${k}.1/16`, 'dev', 'd16');
+    ip('-n', scannerNs, 'link', 'set', 'd16peer', 'up');
     ip('-n', scannerNs, 'link', 'set', 'd16', 'up');
     const addHost = (i: number, address: string, mac: string): LabHost => {
       const ns = `lk-h${i}-${id}`;
