@@ -269,3 +269,39 @@ describe('a scan by the daemon inside a lab of namespaces', () => {
     expect((await call<{ scan: WolScan }>('GET', '/api/wol/scan')).scan.interface).toBe('br0');
   });
 });
+
+/** The scan code as built (dist/), run in the namespace without a daemon: one scan of br0, its steps (phase and probed, at ms), answer and duration as JSON. */
+const SCAN_ONCE = `
+const [dist] = process.argv.slice(1);
+import(dist).then(async ({ Scanner }) => {
+  const t0 = Date.now();
+  const job = new Scanner().start('br0');
+  const steps = [];
+  const timer = setInterval(() => { const v = job.view('en_US', new Map()); const s = v.phase + ' ' + v.probed; if (steps.at(-1)?.[0] !== s) steps.push([s, Date.now() - t0]); }, 20);
+  await job.done;
+  clearInterval(timer);
+  process.stdout.write(JSON.stringify({ ms: Date.now() - t0, steps, scan: job.view('en_US', new Map()) }));
+}).catch((e) => { process.stderr.write(String(e.stack ?? e)); process.exit(1); });`;
+
+describe('a /22, the largest subnet a scan takes', () => {
+  let lab: ScanLab;
+  // A /22 starts at a multiple of 4; another lab than the /24 one above.
+  const K22 = 4 * (1 + ((process.pid + 7) % 60));
+  const far = `10.96.${K22 + 3}.254`;
+  beforeAll(() => {
+    lab = createScanLab('wide', K22, ['02:5c:a0:00:22:01', '02:5c:a0:00:22:02'], {}, { prefix: 22, addresses: [`10.96.${K22}.2`, far] });
+  });
+  afterAll(() => lab?.remove());
+
+  it('probes all 1021 other addresses in bounded time and finds hosts at both ends', async () => {
+    const dist = join(MAIN, '..', 'modules', 'wol', 'wol.scan.js');
+    const r = JSON.parse(await lab.scanner.exec(process.execPath, ['-e', SCAN_ONCE, dist], 40_000)) as { ms: number; steps: Array<[string, number]>; scan: WolScan };
+    // Batch by batch: the progress counted each of the eight.
+    expect(r.steps.map(([step]) => step)).toEqual(expect.arrayContaining([128, 256, 384, 512, 640, 768, 896, 1021].map((n) => `sweep ${n}`)));
+    expect(r.scan).toMatchObject({ state: 'done', subnet: lab.subnet, probed: 1021, total: 1021 });
+    expect(r.scan.devices.map((d) => [d.address, d.mac])).toEqual(lab.hosts.map((h) => [h.address, h.mac]));
+    // 8 batches a second apart, 1.5 s for the last answers, 2.5 s for names at most (11.2 s measured).
+    expect(r.ms).toBeLessThan(15_000);
+    console.log(`wol scan of a /22 with 2 hosts: ${r.ms} ms`);
+  }, 60_000);
+});

@@ -28,7 +28,7 @@ export interface NsRunner {
 
 export interface ScanLab {
   scanner: NsRunner;
-  /** The scanner's address on br0, and br0's subnet (a /24). */
+  /** The scanner's address on br0, and br0's subnet. */
   scannerAddress: string;
   subnet: string;
   /** On the bridge inside the subnet. */
@@ -77,10 +77,12 @@ function quietNs(ns: string): void {
 }
 
 /**
- * `k` (1–250) picks the lab's /24, 10.96.k.0/24 (the stranger in 10.97.k.0/24). `names` go into
- * the scanner's hosts file. Throws a clear message where namespaces cannot be made.
+ * `k` (1–250) picks the lab's subnet, 10.96.k.0/`prefix` (a multiple of 4 for a /22; the stranger
+ * in 10.97.k.0/24). Hosts get `addresses` (by default .11, .12, .200… of the first /24), one per MAC.
+ * `names` go into the scanner's hosts file. Throws a clear message where namespaces cannot be made.
  */
-export function createScanLab(tag: string, k: number, macs: string[], names: Record<string, string>): ScanLab {
+export function createScanLab(tag: string, k: number, macs: string[], names: Record<string, string>, opts: { prefix?: number; addresses?: string[] } = {}): ScanLab {
+  const prefix = opts.prefix ?? 24;
   const id = `${tag}${process.pid % 10000}`.slice(0, 8);
   const scannerNs = `lk-sc-${id}`;
   const net = `10.96.${k}`;
@@ -114,33 +116,33 @@ export function createScanLab(tag: string, k: number, macs: string[], names: Rec
   try {
     quietNs(scannerNs);
     ip('-n', scannerNs, 'link', 'add', 'br0', 'type', 'bridge', 'stp_state', '0');
-    ip('-n', scannerNs, 'addr', 'add', `${scannerAddress}/24`, 'dev', 'br0');
+    ip('-n', scannerNs, 'addr', 'add', `${scannerAddress}/${prefix}`, 'dev', 'br0');
     ip('-n', scannerNs, 'link', 'set', 'br0', 'up');
     // A veth pair rather than a dummy: containers' kernels often lack the dummy driver.
     ip('-n', scannerNs, 'link', 'add', 'd16', 'type', 'veth', 'peer', 'name', 'd16peer');
     ip('-n', scannerNs, 'addr', 'add', `10.200.${k}.1/16`, 'dev', 'd16');
     ip('-n', scannerNs, 'link', 'set', 'd16peer', 'up');
     ip('-n', scannerNs, 'link', 'set', 'd16', 'up');
-    const addHost = (i: number, address: string, mac: string): LabHost => {
+    const addHost = (i: number, address: string, mac: string, bits = prefix): LabHost => {
       const ns = `lk-h${i}-${id}`;
       ip('netns', 'add', ns);
       made.push(ns);
       quietNs(ns);
       ip('-n', scannerNs, 'link', 'add', `p${i}`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns);
       ip('-n', ns, 'link', 'set', 'eth0', 'address', mac);
-      ip('-n', ns, 'addr', 'add', `${address}/24`, 'dev', 'eth0');
+      ip('-n', ns, 'addr', 'add', `${address}/${bits}`, 'dev', 'eth0');
       ip('-n', ns, 'link', 'set', 'eth0', 'up');
       ip('-n', scannerNs, 'link', 'set', `p${i}`, 'master', 'br0');
       ip('-n', scannerNs, 'link', 'set', `p${i}`, 'up');
       return { ns, address, mac };
     };
-    const hosts = macs.map((mac, i) => addHost(i + 1, `${net}.${[11, 12, 200, 201, 202][i]}`, mac));
-    const stranger = addHost(9, `10.97.${k}.7`, '02:5c:a0:00:00:99');
+    const hosts = macs.map((mac, i) => addHost(i + 1, opts.addresses?.[i] ?? `${net}.${[11, 12, 200, 201, 202][i]}`, mac));
+    const stranger = addHost(9, `10.97.${k}.7`, '02:5c:a0:00:00:99', 24);
     mkdirSync(etc, { recursive: true });
     const lines = Object.entries(names).map(([addr, name]) => `${addr} ${name}`);
     writeFileSync(`${etc}/hosts`, ['127.0.0.1 localhost', ...lines, ''].join('\n'));
     writeFileSync(`${etc}/resolv.conf`, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
-    return { scanner: runner(scannerNs, children), scannerAddress, subnet: `${net}.0/24`, hosts, stranger, host: (ns) => runner(ns, children), remove };
+    return { scanner: runner(scannerNs, children), scannerAddress, subnet: `${net}.0/${prefix}`, hosts, stranger, host: (ns) => runner(ns, children), remove };
   } catch (err) {
     remove();
     throw err;
