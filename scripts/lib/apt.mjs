@@ -39,6 +39,8 @@ export const TEST_PACKAGES = [
   { pkg: 'lftp', probe: '/usr/bin/lftp' },
   // ping: wake-on-LAN's ICMP online check (unprivileged ICMP sockets or its file capability).
   { pkg: 'iputils-ping', probe: '/usr/bin/ping' },
+  // tcpdump: the wake-on-LAN device finder's test watches every packet the scan sends in its namespace lab.
+  { pkg: 'tcpdump', probe: '/usr/bin/tcpdump' },
   // The certificates module's tests: pebble, Let's Encrypt's small ACME (RFC 8555) server; the
   // tests validate against a BIND of their own (the DDNS tests' helper).
   { pkg: 'pebble', probe: '/usr/bin/pebble' },

@@ -142,7 +142,7 @@ describe('wol: several targets, the interface, online checks, wake and wait', ()
     // Sent from lo's address.
     expect(a.got[0]!.from).toBe('127.0.0.1');
     const ifs = await d.call<{ interfaces: Array<{ name: string; address: string; broadcast: string }> }>('GET', '/api/wol/interfaces');
-    expect(ifs.interfaces).toContainEqual({ name: 'lo', address: '127.0.0.1', broadcast: '127.255.255.255' });
+    expect(ifs.interfaces).toContainEqual({ name: 'lo', address: '127.0.0.1', broadcast: '127.255.255.255', subnet: '127.0.0.0/8', prefix: 8, internal: true });
     // An interface that is not there: the wake says so, naming it.
     const gone = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'no nic', macs: ['02:00:00:00:00:0b'], interface: 'nope0' });
     expect(await d.call('POST', `/api/wol/rules/${gone.key}/wake`, undefined, EN)).toMatchObject({ ret: 6, msg: 'wake failed: interface nope0 does not exist or has no IPv4 address' });
