@@ -17,6 +17,13 @@ const lines = (v: unknown) =>
     : v;
 /** A list that may come as one-per-line text (the console's textarea) or as an array. */
 export const ZLines = z.preprocess(lines, z.array(z.string().trim().max(512)).max(200));
+/**
+ * `Name: value` lines that may carry tokens: each value is a secret (masked as `Name: ******`, kept
+ * when sent back masked, left out of backups without secrets) bound to the fields named (the URL
+ * they are sent to), so they never go somewhere new without being typed again.
+ */
+export const secretHeaderLines = (boundTo: readonly string[]) =>
+  z.preprocess(lines, z.array(secret(z.string().trim().max(512), { header: true, boundTo })).max(200));
 
 export const ZHttpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH']);
 
