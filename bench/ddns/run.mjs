@@ -145,9 +145,9 @@ try {
   // A periodic check: the timer restarts with the new interval; every task is checked once, on a new address.
   let periodic = null;
   if (PERIODIC) {
+    const due = Date.now() + 30_000;
     const r = await call('PUT', '/api/ddns/configure', { interval: 30 });
     if (r.ret !== 0) throw new Error(`configure failed: ${r.msg}`);
-    const due = Date.now() + 30_000;
     ip.ipv4 = '192.0.2.200';
     const h0 = ip.hits;
     const r0 = requests();

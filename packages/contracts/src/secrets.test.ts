@@ -107,6 +107,8 @@ describe('secrets declared in the schema', () => {
     });
     // Another URL: no stored value goes there behind a mask; typed lines do.
     expect(restoreSecrets(ZCall, { url: 'http://b', headers: [`Authorization: ${SECRET_MASK}`, 'X-Typed: 1'] }, saved)).toEqual({ url: 'http://b', headers: ['X-Typed: 1'] });
+    // One text, a line a header (as a textarea sends it): read the same way.
+    expect(restoreSecrets(ZCall, { url: 'http://a', headers: `Cookie: ${SECRET_MASK}\nX-New: v\n` }, saved)).toEqual({ url: 'http://a', headers: ['Cookie: a=1', 'X-New: v'] });
     expect(secretPaths(ZCall)[0]).toEqual({ path: ['headers', []], info: { header: true, boundTo: ['url'] } });
   });
 });

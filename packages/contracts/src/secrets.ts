@@ -4,6 +4,7 @@
  * and the daemon hashes the ones declared `{ hash: true }` (passwords it only ever has to check).
  */
 import { z } from 'zod';
+import { splitLines } from './lines.js';
 
 /** What answers show instead of a stored secret. */
 export const SECRET_MASK = '******';
@@ -197,10 +198,12 @@ function restoreAt(incoming: unknown, stored: unknown, path: SecretStep[], i: nu
   }
   const step = path[i]!;
   if (Array.isArray(step)) {
-    if (!Array.isArray(incoming)) return incoming;
-    if (info.header && i + 1 === path.length) return restoreHeaderLines(incoming, stored);
+    // Header lines may come as one text (the schema splits it the same way after this).
+    const list = info.header && i + 1 === path.length ? splitLines(incoming) : incoming;
+    if (!Array.isArray(list)) return incoming;
+    if (info.header && i + 1 === path.length) return restoreHeaderLines(list, stored);
     const prev = Array.isArray(stored) ? stored : [];
-    return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
+    return list.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
   }
   if (!isObj(incoming) || !(step in incoming)) return incoming;
   let prev = isObj(stored) ? stored[step] : undefined;
