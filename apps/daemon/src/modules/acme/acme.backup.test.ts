@@ -63,7 +63,7 @@ async function upload(d: TestDaemon, text: string) {
 
 describe('backups carry the certificate store and the ACME account keys', () => {
   let bind: Bind;
-  let pebble: Pebble;
+  let pebble: Pebble | undefined;
   let a: TestDaemon | undefined;
   let b: TestDaemon | undefined;
   let httpPort: number;
@@ -88,8 +88,8 @@ describe('backups carry the certificate store and the ACME account keys', () => 
       name: 'kept-cert',
       source: 'acme',
       ca: 'custom',
-      directoryUrl: pebble.directory,
-      caRoot: pebble.tlsCa,
+      directoryUrl: pebble!.directory,
+      caRoot: pebble!.tlsCa,
       challenge: 'http-01',
       httpAddress: '127.0.0.1',
       httpPort,
@@ -121,12 +121,13 @@ describe('backups carry the certificate store and the ACME account keys', () => 
     const full = JSON.parse(text) as Backup;
     expect(full.stores!.certificates!.map((c) => c.name)).toEqual(['kept-cert']);
     expect(new X509Certificate(full.stores!.certificates![0]!.cert).fingerprint256).toBe(leaf.fingerprint256);
-    expect(full.stores!.acmeAccounts).toEqual([expect.objectContaining({ directory: pebble.directory, key: accounts[0]!.key_pem })]);
+    expect(full.stores!.acmeAccounts).toEqual([expect.objectContaining({ directory: pebble!.directory, key: accounts[0]!.key_pem })]);
 
     // The old machine is gone, and so is the CA: a new order could not be made.
     await a!.close();
     a = undefined;
-    await pebble.stop();
+    await pebble!.stop();
+    pebble = undefined;
     b = await startTestDaemon();
     const staged = await upload(b, text);
     expect(staged.ret, staged.msg).toBe(0);
