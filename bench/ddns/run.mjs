@@ -94,7 +94,11 @@ try {
   const rssStart = await settledRss();
 
   // One full cycle = every task synced (manual sync, i.e. forced: the provider is asked every time).
+  // A "sync now" takes an address fetched in the last 2 s: a changed address shows in a cycle that starts later.
+  let lastStart = 0;
   const cycle = async () => {
+    await sleep(Math.max(0, lastStart + 2100 - performance.now()));
+    lastStart = performance.now();
     const r0 = requests();
     const h0 = ip.hits;
     const t0 = performance.now();

@@ -78,7 +78,7 @@ describe('IP sources shared by the tasks using them', () => {
   const all = (hs: Map<string, Handle>, status: string, ipv4?: string) => figures(hs).every((f) => f.status === status && (ipv4 === undefined || f.ipv4 === ipv4));
 
   it('200 tasks: one fetch per source for the first sync, a forced sync of all, and each periodic check', async () => {
-    const { e, start } = engine();
+    const { e, clock, start } = engine();
     const hits0 = ip.hits;
     // Two sources (the same server, two URLs), 100 tasks each.
     const hs = await start(TASKS, (i) => ({ urls: [i % 2 ? `${ip.url}/` : `${ip.url}/?second`] }));
@@ -101,6 +101,13 @@ describe('IP sources shared by the tasks using them', () => {
     await e.tick();
     expect(ip.hits - hits0).toBe(8);
     expect(all(hs, 'ipUnchanged', '203.0.113.2')).toBe(true);
+
+    // "Sync now" of one task after the others finished: an answer of the last 2 s serves it, an older one does not.
+    await e.syncNow('t1');
+    expect(ip.hits - hits0).toBe(8);
+    clock.offset += 2001;
+    await e.syncNow('t1');
+    expect(ip.hits - hits0).toBe(9);
     ip.ipv4 = '203.0.113.1';
   });
 

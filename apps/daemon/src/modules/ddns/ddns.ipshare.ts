@@ -5,8 +5,9 @@
  *
  * A cycle is what the engine runs together: a periodic check of every task, or runs asked for
  * while others still run or wait (the tasks started together, a "sync now" of all). An answer
- * serves the rest of its cycle; the next cycle asks again. A lookup under way is joined whatever
- * its cycle. A source that failed answers with its failure, without being asked, until its backoff
+ * serves the rest of its cycle; the next cycle asks again. A "sync now" also takes an answer
+ * fetched in the last `freshMs` (2 s): syncs of many tasks asked one after another over HTTP arrive
+ * spread out, each finishing before the next comes. A lookup under way is joined whatever its cycle. A source that failed answers with its failure, without being asked, until its backoff
  * has passed (doubling from `retryBaseMs` to `retryMaxMs` while it keeps failing).
  */
 import type { DdnsIpSource, HttpProxy, Msg } from '@lucky/contracts';
@@ -24,10 +25,13 @@ export interface IpAsk {
   skipVerify: boolean;
   /** The engine's cycle the run belongs to. */
   cycle: number;
+  /** A "sync now" (forced): an answer of the last `freshMs` serves it too. */
+  manual: boolean;
 }
 
 export interface IpShareOptions {
   now: () => number;
+  freshMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
 }
@@ -47,10 +51,12 @@ const FORGET_MS = 15 * 60_000;
 
 export class IpShare {
   private entries = new Map<string, Entry>();
+  private readonly freshMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
 
   constructor(private o: IpShareOptions) {
+    this.freshMs = o.freshMs ?? 2000;
     this.retryBaseMs = o.retryBaseMs ?? 5000;
     this.retryMaxMs = o.retryMaxMs ?? 300_000;
   }
@@ -61,6 +67,7 @@ export class IpShare {
     const e = this.entries.get(key);
     if (e?.pending) return e.pending;
     if (e && e.cycle === ask.cycle) return e.result ? Promise.resolve(e.result) : Promise.reject(new MsgError(e.error!));
+    if (e?.result && ask.manual && now - e.startedAt <= this.freshMs) return Promise.resolve(e.result);
     if (e?.error && now < e.retryAt) {
       const seconds = Math.ceil((e.retryAt - now) / 1000);
       return Promise.reject(new MsgError({ key: 'ddnsSourceBackoff', vars: { reason: e.error, seconds } }));

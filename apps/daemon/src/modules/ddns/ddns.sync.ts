@@ -212,7 +212,7 @@ export class TaskRun {
         let ip: string;
         try {
           const pinned = this.pinned[family];
-          const ask = { family, source: task[family], http, proxy: task.proxy, skipVerify: task.skipVerify, cycle };
+          const ask = { family, source: task[family], http, proxy: task.proxy, skipVerify: task.skipVerify, cycle, manual };
           ip = normalizeIp(pinned ?? (await this.deps.ips.lookup(ask)).ip);
         } catch (err) {
           const reason: Msg = { key: 'ddnsNoAddress', vars: { family: FAMILY_NAME[family], reason: msgOf(err) } };
