@@ -94,16 +94,17 @@ try {
   const rssStart = await settledRss();
 
   // One full cycle = every task synced (manual sync, i.e. forced: the provider is asked every time).
-  // A "sync now" takes an address fetched in the last 2 s: a changed address shows in a cycle that starts later.
-  let lastStart = 0;
+  // A "sync now" takes an address fetched in the last 2 s (the previous cycle's last fetch may come at
+  // its end): a changed address shows in a cycle that starts 2 s after the previous one ended.
+  let lastEnd = 0;
   const cycle = async () => {
-    await sleep(Math.max(0, lastStart + 2100 - performance.now()));
-    lastStart = performance.now();
+    await sleep(Math.max(0, lastEnd + 2100 - performance.now()));
     const r0 = requests();
     const h0 = ip.hits;
     const t0 = performance.now();
     const results = await Promise.all(keys.map((k) => call('POST', `/api/ddns/rules/${k}/sync?wait=60`)));
-    const ms = performance.now() - t0;
+    lastEnd = performance.now();
+    const ms = lastEnd - t0;
     const fetches = ip.hits - h0;
     const statuses = {};
     for (const r of results) {
