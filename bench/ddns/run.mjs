@@ -136,6 +136,7 @@ try {
   const samples = [];
   const times = [];
   let reqs = 0;
+  let fetched = 0;
   const want = SAME ? 'providerRecordSame' : 'updateSucceeded';
   for (let c = 0; c < CYCLES; c++) {
     if (!SAME) ip.ipv4 = `198.51.100.${(c % 200) + 2}`;
@@ -143,6 +144,7 @@ try {
     if (r.statuses[want] !== TASKS) throw new Error(`cycle ${c}: ${JSON.stringify(r.statuses)}`);
     times.push(r.ms);
     reqs += r.requests;
+    fetched += r.fetches;
     if ((c + 1) % 10 === 0) samples.push(`${c + 1}: ${mb(await settledRss())}`);
   }
   const rssAfter = await settledRss();
@@ -184,6 +186,7 @@ try {
     ['first sync (all switched on together)', `${first.ms.toFixed(0)} ms`, first.fetches],
     ['forced sync of all, address unchanged', `${same.ms.toFixed(0)} ms`, same.fetches],
     ['forced sync of all, address changed', `${changed.ms.toFixed(0)} ms`, changed.fetches],
+    [`${CYCLES} ${SAME ? 'unchanged' : 'changed'} forced cycles: median time, fetches per cycle`, `${median(times).toFixed(0)} ms`, (fetched / CYCLES).toFixed(1)],
     ...(periodic ? [['periodic check (timer), address changed', `${periodic.ms.toFixed(0)} ms`, periodic.fetches]] : []),
   ]);
   printTable('Daemon RSS', [
