@@ -6,7 +6,7 @@ import { msgKey } from './i18n.js';
 import { ZIpv4, ZMac, ZNonEmpty } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleParams } from './rules.js';
-import { secret } from './secrets.js';
+import { secret, SECRET_MASK } from './secrets.js';
 
 /**
  * How the daemon shuts a device down: a command run here (`ssh user@host poweroff`; its whole
@@ -16,8 +16,9 @@ import { secret } from './secrets.js';
 export const ZWolShutdown = z
   .object({
     kind: z.enum(['none', 'command', 'url']).default('none'),
-    command: z.string().trim().max(4096).default(''),
-    url: z.string().trim().max(2048).default(''),
+    // Both often carry a password or token (`sshpass -p …`, `?token=…`): secrets.
+    command: secret(z.string().trim().max(4096)).default(''),
+    url: secret(z.string().trim().max(2048)).default(''),
     method: ZHttpMethod.default('GET'),
     body: z.string().max(16384).default(''),
     /** Seconds. */
@@ -25,7 +26,8 @@ export const ZWolShutdown = z
   })
   .superRefine((s, ctx) => {
     if (s.kind === 'command' && s.command === '') ctx.addIssue({ code: 'custom', path: ['command'], message: msgKey('cannotBeEmpty') });
-    if (s.kind === 'url' && !/^https?:\/\/\S+$/i.test(s.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: msgKey('invalidUrl') });
+    // The mask stands for a stored URL (answers show it so): judged once restored.
+    if (s.kind === 'url' && s.url !== SECRET_MASK && !/^https?:\/\/\S+$/i.test(s.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: msgKey('invalidUrl') });
   });
 export type WolShutdown = z.infer<typeof ZWolShutdown>;
 export const WOL_NO_SHUTDOWN: WolShutdown = { kind: 'none', command: '', url: '', method: 'GET', body: '', timeout: 30 };

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Lang, ModuleContract, ModuleKey, Msg, RouteDef, RuleRouteName } from '@lucky/contracts';
+import type { AnyBackupPart } from './backupparts.js';
 import type { BaseConfigStore } from './baseconfig.js';
 import type { Db, Migration } from './db.js';
 import type { Engine } from './engine.js';
@@ -101,6 +102,8 @@ export interface ModuleSpec<
   metrics?(rules: RuleFigures<RuleOf<C>, FiguresOf<E>>[], m: Metrics, mod: ModuleContext<C, N, E>): void | Promise<void>;
   /** The rule was deleted: drop what the module keeps beside it. */
   removed?(key: string, mod: ModuleContext<C, N, E>): void;
+  /** A store of its own beside the rules that backups with secrets carry (named in its table entry's `keeps`). */
+  backup?(mod: ModuleContext<C, N, E>): AnyBackupPart;
   /**
    * Before a delete that was not confirmed: a message that asks for confirmation (a storage a
    * service still serves), or null to delete at once. A confirmed delete does not ask.

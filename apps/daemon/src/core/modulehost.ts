@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type Lang, type ModuleContract, type ModuleKey, type RouteDef } from '@lucky/contracts';
+import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type BackupStoreName, type Lang, type ModuleContract, type ModuleKey, type RouteDef } from '@lucky/contracts';
+import type { AnyBackupPart } from './backupparts.js';
 import type { BaseConfigStore } from './baseconfig.js';
 import { migrate, type Db, type Migration } from './db.js';
 import { presentStatus } from './engine.js';
@@ -29,6 +30,8 @@ import type { ActionsService, ServiceMap, ServiceName } from './services/index.j
 export interface ModuleEntry {
   key: ModuleKey;
   provides?: readonly ServiceName[];
+  /** Stores of its own that backups with secrets carry (known before it is loaded, like `provides`). */
+  keeps?: readonly BackupStoreName[];
   load(): Promise<{ default: AnyModule }>;
 }
 
@@ -112,6 +115,7 @@ export class ModuleHost {
     if (spec.key !== key) throw new Error(`module table entry ${key} loads module ${spec.key}`);
     const declared = Object.keys(spec.services?.provides ?? {}).sort().join();
     if (declared !== [...(entry.provides ?? [])].sort().join()) throw new Error(`module ${key}: the table says it provides [${entry.provides?.join() ?? ''}], it provides [${declared}]`);
+    if (!!spec.backup !== !!entry.keeps?.length) throw new Error(`module ${key}: the table's \`keeps\` and the module's \`backup\` disagree`);
     await this.ctx.beforeMigrations?.([{ namespace: key, migrations: spec.migrations ?? [] }]);
     migrate(this.ctx.db, key, spec.migrations ?? []);
     const services: Partial<ServiceMap> = {};
@@ -324,6 +328,21 @@ export class ModuleHost {
         this.say.warn({ key: 'logMetricsFailed', vars: { module: moduleName(key), detail: (err as Error)?.message ?? String(err) } }, { err });
       }
     }
+  }
+
+  /**
+   * The stores of modules that backups with secrets carry, each module loaded for it (its tables
+   * made, on a new install too) whether it is switched on or not.
+   */
+  async backupParts(): Promise<AnyBackupPart[]> {
+    const parts: AnyBackupPart[] = [];
+    for (const entry of this.table.filter((m) => m.keeps?.length)) {
+      const m = await this.load(entry.key);
+      const part = m.spec.backup!(m.ctx);
+      if (!entry.keeps!.includes(part.name)) throw new Error(`module ${entry.key}: its backup part ${part.name} is not in the table's \`keeps\``);
+      parts.push(part);
+    }
+    return parts;
   }
 
   connections(): Record<string, number> {

@@ -11,14 +11,17 @@ describe('the module table', () => {
   it('every module declares the schemas of what it stores, so backups can carry and check it', () => {
     for (const m of MODULE_TABLE) expect('load' in m ? MODULE_CONTRACTS[m.key] : m.data, m.key).toBeDefined();
   });
-  it('every module on the kit loads as the module its entry names, with the services its entry says it provides', async () => {
+  it('every module on the kit loads as the module its entry names, with the services its entry says it provides and the stores it says it keeps', async () => {
     for (const m of MODULE_TABLE) {
       if (!('load' in m)) continue;
       const spec = (await m.load()).default;
       expect(spec.key).toBe(m.key);
       expect(spec.contract).toBe(MODULE_CONTRACTS[m.key]);
       expect(Object.keys(spec.services?.provides ?? {}).sort()).toEqual([...(m.provides ?? [])].sort());
+      // A store beside the rules that backups carry is named in the table, so a backup loads only those modules.
+      expect(!!spec.backup, m.key).toBe(!!m.keeps?.length);
     }
+    expect(MODULE_TABLE.flatMap((m) => m.keeps ?? [])).toEqual(['acmeAccounts']);
   });
   it("no module's rule has an input field its view hides under its own (key, status, created, updated)", async () => {
     for (const m of MODULE_TABLE) {

@@ -18,6 +18,7 @@ export const en_US: Record<SystemTextId, string> = {
   restoreSummaryTitle: 'Restore preview',
   restoreFrom: 'Backup of {version}, made {time}',
   restoreSecretsIn: 'This backup includes secrets',
+  restoreStores: 'Also restored: {certificates} certificate(s) with their keys and {accounts} ACME account key(s), so no new certificate is ordered',
   restoreSecretsOut: 'This backup has no secrets: the current password and 2FA stay as they are',
   restoreBase: 'Base settings that change',
   restoreBaseNone: 'No base setting changes',

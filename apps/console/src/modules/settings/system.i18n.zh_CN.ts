@@ -18,6 +18,7 @@ export const zh_CN = {
   restoreSummaryTitle: '恢复预览',
   restoreFrom: '备份来自 {version}，创建于 {time}',
   restoreSecretsIn: '此备份包含密钥',
+  restoreStores: '同时恢复 {certificates} 个证书（含私钥）和 {accounts} 个 ACME 账户密钥，无需重新申请证书',
   restoreSecretsOut: '此备份不含密钥：当前的密码和两步验证保持不变',
   restoreBase: '将更改的基础设置',
   restoreBaseNone: '基础设置没有变化',

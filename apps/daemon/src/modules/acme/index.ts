@@ -13,7 +13,7 @@ import { MsgError } from '../../lib/msgerror.js';
 import type { WebhookMessage } from '../../lib/webhook/webhook.js';
 import type { AcmeEngine } from './acme.engine.js';
 import { accountKey } from './acme.jws.js';
-import { AcmeAccounts, acmeMigrations } from './acme.store.js';
+import { AcmeAccounts, acmeAccountsPart, acmeMigrations } from './acme.store.js';
 
 type Needs = 'certificates' | 'dnsProviders' | 'httpChallenges' | 'webhooks';
 export type AcmeContext = ModuleContext<typeof acmeContract, Needs, AcmeEngine>;
@@ -69,6 +69,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
       dnsLookup: mod.env.acmeTestLookup,
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
+  backup: (mod) => acmeAccountsPart(mod.db),
   view: (rule, figures, _lang, mod) => {
     const c = mod.services.certificates.get(rule.data.name);
     return {
