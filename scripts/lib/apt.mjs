@@ -1,4 +1,5 @@
-// Debian packages the tests use, installed only when missing (CI starts from a plain machine).
+// Debian packages the tests (and benchmarks, bench/packages.mjs) use, installed only when missing (CI
+// starts from a plain machine).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { log } from './bootstrap.mjs';
@@ -60,11 +61,20 @@ export const TEST_PACKAGES = [
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
 
-export function ensureDebPackages(list = TEST_PACKAGES) {
-  const missing = list.filter((p) => !existsSync(p.probe)).map((p) => p.pkg);
+/** Debian's service start from a package's postinst, refused while we install (policy-rc.d, exit 101). */
+const POLICY = '/usr/sbin/policy-rc.d';
+
+/**
+ * Installs the packages of `list` whose probe is missing (apt-get, as root or through `sudo -n`).
+ * Nothing a package brings starts listening: nginx, caddy, vsftpd, bind9 and coturn enable a service
+ * that their postinst would start on every address, and the tests and benchmarks run their own on
+ * loopback. `who` names what needs them, for the messages.
+ */
+export function ensureDebPackages(list = TEST_PACKAGES, who = 'tests') {
+  const missing = [...new Set(list.filter((p) => !existsSync(p.probe)).map((p) => p.pkg))];
   if (missing.length === 0) return true;
   if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) {
-    log(`cannot install ${missing.join(', ')}: no apt-get here; tests that need them will fail`);
+    log(`cannot install ${missing.join(', ')}: no apt-get here; ${who} that need them will fail`);
     return false;
   }
   const asRoot = process.getuid?.() === 0;
@@ -74,8 +84,15 @@ export function ensureDebPackages(list = TEST_PACKAGES) {
     return spawnSync(cmd, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
   };
   log(`installing Debian packages: ${missing.join(' ')}`);
-  if (!run(['apt-get', 'update', '-qq'])) log('apt-get update failed');
-  const ok = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
-  if (!ok) log(`could not install ${missing.join(', ')}; tests that need them will fail`);
+  // A policy already there (Docker images have one) is the system's: left as it is.
+  const ownPolicy = !existsSync(POLICY) && run(['sh', '-c', `printf '#!/bin/sh\\nexit 101\\n' > ${POLICY} && chmod 755 ${POLICY}`]);
+  let ok;
+  try {
+    if (!run(['apt-get', 'update', '-qq'])) log('apt-get update failed');
+    ok = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  } finally {
+    if (ownPolicy) run(['rm', '-f', POLICY]);
+  }
+  if (!ok) log(`could not install ${missing.join(', ')}; ${who} that need them will fail`);
   return ok;
 }
