@@ -32,6 +32,8 @@ export function defaultSettings(): BaseSettings {
     AllowInternetAccess: false,
     EnabledModules: [...MODULE_KEYS],
     SessionIdleHours: 24 * 7,
+    // Nothing is fetched from outside unless the operator names a feed.
+    InfoFeedUrl: '',
   };
 }
 

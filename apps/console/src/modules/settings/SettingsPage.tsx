@@ -50,6 +50,7 @@ function pick(v: BaseSettings): BaseSettings {
     AllowInternetAccess: v.AllowInternetAccess,
     EnabledModules: [...v.EnabledModules],
     SessionIdleHours: v.SessionIdleHours,
+    InfoFeedUrl: v.InfoFeedUrl,
   };
 }
 
@@ -112,6 +113,8 @@ export function SettingsPage() {
       } else {
         await queryClient.invalidateQueries({ queryKey: ['modules'] });
         await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
+        // Another feed URL (or none): the About page asks again; nothing is read now.
+        queryClient.removeQueries({ queryKey: ['infofeed'] });
       }
       pushNotice(res.msg || shellText('set.saved'), 'green');
     } catch (err) {
@@ -220,6 +223,16 @@ export function SettingsPage() {
             description={shellText('set.allowInternetHint')}
             checked={form.AllowInternetAccess}
             onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
+          />
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionFeed')}>
+          <TextInput
+            label={shellText('set.feedUrl')}
+            description={shellText('set.feedUrlHint')}
+            placeholder="https://"
+            value={form.InfoFeedUrl}
+            onChange={(e) => set('InfoFeedUrl', e.currentTarget.value.trim())}
+            data-testid="set-feedurl"
           />
         </TitledCard>
       </SimpleGrid>
