@@ -39,7 +39,7 @@ async function feedServer() {
   const s = {
     hits: 0,
     accept: '',
-    answer: (res: ServerResponse) => void res.end('{}'),
+    answer: ((res: ServerResponse) => void res.end('{}')) as (res: ServerResponse) => void,
     server: undefined as unknown as Server,
     url: '',
   };
