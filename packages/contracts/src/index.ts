@@ -21,6 +21,7 @@ export * from './filebrowser.js';
 export * from './cron.js';
 export * from './wanji.js';
 export * from './safe.js';
+export * from './infofeed.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';

@@ -145,21 +145,30 @@ export function moduleContract<
   V extends z.ZodType,
   C extends z.ZodType,
   X extends Record<string, RouteDef> = {},
->(key: M, schemas: { input: I; view: V; configure: C }, extra?: X) {
+>(key: M, schemas: { input: I; view: V; configure: C; upgradeSettings?: SettingsUpgrade }, extra?: X) {
   return {
     key,
     rule: schemas.input,
     view: schemas.view,
     configure: schemas.configure,
+    ...(schemas.upgradeSettings ? { upgradeSettings: schemas.upgradeSettings } : {}),
     routes: { ...ruleRoutes(key, schemas), ...(extra ?? ({} as X)) },
   };
 }
+
+/**
+ * Brings settings saved by an earlier version (in lucky.db or a backup file) to what the schema
+ * means now, before they are validated. Never applied to an API request: a client sending the
+ * current shape means the current meaning.
+ */
+export type SettingsUpgrade = (stored: unknown) => unknown;
 
 export interface ModuleContract<I extends RuleInputShape = RuleInputShape, C extends z.ZodType = z.ZodType> {
   key: string;
   rule: I;
   view: z.ZodType;
   configure: C;
+  upgradeSettings?: SettingsUpgrade;
   routes: RuleRoutes<string, I, z.ZodType, C> & Record<string, RouteDef>;
 }
 

@@ -33,6 +33,8 @@ export function defaultSettings(): BaseSettings {
     EnabledModules: [...MODULE_KEYS],
     SessionIdleHours: 24 * 7,
     MetricsAllowFrom: [],
+    // Nothing is fetched from outside unless the operator names a feed.
+    InfoFeedUrl: '',
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type BackupStoreName, type Lang, type ModuleContract, type ModuleKey, type RouteDef } from '@lucky/contracts';
+import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type BackupStoreName, type Lang, type ModuleContract, type ModuleKey, type RouteDef, type SettingsUpgrade } from '@lucky/contracts';
 import type { AnyBackupPart } from './backupparts.js';
 import type { BaseConfigStore } from './baseconfig.js';
 import { migrate, type Db, type Migration } from './db.js';
@@ -38,7 +38,7 @@ export interface ModuleEntry {
 /** What backups need to know of a module. */
 export interface ModuleData {
   key: string;
-  data?: { rule: z.ZodType; settings: z.ZodType };
+  data?: { rule: z.ZodType; settings: z.ZodType; upgradeSettings?: SettingsUpgrade };
 }
 
 export interface HostContext {
@@ -125,7 +125,7 @@ export class ModuleHost {
     const say = sayer(logger);
     const contract = spec.contract;
     const store = new RuleStore(this.ctx.db, key, contract.rule, logger);
-    const settings = new SettingsStore(this.ctx.db, key, contract.configure);
+    const settings = new SettingsStore(this.ctx.db, key, contract.configure, contract.upgradeSettings);
     const logs = new RuleLog();
     // ctx is completed below: the engine and hooks receive it and must see `rules`.
     const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, version: this.ctx.version ?? '', say, log: logger, services, loginGuard: this.loginGuard } as unknown as ModuleContext<ModuleContract, ServiceName>;
@@ -288,7 +288,7 @@ export class ModuleHost {
   definitions(): ModuleData[] {
     return this.table.map((m) => {
       const c = MODULE_CONTRACTS[m.key];
-      return c ? { key: m.key, data: { rule: c.rule, settings: c.configure } } : { key: m.key };
+      return c ? { key: m.key, data: { rule: c.rule, settings: c.configure, ...(c.upgradeSettings ? { upgradeSettings: c.upgradeSettings } : {}) } } : { key: m.key };
     });
   }
 

@@ -172,6 +172,8 @@ export class SettingsStore<S extends z.ZodType> {
     private db: Db,
     readonly module: string,
     private schema: S,
+    /** Settings saved by an earlier version, brought up to date before they are validated. */
+    private upgrade: (stored: unknown) => unknown = (stored) => stored,
   ) {}
 
   private decoded = new DecodeCache<z.output<S>>();
@@ -185,7 +187,7 @@ export class SettingsStore<S extends z.ZodType> {
     const row = this.getOne.get(this.module);
     return this.decoded.get('', row?.data ?? '', () => {
       if (row) {
-        const r = this.schema.safeParse(JSON.parse(row.data));
+        const r = this.schema.safeParse(this.upgrade(JSON.parse(row.data)));
         if (r.success) return r.data;
       }
       return this.schema.parse({});

@@ -195,10 +195,12 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
     const keys = new Set(rules.map((r) => r.key));
     if (keys.size !== rules.length) throw new BackupError(`modules.${key}: duplicate rule keys`);
     const curSettingsRow = opts.db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(key);
-    const curSettings = curSettingsRow ? (JSON.parse(curSettingsRow.data) as unknown) : undefined;
+    // Both may have been written by an earlier version.
+    const upgrade = def.data.upgradeSettings ?? ((s: unknown) => s);
+    const curSettings = curSettingsRow ? upgrade(JSON.parse(curSettingsRow.data) as unknown) : undefined;
     let settings: unknown = null;
     if (m.settings !== null) {
-      const parsed = def.data.settings.safeParse(restoreSecrets(def.data.settings, m.settings, curSettings));
+      const parsed = def.data.settings.safeParse(restoreSecrets(def.data.settings, upgrade(m.settings), curSettings));
       if (!parsed.success) throw new BackupError(`modules.${key}.settings: ${parsed.error.issues[0]?.message}`);
       settings = parsed.data;
     }

@@ -147,6 +147,9 @@ describe.each(['native', 'node'] as const)('GET /metrics, web rules on the %s en
     expect((await scrape(s.d)).status).toBe(401);
     expect((await s.d.call('PUT', '/api/baseconfigure', { MetricsAllowFrom: ['127.0.0.0/8'] })).ret).toBe(0);
     expect((await scrape(s.d)).status).toBe(200);
+    // A partial update of another setting keeps the list.
+    expect((await s.d.call('PUT', '/api/baseconfigure', { LogMaxSize: 2000 })).ret).toBe(0);
+    expect((await scrape(s.d)).status).toBe(200);
     expect((await s.d.call('PUT', '/api/baseconfigure', { MetricsAllowFrom: ['10.9.8.7'] })).ret).toBe(0);
     expect((await scrape(s.d)).status).toBe(401);
     expect((await s.d.call('PUT', '/api/baseconfigure', { MetricsAllowFrom: [] })).ret).toBe(0);

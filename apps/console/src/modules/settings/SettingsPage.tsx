@@ -52,6 +52,7 @@ function pick(v: BaseSettings): BaseSettings {
     EnabledModules: [...v.EnabledModules],
     SessionIdleHours: v.SessionIdleHours,
     MetricsAllowFrom: [...v.MetricsAllowFrom],
+    InfoFeedUrl: v.InfoFeedUrl,
   };
 }
 
@@ -115,6 +116,8 @@ export function SettingsPage() {
       } else {
         await queryClient.invalidateQueries({ queryKey: ['modules'] });
         await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
+        // Another feed URL (or none): the About page asks again; nothing is read now.
+        queryClient.removeQueries({ queryKey: ['infofeed'] });
       }
       pushNotice(res.msg || shellText('set.saved'), 'green');
     } catch (err) {
@@ -234,6 +237,16 @@ export function SettingsPage() {
               data-testid="set-metrics-allow"
             />
           </Stack>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionFeed')}>
+          <TextInput
+            label={shellText('set.feedUrl')}
+            description={shellText('set.feedUrlHint')}
+            placeholder="https://"
+            value={form.InfoFeedUrl}
+            onChange={(e) => set('InfoFeedUrl', e.currentTarget.value.trim())}
+            data-testid="set-feedurl"
+          />
         </TitledCard>
       </SimpleGrid>
       <TitledCard title={shellText('set.sectionModules')}>

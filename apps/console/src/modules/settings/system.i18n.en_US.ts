@@ -77,5 +77,6 @@ export const en_US: Record<SystemTextId, string> = {
   'field.Access': 'Access lists',
   'field.LoginProtection': 'Login protection',
   'field.SafeURL': 'Safe entry',
+  'field.InfoFeedUrl': 'Info feed URL',
   'field.version': 'Config format version',
 };

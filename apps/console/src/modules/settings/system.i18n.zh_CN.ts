@@ -82,5 +82,6 @@ export const zh_CN = {
   'field.Access': '访问控制名单',
   'field.LoginProtection': '登录保护',
   'field.SafeURL': '安全入口',
+  'field.InfoFeedUrl': '信息源地址',
   'field.version': '配置格式版本',
 } as const;

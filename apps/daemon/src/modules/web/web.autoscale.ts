@@ -156,6 +156,10 @@ export class AutoServing implements Serving {
     return this.pool ? this.pool.threads : 1;
   }
 
+  get onMain(): boolean {
+    return this.pool === null;
+  }
+
   /** The rules have moved to serving threads (one of them, on one CPU). */
   get moved(): boolean {
     return this.pool !== null;

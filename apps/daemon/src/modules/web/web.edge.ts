@@ -101,6 +101,7 @@ let rotationFollowed = false;
 
 export class EdgeServing implements Serving {
   readonly threads: number;
+  readonly onMain = false;
   private node: WebListeners;
   /** Rules an edge built without HTTP/2 cannot take (HTTPS with HTTP/2): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
   private direct: WebListeners;

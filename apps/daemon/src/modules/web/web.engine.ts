@@ -20,7 +20,7 @@ import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.f
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost, listenIdOf } from './web.listen.js';
 import { EdgeServing } from './web.edge.js';
-import { createServing, servingThreads, type AccessLogPage, type Serving } from './web.serving.js';
+import { createServing, sameChoice, servingThreads, type AccessLogPage, type Serving, type ThreadChoice } from './web.serving.js';
 
 /** What the rule list shows of a running rule. */
 export interface WebRunFigures {
@@ -54,7 +54,7 @@ interface Run {
 
 export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private serving: Serving;
-  private threads: number | 'auto';
+  private threads: ThreadChoice;
   private runs = new Map<string, Run>();
   private busy = new Set<Promise<unknown>>();
   private switching: Promise<void> | null = null;
@@ -63,7 +63,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private unsubscribe: () => void;
 
   constructor(private d: WebEngineDeps) {
-    this.threads = servingThreads(d.settings().servingThreads, d.env.webThreads);
+    this.threads = servingThreads(d.settings(), d.env.webThreads);
     this.serving = createServing(this.threads, { ...d, engine: d.env.webEngine ?? 'native' });
     this.firewall = d.firewall ?? new NftFirewall();
     this.unsubscribe = d.certificates.onChange((name) => this.certificateChanged(name));
@@ -88,9 +88,14 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     return this.serving instanceof EdgeServing;
   }
 
-  /** Threads serving now (1: the main thread). */
+  /** Threads serving now (1 on the main thread). */
   get servingThreads(): number {
     return this.serving.threads;
+  }
+
+  /** The main thread serves now (no serving thread does). */
+  get onMainThread(): boolean {
+    return this.serving.onMain;
   }
 
   /** Runs `job` once no switch of serving threads is under way; a switch waits for it. */
@@ -176,7 +181,13 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     run.serving = true;
     const url = `${run.rule.protocol}://${fmtAddr(listenHost(run.rule), run.rule.port)}`;
     const threads = this.serving.threads;
-    run.ctx.note(threads > 1 ? { key: 'webListeningThreads', vars: { url, threads } } : { key: 'webListening', vars: { url } });
+    run.ctx.note(
+      this.serving.onMain
+        ? { key: 'webListening', vars: { url } }
+        : threads === 1
+          ? { key: 'webListeningOneThread', vars: { url } }
+          : { key: 'webListeningThreads', vars: { url, threads } },
+    );
     this.report(run, plan, warnings);
   }
 
@@ -225,11 +236,15 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   /** The module setting: resolves once every running rule serves from the threads it asks for. */
   async configure(settings: WebConfigure): Promise<void> {
     while (this.switching) await this.switching;
-    const threads = servingThreads(settings.servingThreads, this.d.env.webThreads);
-    if (threads === this.threads) return;
+    const threads = servingThreads(settings, this.d.env.webThreads);
+    if (sameChoice(threads, this.threads, this.native)) {
+      this.threads = threads;
+      return;
+    }
     this.switching = (async () => {
       await Promise.allSettled([...this.busy]);
-      const from = this.serving.threads;
+      // The main thread counts as no serving thread.
+      const from = this.serving.onMain ? 0 : this.serving.threads;
       await this.serving.close();
       this.threads = threads;
       this.serving = createServing(threads, { ...this.d, engine: this.d.env.webEngine ?? 'native' });
@@ -243,7 +258,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
           run.ctx.report([problem]);
         }
       }
-      this.d.say.info({ key: 'webThreadsMoved', vars: { from, to: this.serving.threads, rules: this.runs.size } });
+      this.d.say.info({ key: 'webThreadsMoved', vars: { from, to: this.serving.onMain ? 0 : this.serving.threads, rules: this.runs.size } });
     })();
     try {
       await this.switching;

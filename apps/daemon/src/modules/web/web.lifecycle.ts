@@ -51,6 +51,8 @@ const detailOf = (err: unknown) => String((err as Error)?.message ?? err);
 
 export class WebListeners implements Serving {
   readonly threads = 1;
+  /** The thread that made it serves (a serving thread's own copy is never asked). */
+  readonly onMain = true;
   private listeners = new Map<string, Open>();
   private retiring = new Set<Promise<void>>();
   /** Listeners that stopped accepting while their connections finish (drain). */

@@ -122,6 +122,7 @@ export function listenFailure(plan: WebPlan, err: unknown): RuleProblem {
 
 export class WebThreads implements Serving {
   readonly threads: number;
+  readonly onMain = false;
   private pool: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();

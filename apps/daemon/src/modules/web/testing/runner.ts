@@ -40,12 +40,13 @@ export interface EngineRunner {
   close(): Promise<void>;
 }
 
-export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'native' | 'node'; nativeRelay?: boolean } = {}): EngineRunner {
+/** `threads`: the module's servingThreads, or 'main' for the main thread only (mainThreadOnly). */
+export function runEngine(threads: number | 'main', o: { firewall?: Firewall; engine?: 'native' | 'node'; nativeRelay?: boolean } = {}): EngineRunner {
   const dir = mkdtempSync(join(tmpdir(), 'lucky-web-engine-'));
   const certs = testCertificates(dir);
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
-  const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads };
+  const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads === 'main' ? 0 : threads, mainThreadOnly: threads === 'main' };
   const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
@@ -108,7 +109,7 @@ export const ENGINES: Array<[string, () => EngineRunner]> = [
       return r;
     },
   ],
-  ['node, one thread', () => runEngine(1)],
+  ['node, main thread', () => runEngine('main')],
   [
     'node, serving threads',
     () => {
