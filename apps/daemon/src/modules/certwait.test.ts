@@ -51,7 +51,7 @@ describe('a TLS listener naming a store certificate that comes later', () => {
     ],
   ];
 
-  it.each(cases)('%s: waiting (never error) until the certificate rule stores it, then serving it on the store's change event', async (module, body) => {
+  it.each(cases)('%s: waiting (never error) until the certificate rule stores it, then serving it on the store change event', async (module, body) => {
     const port = await freePort();
     const name = `wait-${module}`;
     const created = await d.call<{ key: string }>('POST', `/api/${module}/rules`, body(port, name), EN);

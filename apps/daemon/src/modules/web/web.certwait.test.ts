@@ -1,7 +1,7 @@
 /**
  * An HTTPS rule naming a certificate of the store that is not there yet (ACME is ordering it) waits
  * for it instead of failing: its status is `waiting` (never `error`), nothing listens, and it serves
- * as soon as the store has the certificate, on the store's change event rather than a retry timer
+ * as soon as the store has the certificate, on the store change event rather than a retry timer
  * (the runner's retries are ten minutes apart). On every engine: the native data plane and Node's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,7 +74,7 @@ describe.each(ENGINES)('a store certificate that comes later (%s)', (_kind, make
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('waits, never in error, and serves it on the store's change event (no retry timer runs while it waits; timings are in the issue note, not asserted)', async () => {
+  it('waits, never in error, and serves it on the store change event (no retry timer runs while it waits; timings are in the issue note, not asserted)', async () => {
     const port = await freePort();
     const watch = watchStates(r, 'late');
     await r.start('late', rule({ port, certs: [{ source: 'store', cert: 'late-cert' }] }));
