@@ -51,10 +51,6 @@ export function waitForOutput(proc, re, ms = 20_000) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
-
 /**
  * The children a benchmark starts and what it leaves on disk: the children are killed and the
  * removals run however the benchmark ends (done, failed, Ctrl-C), once, children first so nothing

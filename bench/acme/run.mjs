@@ -12,8 +12,7 @@
  *    API (`return 200`): one serving thread against one nginx worker on core 0, wrk on core 1 with
  *    `Connection: close` so every request is a new TLS connection. Interleaved rounds; the ratio is
  *    the median of per-round ratios.
- * Installs nothing: pebble, named (bind9), nginx and wrk come with `npm test`'s packages; missing
- * ones are named and that part is skipped.
+ * Installs pebble, named (bind9), nginx and wrk when missing (bench/packages.mjs).
  * Usage: node bench/acme/run.mjs [--rounds 5] [--duration 5] [--connections 32]
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -21,7 +20,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, have, importTestHelper, median, outputTail, printTable, reaper, ROOT, sleep, startBenchDaemon } from '../lib.mjs';
+import { freePort, importTestHelper, median, outputTail, printTable, reaper, ROOT, sleep, startBenchDaemon } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -38,11 +38,7 @@ const r = reaper();
 const tmp = mkdtempSync(join(tmpdir(), 'lucky-bench-acme-'));
 r.atExit(() => rmSync(tmp, { recursive: true, force: true }));
 
-const missing = ['pebble', 'named', 'nginx', 'wrk', 'taskset'].filter((c) => !have(c) && !have(`/usr/sbin/${c}`));
-if (missing.includes('pebble') || missing.includes('named')) {
-  console.error(`needs ${missing.join(', ')} (npm test installs them)`);
-  process.exit(1);
-}
+requireBenchPackages('acme');
 const { startBind } = await importTestHelper(join(ROOT, 'apps/daemon/src/lib/dns/testing/bind.ts'));
 const { startPebble } = await importTestHelper(join(ROOT, 'apps/daemon/src/modules/acme/testing/pebble.ts'));
 const { buildUpdate, exchange, signTsig, TYPE } = await import(join(ROOT, 'apps/daemon/dist/lib/dns/wire.js'));
@@ -96,10 +92,6 @@ printTable(`Time to a certificate from pebble, ${ROUNDS} orders each (ms; accoun
 ]);
 
 // ---- 2. TLS handshakes per second ----
-if (missing.length) {
-  console.log(`\nhandshakes skipped: ${missing.join(', ')} missing`);
-  process.exit(0);
-}
 const exportPem = async (key, format) => {
   const res = await fetch(`${d.base}/api/acme/rules/${key}/export`, {
     method: 'POST',

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { freePort, median, printTable, waitForOutput } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(root, 'apps/daemon/dist/main.js');
@@ -19,9 +20,10 @@ const BUDGET_KB = 250;
 const GOAL_MS = 1000;
 const { chromium } = createRequire(join(root, 'apps/console/package.json'))('playwright-core');
 
+requireBenchPackages('console');
 for (const f of [MAIN, join(root, 'apps/console/dist/index.html'), CHROMIUM]) {
   if (!existsSync(f)) {
-    console.error(`missing ${f}: run npm run build (and apt-get install -y chromium)`);
+    console.error(`missing ${f}: run npm run build`);
     process.exit(1);
   }
 }

@@ -13,7 +13,8 @@
 // minus time_pretransfer: from the RETR/STOR to the 226). They differ by the login: Lucky checks a
 // storage user's password with scrypt (tens of ms of CPU, and its 32 MiB of memory, on the pinned
 // core), vsftpd here is anonymous (its local users need root).
-// Needs the built daemon (npm run build), curl and vsftpd (Debian packages).
+// Needs the built daemon (npm run build), curl and vsftpd (Debian packages, installed when missing:
+// bench/packages.mjs).
 // Env: ROUNDS (3), LARGE_MB (256), SERVER_CPU (1), CLIENT_CPU (0).
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
@@ -23,7 +24,8 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminApi, CLK_TCK, freePort, have, mb, median, printTable, reaper, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { adminApi, CLK_TCK, freePort, mb, median, printTable, reaper, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -215,12 +217,7 @@ function sha256(file) {
 }
 
 async function main() {
-  for (const cmd of ['curl', VSFTPD, 'taskset']) {
-    if (!have(cmd)) {
-      console.error(`${cmd} is missing (Debian package ${cmd === 'taskset' ? 'util-linux' : cmd === VSFTPD ? 'vsftpd' : cmd})`);
-      process.exit(1);
-    }
-  }
+  requireBenchPackages('ftp');
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'lucky-bench-ftp-')));
   atExit(() => rmSync(work, { recursive: true, force: true }));
   const dir = join(work, 'served');

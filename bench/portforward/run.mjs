@@ -2,7 +2,7 @@
 //   1. TCP bulk throughput (iperf3): direct, through socat, through Lucky; ratios.
 //   2. UDP packets/s (iperf3 -u, flood): through socat vs through Lucky.
 //   3. Concurrent idle TCP connections through one rule: how many are held, RSS per connection.
-// Installs iperf3 and socat with apt-get when missing. Needs the built daemon (npm run build); the
+// Installs iperf3 and socat when missing (bench/packages.mjs). Needs the built daemon (npm run build); the
 // figures are those of the native relay when dist/native/node-v<abi>/relay.node was built (LUCKY_NATIVE_RELAY=0
 // in the environment measures the JavaScript relay instead).
 // Variants run interleaved, round after round, so that load from elsewhere hits them alike; the
@@ -19,6 +19,7 @@ import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { adminApi, CLK_TCK, freePort, median, printTable, rssOf, sleep, waitForOutput } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -47,26 +48,6 @@ process.on('exit', () => {
   for (const kill of groups) kill();
 });
 process.on('SIGINT', () => process.exit(130));
-
-function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
-
-function ensureTools() {
-  const missing = ['iperf3', 'socat'].filter((c) => !have(c));
-  if (!missing.length) return;
-  console.log(`installing ${missing.join(' ')} with apt-get`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  let r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env, timeout: 300_000 });
-  if (r.status !== 0) {
-    spawnSync('apt-get', ['update'], { stdio: 'inherit', env, timeout: 300_000 });
-    r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env, timeout: 300_000 });
-  }
-  if (r.status !== 0 || missing.some((c) => !have(c))) {
-    console.error(`cannot install ${missing.join(' ')}; the benchmark needs them`);
-    process.exit(1);
-  }
-}
 
 // ------------------------------------------------------------------ the daemon
 
@@ -351,7 +332,7 @@ async function idleConnections(daemon) {
 
 // ------------------------------------------------------------------ main
 
-ensureTools();
+requireBenchPackages('portforward');
 const nofile = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
 console.log(`port forwarding benchmark: Node ${process.versions.node}, ${DURATION} s per iperf3 run, ${ROUNDS} rounds (median), fd limit ${nofile}`);
 console.log(`load average before: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${CPUS} CPUs`);

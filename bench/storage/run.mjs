@@ -14,7 +14,8 @@
 // per 1000 files, which a busy machine disturbs far less than the rates.
 // Ratios: median of the per-round ratios ours/rclone and ours/nginx, then the goals of issue 28
 // (large GET >= 1.2x rclone and >= 0.85x nginx, small-file GET >= 1.4x rclone), met or not.
-// Needs the built daemon (npm run build) and rclone (Debian package rclone).
+// Needs the built daemon (npm run build) and rclone (Debian package rclone, installed when missing:
+// bench/packages.mjs).
 // Env: ROUNDS (default 3), LARGE_MB (default 256), SMALL_COUNT (default 2000), SMALL_KB (default 4),
 //      CONCURRENCY (default 16), SERVER_CPU (1), CLIENT_CPU (0), SKIP_NGINX=1,
 //      STREAMED=1 (a second daemon with LUCKY_NATIVE_RELAY=0 in the rounds: bodies streamed, no sendfile),
@@ -26,7 +27,8 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CLK_TCK, DAEMON_DIST, freePort, have, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
+import { CLK_TCK, DAEMON_DIST, freePort, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -254,10 +256,7 @@ async function smallPut(srv, agent, dir, payload, tag) {
 // ------------------------------------------------------------------ main
 
 const t0 = performance.now();
-if (!have('rclone')) {
-  console.error('rclone is missing (Debian package rclone); the benchmark compares with it');
-  process.exit(1);
-}
+requireBenchPackages('storage');
 // The client (this process, all its threads) on CLIENT_CPU.
 spawnSync('taskset', ['-a', '-p', '-c', CLIENT_CPU, String(process.pid)], { stdio: 'ignore' });
 const ngx = nginxDav();

@@ -12,7 +12,8 @@
 //      connection is TCP), through a port forwarding rule (tcp4+udp4) and through socat, plus direct;
 //      figures and per-round ratios stun/portforward and stun/socat. Equal cores: the daemon and
 //      socat are pinned to the same single CPU (taskset), iperf3 to the others.
-// Needs root (network namespaces), iperf3, socat, coturn (turnserver), miniupnpd, nft; the built
+// Needs root (network namespaces), iperf3, socat, coturn (turnserver), miniupnpd, nft (installed when
+// missing, bench/packages.mjs); the built
 // daemon (npm run build) with its native addon (TCP STUN rules need SO_REUSEPORT from it).
 // Env: DURATION (s per iperf3 run, default 3), ROUNDS (default 3), START_ROUNDS (default 5),
 //      UDP_LEN (datagram bytes, default 512), SKIP_LAB=1 (only part 2).
@@ -23,7 +24,8 @@ import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DAEMON_DIST, freePort, have, median, printTable, ROOT, sleep, startBenchDaemon, stop } from '../lib.mjs';
+import { DAEMON_DIST, freePort, median, printTable, ROOT, sleep, startBenchDaemon, stop } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const STUN_SRC = join(ROOT, 'apps/daemon/src/modules/stun');
 const DURATION = Number(process.env.DURATION ?? 3);
@@ -51,30 +53,6 @@ function killAll() {
 }
 process.on('exit', killAll);
 process.on('SIGINT', () => process.exit(130));
-
-function ensureTools() {
-  const tools = { iperf3: 'iperf3', socat: 'socat', turnserver: 'coturn', miniupnpd: 'miniupnpd', nft: 'nftables', taskset: 'util-linux' };
-  const missing = Object.keys(tools).filter((c) => !have(c));
-  if (!missing.length) return;
-  const pkgs = missing.map((c) => tools[c]);
-  console.log(`installing ${pkgs.join(' ')} with apt-get`);
-  // Debian starts services (coturn, miniupnpd) from postinst; nothing may listen: suppress that.
-  const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !existsSync(policy);
-  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  try {
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env, timeout: 300_000 });
-    spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], { stdio: 'inherit', env, timeout: 600_000 });
-  } finally {
-    if (ownPolicy) rmSync(policy, { force: true });
-  }
-  const still = Object.keys(tools).filter((c) => !have(c));
-  if (still.length) {
-    console.error(`cannot install ${still.join(' ')}; the benchmark needs them`);
-    process.exit(1);
-  }
-}
 
 /** natlab.ts and coturn.ts (test helpers, never compiled into dist), transpiled side by side. */
 async function importLab() {
@@ -351,7 +329,7 @@ const x = (r) => `${r.toFixed(2)}x`;
 
 // ------------------------------------------------------------------ main
 
-ensureTools();
+requireBenchPackages('stun');
 const { createNatLab, startCoturn } = await importLab();
 const { DAEMON_NODE_OPTIONS } = await import(pathToFileURL(join(DAEMON_DIST, 'nodeoptions.js')).href);
 const native = existsSync(join(DAEMON_DIST, `native/node-v${process.versions.modules}/relay.node`));

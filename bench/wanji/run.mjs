@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTestHelper, mb, median, printTable, reaper, ROOT, rssOf, sleep, startBenchDaemon, withRss } from '../lib.mjs';
+import { installBenchPackages } from '../packages.mjs';
 
 const DEVICES = Number(process.env.DEVICES ?? 200);
 const HANGING = Number(process.env.HANGING ?? 10);
@@ -27,6 +28,8 @@ const PASSWORD = 'bench-password-1';
 const TOKEN = `lk_${'b'.repeat(43)}`;
 const CHROMIUM = '/usr/bin/chromium';
 
+// Chromium draws the console's part; without it that part is skipped, so a failed install ends nothing.
+installBenchPackages(['wanji']);
 const reap = reaper();
 const { fakeDevice } = await importTestHelper(join(ROOT, 'apps/daemon/src/modules/wanji/testing/fakedevice.ts'));
 const dir = mkdtempSync(join(tmpdir(), 'lucky-bench-wanji-'));

@@ -42,8 +42,8 @@
  * A final table sums everything up in the issue's format. The default run takes about 20 minutes
  * (a guard stops it at 25).
  *
- * Installs wrk, nginx, caddy, nghttp2-client (h2load) and libssl-dev (for the shim) with apt-get when
- * missing (service start-up suppressed).
+ * Installs wrk, nginx, caddy, nghttp2-client (h2load) and libssl-dev (for the shim) when missing
+ * (bench/packages.mjs; service start-up suppressed).
  * Usage: node bench/web/run.mjs [--duration 4] [--rounds 5] [--connections 64] [--many 1000] [--threads 1]
  *        [--tls-connections 32] [--h2-connections 32] [--h2-streams 8] [--move-seconds 15] [--move-idle 90]
  *        [--rate 10000] [--parts h1,c1000,tls,h2,ref,move] (add `fixed` for the fixed-load latencies)
@@ -58,6 +58,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CLK_TCK, freePort, median, rssOf, sleep } from '../lib.mjs';
+import { requireBenchPackages } from '../packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, '..', '..');
@@ -112,40 +113,6 @@ const tools = new Set();
 const tmp = mkdtempSync(join(tmpdir(), 'lucky-bench-web-'));
 
 const log = (...a) => console.log(...a);
-
-function has(cmd) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function ensureTools() {
-  const needed = { wrk: 'wrk', nginx: 'nginx', caddy: 'caddy', h2load: 'nghttp2-client', cc: 'gcc', taskset: 'util-linux' };
-  const missing = Object.keys(needed)
-    .filter((c) => !has(c))
-    .map((c) => needed[c]);
-  if (!existsSync('/usr/include/openssl/ssl.h')) missing.push('libssl-dev');
-  if (missing.length === 0) return;
-  log(`installing ${missing.join(', ')} with apt-get ...`);
-  // Debian starts services from postinst; nothing may listen beyond loopback, so suppress that.
-  const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !existsSync(policy);
-  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-  try {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', timeout: 300_000 });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
-      stdio: 'inherit',
-      timeout: 600_000,
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-  } finally {
-    if (ownPolicy) rmSync(policy, { force: true });
-  }
-  for (const c of Object.keys(needed)) if (!has(c)) throw new Error(`${c} is still missing after apt-get`);
-}
 
 /** `taskset -c cpus` before a command when `cpus` is set. */
 const pinned = (cpus, argv) => (cpus ? ['taskset', '-c', cpus, ...argv] : argv);
@@ -739,7 +706,8 @@ async function compare(kindKey, servers) {
   const targets = LEVELS.flatMap((n) => ROLES.map((role) => ({ role, n, name: label(role, n), server: servers[n][role] })));
   // Lucky at N = 1 is measured serving from its thread, as a busy daemon does: loaded until it moves
   // before the part, and again during it only if it had moved and went back (a quiet minute).
-  const autoRoles = servers[1] ? ['lucky', 'luckyNode'] : [];
+  // Only the Node path moves: the native engine serves from its own threads from the start.
+  const autoRoles = servers[1] ? ['luckyNode'] : [];
   const moved = {};
   const ensureAllMoved = async (warmUp) => {
     for (const role of autoRoles) moved[role] = await ensureMoved(servers[1][role], label(role, 1), warmUp ? 5 : moved[role] ? 2 : 0);
@@ -1016,7 +984,7 @@ function estimate() {
 
 async function main() {
   const t0 = Date.now();
-  ensureTools();
+  requireBenchPackages('web');
   log(`versions: ${execFileSync('sh', ['-c', 'nginx -v 2>&1; caddy version 2>&1 | head -1; wrk -v 2>&1 | head -1; h2load --version 2>&1 | head -1; node -v'], { encoding: 'utf8' }).trim().replace(/\n/g, ' | ')}`);
   log(`cpus: ${CPUS}; load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}; ${DURATION} s runs, ${ROUNDS} rounds; parts ${[...PARTS].join(',')}; about ${Math.ceil(estimate() / 60)} min`);
   if (!PINNING) log('WARNING: one CPU only: the server under test cannot have a core of its own; nothing is pinned.');

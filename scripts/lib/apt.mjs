@@ -1,4 +1,5 @@
-// Debian packages the tests use, installed only when missing (CI starts from a plain machine).
+// Debian packages the tests (and benchmarks, bench/packages.mjs) use, installed only when missing (CI
+// starts from a plain machine).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { log } from './bootstrap.mjs';
@@ -39,6 +40,8 @@ export const TEST_PACKAGES = [
   { pkg: 'lftp', probe: '/usr/bin/lftp' },
   // ping: wake-on-LAN's ICMP online check (unprivileged ICMP sockets or its file capability).
   { pkg: 'iputils-ping', probe: '/usr/bin/ping' },
+  // tcpdump: the wake-on-LAN device finder's test watches every packet the scan sends in its namespace lab.
+  { pkg: 'tcpdump', probe: '/usr/bin/tcpdump' },
   // The certificates module's tests: pebble, Let's Encrypt's small ACME (RFC 8555) server; the
   // tests validate against a BIND of their own (the DDNS tests' helper).
   { pkg: 'pebble', probe: '/usr/bin/pebble' },
@@ -50,15 +53,28 @@ export const TEST_PACKAGES = [
   // and sanitizer runtimes it only recommends (recommends are not installed).
   { pkg: 'clang', probe: '/usr/bin/clang' },
   { pkg: 'libclang-rt-14-dev', probe: '/usr/lib/llvm-14/lib/clang/14.0.6/include/fuzzer/FuzzedDataProvider.h' },
+  // GET /metrics is scraped by a real Prometheus in its test (promtool checks the exposition). The
+  // package enables a systemd unit on port 9090 where systemd runs (not in containers); the test's own Prometheus
+  // listens on a free port with its storage in a temp directory, so the two never meet.
+  { pkg: 'prometheus', probe: '/usr/bin/prometheus' },
   // Chinese glyphs in the console screenshots (the default language is zh_CN).
   { pkg: 'fonts-wqy-zenhei', probe: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
 ];
 
-export function ensureDebPackages(list = TEST_PACKAGES) {
-  const missing = list.filter((p) => !existsSync(p.probe)).map((p) => p.pkg);
+/** Debian's service start from a package's postinst, refused while we install (policy-rc.d, exit 101). */
+const POLICY = '/usr/sbin/policy-rc.d';
+
+/**
+ * Installs the packages of `list` whose probe is missing (apt-get, as root or through `sudo -n`).
+ * Nothing a package brings starts listening: nginx, caddy, vsftpd, bind9 and coturn enable a service
+ * that their postinst would start on every address, and the tests and benchmarks run their own on
+ * loopback. `who` names what needs them, for the messages.
+ */
+export function ensureDebPackages(list = TEST_PACKAGES, who = 'tests') {
+  const missing = [...new Set(list.filter((p) => !existsSync(p.probe)).map((p) => p.pkg))];
   if (missing.length === 0) return true;
   if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) {
-    log(`cannot install ${missing.join(', ')}: no apt-get here; tests that need them will fail`);
+    log(`cannot install ${missing.join(', ')}: no apt-get here; ${who} that need them will fail`);
     return false;
   }
   const asRoot = process.getuid?.() === 0;
@@ -68,8 +84,15 @@ export function ensureDebPackages(list = TEST_PACKAGES) {
     return spawnSync(cmd, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
   };
   log(`installing Debian packages: ${missing.join(' ')}`);
-  if (!run(['apt-get', 'update', '-qq'])) log('apt-get update failed');
-  const ok = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
-  if (!ok) log(`could not install ${missing.join(', ')}; tests that need them will fail`);
+  // A policy already there (Docker images have one) is the system's: left as it is.
+  const ownPolicy = !existsSync(POLICY) && run(['sh', '-c', `printf '#!/bin/sh\\nexit 101\\n' > ${POLICY} && chmod 755 ${POLICY}`]);
+  let ok;
+  try {
+    if (!run(['apt-get', 'update', '-qq'])) log('apt-get update failed');
+    ok = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  } finally {
+    if (ownPolicy) run(['rm', '-f', POLICY]);
+  }
+  if (!ok) log(`could not install ${missing.join(', ')}; ${who} that need them will fail`);
   return ok;
 }

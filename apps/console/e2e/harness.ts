@@ -123,7 +123,7 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Only loopback: the remote-info probe and anything else going out is refused at once. */
+/** Only loopback: anything going out (which the console never should) is refused at once, and shows. */
 export async function loopbackOnly(context: BrowserContext): Promise<void> {
   await context.route(
     (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
@@ -141,8 +141,7 @@ export async function newPage(browser: Browser, width: number, height = 900): Pr
   const said: string[] = [];
   consoleErrors.set(page, said);
   page.on('console', (m) => {
-    // The remote-info probe is refused by loopbackOnly on every start: not news.
-    if ((m.type() !== 'error' && m.type() !== 'warning') || m.text().includes('ERR_INTERNET_DISCONNECTED')) return;
+    if (m.type() !== 'error' && m.type() !== 'warning') return;
     said.push(`${m.type()}: ${m.text().slice(0, 500)}`);
     if (said.length > 20) said.shift();
   });

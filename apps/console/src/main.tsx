@@ -6,7 +6,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { setSessionLostHandlers } from './api';
 import { lang } from './i18n';
-import { startRemoteProbe } from './remote';
 import { createAppRouter } from './routes';
 import { preloadChrome } from './shell/Shell';
 import { storage } from './storage';
@@ -25,7 +24,6 @@ setSessionLostHandlers(
 );
 
 document.documentElement.lang = lang === 'en_US' ? 'en' : 'zh-CN';
-void startRemoteProbe();
 if (storage.get('token')) preloadChrome();
 
 createRoot(document.getElementById('root')!).render(

@@ -7,21 +7,22 @@ describe('storage', () => {
   it('keeps everything in one JSON object under the key lucky', () => {
     storage.set('lang', 'en_US');
     storage.set('token', 'abc');
-    storage.set('showLocalView', true);
+    storage.set('twoFAEnable', true);
     expect(STORAGE_KEY).toBe('lucky');
     expect(localStorage.length).toBe(1);
-    expect(JSON.parse(localStorage.getItem('lucky')!)).toEqual({ lang: 'en_US', token: 'abc', showLocalView: true });
+    expect(JSON.parse(localStorage.getItem('lucky')!)).toEqual({ lang: 'en_US', token: 'abc', twoFAEnable: true });
     expect(storage.get('lang')).toBe('en_US');
+    storage.remove('twoFAEnable');
     expect(storage.get('twoFAEnable')).toBeUndefined();
   });
 
   it('removes one item and clears all', () => {
-    storage.merge({ githubVersion: '2.0', qqGroupVersion: '2.1', staticHost: 'https://x' });
-    storage.remove('qqGroupVersion');
-    expect(storage.all()).toEqual({ githubVersion: '2.0', staticHost: 'https://x' });
+    storage.merge({ lang: 'en_US', token: 't', twoFAEnable: false });
+    storage.remove('token');
+    expect(storage.all()).toEqual({ lang: 'en_US', twoFAEnable: false });
     storage.clear();
     expect(localStorage.getItem('lucky')).toBeNull();
-    expect(storage.get('githubVersion')).toBeUndefined();
+    expect(storage.get('lang')).toBeUndefined();
   });
 
   it('treats a damaged value as empty', () => {

@@ -10,13 +10,6 @@ export interface StoredItems {
   lang: Lang;
   token: string;
   twoFAEnable: boolean;
-  githubVersion: string;
-  qqGroupVersion: string;
-  V2L: unknown;
-  staticHost: string;
-  appinfourl: string;
-  showAboutView: boolean;
-  showLocalView: boolean;
 }
 export type StoredKey = keyof StoredItems;
 

@@ -112,7 +112,8 @@ function daemonEnv(env: NodeJS.ProcessEnv): DaemonEnv {
   const childEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
   const out: DaemonEnv = { nativeRelay: env.LUCKY_NATIVE_RELAY !== '0', childEnv };
   const threads = env.LUCKY_WEB_THREADS;
-  if (threads !== undefined && threads !== '') out.webThreads = Math.max(0, Math.min(64, Math.floor(Number(threads)) || 0));
+  if (threads === 'main') out.webThreads = 'main';
+  else if (threads !== undefined && threads !== '') out.webThreads = Math.max(0, Math.min(64, Math.floor(Number(threads)) || 0));
   const engine = env.LUCKY_WEB_ENGINE;
   if (engine !== undefined && engine !== '') {
     if (engine !== 'native' && engine !== 'node') throw new CliError(`invalid LUCKY_WEB_ENGINE: ${engine} (native or node)`);

@@ -1,4 +1,5 @@
 /** What the routes need from the running daemon; built by runtime.ts, faked by nothing. */
+import type { AnyBackupPart } from './core/backupparts.js';
 import type { BaseConfigStore } from './core/baseconfig.js';
 import type { Db } from './core/db.js';
 import type { LoginGuard } from './core/loginguard.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   sessions: Sessions;
   programLog: ProgramLog;
   modules: ModuleHost;
+  /** The stores beside the rules that backups with secrets carry: the daemon's and the modules'. */
+  backupParts(): Promise<AnyBackupPart[]>;
   guard: LoginGuard;
   apiTokens: ApiTokens;
   audit: Audit;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { BaseSettings } from '@lucky/contracts';
 import { buildApp } from './app.js';
+import type { AnyBackupPart } from './core/backupparts.js';
 import { openBaseConfig, type BaseConfigStore } from './core/baseconfig.js';
 import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
 import { refuseEmptiedDb, snapshotBeforeMigrations, Snapshots } from './core/snapshots.js';
@@ -145,12 +146,16 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       backups: async () => {
         const { createBackup, writeBackupFile } = await import('./system/backup.js');
         return {
-          write: (folder, opts) =>
-            writeBackupFile(folder, { keep: opts.keep, make: () => createBackup({ db, config, modules: modules.definitions(), version: VERSION, secrets: opts.secrets }) }),
+          write: async (folder, opts) => {
+            const parts = opts.secrets ? await backupParts() : [];
+            return writeBackupFile(folder, { keep: opts.keep, make: () => createBackup({ db, config, modules: modules.definitions(), version: VERSION, secrets: opts.secrets, parts }) });
+          },
         };
       },
     },
   );
+  // The daemon's certificate store first, then the stores of modules (ACME account keys).
+  const backupParts = async (): Promise<AnyBackupPart[]> => [(await import('./services/certificates.js')).certificateStorePart(db), ...(await modules.backupParts())];
   await snapshots.takeIfDue().catch((err: unknown) => say.error({ key: 'logSnapshotFailed', vars: { detail: (err as Error).message } }, { err }));
   snapshots.startDaily();
   let listener: AdminListener | undefined;
@@ -175,6 +180,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     sessions,
     programLog,
     modules,
+    backupParts,
     guard,
     apiTokens,
     audit,

@@ -50,9 +50,9 @@ export const ZAcmeRuleFields = z.object({
   name: z.string().trim().regex(ACME_NAME_RE, { error: msgKey('certBadName') }),
   enable: z.boolean().default(true),
   source: z.enum(['pem', 'file', 'acme']).default('acme'),
-  /** `pem`: the certificate (chain) and its key as text. */
+  /** `pem`: the certificate (chain) and its private key as text (not `key`: the rule view's id is `key`). */
   cert: ZPem.default(''),
-  key: secret(ZPem).default(''),
+  privateKey: secret(ZPem).default(''),
   /** `file`: paths of the certificate and key files (read again when they change). */
   certPath: z.string().trim().max(4096).default(''),
   keyPath: z.string().trim().max(4096).default(''),
@@ -95,7 +95,7 @@ export const ZAcmeRule = ZAcmeRuleFields.superRefine((r, ctx) => {
   const need = (path: string, message = msgKey('cannotBeEmpty')) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (r.source === 'pem') {
     if (!r.cert.trim()) need('cert');
-    if (!r.key.trim()) need('key');
+    if (!r.privateKey.trim()) need('privateKey');
   } else if (r.source === 'file') {
     if (!r.certPath) need('certPath');
     if (!r.keyPath) need('keyPath');

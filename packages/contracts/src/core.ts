@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { ok, ZOk } from './envelope.js';
 import { msgKey } from './i18n.js';
+import { ZInfoFeedState, ZInfoFeedUrl } from './infofeed.js';
 import { MODULE_KEYS } from './modules.js';
-import { ZListenHost, ZPort } from './net.js';
+import { ZCidr, ZListenHost, ZPort } from './net.js';
 import { route } from './route.js';
 import { ZAccessPolicy, ZApiTokenScope, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
 
@@ -28,6 +29,13 @@ export const ZBaseSettings = z.object({
   EnabledModules: z.array(ZModuleKey),
   /** Idle time after which a session expires. */
   SessionIdleHours: z.number().int().min(1).max(24 * 90),
+  /**
+   * Addresses (or ranges) that may read GET /metrics without an API token (a Prometheus on the
+   * LAN); empty = a token is needed from everywhere.
+   */
+  MetricsAllowFrom: z.array(ZCidr).max(64),
+  /** Where the daemon reads the info feed (latest version, news); '' = nowhere: nothing is fetched. */
+  InfoFeedUrl: ZInfoFeedUrl,
 });
 export type BaseSettings = z.infer<typeof ZBaseSettings>;
 
@@ -44,6 +52,11 @@ export const ZBaseConfigFile = ZBaseSettings.extend({
   LoginProtection: ZLoginProtection.default(ZLoginProtection.parse({})),
   /** Secret path prefix; empty = none. */
   SafeURL: ZSafeUrl.default(''),
+  // Here and not in ZBaseSettings: a default there would fill every partial update (ZBaseConfigUpdate).
+  /** Files written before it existed fetch nothing, as a new install. */
+  InfoFeedUrl: ZInfoFeedUrl.default(''),
+  /** Files written before it existed let no address read metrics without a token. */
+  MetricsAllowFrom: z.array(ZCidr).max(64).default([]),
 });
 export type BaseConfigFile = z.infer<typeof ZBaseConfigFile>;
 
@@ -310,6 +323,13 @@ export const coreRoutes = {
     response: ok({ name: z.string(), size: z.number(), data: z.string() }),
   }),
   v2l: route({ method: 'POST', path: '/api/v2l', body: z.unknown(), summary: 'Not supported: answers so plainly', response: ZOk }),
+  infoFeed: route({
+    method: 'GET',
+    path: '/api/infofeed',
+    summary: "The info feed set in Settings, as the daemon read it (at most hourly; refresh=1 reads it now); state off and nothing fetched when none is set",
+    query: z.object({ refresh: z.enum(['0', '1']).default('0') }),
+    response: ok({ feed: ZInfoFeedState }),
+  }),
   whoami: route({
     method: 'GET',
     path: '/api/whoami',

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ok } from './envelope.js';
-import { checkWebhook, ZHttpMethod, ZHttpProxy, ZLines, ZSuccessCheck, ZWebhook, NO_PROXY } from './http.js';
+import { checkWebhook, secretHeaderLines, ZHttpMethod, ZHttpProxy, ZLines, ZSuccessCheck, ZWebhook, NO_PROXY } from './http.js';
 import { message, msgKey, type Lang } from './i18n.js';
 import { ZNonEmpty } from './net.js';
 import { route } from './route.js';
@@ -58,7 +58,8 @@ export const ZCronUrl = z.object({
   onFailure,
   url: z.string().trim().max(2048).regex(/^https?:\/\/\S+$/i, { error: msgKey('invalidUrl') }),
   method: ZHttpMethod.default('GET'),
-  headers: ZLines.default([]),
+  /** Often an API token (`Authorization: Bearer …`): values are secrets, bound to the URL. */
+  headers: secretHeaderLines(['url']).default([]),
   body: z.string().max(16384).default(''),
   successCheck: ZSuccessCheck.default({ enable: false, text: '' }),
   proxy: ZHttpProxy.default(NO_PROXY),

@@ -4,19 +4,19 @@
  */
 import { z } from 'zod';
 import { msgKey } from './i18n.js';
+import { splitLines } from './lines.js';
 import { parseHostPort } from './net.js';
 import { secret } from './secrets.js';
 
-const lines = (v: unknown) =>
-  typeof v === 'string'
-    ? v
-        .replace(/<[^>]*>/g, '')
-        .split(/\r?\n/)
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-    : v;
 /** A list that may come as one-per-line text (the console's textarea) or as an array. */
-export const ZLines = z.preprocess(lines, z.array(z.string().trim().max(512)).max(200));
+export const ZLines = z.preprocess(splitLines, z.array(z.string().trim().max(512)).max(200));
+/**
+ * `Name: value` lines that may carry tokens: each value is a secret (masked as `Name: ******`, kept
+ * when sent back masked, left out of backups without secrets) bound to the fields named (the URL
+ * they are sent to), so they never go somewhere new without being typed again.
+ */
+export const secretHeaderLines = (boundTo: readonly string[]) =>
+  z.preprocess(splitLines, z.array(secret(z.string().trim().max(512), { header: true, boundTo })).max(200));
 
 export const ZHttpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH']);
 

@@ -5,6 +5,7 @@ export * from './net.js';
 export * from './modules.js';
 export * from './core.js';
 export * from './rules.js';
+export * from './upgrades.js';
 export * from './secrets.js';
 export * from './http.js';
 export * from './wol.js';
@@ -20,6 +21,7 @@ export * from './filebrowser.js';
 export * from './cron.js';
 export * from './wanji.js';
 export * from './safe.js';
+export * from './infofeed.js';
 export * from './openapi.js';
 
 import { coreRoutes } from './core.js';

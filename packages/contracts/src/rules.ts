@@ -11,8 +11,11 @@ import { route, type RouteDef } from './route.js';
 export const ZRuleKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 export const ZRuleParams = z.object({ key: ZRuleKey });
 
-/** What an engine says about a rule: `error` carries the reason (port in use, bad target...). */
-export const ZRuleState = z.enum(['running', 'stopped', 'error', 'disabled']);
+/**
+ * What an engine says about a rule: `error` carries the reason (port in use, bad target...);
+ * `waiting` the thing it starts on as soon as it is there (a certificate being ordered).
+ */
+export const ZRuleState = z.enum(['running', 'stopped', 'error', 'disabled', 'waiting']);
 export const ZRuleStatus = z.object({
   state: ZRuleState,
   message: z.string(),
@@ -24,9 +27,25 @@ export type RuleStatus = z.infer<typeof ZRuleStatus>;
 export type RuleInputShape = z.ZodObject<{ name: z.ZodType<string>; enable: z.ZodType<boolean> } & z.ZodRawShape>;
 
 const viewFields = { key: ZRuleKey, status: ZRuleStatus, created: z.number(), updated: z.number() };
+/** The fields the kit adds to every rule's view. */
+export const VIEW_FIELDS = Object.keys(viewFields) as Array<keyof typeof viewFields>;
+export type ViewField = keyof typeof viewFields;
+
+/**
+ * The input fields a view would hide under its own (the kit's, or the module's `extra`). A client
+ * that reads a rule, edits it and sends it back (scripts, the Wanji admin) would send the view's
+ * value for such a field: a certificate's private key named `key` came back as the rule's id.
+ * Nested fields are not concerned (a web rule's `certs[].key`): the view adds top-level fields only.
+ */
+type Hidden<S, X> = Extract<keyof S, ViewField | keyof X>;
+/** Nothing when no field is hidden; else a property no schema has, so the call does not compile and says which. */
+type NoHiddenFields<S, X> = [Hidden<S, X>] extends [never] ? unknown : { [K in `the rule view hides the input field ${Hidden<S, X> & string}`]: never };
 
 /** The list item of a rule: its input fields, typed as they are, plus key, status, times and `extra`. */
-export function ruleView<S extends z.ZodRawShape, X extends z.ZodRawShape = {}>(input: z.ZodObject<S>, extra?: X) {
+export function ruleView<S extends z.ZodRawShape, X extends z.ZodRawShape = {}>(input: z.ZodObject<S> & NoHiddenFields<S, X>, extra?: X) {
+  // The same check at run time, for a schema whose type was widened past the one above.
+  const hidden = Object.keys(input.shape).filter((k) => k in viewFields || (extra !== undefined && k in extra));
+  if (hidden.length) throw new Error(`the rule view hides the input field(s) ${hidden.join(', ')}: rename them`);
   return input.extend({ ...viewFields, ...(extra ?? ({} as X)) } as typeof viewFields & X);
 }
 
@@ -126,21 +145,30 @@ export function moduleContract<
   V extends z.ZodType,
   C extends z.ZodType,
   X extends Record<string, RouteDef> = {},
->(key: M, schemas: { input: I; view: V; configure: C }, extra?: X) {
+>(key: M, schemas: { input: I; view: V; configure: C; upgradeSettings?: SettingsUpgrade }, extra?: X) {
   return {
     key,
     rule: schemas.input,
     view: schemas.view,
     configure: schemas.configure,
+    ...(schemas.upgradeSettings ? { upgradeSettings: schemas.upgradeSettings } : {}),
     routes: { ...ruleRoutes(key, schemas), ...(extra ?? ({} as X)) },
   };
 }
+
+/**
+ * Brings settings saved by an earlier version (in lucky.db or a backup file) to what the schema
+ * means now, before they are validated. Never applied to an API request: a client sending the
+ * current shape means the current meaning.
+ */
+export type SettingsUpgrade = (stored: unknown) => unknown;
 
 export interface ModuleContract<I extends RuleInputShape = RuleInputShape, C extends z.ZodType = z.ZodType> {
   key: string;
   rule: I;
   view: z.ZodType;
   configure: C;
+  upgradeSettings?: SettingsUpgrade;
   routes: RuleRoutes<string, I, z.ZodType, C> & Record<string, RouteDef>;
 }
 

@@ -5,3 +5,4 @@
  */
 export { message, msg, renderMsg, renderMsgs, MESSAGES, LANGS, type Lang, type MessageKey, type Msg, type MsgValue } from './messages.js';
 export { isIP, isIPv4, isIPv6 } from './ip.js';
+export { WEB_DURATION_BUCKETS } from './webbuckets.js';

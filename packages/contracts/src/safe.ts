@@ -85,11 +85,27 @@ const ZKeyParam = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 export const ZBackupSummary = z.object({
   base: z.array(z.string()),
   modules: z.record(z.string(), z.object({ add: z.number(), update: z.number(), remove: z.number(), settings: z.boolean() })),
+  /** Rows of the stores kept beside the rules (`certificates`, `acmeAccounts`) the restore writes: only a backup with secrets has them. */
+  stores: z.record(z.string(), z.number()),
   secretsIncluded: z.boolean(),
   created: z.number(),
   version: z.string(),
 });
 export type BackupSummary = z.infer<typeof ZBackupSummary>;
+
+const ZPemText = z.string().max(256 * 1024);
+/**
+ * What a backup with secrets carries beside the rules (a backup without secrets leaves them out:
+ * they are private keys): the certificate store, so a restored install serves the same certificates
+ * without ordering new ones, and the ACME account keys the certificates module made, so it renews
+ * them with the same accounts.
+ */
+export const BACKUP_STORE_ROWS = {
+  certificates: z.object({ name: z.string().max(128), cert: ZPemText, key: ZPemText, created: z.number(), updated: z.number() }),
+  acmeAccounts: z.object({ directory: z.string().max(2048), eabKid: z.string().max(256), key: ZPemText, url: z.string().max(2048), created: z.number() }),
+} as const;
+export type BackupStoreName = keyof typeof BACKUP_STORE_ROWS;
+export type BackupStoreRow<N extends BackupStoreName> = z.infer<(typeof BACKUP_STORE_ROWS)[N]>;
 
 export const ZUpdateInfo = z.object({ version: z.string(), current: z.string(), files: z.number(), size: z.number() });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { secretHeaderLines } from './http.js';
 import { maskSecrets, restoreSecrets, secret, secretPaths, SECRET_MASK } from './secrets.js';
 
 const ZUser = z.object({ user: z.string(), password: secret(z.string(), { hash: true }) });
@@ -87,5 +88,27 @@ describe('secrets declared in the schema', () => {
     // Typed again, it goes wherever it was typed for.
     expect(restoreSecrets(ZLink, { url: 'http://b', token: 'tok-1' }, saved)).toEqual({ url: 'http://b', token: 'tok-1' });
     expect(secretPaths(ZLink)[0]!.info).toEqual({ boundTo: ['url', 'pin'] });
+  });
+
+  it('header lines: only values masked, a masked line keeps the stored line of its name, bound to the URL', () => {
+    const ZCall = z.object({ url: z.string(), headers: secretHeaderLines(['url']).default([]) });
+    const saved = { url: 'http://a', headers: ['Authorization: Bearer tok-1', 'X-Empty:', 'Cookie: a=1', 'Cookie: b=2'] };
+    const shown = maskSecrets(ZCall, saved);
+    expect(shown.headers).toEqual([`Authorization: ${SECRET_MASK}`, 'X-Empty:', `Cookie: ${SECRET_MASK}`, `Cookie: ${SECRET_MASK}`]);
+    expect(JSON.stringify(shown)).not.toMatch(/tok-1|a=1|b=2/);
+    expect(ZCall.safeParse(shown).success).toBe(true);
+    // Reordered, one removed, one typed anew, one added: each masked line finds its own, by name and turn.
+    const sent = { url: 'http://a', headers: [`Cookie: ${SECRET_MASK}`, `authorization:${SECRET_MASK}`, 'X-New: v', `Cookie: ${SECRET_MASK}`] };
+    expect(restoreSecrets(ZCall, sent, saved)).toEqual({ url: 'http://a', headers: ['Cookie: a=1', 'Authorization: Bearer tok-1', 'X-New: v', 'Cookie: b=2'] });
+    // A third Cookie and a header never stored have nothing behind their masks: dropped.
+    expect(restoreSecrets(ZCall, { url: 'http://a', headers: [`Cookie: ${SECRET_MASK}`, `Cookie: ${SECRET_MASK}`, `Cookie: ${SECRET_MASK}`, `X-Other: ${SECRET_MASK}`] }, saved)).toEqual({
+      url: 'http://a',
+      headers: ['Cookie: a=1', 'Cookie: b=2'],
+    });
+    // Another URL: no stored value goes there behind a mask; typed lines do.
+    expect(restoreSecrets(ZCall, { url: 'http://b', headers: [`Authorization: ${SECRET_MASK}`, 'X-Typed: 1'] }, saved)).toEqual({ url: 'http://b', headers: ['X-Typed: 1'] });
+    // One text, a line a header (as a textarea sends it): read the same way.
+    expect(restoreSecrets(ZCall, { url: 'http://a', headers: `Cookie: ${SECRET_MASK}\nX-New: v\n` }, saved)).toEqual({ url: 'http://a', headers: ['Cookie: a=1', 'X-New: v'] });
+    expect(secretPaths(ZCall)[0]).toEqual({ path: ['headers', []], info: { header: true, boundTo: ['url'] } });
   });
 });

@@ -4,6 +4,7 @@
  * and the daemon hashes the ones declared `{ hash: true }` (passwords it only ever has to check).
  */
 import { z } from 'zod';
+import { splitLines } from './lines.js';
 
 /** What answers show instead of a stored secret. */
 export const SECRET_MASK = '******';
@@ -17,6 +18,12 @@ export interface SecretInfo {
    * without being typed again.
    */
   boundTo?: readonly string[];
+  /**
+   * A header line (`Name: value`): only the value is masked (`Name: ******`), so a form still shows
+   * which headers are sent, and a line sent back masked keeps the stored line of the same name.
+   * `boundTo` then names fields of the object holding the list of lines.
+   */
+  header?: boolean;
 }
 
 const secrets = z.registry<SecretInfo>();
@@ -122,9 +129,42 @@ function visit(v: unknown, path: SecretStep[], i: number, at: Array<string | num
   return { ...v, [step]: visit(v[step], path, i + 1, [...at, step], fn) };
 }
 
+/** `Name: value` as answers show it: the name kept, a non-empty value masked. */
+export function maskHeaderLine(line: string): string {
+  const at = line.indexOf(':');
+  if (at < 0) return SECRET_MASK;
+  return line.slice(at + 1).trim() === '' ? line : `${line.slice(0, at).trimEnd()}: ${SECRET_MASK}`;
+}
+
 /** The value answers show: every non-empty secret replaced by the mask. */
 export function maskSecrets<T>(schema: z.ZodType, value: T): T {
-  return mapSecrets(schema, value, (v) => (typeof v === 'string' && v !== '' ? SECRET_MASK : v)) as T;
+  return mapSecrets(schema, value, (v, info) => (typeof v !== 'string' || v === '' ? v : info.header ? maskHeaderLine(v) : SECRET_MASK)) as T;
+}
+
+const headerName = (line: string) => (line.includes(':') ? line.slice(0, line.indexOf(':')).trim().toLowerCase() : null);
+const MASKED_HEADER = new RegExp(`^[^:]*:\\s*${SECRET_MASK.replace(/\*/g, '\\*')}$`);
+
+/**
+ * Header lines sent back: a masked one takes the stored line of its name (the n-th of that name for
+ * the n-th masked one), a bare mask the stored nameless line at its turn; one with nothing stored
+ * behind it is dropped, as an empty secret would be.
+ */
+function restoreHeaderLines(incoming: unknown[], stored: unknown): unknown[] {
+  const prev = (Array.isArray(stored) ? stored : []).filter((l): l is string => typeof l === 'string');
+  const used = new Map<string | null, number>();
+  const out: unknown[] = [];
+  for (const line of incoming) {
+    if (typeof line !== 'string' || (line !== SECRET_MASK && !MASKED_HEADER.test(line))) {
+      out.push(line);
+      continue;
+    }
+    const name = line === SECRET_MASK ? null : headerName(line);
+    const nth = used.get(name) ?? 0;
+    used.set(name, nth + 1);
+    const kept = prev.filter((l) => headerName(l) === name)[nth];
+    if (kept !== undefined) out.push(kept);
+  }
+  return out;
 }
 
 /** Fields that say which stored element an array element is, in this order; else its position. */
@@ -158,14 +198,19 @@ function restoreAt(incoming: unknown, stored: unknown, path: SecretStep[], i: nu
   }
   const step = path[i]!;
   if (Array.isArray(step)) {
-    if (!Array.isArray(incoming)) return incoming;
+    // Header lines may come as one text (the schema splits it the same way after this).
+    const list = info.header && i + 1 === path.length ? splitLines(incoming) : incoming;
+    if (!Array.isArray(list)) return incoming;
+    if (info.header && i + 1 === path.length) return restoreHeaderLines(list, stored);
     const prev = Array.isArray(stored) ? stored : [];
-    return incoming.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
+    return list.map((e, n) => restoreAt(e, storedElement(prev, e, n, i + 2 === path.length), path, i + 1, info));
   }
   if (!isObj(incoming) || !(step in incoming)) return incoming;
   let prev = isObj(stored) ? stored[step] : undefined;
-  // The secret's own object: what it is bound to must be as stored, or nothing stands behind the mask.
-  if (i + 1 === path.length && info.boundTo?.some((f) => String(incoming[f] ?? '').trim() !== String((isObj(stored) ? stored[f] : undefined) ?? '').trim())) prev = undefined;
+  // The secret's own object (for header lines, the one holding the list): what it is bound to must
+  // be as stored, or nothing stands behind the mask.
+  const own = i + 1 === path.length || (info.header === true && i + 2 === path.length && Array.isArray(path[i + 1]));
+  if (own && info.boundTo?.some((f) => String(incoming[f] ?? '').trim() !== String((isObj(stored) ? stored[f] : undefined) ?? '').trim())) prev = undefined;
   return { ...incoming, [step]: restoreAt(incoming[step], prev, path, i + 1, info) };
 }
 

@@ -229,6 +229,8 @@ export const ZWebRule = z.object({
 export type WebRule = z.infer<typeof ZWebRule>;
 export type WebRuleInput = z.input<typeof ZWebRule>;
 
+export { WEB_DURATION_BUCKETS } from './webbuckets.js';
+
 export const ZWebFigures = z.object({
   requests: z.number(),
   bytesIn: z.number(),
@@ -241,6 +243,12 @@ export const ZWebFigures = z.object({
    * Node server (`node`: files, cache, login, CORS...). Absent when Node serves the rule alone.
    */
   engine: z.object({ native: z.number(), node: z.number() }).optional(),
+  /**
+   * Requests by time from their head to the end of the answer: `counts[i]` those within
+   * WEB_DURATION_BUCKETS[i] (and above the bucket before), one count more for those past the last;
+   * `seconds` all of their times added up.
+   */
+  duration: z.object({ counts: z.array(z.number()), seconds: z.number() }).optional(),
 });
 export type WebFigures = z.infer<typeof ZWebFigures>;
 
@@ -259,13 +267,28 @@ export const ZWebConfigure = z.object({
   /**
    * Threads that serve the rules: 0 = automatic (LUCKY_WEB_THREADS when set; else, on the native
    * data plane, one thread per CPU, at most 4, from the start (a few hundred KB each); on the Node
-   * path, the main thread, moving to one thread per CPU, at most 4, once it stays busy), 1 = one
-   * thread (the Node path: the main thread only), 2-16 = that many. A Node serving thread costs
-   * about 10 MB.
+   * path, the main thread, moving to one thread per CPU, at most 4, once it stays busy), 1-16 = that
+   * many serving threads, for good. A Node serving thread costs about 10 MB.
    */
   servingThreads: z.number().int().min(0).max(WEB_SERVING_THREADS_MAX).default(0),
+  /**
+   * The Node path serves on the daemon's main thread only, never on serving threads (the least
+   * memory, the least throughput). The native data plane has no main-thread mode: it still runs
+   * `servingThreads` threads (0: one per CPU, at most 4).
+   */
+  mainThreadOnly: z.boolean().default(false),
 });
 export type WebConfigure = z.infer<typeof ZWebConfigure>;
+
+/**
+ * Web settings saved before `mainThreadOnly` existed (they lack the field): `servingThreads: 1` then
+ * meant the main thread on the Node path and one thread on the native data plane, which is what
+ * `1` with `mainThreadOnly` means now. Every other count meant what it means now.
+ */
+export function upgradeWebConfigure(stored: unknown): unknown {
+  if (!stored || typeof stored !== 'object' || Array.isArray(stored) || 'mainThreadOnly' in stored) return stored;
+  return { ...stored, mainThreadOnly: (stored as { servingThreads?: unknown }).servingThreads === 1 };
+}
 
 export const ZWebAccessEntry = z.object({
   time: z.number(),
@@ -291,7 +314,7 @@ export const ZWebDomainReplace = z.object({
 
 export const webContract = moduleContract(
   'web',
-  { input: ZWebRule, view: ZWebRuleView, configure: ZWebConfigure },
+  { input: ZWebRule, view: ZWebRuleView, configure: ZWebConfigure, upgradeSettings: upgradeWebConfigure },
   {
     accessLog: route({
       method: 'GET',

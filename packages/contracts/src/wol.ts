@@ -6,7 +6,7 @@ import { msgKey } from './i18n.js';
 import { ZIpv4, ZMac, ZNonEmpty } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleParams } from './rules.js';
-import { secret } from './secrets.js';
+import { secret, SECRET_MASK } from './secrets.js';
 
 /**
  * How the daemon shuts a device down: a command run here (`ssh user@host poweroff`; its whole
@@ -16,8 +16,9 @@ import { secret } from './secrets.js';
 export const ZWolShutdown = z
   .object({
     kind: z.enum(['none', 'command', 'url']).default('none'),
-    command: z.string().trim().max(4096).default(''),
-    url: z.string().trim().max(2048).default(''),
+    // Both often carry a password or token (`sshpass -p …`, `?token=…`): secrets.
+    command: secret(z.string().trim().max(4096)).default(''),
+    url: secret(z.string().trim().max(2048)).default(''),
     method: ZHttpMethod.default('GET'),
     body: z.string().max(16384).default(''),
     /** Seconds. */
@@ -25,7 +26,8 @@ export const ZWolShutdown = z
   })
   .superRefine((s, ctx) => {
     if (s.kind === 'command' && s.command === '') ctx.addIssue({ code: 'custom', path: ['command'], message: msgKey('cannotBeEmpty') });
-    if (s.kind === 'url' && !/^https?:\/\/\S+$/i.test(s.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: msgKey('invalidUrl') });
+    // The mask stands for a stored URL (answers show it so): judged once restored.
+    if (s.kind === 'url' && s.url !== SECRET_MASK && !/^https?:\/\/\S+$/i.test(s.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: msgKey('invalidUrl') });
   });
 export type WolShutdown = z.infer<typeof ZWolShutdown>;
 export const WOL_NO_SHUTDOWN: WolShutdown = { kind: 'none', command: '', url: '', method: 'GET', body: '', timeout: 30 };
@@ -66,9 +68,57 @@ export const ZWolDeviceView = ruleView(ZWolDevice, {
 export const ZWolOnline = z.enum(['online', 'offline', 'unknown']);
 export type WolOnline = z.infer<typeof ZWolOnline>;
 
-/** An interface the packets can leave from, with the broadcast address of its IPv4 network. */
-export const ZWolInterface = z.object({ name: z.string(), address: z.string(), broadcast: z.string() });
+/**
+ * An interface the packets can leave from, with the broadcast address of its IPv4 network; `subnet`
+ * (`10.0.0.0/24`) and `prefix` for the device finder's picker, `internal` for loopback.
+ */
+export const ZWolInterface = z.object({ name: z.string(), address: z.string(), broadcast: z.string(), subnet: z.string(), prefix: z.number(), internal: z.boolean() });
+export type WolInterface = z.infer<typeof ZWolInterface>;
 export type WolDeviceView = z.infer<typeof ZWolDeviceView>;
+
+/** The largest subnet the device finder sweeps: a /22 (1022 addresses). */
+export const WOL_SCAN_MIN_PREFIX = 22;
+
+export const ZWolScanRequest = z.object({
+  interface: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(64).regex(/^[\w.:@-]+$/, { error: msgKey('wolBadInterface') }),
+  /** Which of the interface's IPv4 networks, by its address there; its first one when absent. */
+  address: ZIpv4.optional(),
+});
+
+/** A device the finder saw: its address and MAC from the neighbour table, names where they answered. */
+export const ZWolScanDevice = z.object({
+  address: z.string(),
+  mac: z.string(),
+  /** From the small vendor table shipped with Lucky; empty when the prefix is not in it. */
+  vendor: z.string(),
+  /** PTR through the system's resolver (hosts file, DNS). */
+  dnsName: z.string(),
+  /** The answer to a multicast DNS reverse query on the scanned link. */
+  mdnsName: z.string(),
+  /** The key of a saved device with this MAC already, or null. */
+  known: z.string().nullable(),
+});
+export type WolScanDevice = z.infer<typeof ZWolScanDevice>;
+
+export const ZWolScanPhase = z.enum(['neighbours', 'sweep', 'names', 'done']);
+export const ZWolScan = z.object({
+  interface: z.string(),
+  /** The interface's own address: the probes' source, never listed. */
+  address: z.string(),
+  subnet: z.string(),
+  broadcast: z.string(),
+  state: z.enum(['running', 'done', 'failed']),
+  phase: ZWolScanPhase,
+  /** Addresses probed so far, of `total`. */
+  probed: z.number(),
+  total: z.number(),
+  startedAt: z.number(),
+  finishedAt: z.number().nullable(),
+  /** Why it failed, in the reader's language; empty otherwise. */
+  msg: z.string(),
+  devices: z.array(ZWolScanDevice),
+});
+export type WolScan = z.infer<typeof ZWolScan>;
 
 export const ZWolConfigure = z.object({
   /** Default repeat for new devices. */
@@ -118,6 +168,21 @@ export const wolContract = moduleContract(
       summary: 'Interfaces to send from, each with its IPv4 broadcast address',
       module: 'wol',
       response: ok({ interfaces: z.array(ZWolInterface) }),
+    }),
+    scan: route({
+      method: 'POST',
+      path: '/api/wol/scan',
+      summary: "Find devices: read the interface's neighbour table, then probe every address of its subnet (at most a /22) and ask their names; answers at once with the scan's progress (one scan at a time)",
+      module: 'wol',
+      body: ZWolScanRequest,
+      response: ok({ scan: ZWolScan }),
+    }),
+    scanState: route({
+      method: 'GET',
+      path: '/api/wol/scan',
+      summary: 'The running or last scan: progress and the devices found so far',
+      module: 'wol',
+      response: ok({ scan: ZWolScan.nullable() }),
     }),
   },
 );

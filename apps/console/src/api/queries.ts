@@ -9,4 +9,6 @@ export const modulesQuery = () => routeQuery(['modules'], coreRoutes.modulesList
 export const frontendControlQuery = () => routeQuery(['frontendcontrol'], coreRoutes.frontendControl, { silent: true, staleTime: 60_000 });
 export const statusQuery = () => routeQuery(['status'], coreRoutes.status, { refetchInterval: STATUS_REFRESH_MS });
 export const infoQuery = () => routeQuery(['info'], coreRoutes.info);
+/** Read by the daemon, never by the browser; the daemon keeps it an hour, so the page asks when opened. */
+export const infoFeedQuery = () => routeQuery(['infofeed'], coreRoutes.infoFeed, { silent: true });
 export const baseConfigQuery = () => routeQuery(['baseconfigure'], coreRoutes.getBaseConfig, { silent: true });

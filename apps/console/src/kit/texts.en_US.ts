@@ -23,6 +23,7 @@ export const en_US: Record<KitTextId, string> = {
   'state.stopped': 'Stopped',
   'state.error': 'Error',
   'state.disabled': 'Disabled',
+  'state.waiting': 'Waiting',
   'err.empty': '{field} cannot be empty',
   'err.field': '{field}: {detail}',
   'err.row': '{field}, line {n}: {detail}',

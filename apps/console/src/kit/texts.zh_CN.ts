@@ -21,6 +21,7 @@ export const zh_CN = {
   'state.stopped': '已停止',
   'state.error': '出错',
   'state.disabled': '已停用',
+  'state.waiting': '等待中',
   'err.empty': '{field}不能为空',
   'err.field': '{field}：{detail}',
   'err.row': '{field}第 {n} 行：{detail}',

@@ -2,9 +2,9 @@
 import { MantineProvider } from '@mantine/core';
 import type { RuleStatus } from '@lucky/contracts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ComponentType, ReactNode } from 'react';
-import { afterEach, beforeAll, vi } from 'vitest';
+import { afterEach, beforeAll, expect, vi } from 'vitest';
 import { RuleDialog } from '../kit/rule-dialog/RuleDialog';
 import type { RuleFormProps } from '../kit/rule-dialog/useRuleForm';
 import type { RuleModule, RuleViewOf, UniformRuleRoutes } from '../kit/rule-list/ruleModule';
@@ -55,6 +55,19 @@ export function stubFetch(answer: unknown = { ret: 0, key: 'k1', msg: '' }) {
   const spy = vi.fn((_url: string, _init?: RequestInit) => Promise.resolve(new Response(JSON.stringify(answer))));
   vi.stubGlobal('fetch', spy);
   return spy;
+}
+
+/**
+ * Clicks `buttonTestId` and answers the body of the first request that went out, once it did,
+ * after checking it went to a URL containing `path`, with `method` when one is given.
+ */
+export async function sentOnClick<T = unknown>(fetchSpy: ReturnType<typeof stubFetch>, buttonTestId: string, path: string, method?: 'POST' | 'PUT'): Promise<T> {
+  fireEvent.click(await screen.findByTestId(buttonTestId));
+  await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
+  const [url, init] = fetchSpy.mock.calls[0]!;
+  expect(String(url)).toContain(path);
+  if (method) expect(init?.method).toBe(method);
+  return JSON.parse(String(init?.body)) as T;
 }
 
 /** A rule as the list shows it: its own fields, and what the daemon adds (`extra`: the module's figures). */

@@ -190,6 +190,10 @@ int cidr_match(const Cidr *list, int n, const uint8_t *addr, int family);
 
 /* ------------------------------------------------------------------ rules and figures (rule.c, log.c) */
 
+/* Upper bounds (us) of the request duration buckets: WEB_DURATION_BUCKETS of the contracts, in seconds there. */
+#define EDGE_DUR_BUCKETS 11
+extern const int64_t edge_dur_bounds_us[EDGE_DUR_BUCKETS];
+
 /* Counters of one rule on one thread; summed when read. */
 typedef struct {
   uint64_t requests;
@@ -197,6 +201,9 @@ typedef struct {
   uint64_t bytes_in, bytes_out;
   int64_t connections;
   uint64_t codes[600];
+  /* Requests by time from head to answer's end: one count per bucket and one past the last. */
+  uint64_t dur[EDGE_DUR_BUCKETS + 1];
+  uint64_t dur_us;
 } Stats;
 
 typedef struct LogEntry LogEntry;
@@ -428,7 +435,7 @@ void log_init(AccessLog *l, uint32_t capacity);
 void log_resize(AccessLog *l, uint32_t capacity);
 void log_destroy(AccessLog *l);
 LogEntry *log_begin(Client *c, h1_request *req, Site *s);
-void log_end(Client *c, int status, uint64_t bytes);
+void log_end(Client *c, int status, uint64_t bytes, int64_t us);
 
 /* events to JavaScript (napi.c) */
 /* The site by its index in the request's own table (the latest may be another by now). */

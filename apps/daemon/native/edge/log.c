@@ -81,13 +81,12 @@ LogEntry *log_begin(Client *c, h1_request *req, Site *s) {
   return e;
 }
 
-void log_end(Client *c, int status, uint64_t bytes) {
+void log_end(Client *c, int status, uint64_t bytes, int64_t us) {
   LogEntry *e = c->entry;
   if (!e) return;
   c->entry = NULL;
   e->status = status;
   e->bytes = bytes;
-  int64_t us = edge_now_us() - c->t0_us;
   e->ms = (double)(us / 100) / 10.0;
   AccessLog *l = &c->rule->log;
   LogEntry *old = NULL;

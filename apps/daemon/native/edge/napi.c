@@ -7,7 +7,8 @@
  *   edgeApply(ruleId, table)                    a new table; requests under way finish with theirs
  *   edgeRemove(ruleId, graceMs)                 stop accepting; idle clients close, busy ones after their answer
  *   edgeFree(ruleId)                            after event 3: closes the socket, frees the rule
- *   edgeFigures(ruleId) -> [requests, native, fallback, bytesIn, bytesOut, connections, [code, n, ...]]
+ *   edgeFigures(ruleId) -> [requests, native, fallback, bytesIn, bytesOut, connections, [code, n, ...],
+ *                           [requests per duration bucket..., past the last, seconds in all]]
  *   edgeLog(ruleId, limit) -> [[time, ip, method, host, path, status, bytes, ms, userAgent, sub], ...] oldest first
  *   edgeHealth(ruleId, site, backend, healthy)  an active health check's verdict
  *   edgeAuthorized(ruleId, site, header, ms)    Node verified this Authorization header: the edge accepts it for ms
@@ -591,9 +592,11 @@ static napi_value js_figures(napi_env env, napi_callback_info info) {
     sum.bytes_out += s->bytes_out;
     sum.connections += s->connections;
     for (int k = 0; k < 600; k++) sum.codes[k] += s->codes[k];
+    for (int k = 0; k <= EDGE_DUR_BUCKETS; k++) sum.dur[k] += s->dur[k];
+    sum.dur_us += s->dur_us;
   }
-  napi_value out, codes;
-  napi_create_array_with_length(env, 7, &out);
+  napi_value out, codes, dur;
+  napi_create_array_with_length(env, 8, &out);
   napi_create_array(env, &codes);
   uint32_t n = 0;
   for (int k = 0; k < 600; k++) {
@@ -604,6 +607,10 @@ static napi_value js_figures(napi_env env, napi_callback_info info) {
   double f[6] = {(double)sum.requests, (double)sum.native, (double)sum.fallback, (double)sum.bytes_in, (double)sum.bytes_out, (double)(sum.connections > 0 ? sum.connections : 0)};
   for (uint32_t i = 0; i < 6; i++) napi_set_element(env, out, i, number(env, f[i]));
   napi_set_element(env, out, 6, codes);
+  napi_create_array_with_length(env, EDGE_DUR_BUCKETS + 2, &dur);
+  for (int k = 0; k <= EDGE_DUR_BUCKETS; k++) napi_set_element(env, dur, (uint32_t)k, number(env, (double)sum.dur[k]));
+  napi_set_element(env, dur, EDGE_DUR_BUCKETS + 1, number(env, (double)sum.dur_us / 1e6));
+  napi_set_element(env, out, 7, dur);
   return out;
 }
 

@@ -32,6 +32,9 @@ export function defaultSettings(): BaseSettings {
     AllowInternetAccess: false,
     EnabledModules: [...MODULE_KEYS],
     SessionIdleHours: 24 * 7,
+    MetricsAllowFrom: [],
+    // Nothing is fetched from outside unless the operator names a feed.
+    InfoFeedUrl: '',
   };
 }
 

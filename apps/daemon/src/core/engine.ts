@@ -46,6 +46,21 @@ export class RuleProblem extends Error {
   }
 }
 
+/**
+ * The rule cannot run yet but will the moment something appears (a certificate being ordered): the
+ * runtime shows `waiting` with the part, retries nothing on a timer, and starts the rule again when
+ * `until` calls `ready`. `until` returns the unsubscribe; it calls `ready` itself when what it waits
+ * for came while the start was failing.
+ */
+export class RuleWaits extends RuleProblem {
+  constructor(
+    part: StatusPart,
+    readonly until: (ready: () => void) => () => void,
+  ) {
+    super(part, false);
+  }
+}
+
 /** The status as the API sends it: the message in the caller's language. */
 export function presentStatus(s: EngineStatus, lang: Lang): RuleStatus {
   return { state: s.state, since: s.since, message: s.parts ? renderMsgs(lang, s.parts) : s.message };

@@ -3,8 +3,11 @@
  * the one place that reads process.env and fills this; modules get it in their context.
  */
 export interface DaemonEnv {
-  /** LUCKY_WEB_THREADS: web serving threads while the module setting is 0 (automatic). */
-  webThreads?: number;
+  /**
+   * LUCKY_WEB_THREADS: web serving threads while the module setting is 0 (automatic): a count (0:
+   * automatic), or `main` for the main thread only (the Node path; one thread on the native one).
+   */
+  webThreads?: number | 'main';
   /**
    * LUCKY_WEB_ENGINE: `node` serves web rules with Node's HTTP servers (the JavaScript path);
    * `native` (the default where the addon is built) with the native data plane, which hands what it

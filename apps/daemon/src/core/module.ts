@@ -5,12 +5,14 @@
  */
 import type { z } from 'zod';
 import type { Lang, ModuleContract, ModuleKey, Msg, RouteDef, RuleRouteName } from '@lucky/contracts';
+import type { AnyBackupPart } from './backupparts.js';
 import type { BaseConfigStore } from './baseconfig.js';
 import type { Db, Migration } from './db.js';
 import type { Engine } from './engine.js';
 import type { DaemonEnv } from './env.js';
 import type { LoginGuard } from './loginguard.js';
 import type { Logger, Say } from './logs.js';
+import type { Metrics } from './metrics.js';
 import type { Endpoint } from './ports.js';
 import type { Handler } from './routes.js';
 import type { RuleOps } from './ruleops.js';
@@ -50,6 +52,13 @@ export interface ModuleContext<C extends ModuleContract = ModuleContract, N exte
   loginGuard: LoginGuard;
 }
 
+/** A rule as a module's metrics see it: its key, what is stored, and its engine's figures while it runs. */
+export interface RuleFigures<R, F> {
+  key: string;
+  rule: R & { name: string; enable: boolean };
+  figures: F | undefined;
+}
+
 export type OwnHandlers<C extends ModuleContract> = {
   [K in keyof OwnRoutes<C>]: OwnRoutes<C>[K] extends RouteDef ? Handler<OwnRoutes<C>[K]> : never;
 };
@@ -85,8 +94,16 @@ export interface ModuleSpec<
   operations?: Record<string, (rule: StoredRule<RuleOf<C>>, mod: ModuleContext<C, N, E>) => Promise<Msg>>;
   /** Handlers of the contract's own routes, by route name. */
   routes?(mod: ModuleContext<C, N, E>): OwnHandlers<C>;
+  /**
+   * The module's series on a scrape of /metrics (docs/METRICS.md), from the figures its engine keeps
+   * anyway: nothing may be counted per request for them. Labelled by rule key, never by what traffic
+   * brings (paths, client addresses). The kit adds what every module has (rule info, state).
+   */
+  metrics?(rules: RuleFigures<RuleOf<C>, FiguresOf<E>>[], m: Metrics, mod: ModuleContext<C, N, E>): void | Promise<void>;
   /** The rule was deleted: drop what the module keeps beside it. */
   removed?(key: string, mod: ModuleContext<C, N, E>): void;
+  /** A store of its own beside the rules that backups with secrets carry (named in its table entry's `keeps`). */
+  backup?(mod: ModuleContext<C, N, E>): AnyBackupPart;
   /**
    * Before a delete that was not confirmed: a message that asks for confirmation (a storage a
    * service still serves), or null to delete at once. A confirmed delete does not ask.

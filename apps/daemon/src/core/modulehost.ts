@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type Lang, type ModuleContract, type ModuleKey, type RouteDef } from '@lucky/contracts';
+import { MODULE_CONTRACTS, Ret, RULE_ROUTE_NAMES, type BackupStoreName, type Lang, type ModuleContract, type ModuleKey, type RouteDef, type SettingsUpgrade } from '@lucky/contracts';
+import type { AnyBackupPart } from './backupparts.js';
 import type { BaseConfigStore } from './baseconfig.js';
 import { migrate, type Db, type Migration } from './db.js';
 import { presentStatus } from './engine.js';
@@ -15,6 +16,7 @@ import { DEFAULT_ENV, type DaemonEnv } from './env.js';
 import { AppError, fail } from './envelope.js';
 import { LoginGuard } from './loginguard.js';
 import { sayer, type Logger, type Say } from './logs.js';
+import type { Metrics } from './metrics.js';
 import type { AnyModule, ModuleContext } from './module.js';
 import { moduleName, PortRegistry } from './ports.js';
 import { addRoute, type Handler } from './routes.js';
@@ -28,13 +30,15 @@ import type { ActionsService, ServiceMap, ServiceName } from './services/index.j
 export interface ModuleEntry {
   key: ModuleKey;
   provides?: readonly ServiceName[];
+  /** Stores of its own that backups with secrets carry (known before it is loaded, like `provides`). */
+  keeps?: readonly BackupStoreName[];
   load(): Promise<{ default: AnyModule }>;
 }
 
 /** What backups need to know of a module. */
 export interface ModuleData {
   key: string;
-  data?: { rule: z.ZodType; settings: z.ZodType };
+  data?: { rule: z.ZodType; settings: z.ZodType; upgradeSettings?: SettingsUpgrade };
 }
 
 export interface HostContext {
@@ -111,6 +115,7 @@ export class ModuleHost {
     if (spec.key !== key) throw new Error(`module table entry ${key} loads module ${spec.key}`);
     const declared = Object.keys(spec.services?.provides ?? {}).sort().join();
     if (declared !== [...(entry.provides ?? [])].sort().join()) throw new Error(`module ${key}: the table says it provides [${entry.provides?.join() ?? ''}], it provides [${declared}]`);
+    if (!!spec.backup !== !!entry.keeps?.length) throw new Error(`module ${key}: the table's \`keeps\` and the module's \`backup\` disagree`);
     await this.ctx.beforeMigrations?.([{ namespace: key, migrations: spec.migrations ?? [] }]);
     migrate(this.ctx.db, key, spec.migrations ?? []);
     const services: Partial<ServiceMap> = {};
@@ -120,7 +125,7 @@ export class ModuleHost {
     const say = sayer(logger);
     const contract = spec.contract;
     const store = new RuleStore(this.ctx.db, key, contract.rule, logger);
-    const settings = new SettingsStore(this.ctx.db, key, contract.configure);
+    const settings = new SettingsStore(this.ctx.db, key, contract.configure, contract.upgradeSettings);
     const logs = new RuleLog();
     // ctx is completed below: the engine and hooks receive it and must see `rules`.
     const ctx = { key, db: this.ctx.db, dataDir: this.ctx.dataDir, config: this.ctx.config, env: this.env, version: this.ctx.version ?? '', say, log: logger, services, loginGuard: this.loginGuard } as unknown as ModuleContext<ModuleContract, ServiceName>;
@@ -283,8 +288,61 @@ export class ModuleHost {
   definitions(): ModuleData[] {
     return this.table.map((m) => {
       const c = MODULE_CONTRACTS[m.key];
-      return c ? { key: m.key, data: { rule: c.rule, settings: c.configure } } : { key: m.key };
+      return c ? { key: m.key, data: { rule: c.rule, settings: c.configure, ...(c.upgradeSettings ? { upgradeSettings: c.upgradeSettings } : {}) } } : { key: m.key };
     });
+  }
+
+  /** Every module's series for /metrics: the kit's of each rule, then the module's own from its figures. */
+  async metrics(m: Metrics): Promise<void> {
+    const enabled = m.gauge('lucky_module_enabled', 'Whether the module is switched on (1) or off (0).');
+    const connections = m.gauge('lucky_module_connections', 'Live connections or sessions across the module\'s rules.');
+    const info = m.gauge('lucky_rule_info', 'A rule of a module, its name as a label; always 1.');
+    const ruleEnabled = m.gauge('lucky_rule_enabled', 'Whether the rule is switched on (1) or off (0).');
+    const up = m.gauge('lucky_rule_up', 'Whether the rule runs without a problem (1) or not (0: stopped, disabled or in error).');
+    const error = m.gauge('lucky_rule_error', 'Whether the rule shows an error (1) or not (0).');
+    for (const { key } of this.table) {
+      const on = this.running.has(key);
+      enabled.set({ module: key }, on ? 1 : 0);
+      const mod = on ? this.loaded.get(key) : undefined;
+      if (!mod) continue;
+      connections.set({ module: key }, mod.runtime.connections());
+      const rules = await Promise.all(
+        mod.ops.list().map(async (r) => ({
+          key: r.key,
+          rule: r.data,
+          figures: r.data.enable ? await mod.runtime.figures(r.key).catch(() => undefined) : undefined,
+          state: mod.ops.status(r).state,
+        })),
+      );
+      for (const r of rules) {
+        const l = { module: key, rule: r.key };
+        info.set({ ...l, name: r.rule.name }, 1);
+        ruleEnabled.set(l, r.rule.enable ? 1 : 0);
+        up.set(l, r.state === 'running' ? 1 : 0);
+        error.set(l, r.state === 'error' ? 1 : 0);
+      }
+      try {
+        await mod.spec.metrics?.(rules, m, mod.ctx as never);
+      } catch (err) {
+        // One module's collector failing must not take the others' series with it.
+        this.say.warn({ key: 'logMetricsFailed', vars: { module: moduleName(key), detail: (err as Error)?.message ?? String(err) } }, { err });
+      }
+    }
+  }
+
+  /**
+   * The stores of modules that backups with secrets carry, each module loaded for it (its tables
+   * made, on a new install too) whether it is switched on or not.
+   */
+  async backupParts(): Promise<AnyBackupPart[]> {
+    const parts: AnyBackupPart[] = [];
+    for (const entry of this.table.filter((m) => m.keeps?.length)) {
+      const m = await this.load(entry.key);
+      const part = m.spec.backup!(m.ctx);
+      if (!entry.keeps!.includes(part.name)) throw new Error(`module ${entry.key}: its backup part ${part.name} is not in the table's \`keeps\``);
+      parts.push(part);
+    }
+    return parts;
   }
 
   connections(): Record<string, number> {

@@ -1,4 +1,4 @@
-// acceptInBursts (native/relay.c acceptTcp): connections that queued up while the event loop was
+// acceptInBursts (native/sockets.c acceptTcp): connections that queued up while the event loop was
 // busy are all taken in the next turn, where libuv alone takes one per turn. Real sockets on loopback;
 // the connects come from a child process while this thread is blocked, so they wait in the kernel.
 import { execFileSync, spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The relay thread's file transfers (native/relay.c: fileSend with sendfile, fileReceive with splice)
+// The relay thread's file transfers (native/relay_filemove.c: fileSend with sendfile, fileReceive with splice)
 // through their Node wrappers, over real loopback sockets: the bytes, the ends (done, limit, idle,
 // error), remove() taking a transfer back, sockets Node is still reading refused, and a send on a
 // socket Node keeps (keepOpen: no half-close, the relay's own duplicate of the descriptor).

@@ -6,7 +6,7 @@
 import { Ret } from '@lucky/contracts';
 import type { MinTls, ServerTls } from '../lib/tls/contexts.js';
 import { TlsError, type CertSource } from '../lib/tls/pem.js';
-import type { RuleContext } from './engine.js';
+import { RuleWaits, type RuleContext } from './engine.js';
 import { fail } from './envelope.js';
 import type { CertificatesService } from './services/certificates.js';
 
@@ -47,5 +47,25 @@ export function followStoreCerts(
       },
       (err: unknown) => ctx.report([err instanceof TlsError ? err.msg : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } }]),
     );
+  });
+}
+
+/**
+ * Throws RuleWaits while a certificate of the store that the rule names is not there yet (ACME is
+ * ordering it, or its files are being read): the rule shows `waiting`, not an error, and starts the
+ * moment the store has every one of them, from the store's own change event.
+ */
+export function awaitStoreCerts(service: CertificatesService, certs: readonly CertSource[]): void {
+  const named = [...new Set(certs.filter((c) => c.source === 'store').map((c) => c.cert))];
+  const missing = named.filter((name) => service.get(name) === undefined);
+  if (missing.length === 0) return;
+  throw new RuleWaits({ key: 'certWaiting', vars: { name: missing.join(', ') } }, (ready) => {
+    const all = () => missing.every((name) => service.get(name) !== undefined);
+    const off = service.onChange((name, now) => {
+      if (now && missing.includes(name) && all()) ready();
+    });
+    // Stored while the start was failing: no event is coming for it any more.
+    if (all()) ready();
+    return off;
   });
 }

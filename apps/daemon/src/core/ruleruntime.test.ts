@@ -2,11 +2,12 @@
  * The rule runtime with a real engine: each rule is a TCP server on its port, so claims, refusals,
  * retries and stops are seen on real sockets.
  */
+import { EventEmitter } from 'node:events';
 import { createServer, connect, type Server } from 'node:net';
 import { renderMsgs } from '@lucky/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../test/harness.js';
-import { listenProblem, RuleProblem, type Engine, type RuleContext } from './engine.js';
+import { listenProblem, RuleProblem, RuleWaits, type Engine, type RuleContext } from './engine.js';
 import { createProgramLog, sayer } from './logs.js';
 import { PortRegistry } from './ports.js';
 import { RuleLog } from './rulelog.js';
@@ -23,8 +24,21 @@ interface EchoRule {
 class EchoEngine implements Engine<EchoRule, unknown, { served: number }> {
   starts = 0;
   closed = 0;
+  /** While closed, a start waits for it (as a web rule for a certificate being ordered). */
+  gate: { open: boolean; events: EventEmitter; until?: (ready: () => void) => () => void } | null = null;
   async start(rule: EchoRule, ctx: RuleContext<unknown>) {
     this.starts++;
+    const gate = this.gate;
+    if (gate && !gate.open) {
+      throw new RuleWaits(
+        { key: 'certWaiting', vars: { name: 'gate' } },
+        gate.until ??
+          ((ready) => {
+            gate.events.on('open', ready);
+            return () => void gate.events.off('open', ready);
+          }),
+      );
+    }
     let reply = rule.reply;
     let served = 0;
     const server: Server = createServer((s) => {
@@ -191,6 +205,73 @@ describe('the rule runtime', () => {
     await Promise.all(calls);
     expect(t.rt.status('a').state).toBe('running');
     expect(await fetchLine(port)).toBe('r19');
+    await t.rt.stopAll();
+  });
+
+  it('waits without an error or a retry timer, and starts the moment what it waits for is there', async () => {
+    const t = setup();
+    const port = await freePort();
+    const gate = { open: false, events: new EventEmitter() };
+    t.engine.gate = gate;
+    t.rules.set('a', { name: 'A', enable: true, port, reply: 'a' });
+    await t.rt.startAll();
+    expect(t.rt.status('a')).toMatchObject({ state: 'waiting', message: 'waiting for certificate gate: not in the store yet (being ordered or read); serving starts the moment it is stored' });
+    // The port stays the rule's meanwhile; nothing listens on it, and nothing is retried (retries are 100 ms apart here).
+    expect(t.ports.list().map((c) => c.owner.key)).toEqual(['a']);
+    await expect(fetchLine(port)).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(t.engine.starts).toBe(1);
+    expect(gate.events.listenerCount('open')).toBe(1);
+    gate.open = true;
+    gate.events.emit('open');
+    await waitFor(() => t.rt.status('a').state === 'running');
+    expect(await fetchLine(port)).toBe('a');
+    expect(t.engine.starts).toBe(2);
+    expect(gate.events.listenerCount('open')).toBe(0);
+    expect(t.logs.since('a', 0, 'en_US').map((l) => l.log.slice(20))).toEqual([
+      'not started yet: waiting for certificate gate: not in the store yet (being ordered or read); serving starts the moment it is stored',
+      `listening on 127.0.0.1:${port}`,
+      'started',
+    ]);
+    await t.rt.stopAll();
+  });
+
+  it('starts at once when what it waits for came while the start was failing', async () => {
+    const t = setup();
+    const port = await freePort();
+    const gate: NonNullable<EchoEngine['gate']> = { open: false, events: new EventEmitter() };
+    // It is there by the time the runtime listens for it: no event will come.
+    gate.until = (ready) => {
+      gate.open = true;
+      ready();
+      return () => undefined;
+    };
+    t.engine.gate = gate;
+    t.rules.set('a', { name: 'A', enable: true, port, reply: 'a' });
+    await t.rt.startAll();
+    await waitFor(() => t.rt.status('a').state === 'running');
+    expect(t.engine.starts).toBe(2);
+    expect(await fetchLine(port)).toBe('a');
+    await t.rt.stopAll();
+  });
+
+  it('a waiting rule switched off stops waiting: nothing starts it afterwards', async () => {
+    const t = setup();
+    const port = await freePort();
+    const gate = { open: false, events: new EventEmitter() };
+    t.engine.gate = gate;
+    t.rules.set('a', { name: 'A', enable: true, port, reply: 'a' });
+    await t.rt.startAll();
+    expect(t.rt.status('a').state).toBe('waiting');
+    t.rules.set('a', { name: 'A', enable: false, port, reply: 'a' });
+    await t.rt.apply('a');
+    expect(gate.events.listenerCount('open')).toBe(0);
+    expect(t.ports.list()).toEqual([]);
+    gate.open = true;
+    gate.events.emit('open');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.engine.starts).toBe(1);
+    await expect(fetchLine(port)).rejects.toThrow();
     await t.rt.stopAll();
   });
 });

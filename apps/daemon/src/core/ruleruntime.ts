@@ -6,7 +6,7 @@
  * for its engine code.
  */
 import type { Msg } from '@lucky/contracts';
-import { KeyedQueue, RuleProblem, statusOf, type Engine, type EngineStatus, type RuleContext, type RuleHandle } from './engine.js';
+import { KeyedQueue, RuleProblem, RuleWaits, statusOf, type Engine, type EngineStatus, type RuleContext, type RuleHandle } from './engine.js';
 import type { Say } from './logs.js';
 import { moduleName, PortConflict, type Endpoint, type PortOwner, type PortRegistry } from './ports.js';
 import type { RuleLog } from './rulelog.js';
@@ -26,6 +26,8 @@ interface Run<R, F> {
   timer: NodeJS.Timeout | null;
   /** Bumped on every start and stop: a context of an older run reports nothing. */
   gen: number;
+  /** While waiting (RuleWaits): stops listening for what it waits for. */
+  unwait: (() => void) | null;
 }
 
 export interface RuleRuntimeOptions<R extends RuleData, S, F> {
@@ -99,11 +101,10 @@ export class RuleRuntime<R extends RuleData, S, F> {
   private async start(key: string, rule: R): Promise<void> {
     let run = this.runs.get(key);
     if (!run) {
-      run = { key, rule, handle: null, status: statusOf('stopped', Date.now(), []), attempt: 0, timer: null, gen: 0 };
+      run = { key, rule, handle: null, status: statusOf('stopped', Date.now(), []), attempt: 0, timer: null, gen: 0, unwait: null };
       this.runs.set(key, run);
     }
-    if (run.timer) clearTimeout(run.timer);
-    run.timer = null;
+    this.cancelRetry(run);
     run.rule = rule;
     try {
       if (this.o.listens) this.o.ports.claim(this.o.listens(rule), this.owner(key, rule));
@@ -158,7 +159,38 @@ export class RuleRuntime<R extends RuleData, S, F> {
     };
   }
 
+  /** No timer and no waiting left: a start or a stop is under way. */
+  private cancelRetry(run: Run<R, F>): void {
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = null;
+    run.unwait?.();
+    run.unwait = null;
+  }
+
+  /** Not an error: shown as `waiting`, and started again the moment what it waits for is there. */
+  private waiting(run: Run<R, F>, err: RuleWaits): void {
+    const since = run.status.state === 'waiting' ? run.status.since : Date.now();
+    run.status = statusOf('waiting', since, [err.part]);
+    this.note(run.key, { key: 'ruleWaiting', vars: { reason: err.part } });
+    let fired = false;
+    const ready = () => {
+      if (fired) return;
+      fired = true;
+      // Called from inside `until` too (it came meanwhile): the unsubscribe is not set yet then.
+      queueMicrotask(() => {
+        if (this.runs.get(run.key) !== run) return;
+        run.unwait?.();
+        run.unwait = null;
+        void this.apply(run.key);
+      });
+    };
+    const unwait = err.until(ready);
+    if (fired) unwait();
+    else run.unwait = unwait;
+  }
+
   private failed(run: Run<R, F>, err: unknown): void {
+    if (err instanceof RuleWaits) return this.waiting(run, err);
     const reason: Msg =
       err instanceof PortConflict ? err.msg : err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: (err as Error)?.message ?? String(err) } };
     const retry = !(err instanceof RuleProblem) || err.retry;
@@ -189,7 +221,7 @@ export class RuleRuntime<R extends RuleData, S, F> {
   private async stop(key: string): Promise<void> {
     const run = this.runs.get(key);
     if (!run) return;
-    if (run.timer) clearTimeout(run.timer);
+    this.cancelRetry(run);
     const had = run.handle !== null;
     await this.closeHandle(run);
     this.runs.delete(key);

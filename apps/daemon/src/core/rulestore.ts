@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import { upgradeRuleData } from '@lucky/contracts';
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { sayer, type Logger } from './logs.js';
@@ -61,6 +62,29 @@ class DecodeCache<T> {
     this.last.set(id, { text, value });
     return value;
   }
+}
+
+/**
+ * A migration's step: the module's saved rules with their renamed fields under the new names
+ * (`RENAMED_RULE_FIELDS`). Rows that need nothing are left untouched; returns how many changed.
+ */
+export function upgradeStoredRules(db: Db, module: string): number {
+  const rows = db.prepare<[string], { key: string; data: string }>('SELECT key, data FROM rules WHERE module = ?').all(module);
+  const write = db.prepare('UPDATE rules SET data = ? WHERE module = ? AND key = ?');
+  let changed = 0;
+  for (const row of rows) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.data);
+    } catch {
+      continue; // Left as it is: the store says so when it reads the row.
+    }
+    const next = upgradeRuleData(module, raw);
+    if (next === raw) continue;
+    write.run(JSON.stringify(next), module, row.key);
+    changed++;
+  }
+  return changed;
 }
 
 export class RuleStore<S extends z.ZodType> {
@@ -148,6 +172,8 @@ export class SettingsStore<S extends z.ZodType> {
     private db: Db,
     readonly module: string,
     private schema: S,
+    /** Settings saved by an earlier version, brought up to date before they are validated. */
+    private upgrade: (stored: unknown) => unknown = (stored) => stored,
   ) {}
 
   private decoded = new DecodeCache<z.output<S>>();
@@ -161,7 +187,7 @@ export class SettingsStore<S extends z.ZodType> {
     const row = this.getOne.get(this.module);
     return this.decoded.get('', row?.data ?? '', () => {
       if (row) {
-        const r = this.schema.safeParse(JSON.parse(row.data));
+        const r = this.schema.safeParse(this.upgrade(JSON.parse(row.data)));
         if (r.success) return r.data;
       }
       return this.schema.parse({});

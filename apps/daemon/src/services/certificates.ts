@@ -4,6 +4,7 @@
  * certificate). Listeners hear of every change so that a renewed certificate reaches running rules.
  */
 import { ACME_NAME_RE } from '@lucky/contracts';
+import type { BackupPart } from '../core/backupparts.js';
 import type { Db, Migration } from '../core/db.js';
 import { migrate } from '../core/db.js';
 import type { Say } from '../core/logs.js';
@@ -95,5 +96,37 @@ export function openCertificates(db: Db, say?: Say): CertificatesService {
     check: checkPair,
     resolve: (certs) => readCertSources(fromStore(certs)),
     serverTls: async (certs, minTls) => serverTls(await readCertSources(fromStore(certs)), minTls),
+  };
+}
+
+/**
+ * The store in a backup with secrets: every certificate with its key, restored as it was (its
+ * times too), so a new install serves the same certificates and renews them when they are due.
+ */
+export function certificateStorePart(db: Db): BackupPart<'certificates'> {
+  migrate(db, 'certificates', MIGRATIONS);
+  return {
+    name: 'certificates',
+    dump: () =>
+      db
+        .prepare<[], Row>('SELECT * FROM certificates ORDER BY name')
+        .all()
+        .map((r) => ({ name: r.name, cert: r.cert, key: r.key, created: r.created_at, updated: r.updated_at })),
+    check(row) {
+      if (!ACME_NAME_RE.test(row.name)) return `${row.name}: not a certificate name`;
+      try {
+        checkPair(row.cert, row.key);
+        return null;
+      } catch (err) {
+        return `${row.name}: ${(err as Error).message}`;
+      }
+    },
+    restore(rows) {
+      const put = db.prepare(
+        `INSERT INTO certificates (name, cert, key, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET cert = excluded.cert, key = excluded.key, facts = excluded.facts, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+      );
+      for (const r of rows) put.run(r.name, r.cert, r.key, JSON.stringify(checkPair(r.cert, r.key)), r.created, r.updated);
+    },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * Configuration backups: one JSON file with the base settings and every module's rules and
- * settings. Secrets are masked unless asked for; a restore is validated whole, shown as a summary,
- * and applied only when confirmed — a bad or foreign file changes nothing.
+ * settings, and, with secrets, the stores kept beside the rules (certificates and their keys, ACME
+ * account keys). Secrets are masked unless asked for, and those stores left out; a restore is
+ * validated whole, shown as a summary, and applied only when confirmed — a bad or foreign file
+ * changes nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { maskSecrets, restoreSecrets, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import { BACKUP_STORE_ROWS, maskSecrets, restoreSecrets, upgradeRuleData, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import type { AnyBackupPart } from '../core/backupparts.js';
 import { upgradeBaseConfig, type BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import { writeFileAtomic } from '../core/atomicfile.js';
@@ -28,6 +31,8 @@ export const ZBackupFile = z.object({
   secrets: z.boolean(),
   base: z.record(z.string(), z.unknown()),
   modules: z.record(z.string(), z.object({ rules: z.array(ZStoredRule).max(10_000), settings: z.unknown().nullable() })),
+  /** Only in a backup with secrets (files of older versions have none). */
+  stores: z.record(z.string(), z.array(z.unknown()).max(100_000)).optional(),
 });
 export type BackupFile = z.infer<typeof ZBackupFile>;
 
@@ -39,7 +44,15 @@ interface RuleRow {
   updated_at: number;
 }
 
-export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleData[]; version: string; secrets: boolean }): BackupFile {
+export function createBackup(opts: {
+  db: Db;
+  config: BaseConfigStore;
+  modules: readonly ModuleData[];
+  version: string;
+  secrets: boolean;
+  /** The stores a backup with secrets carries (ignored without secrets). */
+  parts?: readonly AnyBackupPart[];
+}): BackupFile {
   const { db, config, secrets } = opts;
   const base: Record<string, unknown> = { ...config.get() };
   if (!secrets) for (const k of BASE_SECRETS) delete base[k];
@@ -54,7 +67,8 @@ export function createBackup(opts: { db: Db; config: BaseConfigStore; modules: r
     // Without secrets: what each module's contract declares secret is masked.
     modules[def.key] = secrets ? { rules, settings } : { rules: rules.map((r) => ({ ...r, data: maskSecrets(rule, r.data) })), settings: maskSecrets(settingsSchema, settings) };
   }
-  return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules };
+  const stores = secrets ? Object.fromEntries((opts.parts ?? []).map((p) => [p.name, p.dump()])) : undefined;
+  return { format: BACKUP_FORMAT, version: 1, app: opts.version, created: Date.now(), secrets, base, modules, ...(stores ? { stores } : {}) };
 }
 
 /** The file's name as the download offers it: `lucky-backup-20260325T101500` in UTC, digits only. */
@@ -109,11 +123,35 @@ export class BackupError extends Error {}
 export interface PreparedRestore {
   base: BaseConfigFile;
   modules: Record<string, { rules: { key: string; data: unknown; created: number; updated: number }[]; settings: unknown }>;
+  stores: Array<{ part: AnyBackupPart; rows: unknown[] }>;
   summary: BackupSummary;
 }
 
+/** The stores of a file, each row checked by its part; BackupError naming the first problem. */
+function prepareStores(b: BackupFile, parts: readonly AnyBackupPart[]): PreparedRestore['stores'] {
+  const out: PreparedRestore['stores'] = [];
+  for (const [name, rows] of Object.entries(b.stores ?? {})) {
+    if (!b.secrets) throw new BackupError(`stores.${name}: only a backup with secrets carries it`);
+    const part = parts.find((p) => p.name === name);
+    const schema = BACKUP_STORE_ROWS[name as keyof typeof BACKUP_STORE_ROWS];
+    if (!part || !schema) throw new BackupError(`stores.${name}: this version keeps no "${name}"`);
+    const checked = rows.map((row, i) => {
+      const parsed = schema.safeParse(row);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new BackupError(`stores.${name}[${i}].${issue?.path.join('.')}: ${issue?.message}`);
+      }
+      const problem = (part.check as ((r: unknown) => string | null) | undefined)?.(parsed.data);
+      if (problem) throw new BackupError(`stores.${name}[${i}]: ${problem}`);
+      return parsed.data;
+    });
+    out.push({ part, rows: checked });
+  }
+  return out;
+}
+
 /** Checks everything a restore would write; throws BackupError naming the first problem. */
-export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleData[] }): PreparedRestore {
+export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigStore; modules: readonly ModuleData[]; parts?: readonly AnyBackupPart[] }): PreparedRestore {
   const file = ZBackupFile.safeParse(raw);
   if (!file.success) {
     const i = file.error.issues[0];
@@ -145,7 +183,8 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
         .map((r) => [r.key, JSON.parse(r.data) as unknown]),
     );
     const rules = m.rules.map((r, i) => {
-      const data = restoreSecrets(def.data!.rule, r.data, existing.get(r.key));
+      // A backup written before a field was renamed carries it under its old name.
+      const data = restoreSecrets(def.data!.rule, upgradeRuleData(key, r.data), existing.get(r.key));
       const parsed = def.data!.rule.safeParse(data);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -156,10 +195,12 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
     const keys = new Set(rules.map((r) => r.key));
     if (keys.size !== rules.length) throw new BackupError(`modules.${key}: duplicate rule keys`);
     const curSettingsRow = opts.db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(key);
-    const curSettings = curSettingsRow ? (JSON.parse(curSettingsRow.data) as unknown) : undefined;
+    // Both may have been written by an earlier version.
+    const upgrade = def.data.upgradeSettings ?? ((s: unknown) => s);
+    const curSettings = curSettingsRow ? upgrade(JSON.parse(curSettingsRow.data) as unknown) : undefined;
     let settings: unknown = null;
     if (m.settings !== null) {
-      const parsed = def.data.settings.safeParse(restoreSecrets(def.data.settings, m.settings, curSettings));
+      const parsed = def.data.settings.safeParse(restoreSecrets(def.data.settings, upgrade(m.settings), curSettings));
       if (!parsed.success) throw new BackupError(`modules.${key}.settings: ${parsed.error.issues[0]?.message}`);
       settings = parsed.data;
     }
@@ -171,10 +212,19 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
       settings: settings !== null && JSON.stringify(settings) !== JSON.stringify(curSettings),
     };
   }
+  const stores = prepareStores(b, opts.parts ?? []);
   return {
     base: base.data,
     modules,
-    summary: { base: changedBase, modules: summaryModules, secretsIncluded: b.secrets, created: b.created, version: b.app },
+    stores,
+    summary: {
+      base: changedBase,
+      modules: summaryModules,
+      stores: Object.fromEntries(stores.map((st) => [st.part.name, st.rows.length])),
+      secretsIncluded: b.secrets,
+      created: b.created,
+      version: b.app,
+    },
   };
 }
 
@@ -195,6 +245,7 @@ export function applyRestore(p: PreparedRestore, opts: { db: Db; config: BaseCon
         ).run(key, JSON.stringify(m.settings), Date.now());
       }
     }
+    for (const st of p.stores) (st.part.restore as (rows: unknown[]) => void)(st.rows);
     })();
   } catch (err) {
     config.update(previous);

@@ -26,8 +26,11 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
   const update = () =>
     (updating ??= import('./update.js').then((m) => ({ updater: new m.Updater(deps.installRoot ?? INSTALL_ROOT, deps.dataDir, deps.version), UpdateError: m.UpdateError, UpdateTooLarge: m.UpdateTooLarge })));
 
-  addRoute(app, coreRoutes.configureDownload, ({ query, reply, req }) => {
-    const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets: query.secrets === '1' });
+  addRoute(app, coreRoutes.configureDownload, async ({ query, reply, req }) => {
+    const secrets = query.secrets === '1';
+    // Without secrets the stores (private keys) are left out: no module is loaded for them.
+    const parts = secrets ? await deps.backupParts() : [];
+    const backup = createBackup({ db, config, modules: deps.modules.definitions(), version: deps.version, secrets, parts });
     sayer(req.log).info({ key: 'logBackupDownloaded', vars: { secrets: { key: backup.secrets ? 'logWithSecrets' : 'logWithoutSecrets' } } }, { ip: req.ip });
     return reply
       .header('content-disposition', `attachment; filename="${backupFileName(backup.created)}"`)
@@ -44,7 +47,8 @@ export function maintenanceRoutes(app: FastifyInstance, deps: AppDeps): void {
       throw fail(Ret.badRequest, 'backupInvalid', { detail: 'not JSON' });
     }
     try {
-      const restore = prepareRestore(raw, { db, config, modules: deps.modules.definitions() });
+      const hasStores = typeof raw === 'object' && raw !== null && 'stores' in raw;
+      const restore = prepareRestore(raw, { db, config, modules: deps.modules.definitions(), parts: hasStores ? await deps.backupParts() : [] });
       return { key: pending.add(restore), summary: restore.summary };
     } catch (err) {
       if (err instanceof BackupError) throw fail(Ret.badRequest, 'backupInvalid', { detail: err.message });

@@ -168,7 +168,7 @@ describe('secrets in backups', () => {
       Object.entries(MODULE_CONTRACTS).map(([m, c]) => [m, [...secretPaths(c!.rule), ...secretPaths(c!.configure)].map((p) => p.path.map((s) => (Array.isArray(s) ? '[]' : s)).join('.'))]),
     );
     expect(declared).toEqual({
-      wol: ['secureOn'],
+      wol: ['secureOn', 'shutdown.command', 'shutdown.url'],
       ddns: expect.arrayContaining(['credentials.secret', 'credentials.secret2', 'proxy.password', 'webhook.proxy.password']),
       web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
       portforward: ['tls.key'],
@@ -177,8 +177,8 @@ describe('secrets in backups', () => {
       webdav: ['certs.[].key'],
       ftpserver: ['certs.[].key'],
       filebrowser: ['password'],
-      cron: ['actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
-      acme: ['key', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
+      cron: ['actions.[].headers.[]', 'actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
+      acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
       wanji: ['token'],
     });
   });

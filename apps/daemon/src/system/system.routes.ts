@@ -1,4 +1,4 @@
-/** Status, logs, GC, interfaces, info, restart, the OpenAPI document, and the calls still to come. */
+/** Status, logs, GC, interfaces, info, the info feed, restart, the OpenAPI document, and the calls still to come. */
 import type { FastifyInstance } from 'fastify';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
@@ -9,6 +9,7 @@ import { listInterfaces, pickAddresses } from '../core/netinfo.js';
 import { sayer } from '../core/logs.js';
 import { addRoute } from '../core/routes.js';
 import type { AppDeps } from '../deps.js';
+import { InfoFeedReader } from './infofeed.js';
 
 /** gc() without starting Node with --expose-gc. */
 function gcFunction(): () => void {
@@ -68,6 +69,10 @@ export function systemRoutes(app: FastifyInstance, deps: AppDeps): void {
       listen: deps.listenAddress(),
     },
   }));
+
+  const feed = new InfoFeedReader({ config: deps.config, version: deps.version, say: sayer(app.log) });
+  app.addHook('onClose', () => feed.close());
+  addRoute(app, coreRoutes.infoFeed, async ({ query, req }) => ({ feed: await feed.state(req.lang, query.refresh === '1') }));
 
   // What a caller may do: the multi-device admin asks a device what its token is for.
   addRoute(app, coreRoutes.whoami, ({ req }) => {

@@ -13,6 +13,7 @@ export const certificatesMessages = defineMessages(
     certBadName: '证书名称只能由 1-64 个字母、数字、点、下划线或连字符组成',
     certListenerFailed: '证书 {name} 的变更未能通知到使用者：{detail}',
     certStoreMissing: '证书 {n}：证书库中还没有名为 {name} 的证书',
+    certWaiting: '等待证书 {name}：证书库中还没有它（正在申请或读取），一旦存入即开始服务',
     certSwapped: '证书 {name} 已更新，新连接使用新证书',
   },
   {
@@ -26,6 +27,7 @@ export const certificatesMessages = defineMessages(
     certBadName: 'a certificate name is 1-64 letters, digits, dots, underscores or hyphens',
     certListenerFailed: 'a user of certificate {name} was not told of its change: {detail}',
     certStoreMissing: 'certificate {n}: the store has no certificate named {name} yet',
+    certWaiting: 'waiting for certificate {name}: not in the store yet (being ordered or read); serving starts the moment it is stored',
     certSwapped: 'certificate {name} was replaced: new connections get the new one',
   },
 );

@@ -4,6 +4,8 @@ import { defineMessages } from './define.js';
 export const coreMessages = defineMessages(
   {
     sessionInvalid: '登录已失效，请重新登录',
+    logMetricsFailed: '读取模块 {module} 的指标失败：{detail}',
+    metricsUnauthorized: '读取 /metrics 需要 API 令牌（Authorization: Bearer），或把来源地址加入设置中的“允许读取指标的地址”',
     accountOrPasswordEmpty: '账号或密码不能为空',
     loginSuccess: '登录成功',
     loginFailed: '登录失败',
@@ -69,6 +71,9 @@ export const coreMessages = defineMessages(
     logLogin: '{account} 已登录',
     logLogout: '已注销登录',
     logSettingsSaved: '设置已保存：{changed}',
+    logInfoFeedRead: '已读取信息源 {url}：最新版本 {version}',
+    logInfoFeedFailed: '未能读取信息源 {url}：{detail}',
+    infoFeedInvalid: '信息源的内容格式不对（{detail}）',
     logAddressRefused: '拒绝访问：地址 {ip} 不允许访问后台',
     logTokenRefused: 'API 令牌无效（来自 {ip}）',
     logRequestFailed: '请求 {url} 出错：{detail}',
@@ -99,6 +104,8 @@ export const coreMessages = defineMessages(
   },
   {
     sessionInvalid: 'Your session has expired, please log in again',
+    logMetricsFailed: 'Reading the metrics of module {module} failed: {detail}',
+    metricsUnauthorized: 'Reading /metrics needs an API token (Authorization: Bearer) or an address listed in Settings under "Addresses that may read metrics"',
     accountOrPasswordEmpty: 'Account or password cannot be empty',
     loginSuccess: 'Login successful',
     loginFailed: 'Login failed',
@@ -164,6 +171,9 @@ export const coreMessages = defineMessages(
     logLogin: '{account} logged in',
     logLogout: 'logged out',
     logSettingsSaved: 'settings saved: {changed}',
+    logInfoFeedRead: 'read the info feed {url}: latest version {version}',
+    logInfoFeedFailed: 'could not read the info feed {url}: {detail}',
+    infoFeedInvalid: 'the answer is not an info feed ({detail})',
     logAddressRefused: 'refused: the address {ip} may not reach the console',
     logTokenRefused: 'API token refused (from {ip})',
     logRequestFailed: 'request {url} failed: {detail}',

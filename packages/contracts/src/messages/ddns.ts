@@ -32,6 +32,7 @@ export const ddnsMessages = defineMessages(
     ddnsFromOdhcpd: 'odhcpd 主机 {host}',
     // the task log, its status and history
     ddnsNoAddress: '无法获取 {family} 地址：{reason}',
+    ddnsSourceBackoff: '{reason}；该地址来源 {seconds} 秒后再试',
     ddnsAddressIs: '{family} 地址为 {ip}',
     ddnsAddressChanged: '{family} 地址为 {ip}（原为 {previous}）',
     ddnsAddressPublished: '{from}发布了 {family} 地址 {ip}',
@@ -74,6 +75,7 @@ export const ddnsMessages = defineMessages(
     ddnsNoLease: 'no IPv6 lease for {host} in {file}',
     ddnsFromOdhcpd: 'odhcpd host {host}',
     ddnsNoAddress: 'cannot get the {family} address: {reason}',
+    ddnsSourceBackoff: '{reason}; the address source is tried again in {seconds} s',
     ddnsAddressIs: '{family} address is {ip}',
     ddnsAddressChanged: '{family} address is {ip} (was {previous})',
     ddnsAddressPublished: '{from} published the {family} address {ip}',

@@ -23,6 +23,11 @@ export const wolMessages = defineMessages(
     wolShutUrlFailed: '请求失败：{reason}',
     wolShutdownOutput: '关机输出：{output}',
     wolShutdownBusy: '设备正在关机',
+    wolScanTooLarge: '网段 {subnet} 太大：最多扫描 /{max}',
+    wolScanNoHosts: '网段 {subnet} 中没有其他可扫描的地址',
+    wolScanLoopback: '回环网卡 {name} 上没有可查找的设备',
+    wolScanBusy: '正在扫描网卡 {name}，请等它结束',
+    wolScanFailed: '扫描失败：{detail}',
   },
   {
     wolSent: 'sent {sent} magic packet(s) to {target}',
@@ -45,5 +50,10 @@ export const wolMessages = defineMessages(
     wolShutUrlFailed: 'request failed: {reason}',
     wolShutdownOutput: 'shutdown output: {output}',
     wolShutdownBusy: 'the device is being shut down already',
+    wolScanTooLarge: 'the subnet {subnet} is too large: a scan covers at most a /{max}',
+    wolScanNoHosts: 'the subnet {subnet} has no other address to scan',
+    wolScanLoopback: 'the loopback interface {name} has no devices to find',
+    wolScanBusy: 'a scan of {name} is running; wait for it to end',
+    wolScanFailed: 'scan failed: {detail}',
   },
 );

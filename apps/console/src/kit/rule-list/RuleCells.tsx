@@ -5,7 +5,8 @@ import type { ReactNode } from 'react';
 import type { RuleTexts } from '../texts';
 import type { RuleTestIds } from './ruleModule';
 
-const STATE_COLOR: Record<RuleStatus['state'], string> = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray' };
+// Waiting is pending (a certificate being ordered), not a fault: never the error's red.
+const STATE_COLOR: Record<RuleStatus['state'], string> = { running: 'green', stopped: 'gray', error: 'red', disabled: 'gray', waiting: 'yellow' };
 
 export function RuleNameCell(props: { name: string; note?: string; testId: string; children?: ReactNode }) {
   return (

@@ -38,7 +38,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   tools?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
   /** More than the rule's own log in the log dialog (see RuleLogDialog). */
   logTabs?: LogTab<RuleViewOf<R>>[];
-  /** More data attributes on a row. */
+  /** More data attributes on a row (each row has its key and name as data-key and data-name). */
   rowProps?: (row: RuleViewOf<R>) => Record<`data-${string}`, string>;
   /** What the module shows under the list (its own sections), once the module is on. */
   below?: (rows: RuleViewOf<R>[], enabled: boolean) => ReactNode;
@@ -95,7 +95,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         <TableHead titles={[...props.columns.map((c) => c.head), text('colEnable'), text('colActions')]} />
         <Table.Tbody>
           {(props.shown ? props.shown(rows) : rows).map((r) => (
-            <Table.Tr key={r.key} data-testid={ids.row} data-key={r.key} {...props.rowProps?.(r)}>
+            <Table.Tr key={r.key} data-testid={ids.row} data-key={r.key} data-name={r.name} {...props.rowProps?.(r)}>
               {props.columns.map((c) => (
                 <Table.Td key={c.head} {...c.td}>
                   {c.cell(r)}

@@ -31,7 +31,7 @@ export function RuleForm(props: RuleFormProps<typeof acmeRoutes>) {
       {v.source === 'pem' && (
         <>
           <PemInput label={t('certPem')} uploadLabel={t('upload')} placeholder="-----BEGIN CERTIFICATE-----" value={v.cert} onValue={(cert) => f.set({ cert })} error={undefined} testId="acme-cert" />
-          <PemInput label={t('keyPem')} uploadLabel={t('upload')} placeholder="-----BEGIN PRIVATE KEY-----" value={v.key} onValue={(key) => f.set({ key })} error={undefined} testId="acme-key" />
+          <PemInput label={t('keyPem')} uploadLabel={t('upload')} placeholder="-----BEGIN PRIVATE KEY-----" value={v.privateKey} onValue={(privateKey) => f.set({ privateKey })} error={undefined} testId="acme-key" />
         </>
       )}
       {v.source === 'file' && (

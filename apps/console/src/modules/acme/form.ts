@@ -20,7 +20,7 @@ export const emptyForm = (): AcmeForm => ({
   enable: true,
   source: 'acme',
   cert: '',
-  key: '',
+  privateKey: '',
   certPath: '',
   keyPath: '',
   ca: 'letsencrypt',

@@ -97,4 +97,5 @@ export const en_US: Record<AcmeTextId, string> = {
   'state.stopped': 'stopped',
   'state.error': 'error',
   'state.disabled': 'disabled',
+  'state.waiting': 'waiting',
 };

@@ -95,4 +95,5 @@ export const zh_CN = {
   'state.stopped': '已停止',
   'state.error': '出错',
   'state.disabled': '已停用',
+  'state.waiting': '等待中',
 };

@@ -57,7 +57,6 @@ export function CronPage() {
       <RulePage
         rules={cronRules}
         columns={columns}
-        rowProps={(d) => ({ 'data-name': d.name })}
         actions={(d) => (
           <>
             <RunNowButton task={d} />

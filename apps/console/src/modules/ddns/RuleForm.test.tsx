@@ -2,7 +2,7 @@
 import { DDNS_PROVIDERS, ddnsProviderListing, SECRET_MASK, ZDdnsTask, type DdnsTask } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { ddnsProvidersQuery } from './queries';
 import { RuleForm } from './RuleForm';
 import { ddnsRules } from './ruleModule';
@@ -45,12 +45,7 @@ describe('the task form', () => {
   it('an unchanged stored secret goes back as the mask', async () => {
     const fetchSpy = renderForm(saved);
     expect(((await screen.findByTestId('ddns-cred-secret')) as HTMLInputElement).value).toBe(SECRET_MASK);
-    fireEvent.click(screen.getByTestId('ddns-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/ddns/rules/k1');
-    expect(init?.method).toBe('PUT');
-    const body = JSON.parse(String(init?.body)) as DdnsTask;
+    const body = await sentOnClick<DdnsTask>(fetchSpy, 'ddns-save', '/api/ddns/rules/k1', 'PUT');
     expect(body.credentials.secret).toBe(SECRET_MASK);
     expect(body.domains).toEqual(['www.example.com']);
   });

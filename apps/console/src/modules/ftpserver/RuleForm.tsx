@@ -7,13 +7,12 @@ import type { ftpserverRoutes } from '@lucky/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { bindFields } from '../../kit/form/bindFields';
 import { FormFrame } from '../../kit/form/FormFrame';
-import { AddressPortFields } from '../../kit/fields/AddressPortFields';
-import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { HINT_BELOW, mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
 import { MountsEditor } from '../../kit/storage/MountsEditor';
+import { ServerFields } from '../../kit/storage/ServerFields';
 import { CertListEditor } from '../../kit/tls/CertEditor';
 import { checkRule, emptyForm, formToRule, toForm, type RuleForm as Form } from './form';
 import { ftpText } from './i18n';
@@ -28,14 +27,7 @@ export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
   return (
     <FormFrame {...f.frame} problemListTitle={ftpText('formErrors')}>
       <Stack gap="sm">
-        <NameAndSwitch
-          name={{ label: ftpText('name'), withAsterisk: true, ...b.text('name'), 'data-testid': 'ftp-name' }}
-          enable={{ label: ftpText('enable'), ...b.check('enable'), 'data-testid': 'ftp-enable' }}
-        />
-        <AddressPortFields
-          address={{ label: ftpText('address'), description: ftpText('addressHint'), placeholder: '::', ...b.text('address'), 'data-testid': 'ftp-address' }}
-          port={{ label: ftpText('port'), withAsterisk: true, ...b.number('port'), 'data-testid': 'ftp-port' }}
-        />
+        <ServerFields form={form} set={f.set} err={err} text={ftpText} anyAddress="::" testPrefix="ftp" />
         <Group grow align="flex-start">
           <WholeNumberInput label={ftpText('pasvMin')} description={ftpText('pasvHint')} min={1} max={65535} allowNegative={false} {...b.number('pasvMin')} inputWrapperOrder={HINT_BELOW} data-testid="ftp-pasv-min" />
           <WholeNumberInput label={ftpText('pasvMax')} min={1} max={65535} allowNegative={false} {...b.number('pasvMax')} data-testid="ftp-pasv-max" />

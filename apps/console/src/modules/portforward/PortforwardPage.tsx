@@ -24,7 +24,7 @@ const columns: RuleColumn<Row>[] = [
 ];
 
 export function PortforwardPage() {
-  return <RulePage rules={pfRules} columns={columns} rowProps={(r) => ({ 'data-name': r.name })} Form={RuleForm} Settings={SettingsForm} />;
+  return <RulePage rules={pfRules} columns={columns} Form={RuleForm} Settings={SettingsForm} />;
 }
 
 function NameCell({ r }: { r: Row }) {

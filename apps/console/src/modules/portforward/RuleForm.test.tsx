@@ -2,7 +2,7 @@
 import { ZPortforwardConfigure, ZPortforwardRule, type PortforwardRule } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { pfQueries } from './queries';
 import { RuleForm } from './RuleForm';
 import { pfRules } from './ruleModule';
@@ -48,12 +48,7 @@ describe('the rule form', () => {
     change('pf-listen-ports', '8080');
     change('pf-targets', '192.168.1.10\nnas.lan');
     change('pf-target-ports', '80');
-    fireEvent.click(screen.getByTestId('pf-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/portforward/rules');
-    expect(init?.method).toBe('POST');
-    const body = JSON.parse(String(init?.body)) as PortforwardRule;
+    const body = await sentOnClick<PortforwardRule>(fetchSpy, 'pf-save', '/api/portforward/rules', 'POST');
     expect(body).toMatchObject({ name: 'nas', types: ['tcp', 'udp'], listenHost: '', listenPorts: '8080', targets: ['192.168.1.10', 'nas.lan'], targetPorts: '80' });
     expect(body.limits.udpSessionTimeout).toBeNull();
   });
@@ -73,11 +68,6 @@ describe('the rule form', () => {
     const fetchSpy = renderForm(saved);
     fireEvent.click(await screen.findByTestId('pf-tab-limits'));
     expect((await screen.findByTestId('pf-limit-udpSessionTimeout')).getAttribute('placeholder')).toBe('默认 45');
-    fireEvent.click(screen.getByTestId('pf-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/portforward/rules/k1');
-    expect(init?.method).toBe('PUT');
-    expect(JSON.parse(String(init?.body))).toEqual(saved);
+    expect(await sentOnClick(fetchSpy, 'pf-save', '/api/portforward/rules/k1', 'PUT')).toEqual(saved);
   });
 });

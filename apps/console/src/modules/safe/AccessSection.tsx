@@ -4,15 +4,16 @@
  * that would shut out the caller; its message is shown as it comes.
  */
 import { ActionIcon, Alert, Badge, Button, Card, Group, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
-import { ZAccessPolicy, coreRoutes, formatIssues, safeRoutes, type AccessPolicy } from '@lucky/contracts';
+import { ZAccessPolicy, coreRoutes, safeRoutes, type AccessPolicy } from '@lucky/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { ApiError, call } from '../../api';
+import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { accessToForm, dateToExpiry, formToAccess, isExpired, type AccessForm, type EntryRow } from './helpers';
 import { safeText } from './i18n';
 import { ConfirmModal, SectionTitle } from './ui';
+import { useSubmit } from './useSubmit';
 
 function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => void; testid: string }) {
   const set = (i: number, patch: Partial<EntryRow>) => props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
@@ -88,8 +89,7 @@ function EntryList(props: { rows: EntryRow[]; onChange: (rows: EntryRow[]) => vo
 export function AccessSection(props: { access: AccessPolicy; allowInternetAccess: boolean }) {
   const queryClient = useQueryClient();
   const [form, setForm] = useState<AccessForm>(() => accessToForm(props.access));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, submit } = useSubmit();
   const [wanBusy, setWanBusy] = useState(false);
   const [confirmWanOff, setConfirmWanOff] = useState(false);
   const serverValue = JSON.stringify(props.access);
@@ -112,25 +112,12 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
     }
   };
 
-  const save = async () => {
-    setError(null);
-    const policy = formToAccess(form);
-    const checked = ZAccessPolicy.safeParse(policy);
-    if (!checked.success) {
-      setError(formatIssues(ZAccessPolicy, policy, lang));
-      return;
-    }
-    setBusy(true);
-    try {
-      const r = await call(safeRoutes.putAccess, { body: checked.data }, { silent: true });
+  const save = () =>
+    submit(ZAccessPolicy, formToAccess(form), async (policy) => {
+      const r = await call(safeRoutes.putAccess, { body: policy }, { silent: true });
       pushNotice(r.msg || safeText('saved'), 'green');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'overview'] });
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <Stack>
@@ -188,24 +175,17 @@ export function AccessSection(props: { access: AccessPolicy; allowInternetAccess
             onChange={(e) => setForm({ ...form, whitelistOnly: e.currentTarget.checked })}
             data-testid="safe-whitelist-only"
           />
-          <div>
-            <Text fw={500} fz="sm">
-              {safeText('ac.whitelist')}
-            </Text>
-            <Text fz="xs" c="dimmed" mb={4}>
-              {safeText('ac.whitelistHint')}
-            </Text>
-            <EntryList rows={form.whitelist} onChange={(whitelist) => setForm({ ...form, whitelist })} testid="safe-whitelist" />
-          </div>
-          <div>
-            <Text fw={500} fz="sm">
-              {safeText('ac.blacklist')}
-            </Text>
-            <Text fz="xs" c="dimmed" mb={4}>
-              {safeText('ac.blacklistHint')}
-            </Text>
-            <EntryList rows={form.blacklist} onChange={(blacklist) => setForm({ ...form, blacklist })} testid="safe-blacklist" />
-          </div>
+          {(['whitelist', 'blacklist'] as const).map((list) => (
+            <div key={list}>
+              <Text fw={500} fz="sm">
+                {safeText(`ac.${list}`)}
+              </Text>
+              <Text fz="xs" c="dimmed" mb={4}>
+                {safeText(`ac.${list}Hint`)}
+              </Text>
+              <EntryList rows={form[list]} onChange={(rows) => setForm({ ...form, [list]: rows })} testid={`safe-${list}`} />
+            </div>
+          ))}
           <Textarea
             label={safeText('ac.localNetworks')}
             description={safeText('ac.localNetworksHint')}

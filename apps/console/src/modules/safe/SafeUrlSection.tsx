@@ -3,14 +3,15 @@
  * here would fail and count toward the logout threshold), so nothing is asked again: the new address
  * is shown and the browser goes there.
  */
-import { Alert, Anchor, Button, Card, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { ZSafeUrl, formatIssues, safeRoutes } from '@lucky/contracts';
+import { Alert, Anchor, Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { ZSafeUrl, safeRoutes } from '@lucky/contracts';
 import { useEffect, useState } from 'react';
-import { ApiError, call } from '../../api';
+import { call } from '../../api';
 import { lang } from '../../i18n';
 import { safeEntryAddress } from './helpers';
 import { safeText } from './i18n';
-import { CopyBtn, SectionTitle } from './ui';
+import { CopyBtn, Section } from './ui';
+import { useSubmit } from './useSubmit';
 
 export const MOVE_AFTER_S = 10;
 
@@ -20,8 +21,7 @@ function go(address: string): void {
 
 export function SafeUrlSection(props: { safeURL: string }) {
   const [path, setPath] = useState(props.safeURL);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, submit } = useSubmit();
   const [moved, setMoved] = useState<{ address: string; cleared: boolean } | null>(null);
   const [left, setLeft] = useState(MOVE_AFTER_S);
 
@@ -35,33 +35,17 @@ export function SafeUrlSection(props: { safeURL: string }) {
     if (moved && left <= 0) go(moved.address);
   }, [moved, left]);
 
-  const apply = async (value: string) => {
-    setError(null);
-    const checked = ZSafeUrl.safeParse(value);
-    if (!checked.success) {
-      setError(formatIssues(ZSafeUrl, value, lang));
-      return;
-    }
-    setBusy(true);
-    try {
-      const r = await call(safeRoutes.putSafeUrl, { body: { safeURL: checked.data } }, { silent: true });
+  const apply = (value: string) =>
+    submit(ZSafeUrl, value, async (safeURL) => {
+      const r = await call(safeRoutes.putSafeUrl, { body: { safeURL } }, { silent: true });
       setMoved({ address: safeEntryAddress(window.location.origin, r.safeURL), cleared: r.safeURL === '' });
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const current = props.safeURL ? safeEntryAddress(window.location.origin, props.safeURL) : null;
 
   return (
-    <Card withBorder data-testid="safe-url">
-      <SectionTitle>{safeText('su.title')}</SectionTitle>
+    <Section testid="safe-url" title={safeText('su.title')} intro={safeText('su.intro')}>
       <Stack gap="sm">
-        <Text fz="sm" c="dimmed">
-          {safeText('su.intro')}
-        </Text>
         <Group gap="xs">
           <Text fz="sm">{safeText('su.current')}:</Text>
           {current ? (
@@ -132,6 +116,6 @@ export function SafeUrlSection(props: { safeURL: string }) {
           </Stack>
         )}
       </Modal>
-    </Card>
+    </Section>
   );
 }

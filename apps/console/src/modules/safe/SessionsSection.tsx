@@ -1,5 +1,5 @@
 /** Console sessions: address, client, last seen; this one marked; end one, or all others. */
-import { Badge, Button, Card, Group, Skeleton, Table, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Table, Tooltip } from '@mantine/core';
 import { safeRoutes } from '@lucky/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -8,8 +8,8 @@ import { pushNotice } from '../../api/notices';
 import { shortAgent } from './helpers';
 import { safeText } from './i18n';
 import { sessionsQuery } from './queries';
-import { ConfirmModal, SectionTitle, fmtTime } from './ui';
-import { TableHead } from '../../kit/table/TableHead';
+import { ConfirmModal, Listing, RefreshButton, Section, fmtTime } from './ui';
+import { ScrolledTable } from '../../kit/table/ScrolledTable';
 
 export function SessionsSection() {
   const queryClient = useQueryClient();
@@ -50,63 +50,47 @@ export function SessionsSection() {
   const others = list.filter((s) => !s.current).length;
 
   return (
-    <Card withBorder data-testid="safe-sessions">
-      <SectionTitle
-        right={
-          <Group gap="xs">
-            <Button size="xs" variant="default" onClick={() => void sessions.refetch()} loading={sessions.isFetching && !sessions.isPending}>
-              {safeText('refresh')}
-            </Button>
-            <Button size="xs" color="red" variant="light" disabled={others === 0} onClick={() => setConfirmOthers(true)} data-testid="safe-sessions-revoke-others">
-              {safeText('se.revokeOthers')}
-            </Button>
-          </Group>
-        }
-      >
-        {safeText('tab.sessions')}
-      </SectionTitle>
-      <Text fz="sm" c="dimmed" mb="sm">
-        {safeText('se.intro')}
-      </Text>
-      {sessions.isPending ? (
-        <Skeleton h={80} />
-      ) : list.length === 0 ? (
-        <Text fz="sm" c="dimmed">
-          {safeText('se.empty')}
-        </Text>
-      ) : (
-        <Table.ScrollContainer minWidth={760}>
-          <Table striped data-testid="safe-sessions-table">
-            <TableHead titles={[safeText('se.address'), safeText('se.agent'), safeText('se.created'), safeText('se.lastSeen'), safeText('se.expires'), '']} />
-            <Table.Tbody>
-              {list.map((s) => (
-                <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>
-                  <Table.Td style={{ fontFamily: 'monospace', fontSize: 13 }}>{s.address}</Table.Td>
-                  <Table.Td fz="sm">
-                    <Tooltip label={s.agent || '-'} multiline maw={420} openDelay={300}>
-                      <span>{shortAgent(s.agent)}</span>
-                    </Tooltip>
-                  </Table.Td>
-                  <Table.Td fz="sm">{fmtTime(s.created)}</Table.Td>
-                  <Table.Td fz="sm">{fmtTime(s.lastSeen)}</Table.Td>
-                  <Table.Td fz="sm">{fmtTime(s.expires)}</Table.Td>
-                  <Table.Td>
-                    {s.current ? (
-                      <Badge color="green" variant="light" data-testid="safe-session-current">
-                        {safeText('se.current')}
-                      </Badge>
-                    ) : (
-                      <Button size="xs" color="red" variant="subtle" loading={busy === s.id} onClick={() => void revoke(s.id)} data-testid="safe-session-revoke">
-                        {safeText('se.revoke')}
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+    <Section
+      testid="safe-sessions"
+      title={safeText('tab.sessions')}
+      right={
+        <Group gap="xs">
+          <RefreshButton onClick={() => void sessions.refetch()} loading={sessions.isFetching && !sessions.isPending} />
+          <Button size="xs" color="red" variant="light" disabled={others === 0} onClick={() => setConfirmOthers(true)} data-testid="safe-sessions-revoke-others">
+            {safeText('se.revokeOthers')}
+          </Button>
+        </Group>
+      }
+      intro={safeText('se.intro')}
+    >
+      <Listing pending={sessions.isPending} empty={list.length === 0} skeletonH={80} emptyText={safeText('se.empty')}>
+        <ScrolledTable minWidth={760} striped data-testid="safe-sessions-table" titles={[safeText('se.address'), safeText('se.agent'), safeText('se.created'), safeText('se.lastSeen'), safeText('se.expires'), '']}>
+          {list.map((s) => (
+            <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>
+              <Table.Td style={{ fontFamily: 'monospace', fontSize: 13 }}>{s.address}</Table.Td>
+              <Table.Td fz="sm">
+                <Tooltip label={s.agent || '-'} multiline maw={420} openDelay={300}>
+                  <span>{shortAgent(s.agent)}</span>
+                </Tooltip>
+              </Table.Td>
+              <Table.Td fz="sm">{fmtTime(s.created)}</Table.Td>
+              <Table.Td fz="sm">{fmtTime(s.lastSeen)}</Table.Td>
+              <Table.Td fz="sm">{fmtTime(s.expires)}</Table.Td>
+              <Table.Td>
+                {s.current ? (
+                  <Badge color="green" variant="light" data-testid="safe-session-current">
+                    {safeText('se.current')}
+                  </Badge>
+                ) : (
+                  <Button size="xs" color="red" variant="subtle" loading={busy === s.id} onClick={() => void revoke(s.id)} data-testid="safe-session-revoke">
+                    {safeText('se.revoke')}
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </ScrolledTable>
+      </Listing>
       <ConfirmModal
         opened={confirmOthers}
         title={safeText('se.revokeOthers')}
@@ -117,6 +101,6 @@ export function SessionsSection() {
       >
         {safeText('se.revokeOthersConfirm')}
       </ConfirmModal>
-    </Card>
+    </Section>
   );
 }

@@ -1,15 +1,16 @@
 /** API tokens: create (name + scope; the token is shown once), list, revoke. */
-import { Alert, Badge, Button, Card, Code, Group, Modal, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
-import { formatIssues, safeRoutes, type ApiToken } from '@lucky/contracts';
+import { Alert, Badge, Button, Code, Group, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { safeRoutes, type ApiToken } from '@lucky/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiError, call } from '../../api';
+import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { safeText } from './i18n';
 import { tokensQuery } from './queries';
-import { ConfirmModal, CopyBtn, SectionTitle, fmtTime } from './ui';
-import { TableHead } from '../../kit/table/TableHead';
+import { ConfirmModal, CopyBtn, Listing, Section, fmtTime } from './ui';
+import { useSubmit } from './useSubmit';
+import { ScrolledTable } from '../../kit/table/ScrolledTable';
 
 type Scope = ApiToken['scope'];
 
@@ -18,33 +19,18 @@ export function TokensSection() {
   const tokens = useQuery(tokensQuery());
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submit } = useSubmit();
   const [created, setCreated] = useState<{ token: string; info: ApiToken } | null>(null);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
   const [revokeBusy, setRevokeBusy] = useState(false);
 
-  const create = async () => {
-    setError(null);
-    const body = { name, scope };
-    const schema = safeRoutes.createToken.body;
-    const checked = schema.safeParse(body);
-    if (!checked.success) {
-      setError(formatIssues(schema, body, lang));
-      return;
-    }
-    setBusy(true);
-    try {
-      const r = await call(safeRoutes.createToken, { body: checked.data }, { silent: true });
+  const create = () =>
+    submit(safeRoutes.createToken.body, { name, scope }, async (body) => {
+      const r = await call(safeRoutes.createToken, { body }, { silent: true });
       setCreated({ token: r.token, info: r.info });
       setName('');
       await queryClient.invalidateQueries({ queryKey: ['safe', 'tokens'] });
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const revoke = async (t: ApiToken) => {
     setRevokeBusy(true);
@@ -64,12 +50,8 @@ export function TokensSection() {
   const scopeData = (['read', 'full'] as const).map((s) => ({ value: s, label: safeText(`tk.scope.${s}`) }));
 
   return (
-    <Card withBorder data-testid="safe-tokens">
-      <SectionTitle>{safeText('tab.tokens')}</SectionTitle>
+    <Section testid="safe-tokens" title={safeText('tab.tokens')} intro={safeText('tk.intro')}>
       <Stack gap="sm">
-        <Text fz="sm" c="dimmed">
-          {safeText('tk.intro')}
-        </Text>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -106,43 +88,32 @@ export function TokensSection() {
             {error}
           </Alert>
         )}
-        {tokens.isPending ? (
-          <Skeleton h={80} />
-        ) : list.length === 0 ? (
-          <Text fz="sm" c="dimmed" ta="center" py="md" data-testid="safe-tokens-empty">
-            {safeText('tk.empty')}
-          </Text>
-        ) : (
-          <Table.ScrollContainer minWidth={700}>
-            <Table striped highlightOnHover data-testid="safe-tokens-table">
-              <TableHead titles={(['tk.name', 'tk.scope', 'tk.prefix', 'tk.created', 'tk.lastUsed', 'tk.actions'] as const).map((id) => safeText(id))} />
-              <Table.Tbody>
-                {list.map((t) => (
-                  <Table.Tr key={t.id} data-testid="safe-token-row" data-id={t.id}>
-                    <Table.Td fw={500}>{t.name}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light" color={t.scope === 'full' ? 'orange' : 'blue'}>
-                        {safeText(`tk.scope.${t.scope}`)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Code>{t.prefix}…</Code>
-                    </Table.Td>
-                    <Table.Td fz="sm">{fmtTime(t.created)}</Table.Td>
-                    <Table.Td fz="sm" data-testid="safe-token-lastused">
-                      {fmtTime(t.lastUsed)}
-                    </Table.Td>
-                    <Table.Td>
-                      <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} data-testid="safe-token-revoke">
-                        {safeText('tk.revoke')}
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
+        <Listing pending={tokens.isPending} empty={list.length === 0} skeletonH={80} emptyText={safeText('tk.empty')} emptyTestId="safe-tokens-empty" centered>
+          <ScrolledTable minWidth={700} striped highlightOnHover data-testid="safe-tokens-table" titles={(['tk.name', 'tk.scope', 'tk.prefix', 'tk.created', 'tk.lastUsed', 'tk.actions'] as const).map((id) => safeText(id))}>
+            {list.map((t) => (
+              <Table.Tr key={t.id} data-testid="safe-token-row" data-id={t.id}>
+                <Table.Td fw={500}>{t.name}</Table.Td>
+                <Table.Td>
+                  <Badge variant="light" color={t.scope === 'full' ? 'orange' : 'blue'}>
+                    {safeText(`tk.scope.${t.scope}`)}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Code>{t.prefix}…</Code>
+                </Table.Td>
+                <Table.Td fz="sm">{fmtTime(t.created)}</Table.Td>
+                <Table.Td fz="sm" data-testid="safe-token-lastused">
+                  {fmtTime(t.lastUsed)}
+                </Table.Td>
+                <Table.Td>
+                  <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} data-testid="safe-token-revoke">
+                    {safeText('tk.revoke')}
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </ScrolledTable>
+        </Listing>
       </Stack>
 
       <Modal opened={created !== null} onClose={() => setCreated(null)} title={safeText('tk.createdTitle')} size="lg" closeOnClickOutside={false}>
@@ -176,6 +147,6 @@ export function TokensSection() {
       >
         {safeText('tk.revokeConfirm', { name: revoking?.name ?? '' })}
       </ConfirmModal>
-    </Card>
+    </Section>
   );
 }

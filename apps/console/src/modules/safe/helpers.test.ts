@@ -63,6 +63,7 @@ describe('security helpers', () => {
         ddns: { add: 2, update: 0, remove: 1, settings: false },
         cron: { add: 0, update: 0, remove: 0, settings: true },
       },
+      stores: {},
       secretsIncluded: false,
       created: 1,
       version: '0.1.0',
@@ -71,6 +72,9 @@ describe('security helpers', () => {
     expect(summaryIsEmpty(s)).toBe(false);
     expect(summaryIsEmpty({ ...s, modules: { wol: { add: 0, update: 0, remove: 0, settings: false } } })).toBe(true);
     expect(summaryIsEmpty({ ...s, base: ['LogLevel'], modules: {} })).toBe(false);
+    // Certificates restored change something even when no rule does.
+    expect(summaryIsEmpty({ ...s, modules: {}, stores: { certificates: 0 } })).toBe(true);
+    expect(summaryIsEmpty({ ...s, modules: {}, stores: { certificates: 2 } })).toBe(false);
   });
 
   it('cleans TOTP input and joins recovery codes', () => {

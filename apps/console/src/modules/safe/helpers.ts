@@ -84,7 +84,7 @@ export function summaryRows(s: BackupSummary): SummaryRow[] {
 
 /** True when restoring changes nothing at all. */
 export function summaryIsEmpty(s: BackupSummary): boolean {
-  return s.base.length === 0 && summaryRows(s).every((r) => r.add + r.update + r.remove === 0 && !r.settings);
+  return s.base.length === 0 && summaryRows(s).every((r) => r.add + r.update + r.remove === 0 && !r.settings) && Object.values(s.stores).every((n) => n === 0);
 }
 
 /** Recovery codes as one text to copy or print. */

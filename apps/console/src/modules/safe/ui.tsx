@@ -1,5 +1,5 @@
 /** Small pieces shared by the security sections and the system panel. */
-import { Button, Group, Modal, Text, type ButtonProps } from '@mantine/core';
+import { Button, Card, Group, Modal, Skeleton, Text, type ButtonProps } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
@@ -72,4 +72,41 @@ export function SectionTitle(props: { children: ReactNode; right?: ReactNode }) 
       {props.right}
     </Group>
   );
+}
+
+/** A card of the security page: its title (and what stands right of it), the line saying what it is for, its content. */
+export function Section(props: { testid: string; title: ReactNode; right?: ReactNode; intro?: string; children: ReactNode }) {
+  return (
+    <Card withBorder data-testid={props.testid}>
+      <SectionTitle right={props.right}>{props.title}</SectionTitle>
+      {props.intro && (
+        <Text fz="sm" c="dimmed" mb="sm">
+          {props.intro}
+        </Text>
+      )}
+      {props.children}
+    </Card>
+  );
+}
+
+/** Reads a list again; it spins while a refresh (not the first load) runs. */
+export function RefreshButton(props: { onClick: () => void; loading: boolean }) {
+  return (
+    <Button size="xs" variant="default" onClick={props.onClick} loading={props.loading}>
+      {safeText('refresh')}
+    </Button>
+  );
+}
+
+/** A list's place: a placeholder while it loads, a line when it is empty, else the list. */
+export function Listing(props: { pending: boolean; empty: boolean; skeletonH: number; emptyText: string; emptyTestId?: string; centered?: boolean; children: ReactNode }) {
+  if (props.pending) return <Skeleton h={props.skeletonH} />;
+  if (props.empty) {
+    return (
+      <Text fz="sm" c="dimmed" {...(props.centered ? { ta: 'center' as const, py: 'md' } : {})} data-testid={props.emptyTestId}>
+        {props.emptyText}
+      </Text>
+    );
+  }
+  return <>{props.children}</>;
 }

@@ -20,6 +20,11 @@ export function RestoreSummary(props: { summary: BackupSummary }) {
       <Badge variant="light" color={s.secretsIncluded ? 'orange' : 'gray'}>
         {s.secretsIncluded ? systemText('restoreSecretsIn') : systemText('restoreSecretsOut')}
       </Badge>
+      {Object.values(s.stores).some((n) => n > 0) && (
+        <Text fz="sm" data-testid="sys-restore-stores">
+          {systemText('restoreStores', { certificates: s.stores.certificates ?? 0, accounts: s.stores.acmeAccounts ?? 0 })}
+        </Text>
+      )}
       {summaryIsEmpty(s) && (
         <Alert color="blue" p="xs" data-testid="sys-restore-nothing">
           {systemText('restoreNothing')}

@@ -25,6 +25,7 @@ import { pushNotice } from '../../api/notices';
 import { baseConfigQuery } from '../../api/queries';
 import { lang, shellText, type MessageId } from '../../i18n';
 import { toNumber, type Num } from '../../kit/form/values';
+import { LinesInput } from '../../kit/fields/LinesInput';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { LOG_LEVEL_VALUES } from '../../lib/helpers';
 import { PageTitle } from '../../shell/Shell';
@@ -50,6 +51,8 @@ function pick(v: BaseSettings): BaseSettings {
     AllowInternetAccess: v.AllowInternetAccess,
     EnabledModules: [...v.EnabledModules],
     SessionIdleHours: v.SessionIdleHours,
+    MetricsAllowFrom: [...v.MetricsAllowFrom],
+    InfoFeedUrl: v.InfoFeedUrl,
   };
 }
 
@@ -89,9 +92,10 @@ export function SettingsPage() {
   const save = async () => {
     setError(null);
     setMoved(null);
-    const checked = ZBaseSettings.safeParse(form);
+    const entered = { ...form, MetricsAllowFrom: form.MetricsAllowFrom.map((l) => l.trim()).filter((l) => l !== '') };
+    const checked = ZBaseSettings.safeParse(entered);
     if (!checked.success) {
-      setError(formatIssues(ZBaseSettings, form, lang));
+      setError(formatIssues(ZBaseSettings, entered, lang));
       return;
     }
     if (password !== password2) {
@@ -112,6 +116,8 @@ export function SettingsPage() {
       } else {
         await queryClient.invalidateQueries({ queryKey: ['modules'] });
         await queryClient.invalidateQueries({ queryKey: ['frontendcontrol'] });
+        // Another feed URL (or none): the About page asks again; nothing is read now.
+        queryClient.removeQueries({ queryKey: ['infofeed'] });
       }
       pushNotice(res.msg || shellText('set.saved'), 'green');
     } catch (err) {
@@ -215,11 +221,31 @@ export function SettingsPage() {
           </Stack>
         </TitledCard>
         <TitledCard title={shellText('set.sectionSecurity')}>
-          <Switch
-            label={shellText('set.allowInternet')}
-            description={shellText('set.allowInternetHint')}
-            checked={form.AllowInternetAccess}
-            onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
+          <Stack gap="sm">
+            <Switch
+              label={shellText('set.allowInternet')}
+              description={shellText('set.allowInternetHint')}
+              checked={form.AllowInternetAccess}
+              onChange={(e) => set('AllowInternetAccess', e.currentTarget.checked)}
+            />
+            <LinesInput
+              label={shellText('set.metricsAllowFrom')}
+              description={shellText('set.metricsAllowFromHint')}
+              // Lines as typed (blank ones too) while editing; blank lines are dropped when saving.
+              value={form.MetricsAllowFrom.join('\n')}
+              onChange={(e) => set('MetricsAllowFrom', e.currentTarget.value.split('\n'))}
+              data-testid="set-metrics-allow"
+            />
+          </Stack>
+        </TitledCard>
+        <TitledCard title={shellText('set.sectionFeed')}>
+          <TextInput
+            label={shellText('set.feedUrl')}
+            description={shellText('set.feedUrlHint')}
+            placeholder="https://"
+            value={form.InfoFeedUrl}
+            onChange={(e) => set('InfoFeedUrl', e.currentTarget.value.trim())}
+            data-testid="set-feedurl"
           />
         </TitledCard>
       </SimpleGrid>

@@ -2,7 +2,7 @@
 import { ZStorage, type Storage } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { RuleForm } from './RuleForm';
 import { storageRules } from './ruleModule';
 
@@ -51,19 +51,12 @@ describe('the storage form', () => {
     expect(fetchSpy).not.toHaveBeenCalled();
     change('storage-path', '/srv');
     change('storage-quota', '2');
-    fireEvent.click(screen.getByTestId('storage-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/storage/rules');
-    expect(init?.method).toBe('POST');
-    expect(JSON.parse(String(init?.body))).toEqual({ name: 'data', enable: true, path: '/srv', readOnly: false, quota: 2e9, note: '' });
+    expect(await sentOnClick(fetchSpy, 'storage-save', '/api/storage/rules', 'POST')).toEqual({ name: 'data', enable: true, path: '/srv', readOnly: false, quota: 2e9, note: '' });
   });
 
   it('edits: unchanged fields go back as they were', async () => {
     const saved = ZStorage.parse({ name: 's', path: '/a', readOnly: true, quota: 3e12, note: 'n' });
     const fetchSpy = renderForm(saved);
-    fireEvent.click(await screen.findByTestId('storage-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    expect(JSON.parse(String(fetchSpy.mock.calls[0]![1]?.body))).toEqual(saved);
+    expect(await sentOnClick(fetchSpy, 'storage-save', '/api/storage/rules/k1', 'PUT')).toEqual(saved);
   });
 });

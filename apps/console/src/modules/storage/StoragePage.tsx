@@ -34,7 +34,6 @@ export function StoragePage() {
     <RulePage
       rules={storageRules}
       columns={columns}
-      rowProps={(r) => ({ 'data-name': r.name })}
       Form={RuleForm}
       below={(rows, enabled) => enabled && <UsersSection storages={rows} />}
     />

@@ -2,7 +2,7 @@
 import { ZStunConfigure, ZStunRule, type StunRule } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { stunChoicesQuery, stunQueries } from './queries';
 import { RuleForm } from './RuleForm';
 import { stunRules } from './ruleModule';
@@ -68,12 +68,7 @@ describe('the STUN rule form', () => {
     fireEvent.click(screen.getByTestId('stun-tab-stun'));
     await screen.findByTestId('stun-servers');
     change('stun-servers', '127.0.0.1:3478');
-    fireEvent.click(screen.getByTestId('stun-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/stun/rules');
-    expect(init?.method).toBe('POST');
-    const body = JSON.parse(String(init?.body)) as StunRule;
+    const body = await sentOnClick<StunRule>(fetchSpy, 'stun-save', '/api/stun/rules', 'POST');
     expect(body).toMatchObject({ name: 'router', mode: 'none', protocol: 'udp', localPort: 0, stunServers: ['127.0.0.1:3478'], keepaliveInterval: null, filter: { mode: 'off', list: [] } });
     expect(ZStunRule.safeParse(body).success).toBe(true);
   });
@@ -81,11 +76,6 @@ describe('the STUN rule form', () => {
   it('edits: unchanged fields go back as they were, DDNS tasks included', async () => {
     const saved = ZStunRule.parse({ name: 'r', protocol: 'tcp', localPort: 5000, targetHost: '127.0.0.1', targetPort: 80, stunServers: ['127.0.0.1:3478'], ddnsTasks: ['t1'], upnp: { enable: true } });
     const fetchSpy = renderForm(saved);
-    fireEvent.click(await screen.findByTestId('stun-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/stun/rules/k1');
-    expect(init?.method).toBe('PUT');
-    expect(JSON.parse(String(init?.body))).toEqual(saved);
+    expect(await sentOnClick(fetchSpy, 'stun-save', '/api/stun/rules/k1', 'PUT')).toEqual(saved);
   });
 });

@@ -35,7 +35,6 @@ export function StunPage() {
     <RulePage
       rules={stunRules}
       columns={columns}
-      rowProps={(r) => ({ 'data-name': r.name })}
       actions={(r) => <RecheckButton r={r} />}
       tools={(_rows, enabled) => <NatTestButton enabled={enabled} />}
       Form={RuleForm}

@@ -2,7 +2,7 @@
 import { emptyDeviceState, ZWanjiDevice } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { RuleForm } from './RuleForm';
 import { wanjiRules } from './ruleModule';
 
@@ -21,22 +21,13 @@ describe('the device form', () => {
     change('wanji-token', TOKEN);
     await screen.findByTestId('wanji-pin');
     change('wanji-pin', 'AB'.repeat(32));
-    fireEvent.click(screen.getByTestId('wanji-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/wanji/rules');
-    expect(init?.method).toBe('POST');
-    expect(JSON.parse(String(init?.body))).toEqual({ name: 'NAS', enable: true, url: 'https://nas.lan:16601', token: TOKEN, pin: 'AB'.repeat(32), ca: '', group: '', tags: [], note: '' });
+    expect(await sentOnClick(fetchSpy, 'wanji-save', '/api/wanji/rules', 'POST')).toEqual({ name: 'NAS', enable: true, url: 'https://nas.lan:16601', token: TOKEN, pin: 'AB'.repeat(32), ca: '', group: '', tags: [], note: '' });
   });
 
   it('tests a saved device with its masked token and its key', async () => {
     const saved = listed(ZWanjiDevice.parse({ name: 'NAS', url: 'http://10.0.0.2:16601', token: '******' }), { state: emptyDeviceState() });
     const fetchSpy = renderRuleForm(wanjiRules, RuleForm, saved, () => undefined);
-    fireEvent.click(await screen.findByTestId('wanji-test'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/wanji/test');
-    expect(JSON.parse(String(init?.body))).toMatchObject({ key: 'k1', device: { name: 'NAS', token: '******' } });
+    expect(await sentOnClick(fetchSpy, 'wanji-test', '/api/wanji/test')).toMatchObject({ key: 'k1', device: { name: 'NAS', token: '******' } });
   });
 
   it('refuses a token of the wrong format before any call', async () => {

@@ -1,4 +1,5 @@
-/** The module settings: how many access log entries a rule's log shows, how many threads serve. */
+/** The module settings: how many access log entries a rule's log shows, how many threads serve, or the main thread alone. */
+import { Switch } from '@mantine/core';
 import { WEB_SERVING_THREADS_MAX, ZWebConfigure, type WebConfigure, type webRoutes } from '@lucky/contracts';
 import { bindFields } from '../../kit/form/bindFields';
 import { FormFrame } from '../../kit/form/FormFrame';
@@ -10,8 +11,8 @@ import { webProblem } from './checks';
 import { webText } from './i18n';
 import { webRules } from './ruleModule';
 
-type Form = Record<keyof WebConfigure, Num>;
-const toBody = (f: Form): WebConfigure => ({ accessLogShow: toNumber(f.accessLogShow), servingThreads: toNumber(f.servingThreads) });
+type Form = { accessLogShow: Num; servingThreads: Num; mainThreadOnly: boolean };
+const toBody = (f: Form): WebConfigure => ({ accessLogShow: toNumber(f.accessLogShow), servingThreads: toNumber(f.servingThreads), mainThreadOnly: f.mainThreadOnly });
 
 export function SettingsForm(props: SettingsFormProps<typeof webRoutes>) {
   const f = useSettingsForm({ rules: webRules, ...props, toForm: (c): Form => ({ ...c }), toBody, check: (form) => webProblem(ZWebConfigure, toBody(form)) });
@@ -27,6 +28,7 @@ export function SettingsForm(props: SettingsFormProps<typeof webRoutes>) {
         {...b.number('servingThreads')}
         data-testid="web-set-threads"
       />
+      <Switch label={webText('mainThreadOnly')} description={webText('mainThreadOnlyHint')} {...b.check('mainThreadOnly')} data-testid="web-set-main" />
     </FormFrame>
   );
 }

@@ -53,6 +53,7 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   to: 'field.to',
   accessLogShow: 'field.accessLogShow',
   servingThreads: 'field.servingThreads',
+  mainThreadOnly: 'field.mainThreadOnly',
 };
 
 

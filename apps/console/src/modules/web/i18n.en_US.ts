@@ -166,7 +166,9 @@ export const en_US: Record<WebTextId, string> = {
   accessLogShow: 'Access log entries shown',
   accessLogShowHint: 'How many of the latest entries the log shows first, 1-256',
   servingThreads: 'Serving threads',
-  servingThreadsHint: '0 = automatic: one native thread per CPU, up to 4 (on the Node engine, LUCKY_WEB_ENGINE=node: the main thread, and one thread per CPU once it stays busy, each about 10 MB); 1 = one thread. Saving restarts the rules: open connections close',
+  servingThreadsHint: '0 = automatic: one native thread per CPU, up to 4 (on the Node engine, LUCKY_WEB_ENGINE=node: the main thread, and one thread per CPU once it stays busy, each about 10 MB); 1-16 = that many serving threads, for good (1 = one serving thread). Saving restarts the rules: open connections close',
+  mainThreadOnly: 'Main thread only (Node engine)',
+  mainThreadOnlyHint: 'The Node engine serves on the main thread and never starts serving threads: the least memory, the least throughput. The native engine has no such mode and runs the threads above',
   'err.password': 'The password of user {user} cannot be empty',
   'err.max': '{field} cannot be more than {n}',
   'err.min': '{field} cannot be less than {n}',
@@ -214,4 +216,5 @@ export const en_US: Record<WebTextId, string> = {
   'field.to': 'New domain',
   'field.accessLogShow': 'Access log entries shown',
   'field.servingThreads': 'Serving threads',
+  'field.mainThreadOnly': 'Main thread only',
 };

@@ -173,7 +173,9 @@ export const zh_CN = {
   accessLogShow: '访问日志显示条数',
   accessLogShowHint: '打开日志时默认显示最近多少条，1-256',
   servingThreads: '服务线程数',
-  servingThreadsHint: '0 = 自动：每个 CPU 一个原生线程，最多 4 个（Node 引擎，即 LUCKY_WEB_ENGINE=node 时：先用主线程，持续繁忙时改为每个 CPU 一个线程，每个约占 10 MB 内存）；1 = 一个线程。修改后规则会重新启动，已打开的连接会断开',
+  servingThreadsHint: '0 = 自动：每个 CPU 一个原生线程，最多 4 个（Node 引擎，即 LUCKY_WEB_ENGINE=node 时：先用主线程，持续繁忙时改为每个 CPU 一个线程，每个约占 10 MB 内存）；1-16 = 固定使用这么多个服务线程（1 = 一个服务线程）。修改后规则会重新启动，已打开的连接会断开',
+  mainThreadOnly: '只用主线程（Node 引擎）',
+  mainThreadOnlyHint: 'Node 引擎只在主线程上服务，不启动服务线程：内存最省，吞吐最低。原生引擎没有这种方式，仍按上面的线程数运行',
   // validation (spec section 5)
   'err.password': '用户 {user} 的密码不能为空',
   'err.max': '{field}不能大于 {n}',
@@ -222,4 +224,5 @@ export const zh_CN = {
   'field.to': '新域名',
   'field.accessLogShow': '访问日志显示条数',
   'field.servingThreads': '服务线程数',
+  'field.mainThreadOnly': '只用主线程',
 } as const;

@@ -3,7 +3,7 @@ import { ZStorage, ZWebdavRule, type WebdavRule } from '@lucky/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { storageChoicesQuery } from '../../kit/storage/queries';
-import { listed, renderRuleForm, withDomShims } from '../../testing/dom';
+import { listed, renderRuleForm, sentOnClick, withDomShims } from '../../testing/dom';
 import { RuleForm } from './RuleForm';
 import { webdavRules } from './ruleModule';
 
@@ -52,12 +52,7 @@ describe('the WebDAV rule form', () => {
       fireEvent.click(screen.getAllByTestId('webdav-folder-storage')[i]!);
       fireEvent.click(await screen.findByRole('option', { name: label }));
     }
-    fireEvent.click(screen.getByTestId('webdav-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    const [url, init] = fetchSpy.mock.calls[0]!;
-    expect(String(url)).toContain('/api/webdav/rules');
-    expect(init?.method).toBe('POST');
-    const body = JSON.parse(String(init?.body)) as WebdavRule;
+    const body = await sentOnClick<WebdavRule>(fetchSpy, 'webdav-save', '/api/webdav/rules', 'POST');
     expect(body).toMatchObject({ name: 'dav', port: 18080, prefix: '/dav', tls: false, certs: [], mounts: [{ name: 'photos', storage: 's1' }, { name: 'docs', storage: 's2' }] });
     expect(ZWebdavRule.safeParse(body).success).toBe(true);
   });
@@ -65,9 +60,6 @@ describe('the WebDAV rule form', () => {
   it('edits: unchanged fields go back as they were', async () => {
     const saved = ZWebdavRule.parse({ name: 'd', address: '127.0.0.1', port: 8081, prefix: '/x', mounts: [{ name: '', storage: 's2' }], lockTimeout: 60 });
     const fetchSpy = renderForm(saved);
-    fireEvent.click(await screen.findByTestId('webdav-save'));
-    await waitFor(() => expect(fetchSpy).toHaveBeenCalled());
-    expect(String(fetchSpy.mock.calls[0]![0])).toContain('/api/webdav/rules/k1');
-    expect(JSON.parse(String(fetchSpy.mock.calls[0]![1]?.body))).toEqual(saved);
+    expect(await sentOnClick(fetchSpy, 'webdav-save', '/api/webdav/rules/k1', 'PUT')).toEqual(saved);
   });
 });

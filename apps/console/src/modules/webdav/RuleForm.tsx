@@ -3,12 +3,11 @@ import { Divider, Group, Stack, Switch, TextInput } from '@mantine/core';
 import type { webdavRoutes } from '@lucky/contracts';
 import { bindFields } from '../../kit/form/bindFields';
 import { FormFrame } from '../../kit/form/FormFrame';
-import { AddressPortFields } from '../../kit/fields/AddressPortFields';
-import { NameAndSwitch } from '../../kit/fields/NameAndSwitch';
 import { HINT_BELOW, mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
 import { MountsEditor } from '../../kit/storage/MountsEditor';
+import { ServerFields } from '../../kit/storage/ServerFields';
 import { CertListEditor } from '../../kit/tls/CertEditor';
 import { checkRule, emptyForm, formToRule, toForm } from './form';
 import { webdavText } from './i18n';
@@ -21,14 +20,7 @@ export function RuleForm(props: RuleFormProps<typeof webdavRoutes>) {
   return (
     <FormFrame {...f.frame} problemListTitle={webdavText('formErrors')}>
       <Stack gap="sm">
-        <NameAndSwitch
-          name={{ label: webdavText('name'), withAsterisk: true, ...b.text('name'), 'data-testid': 'webdav-name' }}
-          enable={{ label: webdavText('enable'), ...b.check('enable'), 'data-testid': 'webdav-enable' }}
-        />
-        <AddressPortFields
-          address={{ label: webdavText('address'), description: webdavText('addressHint'), placeholder: '0.0.0.0', ...b.text('address'), 'data-testid': 'webdav-address' }}
-          port={{ label: webdavText('port'), withAsterisk: true, ...b.number('port'), 'data-testid': 'webdav-port' }}
-        />
+        <ServerFields form={form} set={f.set} err={err} text={webdavText} anyAddress="0.0.0.0" testPrefix="webdav" />
         <Group grow align="flex-start">
           <TextInput label={webdavText('prefix')} description={webdavText('prefixHint')} {...b.text('prefix')} styles={mono} inputWrapperOrder={HINT_BELOW} data-testid="webdav-prefix" />
           <WholeNumberInput

@@ -1,4 +1,4 @@
-/** Wake-on-LAN: devices (MACs, broadcast, port, SecureOn, repeat), wake now, wake and wait, shut down, switch, edit, log, delete. */
+/** Wake-on-LAN: devices (MACs, broadcast, port, SecureOn, repeat), wake now, wake and wait, shut down, switch, edit, log, delete; find devices on a subnet. */
 import { Badge, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import type { wolRoutes } from '@lucky/contracts';
@@ -8,6 +8,7 @@ import { pushNotice } from '../../api/notices';
 import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
+import { FindDevicesButton } from './FindDevices';
 import { wolText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { wolOnlineQuery } from './queries';
@@ -30,6 +31,7 @@ export function WolPage() {
       rules={wolRules}
       columns={columns}
       rowProps={(d) => ({ 'data-name': d.name })}
+      tools={(_rows, enabled) => <FindDevicesButton enabled={enabled} />}
       actions={(d) => (
         <>
           <WakeButton device={d} />

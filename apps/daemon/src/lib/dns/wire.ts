@@ -8,7 +8,7 @@ import { isIPv4, isIPv6 } from '@lucky/contracts';
 import { ipBytes, ipText } from '../ip.js';
 import { MsgError } from '../msgerror.js';
 
-export const TYPE = { A: 1, SOA: 6, TXT: 16, AAAA: 28, TSIG: 250, ANY: 255 } as const;
+export const TYPE = { A: 1, SOA: 6, PTR: 12, TXT: 16, AAAA: 28, TSIG: 250, ANY: 255 } as const;
 const CLASS_IN = 1;
 const CLASS_NONE = 254;
 const CLASS_ANY = 255;
@@ -172,7 +172,7 @@ export interface ParsedMessage {
   additional: ParsedRR[];
 }
 
-function readName(buf: Buffer, offset: number): { name: string; next: number } {
+export function readName(buf: Buffer, offset: number): { name: string; next: number } {
   const labels: string[] = [];
   let pos = offset;
   let next = -1;

@@ -7,9 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { Agent, ProxyAgent, Socks5ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
 import { MsgError } from '../msgerror.js';
 import type { HttpFn, HttpOptions } from './request.js';
+import { socks5Connector } from './socks5.js';
 
 /** Answers larger than this are cut: IP pages, provider answers and webhooks are all small. */
 const MAX_BODY = 1 << 20;
@@ -30,12 +31,7 @@ export class HttpClients {
     if (o.pin) d = new Agent({ ...common, connect: pinned(o.pin, { ...connect, rejectUnauthorized: !!o.ca && !o.skipVerify }) });
     else if (!p) d = new Agent({ ...common, connect });
     else if (p.type === 'socks5') {
-      // `connect` here would replace the connector to the proxy; TLS to the target is `requestTls`.
-      d = new Socks5ProxyAgent(`socks5://${p.address}`, {
-        ...common,
-        ...(p.user ? { username: p.user, password: p.password } : {}),
-        requestTls: connect,
-      } as unknown as ConstructorParameters<typeof Socks5ProxyAgent>[1]);
+      d = new Agent({ ...common, connect: socks5Connector({ address: p.address, ...(p.user ? { user: p.user, password: p.password } : {}) }, connect) });
     } else {
       const auth = p.user ? `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}` : undefined;
       d = new ProxyAgent({

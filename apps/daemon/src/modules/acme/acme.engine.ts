@@ -88,7 +88,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
 
   async start(rule: AcmeRule, ctx: RuleContext<AcmeConfigure>): Promise<RuleHandle<AcmeRule, AcmeFigures>> {
     const run: Run = { key: ctx.key, rule, ctx, timer: null, busy: null, busyForced: false, failures: 0, renewAt: null, ari: null, replaces: null, warnedAt: 0, stopped: false };
-    if (rule.source === 'pem') this.store(run, rule.cert, rule.key, false);
+    if (rule.source === 'pem') this.store(run, rule.cert, rule.privateKey, false);
     else if (rule.source === 'file') await this.startFiles(run);
     // Every source is looked at for its expiry now and then; ACME ones order at once when they have no certificate.
     this.schedule(run, 0);
@@ -398,7 +398,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
     if (!run) throw new MsgError({ key: 'ruleSwitchedOff' });
     if (run.rule.source !== 'acme') {
       if (run.rule.source === 'file') await this.readFiles(run);
-      else this.store(run, run.rule.cert, run.rule.key, false);
+      else this.store(run, run.rule.cert, run.rule.privateKey, false);
       return { key: 'acmeRunStored' };
     }
     return this.check(run, true);

@@ -232,8 +232,8 @@ describe('a certificate\'s life with pebble (ACME)', () => {
     // A pasted certificate that ends tomorrow: inside a quarter of its life and the 7 days.
     const soon = makeCert(dir, 'soon', ['soon.example.test'], { days: 1 });
     const old = makeCert(dir, 'old', ['old.example.test'], { expired: true });
-    const k2 = await create({ name: 'soon-cert', source: 'pem', cert: soon.cert, key: soon.key });
-    const k3 = await create({ name: 'old-cert', source: 'pem', cert: old.cert, key: old.key });
+    const k2 = await create({ name: 'soon-cert', source: 'pem', cert: soon.cert, privateKey: soon.key });
+    const k3 = await create({ name: 'old-cert', source: 'pem', cert: old.cert, privateKey: old.key });
     const expiring = await waitFor('expiry announced', () => hook.calls.find((c) => c.body.includes('"name":"old-cert"')));
     expect(JSON.parse(expiring.body)).toMatchObject({ event: 'expiring', days: '0' });
     expect((await logs(k3)).some((l) => /the certificate expires at .* \(0 days left\) and is not renewed yet/.test(l))).toBe(true);
@@ -250,7 +250,7 @@ describe('a certificate\'s life with pebble (ACME)', () => {
 
   it('export: PEM files and a PFX the TLS stack loads; a PFX without a password and a rule without a certificate are refused', async () => {
     const cert = makeCert(dir, 'exp', ['exp.example.test'], { days: 30 });
-    const k = await create({ name: 'exp-cert', source: 'pem', cert: cert.cert, key: cert.key });
+    const k = await create({ name: 'exp-cert', source: 'pem', cert: cert.cert, privateKey: cert.key });
     const exportAs = (body: unknown, key = k) =>
       d.runtime.app.inject({ method: 'POST', url: `/api/acme/rules/${key}/export`, headers: { [TOKEN_HEADER]: d.token, 'content-type': 'application/json', 'lucky-lang': 'en_US' }, payload: JSON.stringify(body) });
     const full = await exportAs({ format: 'fullchain' });

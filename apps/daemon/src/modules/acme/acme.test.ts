@@ -205,6 +205,56 @@ describe('certificates from pebble (ACME)', () => {
     expect((await d.call('DELETE', `/api/web/rules/${site.key}?confirm=1`)).ret).toBe(0);
   }, 60_000);
 
+  it('a web rule naming a certificate before it is ordered waits for it (never in error) and serves it as soon as it is issued', async () => {
+    const root = await pebble.root();
+    const port = await freePort();
+    const site = await d.call<{ key: string }>('POST', '/api/web/rules', {
+      name: 'early-site',
+      protocol: 'https',
+      address: '127.0.0.1',
+      port,
+      certs: [{ source: 'store', cert: 'early-cert' }],
+      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'early\n' },
+    });
+    expect(site.ret, site.msg).toBe(0);
+    const webStatus = async () => (await d.call<{ rule: { status: { state: string; message: string } } }>('GET', `/api/web/rules/${site.key}`, undefined, EN)).rule.status;
+    expect(await webStatus()).toMatchObject({ state: 'waiting', message: expect.stringMatching(/^waiting for certificate early-cert/) });
+    const states: string[] = [];
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const s = (await webStatus()).state;
+        if (states.at(-1) !== s) states.push(s);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      const created = await d.call<{ key: string }>('POST', '/api/acme/rules', acme('early-cert', { domains: ['web.example.test'] }), EN);
+      expect(created.ret, created.msg).toBe(0);
+      const renewed = await d.call('POST', `/api/acme/rules/${created.key}/renew`, undefined, EN);
+      expect(renewed.ret, renewed.msg).toBe(0);
+      const issuedAt = Date.now();
+      let client: Awaited<ReturnType<typeof tlsClient>> | undefined;
+      while (!client && Date.now() - issuedAt < 5000) client = await tlsClient(port, 'web.example.test', root).catch(() => new Promise<undefined>((r) => setTimeout(r, 5)));
+      const ms = Date.now() - issuedAt;
+      expect(client, 'the rule serves').toBeDefined();
+      expect(ms, `served ${ms} ms after the order answered`).toBeLessThan(1000);
+      expect(client!.fingerprint).toBe(new X509Certificate(stored(d, 'early-cert')!.cert).fingerprint256);
+      expect(await client!.get()).toMatch(/^HTTP\/1\.1 200[\s\S]*early\n$/);
+      client!.socket.destroy();
+      watching = false;
+      await watch;
+      expect(states).not.toContain('error');
+      expect(states.at(0)).toBe('waiting');
+      expect(states.at(-1)).toBe('running');
+      expect((await d.call('DELETE', `/api/acme/rules/${created.key}?confirm=1`)).ret).toBe(0);
+    } finally {
+      watching = false;
+      await watch;
+      expect((await d.call('DELETE', `/api/web/rules/${site.key}?confirm=1`)).ret).toBe(0);
+    }
+  }, 60_000);
+
   it('a challenge that cannot be answered: error status, logged, the old certificate stays', async () => {
     const list = (await d.call<{ list: RuleView[] }>('GET', '/api/acme/rules')).list;
     const key = list.find((r) => r.name === 'web-cert')!.key;
@@ -312,7 +362,7 @@ describe('certificates from pebble (ACME)', () => {
     expect(wildHttp.msg).toMatch(/a wildcard name can only be validated with DNS-01/);
     const a = makeCert(dir, 'a', ['a.example.test']);
     const b = makeCert(dir, 'b', ['b.example.test']);
-    const mismatch = await d.call('POST', '/api/acme/rules', { name: 'bad3', source: 'pem', cert: a.cert, key: b.key }, EN);
+    const mismatch = await d.call('POST', '/api/acme/rules', { name: 'bad3', source: 'pem', cert: a.cert, privateKey: b.key }, EN);
     expect(mismatch.ret).toBe(1);
     expect(mismatch.msg).toMatch(/the private key does not belong to the certificate/);
     const badName = await d.call('POST', '/api/acme/rules', acme('has space', { domains: ['web.example.test'] }), EN);
@@ -321,7 +371,7 @@ describe('certificates from pebble (ACME)', () => {
     expect(stored(d, 'bad3')).toBeUndefined();
 
     // The good pair is stored under the rule's name.
-    const good = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'pasted', source: 'pem', cert: a.cert, key: a.key }, EN);
+    const good = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'pasted', source: 'pem', cert: a.cert, privateKey: a.key }, EN);
     expect(good.ret, good.msg).toBe(0);
     expect(stored(d, 'pasted')).toEqual({ cert: a.cert, key: a.key });
   }, 60_000);

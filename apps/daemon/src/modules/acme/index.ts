@@ -13,7 +13,7 @@ import { MsgError } from '../../lib/msgerror.js';
 import type { WebhookMessage } from '../../lib/webhook/webhook.js';
 import type { AcmeEngine } from './acme.engine.js';
 import { accountKey } from './acme.jws.js';
-import { AcmeAccounts, acmeMigrations } from './acme.store.js';
+import { AcmeAccounts, acmeAccountsPart, acmeMigrations } from './acme.store.js';
 
 type Needs = 'certificates' | 'dnsProviders' | 'httpChallenges' | 'webhooks';
 export type AcmeContext = ModuleContext<typeof acmeContract, Needs, AcmeEngine>;
@@ -28,7 +28,7 @@ const WEBHOOK_SAMPLE = { name: 'site', domains: 'example.com,*.example.com', eve
 function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   if (rule.source === 'pem') {
     try {
-      mod.services.certificates.check(rule.cert, rule.key);
+      mod.services.certificates.check(rule.cert, rule.privateKey);
     } catch (err) {
       if (err instanceof TlsError) throw new AppError(Ret.badRequest, err.msg.key as never, err.msg.vars ?? {});
       throw err;
@@ -69,6 +69,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
       dnsLookup: mod.env.acmeTestLookup,
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
+  backup: (mod) => acmeAccountsPart(mod.db),
   view: (rule, figures, _lang, mod) => {
     const c = mod.services.certificates.get(rule.data.name);
     return {
@@ -77,6 +78,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
     };
   },
   run: async (rule, mod) => (await mod.engine()).renew(rule.key),
+  metrics: async (rules, m, mod) => (await import('./acme.metrics.js')).acmeMetrics(rules, m, mod.services.certificates),
   routes: (mod) => ({
     certificates: async () => ({
       list: mod.services.certificates.list().map((c) => ({

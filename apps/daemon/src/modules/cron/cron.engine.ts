@@ -14,6 +14,8 @@ export interface CronFigures {
   nextRun: number | null;
   running: boolean;
   skipped: number;
+  /** Runs finished since the task started, by result. */
+  runs: { ok: number; failed: number };
 }
 
 export interface CronEngineDeps extends ActionDeps {
@@ -38,6 +40,8 @@ class TaskRunner {
   running: Promise<DoneRun> | null = null;
   private queued: Trigger | null = null;
   skipped = 0;
+  /** Runs finished since the task started, by result (metrics). */
+  readonly results = { ok: 0, failed: 0 };
   private abort = new AbortController();
   private stopped = false;
 
@@ -145,6 +149,7 @@ class TaskRunner {
       result: info.done.some((a) => !a.ok) ? 'failed' : 'ok',
       actions: info.done,
     };
+    this.results[record.result]++;
     const id = await this.deps.history.add(this.key, record, this.deps.bounds());
     this.note({ key: 'cronRunFinished', vars: { result: { key: `cronResult_${record.result}` }, ms: record.ms } });
     return { ...record, id };
@@ -210,7 +215,7 @@ export class CronEngine implements Engine<CronTask, unknown, CronFigures> {
         runner.replace(edited, next, this.now());
         return true;
       },
-      figures: () => ({ nextRun: runner.next, running: runner.running !== null, skipped: runner.skipped }),
+      figures: () => ({ nextRun: runner.next, running: runner.running !== null, skipped: runner.skipped, runs: { ...runner.results } }),
     };
   }
 

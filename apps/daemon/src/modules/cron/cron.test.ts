@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CronRun, CronTaskInput, CronTaskView } from '@lucky/contracts';
+import { ZCronTaskFields, type CronRun, type CronTaskInput, type CronTaskView } from '@lucky/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../core/db.js';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
@@ -204,6 +204,40 @@ describe('cron module over the API', () => {
     expect(r.run!.actions[0]!.output).toBe('all good here');
     srv.close();
     await d.call('DELETE', `/api/cron/rules/${key}`);
+  });
+
+  it('header values of a URL action are secrets: masked, kept when the mask comes back to the same URL, left out of backups', async () => {
+    const got: Array<IncomingMessage['headers']> = [];
+    const srv: Server = createServer((req, res) => {
+      got.push(req.headers);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    try {
+      const key = await create(task('token', { actions: [{ type: 'url', url: `${base}/a`, headers: ['Authorization: Bearer cron-token-3', 'X-Plain: visible-value'] }] }));
+      const shown = await view(key);
+      expect(shown.actions[0]).toMatchObject({ type: 'url', headers: ['Authorization: ******', 'X-Plain: ******'] });
+      expect(JSON.stringify(await d.call('GET', '/api/cron/rules'))).not.toContain('cron-token-3');
+      // The view sent back (renamed): the stored lines are kept and sent.
+      const keep = Object.fromEntries(Object.entries(shown).filter(([f]) => f in ZCronTaskFields.shape));
+      expect((await d.call('PUT', `/api/cron/rules/${key}`, { ...keep, name: 'token renamed' }, EN)).ret).toBe(0);
+      expect((await runNow(key)).run!.result).toBe('ok');
+      expect(got[0]).toMatchObject({ authorization: 'Bearer cron-token-3', 'x-plain': 'visible-value' });
+      const backup = async (secrets: 0 | 1) => (await d.runtime.app.inject({ method: 'GET', url: `/api/configure?secrets=${secrets}`, headers: { 'lucky-admin-token': d.token } })).body;
+      expect(await backup(0)).not.toContain('cron-token-3');
+      expect(await backup(0)).toContain('Authorization: ******');
+      expect(await backup(1)).toContain('Authorization: Bearer cron-token-3');
+      // Pointed at another URL, a masked line has nothing behind it: the token never follows unasked.
+      const moved = { ...keep, name: 'token renamed', actions: [{ ...(shown.actions[0] as object), url: `${base}/b`, headers: ['Authorization: ******', 'X-Typed: again'] }] };
+      expect((await d.call('PUT', `/api/cron/rules/${key}`, moved, EN)).ret).toBe(0);
+      expect((await runNow(key)).run!.result).toBe('ok');
+      expect(got[1]!.authorization).toBeUndefined();
+      expect(got[1]!['x-typed']).toBe('again');
+      await d.call('DELETE', `/api/cron/rules/${key}`);
+    } finally {
+      srv.close();
+    }
   });
 
   it('switches a rule of another module, seen in that module\'s API', async () => {

@@ -52,5 +52,6 @@ export default defineModule({
     return { key: 'cronRunDone', vars: { result: { key: `cronResult_${done.result}` } } };
   },
   routes: cronRoutes,
+  metrics: async (tasks, m, mod) => (await import('./cron.metrics.js')).cronMetrics(tasks, m, new CronHistory(mod.db)),
   removed: (key, mod) => new CronHistory(mod.db).drop(key),
 });

@@ -14,6 +14,7 @@ import { HttpClients } from '../../lib/http/clients.js';
 import { msgOf } from '../../lib/msgerror.js';
 import type { DdnsHistory } from './ddns.history.js';
 import { getIp, type IpResult } from './ddns.ipsource.js';
+import { IpShare } from './ddns.ipshare.js';
 import { TaskRun, ttlFor } from './ddns.sync.js';
 import { TYPE_OF, type DdnsFigures, type Family, type RecordState } from './ddns.view.js';
 
@@ -27,6 +28,8 @@ export interface DdnsEngineOptions {
   endpoints?: Partial<Record<DdnsProviderName, string>> | undefined;
   /** A task that ran this recently is not run again by the timer (15 s). */
   minRerunMs?: number;
+  /** Backoff of a failing IP source (tests shorten it). */
+  ipShare?: { retryBaseMs?: number; retryMaxMs?: number };
   now?: () => number;
 }
 
@@ -56,12 +59,21 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
   private readyAt: number | null = null;
   private readonly minRerunMs: number;
   private readonly now: () => number;
+  /** One lookup per distinct IP source and cycle, shared by every task using it. */
+  readonly ips: IpShare;
+  /**
+   * Runs that go together: a periodic check opens one; a run asked for while the current one still
+   * has runs waiting or running joins it, else opens the next (so an address is never older than
+   * the burst of runs it serves).
+   */
+  private cycle = { id: 0, open: 0, closed: true };
 
   constructor(private o: DdnsEngineOptions) {
     this.settings = o.settings;
     this.limiter = new Limiter(o.settings.concurrency);
     this.minRerunMs = o.minRerunMs ?? 15_000;
     this.now = o.now ?? Date.now;
+    this.ips = new IpShare({ ...o.ipShare, now: this.now });
   }
 
   async start(task: DdnsTask, ctx: RuleContext<DdnsConfigure>): Promise<RuleHandle<DdnsTask, DdnsFigures>> {
@@ -69,7 +81,7 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
       this.readyAt = this.now() + this.settings.firstDelay * 1000;
       this.arm(this.settings.firstDelay * 1000);
     }
-    const run = new TaskRun(task, ctx, { http: this.http, history: this.o.history, webhooks: this.o.webhooks, endpoints: this.o.endpoints, now: this.now });
+    const run = new TaskRun(task, ctx, { http: this.http, history: this.o.history, webhooks: this.o.webhooks, endpoints: this.o.endpoints, ips: this.ips, now: this.now });
     this.runs.set(ctx.key, run);
     // Saved or switched on: it applies at once, unless the module's first-check delay still runs.
     if (this.ready()) void this.trigger(run, 'normal', true);
@@ -112,8 +124,9 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
     this.timer.unref();
   }
 
-  /** One check of every task (the timer's call; tests call it too). */
+  /** One check of every task (the timer's call; tests call it too): each IP source is asked once for it. */
   tick(): Promise<void> {
+    this.cycle = { id: this.cycle.id + 1, open: 0, closed: false };
     return Promise.all([...this.runs.values()].map((run) => this.trigger(run, 'normal'))).then(() => undefined);
   }
 
@@ -126,12 +139,16 @@ export class DdnsEngine implements Engine<DdnsTask, DdnsConfigure, DdnsFigures> 
     if (!ignoreRecent && this.now() - run.lastRun < this.minRerunMs) return Promise.resolve();
     run.lastRun = this.now();
     const gen = run.gen;
+    if (this.cycle.closed) this.cycle = { id: this.cycle.id + 1, open: 0, closed: false };
+    const cycle = this.cycle;
+    cycle.open++;
     run.running = this.limiter
-      .run(() => run.runOnce(gen, kind === 'forced'))
+      .run(() => run.runOnce(gen, kind === 'forced', cycle.id))
       .catch((err: unknown) => {
         this.o.say.error({ key: 'ddnsRunFailed', vars: { name: run.task.name, reason: msgOf(err) } }, { rule: run.key });
       })
       .finally(() => {
+        if (--cycle.open === 0) cycle.closed = true;
         run.running = null;
         const again = run.again;
         run.again = 'none';

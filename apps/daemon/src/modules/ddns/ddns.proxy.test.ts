@@ -18,6 +18,8 @@ describe('proxies and TLS', () => {
   let socks: TestProxy;
   let tls: Server;
   let tlsUrl: string;
+  /** The server name each TLS client asked for (false: none). */
+  const names: Array<string | false> = [];
   let dir: string;
   const clients = new HttpClients();
   const auth = { user: 'proxyuser', password: 'proxy-pass' };
@@ -29,6 +31,7 @@ describe('proxies and TLS', () => {
     dir = mkdtempSync(join(tmpdir(), 'lucky-ddns-tls-'));
     execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore', timeout: 20_000 });
     tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('tls says 192.0.2.200'));
+    tls.on('secureConnection', (s) => names.push(s.servername));
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     tlsUrl = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/`;
   });
@@ -58,7 +61,14 @@ describe('proxies and TLS', () => {
     expect(socks.tunnels).toContain(ip.url.replace('http://', ''));
     // HTTPS through SOCKS5, with the certificate check skipped.
     const lax = clients.client({ timeoutMs: 5000, skipVerify: true, proxy: { type: 'socks5', address: socks.address, ...auth } });
+    names.length = 0;
     expect((await getIp('ipv4', src(tlsUrl), { http: lax })).ip).toBe('192.0.2.200');
+    // An address is no server name (RFC 6066; Node 26 refuses to send one), a host name is.
+    expect(names).toEqual([false]);
+    const named = tlsUrl.replace('127.0.0.1', 'localhost');
+    expect((await getIp('ipv4', src(named), { http: lax })).ip).toBe('192.0.2.200');
+    expect(names).toEqual([false, 'localhost']);
+    expect(socks.tunnels).toContain(named.replace('https://', '').replace('/', ''));
     const bad = clients.client({ timeoutMs: 5000, proxy: { type: 'socks5', address: socks.address, user: 'proxyuser', password: 'nope' } });
     await expect(getIp('ipv4', src(`${ip.url}/`), { http: bad })).rejects.toThrow(/no IPv4 address/);
   });

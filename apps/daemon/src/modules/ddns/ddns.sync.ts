@@ -22,7 +22,8 @@ import { normalizeIp, queryAddresses } from '../../lib/dns/wire.js';
 import type { HttpClients } from '../../lib/http/clients.js';
 import { msgOf } from '../../lib/msgerror.js';
 import type { DdnsHistory, HistoryLine } from './ddns.history.js';
-import { FAMILY_NAME, getIp } from './ddns.ipsource.js';
+import { FAMILY_NAME } from './ddns.ipsource.js';
+import type { IpShare } from './ddns.ipshare.js';
 import { familiesOf, TYPE_OF, type AddressType, type DdnsFigures, type Family, type RecordState } from './ddns.view.js';
 
 export interface SyncDeps {
@@ -31,8 +32,11 @@ export interface SyncDeps {
   webhooks: WebhooksService;
   /** Provider API base URLs; set only by tests and the benchmark. */
   endpoints?: Partial<Record<DdnsProviderName, string>> | undefined;
+  /** The engine's one lookup per IP source and cycle. */
+  ips: IpShare;
   now: () => number;
 }
+
 
 /** Worst first: the task's overall status is the first of these any record has. */
 const SEVERITY: DdnsSyncStatus[] = [
@@ -86,6 +90,8 @@ export class TaskRun {
   private lastCheck: number | null = null;
   private lastSync: number | null = null;
   private summary: Msg | null = null;
+  /** Kept across versions of the task: a counter of the rule that starts again only with its engine. */
+  private syncs: Partial<Record<DdnsSyncStatus, number>> = {};
   running: Promise<void> | null = null;
   /** Another run was asked for while one was running. */
   again: 'none' | 'normal' | 'forced' = 'none';
@@ -159,6 +165,7 @@ export class TaskRun {
       lastSync: this.lastSync,
       summary: this.summary,
       records: records.map((r) => ({ ...r })),
+      syncs: { ...this.syncs },
     };
   }
 
@@ -185,7 +192,7 @@ export class TaskRun {
     this.ctx.report(parts);
   }
 
-  async runOnce(gen: number, manual: boolean): Promise<void> {
+  async runOnce(gen: number, manual: boolean, cycle: number): Promise<void> {
     const task = this.task;
     const { now } = this.deps;
     const start = now();
@@ -207,7 +214,9 @@ export class TaskRun {
         const type = TYPE_OF[family];
         let ip: string;
         try {
-          ip = normalizeIp(this.pinned[family] ?? (await getIp(family, task[family], { http })).ip);
+          const pinned = this.pinned[family];
+          const ask = { family, source: task[family], http, proxy: task.proxy, skipVerify: task.skipVerify, cycle, manual };
+          ip = normalizeIp(pinned ?? (await this.deps.ips.lookup(ask)).ip);
         } catch (err) {
           const reason: Msg = { key: 'ddnsNoAddress', vars: { family: FAMILY_NAME[family], reason: msgOf(err) } };
           if (!live()) return;
@@ -284,6 +293,7 @@ export class TaskRun {
     this.lastCheck = now();
     if (forceDue) this.lastForced = start;
     if (succeeded.length) this.lastSync = this.lastCheck;
+    for (const r of this.records.values()) this.syncs[r.status] = (this.syncs[r.status] ?? 0) + 1;
     this.summary = failed.length ? { key: 'ddnsFailedCount', vars: { n: failed.length } } : null;
     this.report();
     const settings = this.ctx.settings();

@@ -27,6 +27,8 @@ export interface DdnsFigures {
   lastSync: number | null;
   summary: Msg | null;
   records: RecordState[];
+  /** Records synced since the task started, by the status each run left them in (metrics). */
+  syncs: Partial<Record<DdnsSyncStatus, number>>;
 }
 
 export function familiesOf(task: DdnsTask): Family[] {
@@ -37,7 +39,7 @@ export function familiesOf(task: DdnsTask): Family[] {
 export function idleFigures(task: DdnsTask): DdnsFigures {
   const status: DdnsSyncStatus = task.enable ? 'syncPaused' : 'syncStopped';
   const records = familiesOf(task).flatMap((f) => task.domains.map((domain) => ({ domain, type: TYPE_OF[f], status, ip: '', reason: null, at: 0 })));
-  return { status, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, summary: null, records };
+  return { status, ipv4: '', ipv6: '', lastCheck: null, lastSync: null, summary: null, records, syncs: {} };
 }
 
 export function presentSync(f: DdnsFigures, lang: Lang): DdnsSyncState {

@@ -33,4 +33,5 @@ export default defineModule({
   run: async (task, mod) => (await syncTask(task, mod, 60_000)).line,
   routes: ddnsRoutes,
   removed: (key, mod) => new DdnsHistory(mod.db).drop(key),
+  metrics: async (rules, m) => (await import('./ddns.metrics.js')).ddnsMetrics(rules, m),
 });

@@ -10,7 +10,7 @@ import { createServer as createTls, Server as TlsServer } from 'node:tls';
 import type { FtpConfigure, FtpFigures, FtpRule, Msg } from '@lucky/contracts';
 import { isLocalAddress } from '../../core/cidr.js';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
-import { followStoreCerts } from '../../core/rulecerts.js';
+import { awaitStoreCerts, followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
 import type { StoragesService } from '../../core/services/storages.js';
@@ -75,6 +75,7 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
   async start(rule: FtpRule, ctx: RuleContext<FtpConfigure>): Promise<RuleHandle<FtpRule, FtpFigures>> {
     let tls: ServerTls | null = null;
     if (rule.tls !== 'off') {
+      awaitStoreCerts(this.d.certificates, rule.certs);
       try {
         tls = await this.d.certificates.serverTls(rule.certs, '1.2');
       } catch (err) {

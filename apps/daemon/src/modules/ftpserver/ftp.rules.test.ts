@@ -144,7 +144,7 @@ describe('FTP rules and FTPS', () => {
   it('serves a certificate of the store by name (explicit and implicit FTPS) and swaps in its replacement', async () => {
     const first = makeCert(base, 'store1', ['localhost']);
     const second = makeCert(base, 'store2', ['localhost']);
-    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'ftp-cert', source: 'pem', cert: first.cert, key: first.key });
+    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'ftp-cert', source: 'pem', cert: first.cert, privateKey: first.key });
     expect(stored.ret, stored.msg).toBe(0);
     const certs = [{ source: 'store' as const, cert: 'ftp-cert' }];
     const explicit = await makeFtp(d, { tls: 'explicit', certs, mounts: [{ name: '', storage: s1 }] });
@@ -153,7 +153,7 @@ describe('FTP rules and FTPS', () => {
       run('curl', ['-sS', '--max-time', '30', '--resolve', `localhost:${port}:127.0.0.1`, '-u', 'alice:pw', ...(scheme === 'ftp' ? ['--ssl-reqd'] : []), '--cacert', ca, `${scheme}://localhost:${port}/hello.txt`]);
     expect((await get(explicit.port, 'ftp', first.certFile)).out).toBe('hello');
     expect((await get(implicit.port, 'ftps', first.certFile)).out).toBe('hello');
-    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'ftp-cert', source: 'pem', cert: second.cert, key: second.key })).ret).toBe(0);
+    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'ftp-cert', source: 'pem', cert: second.cert, privateKey: second.key })).ret).toBe(0);
     for (const [port, scheme] of [[explicit.port, 'ftp'], [implicit.port, 'ftps']] as const) {
       let r = await get(port, scheme, second.certFile);
       for (let i = 0; i < 50 && r.out !== 'hello'; i++) {

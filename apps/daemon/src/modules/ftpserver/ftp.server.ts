@@ -1,7 +1,7 @@
 /**
  * One rule's FTP service: the control sessions on its listener, their limits (in total and per
  * user), the idle timeout, the switch to TLS (AUTH TLS, or implicit from the first byte), and the
- * rule's counters. What each command does is in ftp.commands.ts; data connections in ftp.data.ts.
+ * rule's counters. The commands, by name, are in ftp.commands.ts; data connections in ftp.data.ts.
  */
 import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';

@@ -52,4 +52,5 @@ export default defineModule({
     const host = a ? (a.includes(':') ? `[${a}]` : a) : 'localhost';
     return { figures: (figures as FtpFigures | undefined) ?? IDLE, url: `${rule.data.tls === 'implicit' ? 'ftps' : 'ftp'}://${host}:${rule.data.port}/` };
   },
+  metrics: async (rules, m) => (await import('./ftp.metrics.js')).ftpMetrics(rules, m),
 });

@@ -35,4 +35,5 @@ export default defineModule({
   listens: listenEndpoints,
   prepare: checkTlsPair,
   view: (rule, figures) => ({ stats: figures ?? idle(rule.data) }),
+  metrics: async (rules, m) => (await import('./portforward.metrics.js')).portforwardMetrics(rules, m),
 });

@@ -8,7 +8,7 @@
  */
 import type { Msg, PortforwardConfigure, PortforwardRule, PortforwardStats } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
-import { followStoreCerts } from '../../core/rulecerts.js';
+import { awaitStoreCerts, followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { ServerTls } from '../../lib/tls/contexts.js';
 import { TlsError, type CertSource } from '../../lib/tls/pem.js';
@@ -200,10 +200,11 @@ export class PortforwardEngine implements Engine<PortforwardRule, PortforwardCon
 
   /**
    * The listener's certificates; a pair that does not load stops the rule until it is saved again,
-   * a store certificate not there yet (being issued) is retried.
+   * a store certificate not there yet (being issued) is waited for.
    */
   private async serverTls(rule: PortforwardRule): Promise<ServerTls | null> {
     if (!rule.tls.listen) return null;
+    awaitStoreCerts(this.certificates, certSources(rule));
     try {
       return await this.certificates.serverTls(certSources(rule), '1.2');
     } catch (err) {

@@ -575,11 +575,14 @@ describe.each([
       expect(pf.logs(rk).some((l) => l.includes('site-b'))).toBe(true);
       expect(await held.echo('still here')).toBe('still here');
       held.close();
-      // A name not in the store (yet): the rule says which.
+      // A name not in the store yet (being ordered): the rule waits for it, saying which, and starts once it is stored.
       const port2 = await freePort();
       const missing = await start({ types: ['tcp4'], listenPorts: String(port2), targetPorts: '9', tls: { listen: true, certSource: 'store', certNames: ['later'] } });
-      expect(pf.status(missing).state).toBe('error');
+      expect(pf.status(missing).state).toBe('waiting');
       expect(pf.status(missing).message).toContain('later');
+      const later = selfSigned('later.test');
+      pf.certificates.put('later', later.cert, later.key);
+      expect(await waitFor(() => pf.status(missing).state === 'running')).toBe(true);
     });
 
     it('refuses a rule whose key does not fit', async () => {

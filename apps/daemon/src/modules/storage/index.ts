@@ -46,4 +46,5 @@ export default defineModule({
     return services.length > 0 ? { key: 'storageInUse', vars: { name: rule.data.name, services: services.join(', ') } } : null;
   },
   routes: storageRoutes,
+  metrics: async (rules, m, mod) => (await import('./storage.metrics.js')).storageMetrics(rules, m, mod),
 });

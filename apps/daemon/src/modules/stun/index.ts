@@ -38,5 +38,6 @@ export default defineModule({
     return { key: 'stunRechecked' };
   },
   routes: stunRoutes,
+  metrics: async (rules, m) => (await import('./stun.metrics.js')).stunMetrics(rules, m),
   removed: (key, mod) => new StunStore(mod.db).drop(key),
 });

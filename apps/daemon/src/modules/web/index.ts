@@ -57,4 +57,6 @@ export default defineModule({
     firewall: renderMsg(lang, figures?.firewall ?? { key: 'fwOff' }),
   }),
   routes: webRoutes,
+  // Imported on the first scrape only: a daemon nobody scrapes never loads it.
+  metrics: async (rules, m) => (await import('./web.metrics.js')).webMetrics(rules, m),
 });

@@ -18,6 +18,7 @@ import type { Msg, WebFigures } from '@lucky/contracts';
 import type { Say } from '../../core/logs.js';
 import { dupListener, listenReusePort, trimHeap } from '../../core/native.js';
 import type { WebPlan } from './web.compile.js';
+import { addFigures } from './web.figures.js';
 import { WebListeners, zeroFigures } from './web.lifecycle.js';
 import { listenHost } from './web.listen.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
@@ -104,11 +105,7 @@ interface Earlier {
   over: WebFigures;
 }
 
-const add = (a: WebFigures, b: WebFigures): WebFigures => {
-  const codes = { ...a.codes };
-  for (const [c, n] of Object.entries(b.codes)) codes[c] = (codes[c] ?? 0) + n;
-  return { requests: a.requests + b.requests, bytesIn: a.bytesIn + b.bytesIn, bytesOut: a.bytesOut + b.bytesOut, connections: a.connections + b.connections, codes };
-};
+const add = addFigures;
 
 export class AutoServing implements Serving {
   private main: WebListeners;
@@ -157,6 +154,10 @@ export class AutoServing implements Serving {
 
   get threads(): number {
     return this.pool ? this.pool.threads : 1;
+  }
+
+  get onMain(): boolean {
+    return this.pool === null;
   }
 
   /** The rules have moved to serving threads (one of them, on one CPU). */

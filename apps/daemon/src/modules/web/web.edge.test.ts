@@ -175,7 +175,7 @@ describe('basic auth on the native data plane', () => {
 
 describe('the Node engine', () => {
   it('serves without the native split in its figures', async () => {
-    const engine = runEngine(1, { engine: 'node' });
+    const engine = runEngine('main', { engine: 'node' });
     try {
       expect(engine.engine.native).toBe(false);
       const port = await freePort();

@@ -10,6 +10,7 @@
 import { closeSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
+import { WEB_DURATION_BUCKETS } from '@lucky/contracts/runtime';
 import type { Msg, WebFigures } from '@lucky/contracts';
 import { addonPath } from '../../core/addons.js';
 import { RuleProblem } from '../../core/engine.js';
@@ -35,7 +36,7 @@ export interface EdgeAddon extends OcspAddon {
   edgeApply(rule: number, table: EdgeTable): void;
   edgeRemove(rule: number, graceMs: number): void;
   edgeFree(rule: number): void;
-  edgeFigures(rule: number): [number, number, number, number, number, number, number[]];
+  edgeFigures(rule: number): [number, number, number, number, number, number, number[], number[]];
   edgeLog(rule: number, limit: number): [Array<[number, string, string, string, string, number, number, number, string, string]>, number];
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
   /** Node verified this Authorization header for the site (scrypt): the edge accepts it itself for `ms`. */
@@ -98,6 +99,7 @@ let rotationFollowed = false;
 
 export class EdgeServing implements Serving {
   readonly threads: number;
+  readonly onMain = false;
   private node: WebListeners;
   /** Rules an edge built without HTTP/2 cannot take (HTTPS with HTTP/2): Node's servers listen for them, as LUCKY_WEB_ENGINE=node would. */
   private direct: WebListeners;
@@ -264,10 +266,13 @@ export class EdgeServing implements Serving {
     if (this.direct.has(key)) return this.direct.figures(key);
     const rule = this.rules.get(key);
     if (!rule) return { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
-    const [requests, native, fallback, bytesIn, bytesOut, connections, flat] = this.addon.edgeFigures(rule.id);
+    const [requests, native, fallback, bytesIn, bytesOut, connections, flat, durations] = this.addon.edgeFigures(rule.id);
     const codes: Record<string, number> = {};
     for (let i = 0; i < flat.length; i += 2) codes[String(flat[i])] = flat[i + 1]!;
-    return { requests, bytesIn, bytesOut, connections, codes, engine: { native, node: fallback } };
+    const figures: WebFigures = { requests, bytesIn, bytesOut, connections, codes, engine: { native, node: fallback } };
+    // Buckets, one past the last, then the sum; an addon of another build (other buckets) has none to give.
+    if (durations?.length === WEB_DURATION_BUCKETS.length + 2) figures.duration = { counts: durations.slice(0, -1), seconds: durations.at(-1)! };
+    return figures;
   }
 
   accessLog(key: string, limit: number): AccessLogPage {

@@ -11,20 +11,24 @@ import type { Msg, WebConfigure, WebFigures, WebRule } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
+import { awaitStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import { TlsError } from '../../lib/tls/pem.js';
 import type { WebPlan } from './web.compile.js';
+import { BackendHealth, type BackendState } from './web.backends.js';
 import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.firewall.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost, listenIdOf } from './web.listen.js';
 import { EdgeServing } from './web.edge.js';
-import { createServing, servingThreads, type AccessLogPage, type Serving } from './web.serving.js';
+import { createServing, sameChoice, servingThreads, type AccessLogPage, type Serving, type ThreadChoice } from './web.serving.js';
 
 /** What the rule list shows of a running rule. */
 export interface WebRunFigures {
   traffic: WebFigures;
   /** What the firewall switch did; null when it is off. */
   firewall: Msg | null;
+  /** The rule's proxy backends, up or marked down (metrics). */
+  backends: BackendState[];
 }
 
 export interface WebEngineDeps {
@@ -45,11 +49,12 @@ interface Run {
   /** False after a switch of serving threads that could not start it again. */
   serving: boolean;
   firewall: Msg | null;
+  backends: BackendHealth;
 }
 
 export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private serving: Serving;
-  private threads: number | 'auto';
+  private threads: ThreadChoice;
   private runs = new Map<string, Run>();
   private busy = new Set<Promise<unknown>>();
   private switching: Promise<void> | null = null;
@@ -58,7 +63,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private unsubscribe: () => void;
 
   constructor(private d: WebEngineDeps) {
-    this.threads = servingThreads(d.settings().servingThreads, d.env.webThreads);
+    this.threads = servingThreads(d.settings(), d.env.webThreads);
     this.serving = createServing(this.threads, { ...d, engine: d.env.webEngine ?? 'native' });
     this.firewall = d.firewall ?? new NftFirewall();
     this.unsubscribe = d.certificates.onChange((name) => this.certificateChanged(name));
@@ -83,9 +88,14 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     return this.serving instanceof EdgeServing;
   }
 
-  /** Threads serving now (1: the main thread). */
+  /** Threads serving now (1 on the main thread). */
   get servingThreads(): number {
     return this.serving.threads;
+  }
+
+  /** The main thread serves now (no serving thread does). */
+  get onMainThread(): boolean {
+    return this.serving.onMain;
   }
 
   /** Runs `job` once no switch of serving threads is under way; a switch waits for it. */
@@ -141,6 +151,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       return { rule, certs: [], ...(tokens?.size ? { challenges: Object.fromEntries(tokens) } : {}) };
     }
     if (rule.certs.length === 0) throw new RuleProblem({ key: 'statusCertNeeded' }, false);
+    awaitStoreCerts(this.d.certificates, rule.certs);
     try {
       return { rule, certs: await this.d.certificates.resolve(rule.certs) };
     } catch (err) {
@@ -162,6 +173,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private async open(run: Run, plan: WebPlan): Promise<void> {
     const warnings = await this.serving.open(run.key, plan, {
       note: (line) => {
+        run.backends.heard(line);
         run.ctx.note(line);
         run.ctx.log.warn(line, { rule: run.key });
       },
@@ -169,13 +181,19 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     run.serving = true;
     const url = `${run.rule.protocol}://${fmtAddr(listenHost(run.rule), run.rule.port)}`;
     const threads = this.serving.threads;
-    run.ctx.note(threads > 1 ? { key: 'webListeningThreads', vars: { url, threads } } : { key: 'webListening', vars: { url } });
+    run.ctx.note(
+      this.serving.onMain
+        ? { key: 'webListening', vars: { url } }
+        : threads === 1
+          ? { key: 'webListeningOneThread', vars: { url } }
+          : { key: 'webListeningThreads', vars: { url, threads } },
+    );
     this.report(run, plan, warnings);
   }
 
   start(rule: WebRule, ctx: RuleContext<WebConfigure>): Promise<RuleHandle<WebRule, WebRunFigures>> {
     return this.track(async () => {
-      const run: Run = { key: ctx.key, rule, ctx, serving: false, firewall: null };
+      const run: Run = { key: ctx.key, rule, ctx, serving: false, firewall: null, backends: new BackendHealth() };
       await this.open(run, await this.plan(rule));
       this.runs.set(run.key, run);
       run.firewall = await applyFirewall(this.firewall, run.key, rule);
@@ -207,7 +225,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
           return true;
         }),
       // Zeros for a rule not served (after a switch of threads that could not start it again).
-      figures: async () => ({ traffic: await this.serving.figures(run.key), firewall: run.firewall }),
+      figures: async () => ({ traffic: await this.serving.figures(run.key), firewall: run.firewall, backends: run.backends.states(run.rule) }),
     };
   }
 
@@ -218,11 +236,15 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   /** The module setting: resolves once every running rule serves from the threads it asks for. */
   async configure(settings: WebConfigure): Promise<void> {
     while (this.switching) await this.switching;
-    const threads = servingThreads(settings.servingThreads, this.d.env.webThreads);
-    if (threads === this.threads) return;
+    const threads = servingThreads(settings, this.d.env.webThreads);
+    if (sameChoice(threads, this.threads, this.native)) {
+      this.threads = threads;
+      return;
+    }
     this.switching = (async () => {
       await Promise.allSettled([...this.busy]);
-      const from = this.serving.threads;
+      // The main thread counts as no serving thread.
+      const from = this.serving.onMain ? 0 : this.serving.threads;
       await this.serving.close();
       this.threads = threads;
       this.serving = createServing(threads, { ...this.d, engine: this.d.env.webEngine ?? 'native' });
@@ -236,7 +258,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
           run.ctx.report([problem]);
         }
       }
-      this.d.say.info({ key: 'webThreadsMoved', vars: { from, to: this.serving.threads, rules: this.runs.size } });
+      this.d.say.info({ key: 'webThreadsMoved', vars: { from, to: this.serving.onMain ? 0 : this.serving.threads, rules: this.runs.size } });
     })();
     try {
       await this.switching;

@@ -39,8 +39,8 @@ function openUnder(dir: string): number {
 }
 
 describe.each([
-  { path: 'main thread, sendfile', threads: 1, nativeRelay: true, native: true },
-  { path: 'main thread, LUCKY_NATIVE_RELAY=0', threads: 1, nativeRelay: false, native: false },
+  { path: 'main thread, sendfile', threads: 'main' as const, nativeRelay: true, native: true },
+  { path: 'main thread, LUCKY_NATIVE_RELAY=0', threads: 'main' as const, nativeRelay: false, native: false },
   { path: 'serving threads (streamed)', threads: 2, nativeRelay: true, native: false },
 ])('web file server bodies: $path', ({ threads, nativeRelay, native }) => {
   let run: EngineRunner;
@@ -53,7 +53,7 @@ describe.each([
 
   beforeAll(async () => {
     run = runEngine(threads, { nativeRelay });
-    if (threads > 1 && run.engine.servingThreads !== threads) throw new Error('serving threads need `npm run build` (native addon and worker)');
+    if (threads !== 'main' && run.engine.servingThreads !== threads) throw new Error('serving threads need `npm run build` (native addon and worker)');
     dir = mkdtempSync(join(tmpdir(), 'lucky-web-files-'));
     mkdirSync(join(dir, 'www'));
     big = randomBytes(32 << 20);

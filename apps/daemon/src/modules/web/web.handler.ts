@@ -18,6 +18,7 @@ import { ALPN_H2, bodyBytes, isH2, resetStream, serveH2, streamTunnel } from './
 import { hostOf, parseHost, type HostPort } from './web.match.js';
 import type { ProxyContext, TunnelClient } from './web.proxy.js';
 import type { AccessRing } from './web.ring.js';
+import { countDuration, type Durations } from './web.figures.js';
 
 export interface Stats {
   requests: number;
@@ -25,6 +26,8 @@ export interface Stats {
   closedIn: number;
   closedOut: number;
   codes: Record<string, number>;
+  /** Requests by time to answer (the fixed buckets of the figures). */
+  durations: Durations;
 }
 
 /** One rule's listener on this thread: what it serves now, its connections, figures and access log. */
@@ -81,13 +84,14 @@ function responseClosed(this: LoggedResponse): void {
   const status = this.headersSent ? this.statusCode : 0;
   const code = String(status);
   rt.stats.codes[code] = (rt.stats.codes[code] ?? 0) + 1;
+  const now = performance.now();
+  const t0 = hit.t0;
+  countDuration(rt.stats.durations, (now - t0) / 1000);
   if (rt.log.capacity <= 0) return;
   const req = this.req;
   const e = rt.log.evictee() ?? blankEntry();
   // When the request came, in microseconds on the clock every serving thread shares: their logs
   // are merged by time, and a client's next request never sorts before its previous one.
-  const now = performance.now();
-  const t0 = hit.t0 || now; // 0: the log was off when the request came
   e.time = wallClockAt(t0);
   e.clientIP = hit.ip;
   e.method = req.method ?? '';
@@ -242,7 +246,7 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   const peerTrusted = c.trusted.length > 0 && inAny(peer, c.trusted);
   const ip = peerTrusted ? clientIp(req, c.trusted, c.ipHeaders) : peer;
   // One shared listener and a plain record rather than a closure per request.
-  (res as LoggedResponse)[HIT] = { rt, t0: rt.log.capacity > 0 ? performance.now() : 0, ip, site: site.name };
+  (res as LoggedResponse)[HIT] = { rt, t0: performance.now(), ip, site: site.name };
   res.on('close', responseClosed);
   const path = target(req);
   if (!hp || path === null) return plain(res, 400, 'bad request\n');

@@ -21,6 +21,7 @@ import type { OcspWatch } from './web.ocsp.js';
 import { AccessRing } from './web.ring.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { ticketKeys } from './web.tickets.js';
+import { zeroDurations } from './web.figures.js';
 
 interface Open extends Listener {
   server: Server;
@@ -50,6 +51,8 @@ const detailOf = (err: unknown) => String((err as Error)?.message ?? err);
 
 export class WebListeners implements Serving {
   readonly threads = 1;
+  /** The thread that made it serves (a serving thread's own copy is never asked). */
+  readonly onMain = true;
   private listeners = new Map<string, Open>();
   private retiring = new Set<Promise<void>>();
   /** Listeners that stopped accepting while their connections finish (drain). */
@@ -114,7 +117,7 @@ export class WebListeners implements Serving {
       compiled,
       sockets: new Set(),
       sessions: new Set(),
-      stats: { requests: 0, closedIn: 0, closedOut: 0, codes: {} },
+      stats: { requests: 0, closedIn: 0, closedOut: 0, codes: {}, durations: zeroDurations() },
       // Behind the edge, the edge keeps the access log.
       log: new AccessRing<WebAccessEntry>(edge ? 0 : plan.rule.accessLog.capacity),
       hosts: new HostMemo(),
@@ -339,7 +342,8 @@ function figuresOf(rt: Listener): WebFigures {
     bytesIn += (s as unknown as { bytesRead?: number }).bytesRead ?? 0;
     bytesOut += bytesWrittenOf(s);
   }
-  return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes } };
+  const d = rt.stats.durations;
+  return { requests: rt.stats.requests, bytesIn, bytesOut, connections: rt.sockets.size, codes: { ...rt.stats.codes }, duration: { counts: [...d.counts], seconds: d.seconds } };
 }
 
 function listen(server: NetServer, host: string, port: number, ipv6Only: boolean, fd?: number): Promise<NodeJS.ErrnoException | null> {

@@ -50,8 +50,8 @@ const text = (name: string, address: string, port: number, extra: object = {}) =
 });
 
 const ENGINES = [
-  ['main thread', 1],
-  ['serving threads', 2],
+  ['main thread', { servingThreads: 1, mainThreadOnly: true }],
+  ['serving threads', { servingThreads: 2, mainThreadOnly: false }],
 ] as const;
 
 describe.each(ENGINES)('saving web rules on a taken port (%s)', (_kind, threads) => {
@@ -60,7 +60,7 @@ describe.each(ENGINES)('saving web rules on a taken port (%s)', (_kind, threads)
 
   beforeAll(async () => {
     d = await startTestDaemon();
-    expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, servingThreads: threads })).ret).toBe(0);
+    expect((await d.call('PUT', '/api/web/configure', { accessLogShow: 50, ...threads })).ret).toBe(0);
   });
   afterAll(() => d.close());
 
@@ -145,7 +145,7 @@ describe.each(ENGINES)('conflicting web rules found at start (%s)', (_kind, thre
     const db = openDb(dir);
     const store = new RuleStore(db, 'web', ZWebRule, pino({ level: 'silent' }));
     keys.push(store.create(text('first', '127.0.0.1', port)), store.create(text('second', '127.0.0.1', port)));
-    new SettingsStore(db, 'web', ZWebConfigure).set({ servingThreads: threads });
+    new SettingsStore(db, 'web', ZWebConfigure).set(threads);
     db.close();
     d = await startTestDaemon({ dataDir: dir });
   });

@@ -193,7 +193,7 @@ describe('web module over the API', () => {
     expect(created.ret).toBe(0);
     const lines = async () => (await d.call<{ logs: Array<{ log: string }> }>('GET', `/api/web/rules/${created.key}/logs`, undefined, { headers: { 'lucky-lang': 'en_US' } })).logs.map((l) => l.log);
     for (const [threads, shows] of [
-      [1, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port}`)],
+      [1, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in one thread`)],
       [3, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in 3 threads`)],
       [2, (l: string) => l.endsWith(`listening on http://127.0.0.1:${port} in 2 threads`)],
     ] as const) {

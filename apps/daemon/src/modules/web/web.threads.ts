@@ -19,6 +19,7 @@ import type { Say } from '../../core/logs.js';
 import { ListenError, listenReusePort } from '../../core/native.js';
 import { clockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
+import { addFigures } from './web.figures.js';
 import { fmtAddr } from '../../lib/ip.js';
 import { listenHost } from './web.listen.js';
 import { ocspStapling, type OcspWatch } from './web.ocsp.js';
@@ -121,6 +122,7 @@ export function listenFailure(plan: WebPlan, err: unknown): RuleProblem {
 
 export class WebThreads implements Serving {
   readonly threads: number;
+  readonly onMain = false;
   private pool: ServingThread[] = [];
   /** Rules serving now, by key. */
   private placed = new Map<string, Placed>();
@@ -464,14 +466,5 @@ export class WebThreads implements Serving {
 }
 
 function sumFigures(all: (WebFigures | null)[]): WebFigures {
-  const sum: WebFigures = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
-  for (const f of all) {
-    if (!f) continue;
-    sum.requests += f.requests;
-    sum.bytesIn += f.bytesIn;
-    sum.bytesOut += f.bytesOut;
-    sum.connections += f.connections;
-    for (const [code, n] of Object.entries(f.codes)) sum.codes[code] = (sum.codes[code] ?? 0) + n;
-  }
-  return sum;
+  return all.reduce<WebFigures>((sum, f) => (f ? addFigures(sum, f) : sum), { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} });
 }

@@ -37,4 +37,5 @@ export default defineModule({
     const host = rule.data.address ? (rule.data.address.includes(':') ? `[${rule.data.address}]` : rule.data.address) : 'localhost';
     return { figures: (figures as WebdavFigures | undefined) ?? IDLE, url: `${rule.data.tls ? 'https' : 'http'}://${host}:${rule.data.port}${rule.data.prefix === '/' ? '/' : `${rule.data.prefix}/`}` };
   },
+  metrics: async (rules, m) => (await import('./webdav.metrics.js')).webdavMetrics(rules, m),
 });

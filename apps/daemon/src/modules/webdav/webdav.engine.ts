@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { WebdavConfigure, WebdavFigures, WebdavRule } from '@lucky/contracts';
 import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
-import { followStoreCerts } from '../../core/rulecerts.js';
+import { awaitStoreCerts, followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { ServerTls } from '../../lib/tls/contexts.js';
 import type { StoragesService } from '../../core/services/storages.js';
@@ -72,6 +72,7 @@ export class WebdavEngine implements Engine<WebdavRule, WebdavConfigure, WebdavF
     let unsubscribe = () => {};
     if (rule.tls) {
       let tls: ServerTls;
+      awaitStoreCerts(this.d.certificates, rule.certs);
       try {
         tls = await this.d.certificates.serverTls(rule.certs, '1.2');
       } catch (err) {

@@ -115,7 +115,7 @@ describe('WebDAV rules', () => {
   it('serves a certificate of the store by name and swaps in its replacement while a connection stays open', async () => {
     const first = makeCert(base, 'store1', ['dav.test']);
     const second = makeCert(base, 'store2', ['dav.test']);
-    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'dav-cert', source: 'pem', cert: first.cert, key: first.key }, EN);
+    const stored = await d.call<{ key: string }>('POST', '/api/acme/rules', { name: 'dav-cert', source: 'pem', cert: first.cert, privateKey: first.key }, EN);
     expect(stored.ret, stored.msg).toBe(0);
     const { port, key } = await makeDav(d, { tls: true, certs: [{ source: 'store', cert: 'dav-cert' }], mounts: [{ name: 'a', storage: s1 }] });
     const peer = async () => {
@@ -125,7 +125,7 @@ describe('WebDAV rules', () => {
     };
     const open = await peer();
     expect(open.fp).toBe(new X509Certificate(first.cert).fingerprint256);
-    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'dav-cert', source: 'pem', cert: second.cert, key: second.key }, EN)).ret).toBe(0);
+    expect((await d.call('PUT', `/api/acme/rules/${stored.key}`, { name: 'dav-cert', source: 'pem', cert: second.cert, privateKey: second.key }, EN)).ret).toBe(0);
     const want = new X509Certificate(second.cert).fingerprint256;
     let now = await peer();
     for (let i = 0; i < 100 && now.fp !== want; i++) {

@@ -18,4 +18,5 @@ export default defineModule({
   // Scheduled tasks shut a device down through the actions service: run('wol', key, 'shutdown').
   operations: { shutdown: shutdownOperation },
   routes: wolRoutes,
+  metrics: async (devices, m, mod) => (await import('./wol.metrics.js')).wolMetrics(devices, m, mod),
 });

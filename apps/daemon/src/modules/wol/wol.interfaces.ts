@@ -1,22 +1,19 @@
-/** The IPv4 interfaces packets can leave from, each with the broadcast address of its network. */
+/** The IPv4 interfaces packets can leave from, each with its network: broadcast address and subnet. */
 import { networkInterfaces } from 'node:os';
+import type { WolInterface } from '@lucky/contracts';
+import { broadcastOf, prefixOf, subnetOf, subnetText } from './wol.subnet.js';
 
-export interface WolInterface {
-  name: string;
-  address: string;
-  broadcast: string;
-}
-
-function broadcastOf(address: string, netmask: string): string {
-  const a = address.split('.').map(Number);
-  const m = netmask.split('.').map(Number);
-  return a.map((x, i) => (x | (~m[i]! & 255)) >>> 0).join('.');
-}
+export type { WolInterface };
 
 export function wolInterfaces(): WolInterface[] {
   const out: WolInterface[] = [];
   for (const [name, addrs] of Object.entries(networkInterfaces())) {
-    for (const a of addrs ?? []) if (a.family === 'IPv4') out.push({ name, address: a.address, broadcast: broadcastOf(a.address, a.netmask) });
+    for (const a of addrs ?? []) {
+      if (a.family !== 'IPv4') continue;
+      const prefix = prefixOf(a.netmask);
+      const subnet = subnetOf(a.address, prefix);
+      out.push({ name, address: a.address, broadcast: broadcastOf(subnet), subnet: subnetText(subnet), prefix, internal: a.internal });
+    }
   }
   return out;
 }

@@ -86,7 +86,21 @@ export class OnlineProbes {
     return p;
   }
 
+  /** The last answer for a device, however old; undefined before its first probe ends. */
+  known(key: string): boolean | undefined {
+    return this.cache.get(key)?.up;
+  }
+
   forget(key: string): void {
     this.cache.delete(key);
   }
+}
+
+const perModule = new WeakMap<object, OnlineProbes>();
+
+/** The module's probes, one set per loaded module: the console's list and /metrics share their answers. */
+export function probesOf(mod: object): OnlineProbes {
+  let p = perModule.get(mod);
+  if (!p) perModule.set(mod, (p = new OnlineProbes()));
+  return p;
 }

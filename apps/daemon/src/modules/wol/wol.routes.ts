@@ -2,11 +2,12 @@
 import { Ret, message, type Msg, type MsgValue, type wolContract, type WolDevice } from '@lucky/contracts';
 import { MsgError } from '../../lib/msgerror.js';
 import { wolInterfaces } from './wol.interfaces.js';
-import { OnlineProbes, probe } from './wol.online.js';
+import { probe, probesOf } from './wol.online.js';
 import { AppError, fail } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import type { WolContext } from './index.js';
+import { knownMacs, Scanner } from './wol.scan.js';
 import { shutdownDevice } from './wol.shutdown.js';
 
 /** Wakes the device and says so in its log; a failure is logged and thrown as a ret 6. */
@@ -27,7 +28,8 @@ export async function wakeDevice(device: StoredRule<WolDevice>, mod: WolContext)
 }
 
 export function wolRoutes(mod: WolContext): OwnHandlers<typeof wolContract> {
-  const probes = new OnlineProbes();
+  const probes = probesOf(mod);
+  const scanner = new Scanner();
   return {
     wake: async ({ params, req }) => {
       const { sent } = await wakeDevice(mod.rules.require(params.key), mod);
@@ -63,5 +65,7 @@ export function wolRoutes(mod: WolContext): OwnHandlers<typeof wolContract> {
     },
     online: async () => ({ online: await probes.states(mod.rules.list().map((r) => ({ key: r.key, enable: r.data.enable, checkHost: r.data.checkHost, checkPort: r.data.checkPort }))) }),
     interfaces: async () => ({ interfaces: wolInterfaces() }),
+    scan: async ({ body, req }) => ({ scan: scanner.start(body.interface, body.address).view(req.lang, knownMacs(mod.rules.list())) }),
+    scanState: async ({ req }) => ({ scan: scanner.current()?.view(req.lang, knownMacs(mod.rules.list())) ?? null }),
   };
 }

@@ -142,7 +142,7 @@ describe('wol: several targets, the interface, online checks, wake and wait', ()
     // Sent from lo's address.
     expect(a.got[0]!.from).toBe('127.0.0.1');
     const ifs = await d.call<{ interfaces: Array<{ name: string; address: string; broadcast: string }> }>('GET', '/api/wol/interfaces');
-    expect(ifs.interfaces).toContainEqual({ name: 'lo', address: '127.0.0.1', broadcast: '127.255.255.255' });
+    expect(ifs.interfaces).toContainEqual({ name: 'lo', address: '127.0.0.1', broadcast: '127.255.255.255', subnet: '127.0.0.0/8', prefix: 8, internal: true });
     // An interface that is not there: the wake says so, naming it.
     const gone = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'no nic', macs: ['02:00:00:00:00:0b'], interface: 'nope0' });
     expect(await d.call('POST', `/api/wol/rules/${gone.key}/wake`, undefined, EN)).toMatchObject({ ret: 6, msg: 'wake failed: interface nope0 does not exist or has no IPv4 address' });
@@ -334,6 +334,52 @@ describe('wol shutdown: a command run here or a URL called', () => {
     }
   });
 
+  it('the shutdown command and URL are secrets: masked in answers and backups without secrets, kept when the mask comes back', async () => {
+    const got: string[] = [];
+    const srv: HttpServer = createHttpServer((req, res) => {
+      got.push(req.url!);
+      res.end('off');
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    const stored = (key: string) =>
+      (JSON.parse(d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'wol' AND key = ?").get(key)!.data) as { shutdown: Record<string, string> }).shutdown;
+    type View = { rule: Record<string, unknown> & { shutdown: Record<string, unknown> } };
+    try {
+      const byUrl = await device('by url', { kind: 'url', url: `${base}/off?token=url-token-1`, method: 'POST' });
+      const byCommand = await device('by command', { kind: 'command', command: 'echo cmd-token-2 >/dev/null; echo done' });
+      const one = await d.call<View>('GET', `/api/wol/rules/${byUrl}`);
+      expect(one.rule.shutdown).toMatchObject({ kind: 'url', url: '******', command: '' });
+      const list = JSON.stringify(await d.call('GET', '/api/wol/rules'));
+      expect(list).not.toMatch(/url-token-1|cmd-token-2/);
+      expect(list).toContain('******');
+      // The view sent back as it is (an edit of the name): the stored URL and command stay and still work.
+      const { key: _k, status: _s, created: _c, updated: _u, lastWake: _l, ...input } = one.rule;
+      expect((await d.call('PUT', `/api/wol/rules/${byUrl}`, { ...input, name: 'by url, renamed' }, EN)).ret).toBe(0);
+      expect(stored(byUrl).url).toBe(`${base}/off?token=url-token-1`);
+      expect(await shut(byUrl)).toMatchObject({ ret: 0, ok: true, httpStatus: 200 });
+      expect(got).toEqual(['/off?token=url-token-1']);
+      const cmdView = (await d.call<View>('GET', `/api/wol/rules/${byCommand}`)).rule;
+      expect(cmdView.shutdown).toMatchObject({ kind: 'command', command: '******' });
+      const { key: _k2, status: _s2, created: _c2, updated: _u2, lastWake: _l2, ...cmdInput } = cmdView;
+      expect((await d.call('PUT', `/api/wol/rules/${byCommand}`, { ...cmdInput, note: 'edited' }, EN)).ret).toBe(0);
+      expect(stored(byCommand).command).toBe('echo cmd-token-2 >/dev/null; echo done');
+      expect(await shut(byCommand)).toMatchObject({ ret: 0, ok: true, exitCode: 0, output: 'done\n' });
+      // A mask with nothing stored behind it (a new device) is judged as an empty field.
+      const r = await d.call('POST', '/api/wol/rules', { name: 'new', macs: ['02:00:00:00:01:09'], shutdown: { kind: 'url', url: '******' } }, EN);
+      expect(r.ret).toBe(1);
+      expect(r.msg).toMatch(/shutdown\.url/);
+      // Backups: left out without secrets, whole with them.
+      const backup = async (secrets: 0 | 1) => (await d.runtime.app.inject({ method: 'GET', url: `/api/configure?secrets=${secrets}`, headers: { 'lucky-admin-token': d.token } })).body;
+      const without = await backup(0);
+      expect(without).not.toMatch(/url-token-1|cmd-token-2/);
+      expect(await backup(1)).toContain('url-token-1');
+      expect(await backup(1)).toContain('cmd-token-2');
+    } finally {
+      srv.close();
+    }
+  });
+
   it('refuses bad shutdown settings and saves nothing; no shutdown set is a clear refusal', async () => {
     const before = (await d.call<{ list: unknown[] }>('GET', '/api/wol/rules')).list.length;
     const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -354,7 +400,8 @@ describe('wol shutdown: a command run here or a URL called', () => {
     // An edit with a bad shutdown leaves the stored device as it was.
     const key = await device('kept', { kind: 'command', command: 'true' });
     expect((await d.call('PUT', `/api/wol/rules/${key}`, { name: 'kept', macs: ['02:00:00:00:01:01'], shutdown: { kind: 'command', command: '' } }, EN)).ret).toBe(1);
-    expect((await d.call<{ rule: { shutdown: { command: string } } }>('GET', `/api/wol/rules/${key}`)).rule.shutdown.command).toBe('true');
+    const stored = d.runtime.db.prepare<[string], { data: string }>("SELECT data FROM rules WHERE module = 'wol' AND key = ?").get(key)!;
+    expect((JSON.parse(stored.data) as { shutdown: { command: string } }).shutdown.command).toBe('true');
     const none = await d.call<{ key: string }>('POST', '/api/wol/rules', { name: 'wake only', macs: ['02:00:00:00:01:03'] });
     expect(await shut(none.key)).toMatchObject({ ret: 1, msg: 'the device has no shutdown command or URL' });
     expect((await d.call('PUT', `/api/wol/rules/${key}/enable`, { enable: false })).ret).toBe(0);

@@ -14,6 +14,7 @@ import { sayer } from '../../../core/logs.js';
 import { PortRegistry } from '../../../core/ports.js';
 import { RuleLog } from '../../../core/rulelog.js';
 import { RuleRuntime } from '../../../core/ruleruntime.js';
+import type { CertificatesService } from '../../../core/services/certificates.js';
 import { testCertificates } from '../../../test/certificates.js';
 import { WebEngine, type WebRunFigures } from '../web.engine.js';
 import type { Firewall } from '../web.firewall.js';
@@ -25,6 +26,8 @@ export const fakeFirewall: Firewall = { open: async () => ({ key: 'fwFailed', va
 export interface EngineRunner {
   engine: WebEngine;
   ports: PortRegistry;
+  /** The certificate store the engine reads (the daemon's, on the test's own lucky.db). */
+  certificates: CertificatesService;
   /** Stores the rule (enabled) and applies it: started, updated in place or restarted. */
   start(key: string, rule: WebRule): Promise<void>;
   stop(key: string): Promise<void>;
@@ -37,12 +40,13 @@ export interface EngineRunner {
   close(): Promise<void>;
 }
 
-export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'native' | 'node'; nativeRelay?: boolean } = {}): EngineRunner {
+/** `threads`: the module's servingThreads, or 'main' for the main thread only (mainThreadOnly). */
+export function runEngine(threads: number | 'main', o: { firewall?: Firewall; engine?: 'native' | 'node'; nativeRelay?: boolean } = {}): EngineRunner {
   const dir = mkdtempSync(join(tmpdir(), 'lucky-web-engine-'));
   const certs = testCertificates(dir);
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
-  const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads };
+  const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads === 'main' ? 0 : threads, mainThreadOnly: threads === 'main' };
   const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
@@ -65,6 +69,7 @@ export function runEngine(threads: number, o: { firewall?: Firewall; engine?: 'n
   return {
     engine,
     ports,
+    certificates: certs.service,
     start: (key, rule) => {
       rules.set(key, rule);
       return runtime.apply(key);
@@ -104,7 +109,7 @@ export const ENGINES: Array<[string, () => EngineRunner]> = [
       return r;
     },
   ],
-  ['node, one thread', () => runEngine(1)],
+  ['node, main thread', () => runEngine('main')],
   [
     'node, serving threads',
     () => {

@@ -1,0 +1,146 @@
+/**
+ * File transfers: RETR, STOR and APPE (with REST). A file on a plain data connection is moved by
+ * the native relay thread (sendfile / splice: its bytes never enter JavaScript); on a TLS one, or
+ * without the addon, it is streamed with backpressure. An upload stops at the storage's quota.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { lstat, open, stat, truncate, type FileHandle } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
+import type { Duplex } from 'node:stream';
+import { nativeFileReceive, nativeFileSend } from '../../core/relay.js';
+import { fsReply, guarded, Reply, target, type Handler } from './ftp.reply.js';
+import type { FtpSession } from './ftp.server.js';
+import { nativeData, openData, pipeOut, relayed, runTransfer } from './ftp.transfer.js';
+
+const READ_CHUNK = 1024 * 1024;
+
+export const retr = guarded('RETR', async (s, arg) => {
+  const t = await target(s, arg, 'read');
+  const offset = s.takeRest();
+  const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+  if (!st) throw new Reply(550, 'Failed to open file.');
+  if (!st.isFile()) throw new Reply(550, 'Not a plain file.');
+  if (offset > st.size) throw new Reply(554, 'Restart position beyond the end of the file.');
+  // Opened before the 150: a file that cannot be read is said on the control connection.
+  const file = await open(t.rp.real, 'r').catch((e: unknown) => Promise.reject(fsReply(e)));
+  try {
+    const native = nativeData(s);
+    const sock = await openData(s, `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`, native);
+    const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileSend(sock as Socket, file.fd, offset, 0, onEnd)) : null;
+    if (!r) {
+      if (native) sock.resume();
+      // The stream closes the handle when it ends or is destroyed (a stream holds the handle open until then).
+      const body = file.createReadStream({ start: offset, highWaterMark: READ_CHUNK });
+      const bytes = await pipeOut(s, sock, body, true);
+      return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes };
+    }
+    s.server.counters.bytesOut += r.toClient;
+    if (r.end?.reason !== 'closed') throw new Reply(426, 'Connection closed; transfer aborted.');
+    s.server.counters.downloads++;
+    return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: r.toClient };
+  } finally {
+    // After the transfer (or its abort) let go of it; close waits for a read still in flight.
+    await file.close().catch(() => undefined);
+  }
+});
+
+/**
+ * STOR in JavaScript: the socket's bytes into the file from `start`, the socket paused while the
+ * file lags behind (backpressure), never a byte past `budget`; the bytes written.
+ */
+async function receiveStream(s: FtpSession, sock: Duplex, file: FileHandle, start: number, budget: number): Promise<number> {
+  // Closes the handle once finished or destroyed (a stream holds the handle open until then).
+  const ws = file.createWriteStream({ start });
+  let written = 0;
+  let overQuota = false;
+  await runTransfer(
+    s,
+    sock,
+    (signal) =>
+      new Promise<void>((resolve, reject) => {
+        let failed = false;
+        const fail = (e: unknown) => {
+          if (failed) return;
+          failed = true;
+          reject(e);
+        };
+        sock.on('data', (chunk: Buffer) => {
+          if (failed) return;
+          if (written + chunk.length > budget) {
+            overQuota = true;
+            return fail(new Reply(552, 'Exceeded storage allocation.'));
+          }
+          written += chunk.length;
+          s.server.counters.bytesIn += chunk.length;
+          if (!ws.write(chunk)) sock.pause();
+        });
+        ws.on('drain', () => sock.resume());
+        ws.on('error', fail);
+        sock.on('error', fail);
+        signal.addEventListener('abort', () => fail(new Error('aborted')));
+        sock.on('end', () => {
+          if (failed) return;
+          ws.end();
+          ws.once('finish', () => resolve());
+        });
+        sock.on('close', () => {
+          // Closed without a clean end: the client went away mid-transfer.
+          if (!sock.readableEnded) fail(new Error('data connection closed'));
+        });
+      }),
+    () => ws.destroy(),
+  ).catch((err: unknown) => {
+    if (overQuota) throw new Reply(552, 'Exceeded storage allocation.');
+    throw err;
+  });
+  return written;
+}
+
+const { ENOSPC, EDQUOT } = osConstants.errno;
+
+export function store(verb: 'STOR' | 'APPE'): Handler {
+  return guarded(verb, async (s, arg) => {
+    const t = await target(s, arg, 'write');
+    const append = verb === 'APPE';
+    const offset = s.takeRest();
+    if (t.rp.path === '/') throw new Reply(553, 'Could not create file.');
+    const st = t.rp.exists ? await lstat(t.rp.real).catch(() => null) : null;
+    if (st?.isDirectory()) throw new Reply(553, 'Could not create file: it is a directory.');
+    const existing = st?.size ?? 0;
+    if (!append && offset > existing) throw new Reply(554, 'Restart position beyond the end of the file.');
+    const room = await s.server.deps.storages.room(t.grant);
+    // Bytes the upload may add: what is free, plus what it overwrites.
+    const budget = room + (append ? 0 : existing - offset);
+    if (budget <= 0 && Number.isFinite(room)) throw new Reply(552, 'Exceeded storage allocation.');
+    if (offset > 0 && !append) await truncate(t.rp.real, offset).catch((e: unknown) => Promise.reject(fsReply(e)));
+    const native = nativeData(s);
+    // splice(2) refuses a file opened for appending (EINVAL): on the relay, APPE writes from the
+    // file's size when the upload starts instead.
+    const flags = append ? (native ? fsConstants.O_WRONLY | fsConstants.O_CREAT : 'a') : offset > 0 ? 'r+' : 'w';
+    // Opened before the 150, as for RETR.
+    const file = await open(t.rp.real, flags).catch((e: unknown) => Promise.reject(fsReply(e)));
+    try {
+      const start = append ? (await file.stat()).size : offset;
+      const sock = await openData(s, `Ok to send data.`, native);
+      const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileReceive(sock as Socket, file.fd, start, budget, 0, onEnd)) : null;
+      let written: number;
+      if (r) {
+        written = r.toTarget;
+        s.server.counters.bytesIn += written;
+        if (r.end?.reason === 'limit' || (r.end?.reason === 'error' && (r.end.errno === ENOSPC || r.end.errno === EDQUOT))) {
+          throw new Reply(552, 'Exceeded storage allocation.');
+        }
+        if (r.end?.reason !== 'closed') throw new Reply(426, 'Connection closed; transfer aborted.');
+      } else {
+        if (native) sock.resume();
+        written = await receiveStream(s, sock, file, start, budget);
+      }
+      s.server.counters.uploads++;
+      return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: written };
+    } finally {
+      // Closed before the 226 (close waits for a write still in flight): the client may read the file at once.
+      await file.close().catch(() => undefined);
+    }
+  });
+}
