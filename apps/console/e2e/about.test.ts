@@ -42,7 +42,7 @@ describe('about and settings: nothing sent out unasked (chromium + built daemon)
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 90_000);
 
-  afterEach(shotOnFailure('about', () => page));
+  afterEach(shotOnFailure('about', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

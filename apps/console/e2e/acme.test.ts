@@ -42,7 +42,7 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     await enableModules(daemon, apiToken, ['web', 'acme', 'portforward']);
   }, 90_000);
 
-  afterEach(shotOnFailure('acme', () => page));
+  afterEach(shotOnFailure('acme', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

@@ -51,7 +51,7 @@ describe('console e2e (chromium + built daemon)', () => {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 90_000);
 
-  afterEach(shotOnFailure('console', () => page));
+  afterEach(shotOnFailure('console', () => page, () => daemon));
 
   afterAll(() => closeConsole({ daemon, browser, context }), 30_000);
 

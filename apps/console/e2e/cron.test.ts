@@ -34,7 +34,7 @@ describe('scheduled tasks console e2e (chromium + built daemon)', () => {
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(shotOnFailure('cron', () => page));
+  afterEach(shotOnFailure('cron', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

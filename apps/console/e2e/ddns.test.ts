@@ -74,7 +74,7 @@ describe('DDNS console e2e (chromium + built daemon + loopback receiver)', () =>
     ({ daemon, apiToken, browser, context, page } = await openConsole(1366, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(shotOnFailure('ddns', () => page));
+  afterEach(shotOnFailure('ddns', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

@@ -47,7 +47,7 @@ describe('FileBrowser console e2e (chromium + built daemon, temporary storage)',
     await makeStorage(daemon, apiToken, 'Files', root);
   }, 90_000);
 
-  afterEach(shotOnFailure('filebrowser', () => page));
+  afterEach(shotOnFailure('filebrowser', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

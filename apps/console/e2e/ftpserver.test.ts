@@ -69,7 +69,7 @@ describe('FTP server console e2e (chromium + built daemon, loopback listener, te
     await setStorageUsers(daemon, apiToken, [{ account: USER, password: USER_PASSWORD, permissions: { [storage]: { read: true, write: true, delete: true } } }]);
   }, 90_000);
 
-  afterEach(shotOnFailure('ftpserver', () => page));
+  afterEach(shotOnFailure('ftpserver', () => page, () => daemon));
 
   afterAll(async () => {
     await new Promise<void>((r) => (squatter ? squatter.close(() => r()) : r()));

@@ -193,9 +193,10 @@ export async function closeConsole(c: Partial<OpenConsole>): Promise<void> {
 
 /**
  * An afterEach hook that keeps a screenshot of the page when a test failed, and prints what the page
- * showed (address, open dialogs, its latest console errors): CI keeps the log, not the screenshot.
+ * showed (address, open dialogs, its latest console errors) and the daemon's last log lines: CI keeps
+ * the log, not the screenshot.
  */
-export function shotOnFailure(prefix: string, page: () => Page | undefined) {
+export function shotOnFailure(prefix: string, page: () => Page | undefined, daemon?: () => Daemon | undefined) {
   return async (ctx: { task: { name: string; result?: { state?: string } } }) => {
     const p = page();
     if (ctx.task.result?.state === 'fail' && p) {
@@ -204,7 +205,8 @@ export function shotOnFailure(prefix: string, page: () => Page | undefined) {
         .locator('[role=dialog]')
         .evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').slice(0, 400)))
         .catch((err: Error) => [`(could not read: ${err.message})`]);
-      const lines = [`page ${p.url()}`, ...dialogs.map((d) => `dialog: ${d}`), ...(consoleErrors.get(p) ?? [])];
+      const logTail = (daemon?.()?.output ?? '').trim().split('\n').slice(-15).map((l) => `daemon: ${l.slice(0, 300)}`);
+      const lines = [`page ${p.url()}`, ...dialogs.map((d) => `dialog: ${d}`), ...(consoleErrors.get(p) ?? []), ...logTail];
       process.stderr.write(`[${prefix}] after the failure of "${ctx.task.name}":\n  ${lines.join('\n  ')}\n`);
     }
   };

@@ -162,7 +162,7 @@ describe('port forwarding console e2e (chromium + built daemon + loopback echo s
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(shotOnFailure('portforward', () => page));
+  afterEach(shotOnFailure('portforward', () => page, () => daemon));
 
   afterAll(async () => {
     for (const s of sockets) s.destroy();

@@ -67,7 +67,7 @@ describe('security management e2e (chromium + built daemon)', () => {
     await page.waitForURL(/#\/status$/);
   }, 90_000);
 
-  afterEach(shotOnFailure('safe', () => page));
+  afterEach(shotOnFailure('safe', () => page, () => daemon));
 
   afterAll(() => closeConsole({ daemon, browser, context }), 30_000);
 

@@ -60,7 +60,7 @@ describe('storage management console e2e (chromium + built daemon, temporary dir
     await enableModules(daemon, apiToken, ['storage', 'webdav']);
   }, 90_000);
 
-  afterEach(shotOnFailure('storage', () => page));
+  afterEach(shotOnFailure('storage', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

@@ -48,7 +48,7 @@ describe('STUN console e2e (chromium + built daemon, loopback STUN server only)'
     expect((await daemon.api('PUT', '/api/stun/configure', { stunServers: [LOOPBACK_STUN], keepaliveInterval: 30, keepaliveUrl: 'http://127.0.0.1/', logLines: 32 }, apiToken)).ret).toBe(0);
   }, 90_000);
 
-  afterEach(shotOnFailure('stun', () => page));
+  afterEach(shotOnFailure('stun', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

@@ -120,7 +120,7 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     ({ daemon, apiToken, browser, context, page } = await openConsole(1366, 1000, pageErrors));
   }, 90_000);
 
-  afterEach(shotOnFailure('web', () => page));
+  afterEach(shotOnFailure('web', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

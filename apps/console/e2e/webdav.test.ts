@@ -69,7 +69,7 @@ describe('WebDAV console e2e (chromium + built daemon, loopback listener, tempor
     await setStorageUsers(daemon, apiToken, [{ account: USER, password: USER_PASSWORD, permissions: { [photos]: { read: true, write: true, delete: false }, [docs]: { read: true } } }]);
   }, 90_000);
 
-  afterEach(shotOnFailure('webdav', () => page));
+  afterEach(shotOnFailure('webdav', () => page, () => daemon));
 
   afterAll(async () => {
     await closeConsole({ daemon, browser, context });

@@ -63,7 +63,7 @@ describe('wake-on-LAN console e2e (chromium + built daemon)', () => {
     work = mkdtempSync(join(tmpdir(), 'lucky-wol-e2e-'));
   }, 90_000);
 
-  afterEach(shotOnFailure('wol', () => page));
+  afterEach(shotOnFailure('wol', () => page, () => daemon));
 
   afterAll(async () => {
     a?.s.close();

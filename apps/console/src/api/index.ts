@@ -19,7 +19,9 @@ export const api = createClient({
   baseUrl: () => document.baseURI,
   token: () => storage.get('token') || undefined,
   lang: () => lang,
-  onSessionLost: () => {
+  onSessionLost: (reason) => {
+    // Why the console went back to /login, for whoever opens the browser's console.
+    console.warn(`[lucky] back to the login: ${reason === 'session' ? 'the daemon ended the session' : 'the daemon did not answer 3 times in a row'}`);
     storage.remove('token');
     onLost();
     toLogin();

@@ -247,7 +247,8 @@ static void linger_start(Client *c) {
   tls_bye(c);
   shutdown(c->fd, SHUT_WR);
   c->state = C_LINGER;
-  c->deadline = c->w->now + EDGE_LINGER_MS;
+  c->linger_until = c->w->now + EDGE_LINGER_MS;
+  c->deadline = c->w->now + EDGE_LINGER_QUIET_MS;
 }
 
 void client_end(Client *c) {
@@ -260,7 +261,11 @@ static void linger_step(Client *c) {
   char sink[4096];
   for (;;) {
     ssize_t n = recv(c->fd, sink, sizeof sink, 0);
-    if (n > 0) continue;
+    if (n > 0) {
+      int64_t quiet = c->w->now + EDGE_LINGER_QUIET_MS;
+      c->deadline = quiet < c->linger_until ? quiet : c->linger_until;
+      continue;
+    }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     client_close(c);

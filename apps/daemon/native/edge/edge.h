@@ -32,8 +32,11 @@
 #define EDGE_HEAD_TIMEOUT_MS 20000
 #define EDGE_KEEPALIVE_MS 5000
 #define EDGE_REQUEST_TIMEOUT_MS 300000
-/* After a last answer that closes: how long unread bytes are read and dropped (nginx's lingering close). */
-#define EDGE_LINGER_MS 2000
+/* After a last answer that closes, unread bytes are read and dropped (nginx's lingering close), so that
+ * closing with them unread does not reset the answer before the client reads it: until the client has
+ * been quiet this long, and no longer than the whole time (nginx: lingering_timeout, lingering_time). */
+#define EDGE_LINGER_QUIET_MS 5000
+#define EDGE_LINGER_MS 30000
 /* Idle upstream connections kept per backend per thread, and for how long. */
 #define EDGE_POOL_IDLE_MAX 1024
 #define EDGE_POOL_IDLE_MS 30000
@@ -345,6 +348,7 @@ struct Client {
   uint32_t tail_len, tail_off;
   Upstream *span_owner;
   int64_t deadline;
+  int64_t linger_until;
   int64_t t0_us;
   uint64_t bytes_in, bytes_out, counted_in, counted_out, req_bytes_out;
   uint8_t peer[16];

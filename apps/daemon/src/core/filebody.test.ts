@@ -281,7 +281,8 @@ describe.each(PATHS)('file bodies over HTTP/1.1: $name', ({ name, o }) => {
     const [a] = await got;
     const accepted = [...srv.sockets].find((s) => s.remotePort === sock.localPort)!;
     expect(sha(a!.body)).toBe(sha(other));
-    expect(bytesWrittenOf(accepted)).toBeGreaterThan(other.length);
+    // The client can hold the last byte before the relay thread's completion reaches JavaScript.
+    await until(() => bytesWrittenOf(accepted) > other.length);
     expect(bytesWrittenOf(accepted)).toBeLessThan(other.length + 300);
     sock.destroy();
   });

@@ -124,6 +124,15 @@ describe('snapshots', () => {
     expect(listSnapshots(dir)).toHaveLength(2);
   });
 
+  it('two checks at once take one daily copy: the second sees the first being written', async () => {
+    const dir = tempDir();
+    const snaps = new Snapshots(luckyDb(dir), dir, { now: clock().now });
+    const both = await Promise.all([snaps.takeIfDue(), snaps.takeIfDue()]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    expect(listSnapshots(dir)).toHaveLength(1);
+    await snaps.close();
+  });
+
   it('keeps no copy of a database that went bad while running, and the good ones stay', async () => {
     const dir = tempDir();
     const c = clock();

@@ -118,16 +118,25 @@ export class Snapshots {
 
   /** Takes one (after any still being taken), then prunes to the newest `keep`. */
   take(reason: MsgValue): Promise<Snapshot> {
-    const next = this.queue.then(() => this.write(reason));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.enqueue(() => this.write(reason));
   }
 
-  /** The daily one: taken when the newest is a day old, or there is none. */
-  async takeIfDue(): Promise<Snapshot | undefined> {
-    const newest = newestSnapshot(this.dataDir);
-    if (newest && this.now() - newest.takenAt < DAY_MS) return undefined;
-    return this.take({ key: 'snapDaily' });
+  /**
+   * The daily one: taken when the newest is a day old, or there is none. Checked in the queue, so a
+   * check while a copy is still being written sees that copy and does not take a second one.
+   */
+  takeIfDue(): Promise<Snapshot | undefined> {
+    return this.enqueue(() => {
+      const newest = newestSnapshot(this.dataDir);
+      if (newest && this.now() - newest.takenAt < DAY_MS) return Promise.resolve(undefined);
+      return this.write({ key: 'snapDaily' });
+    });
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(job);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** Checks every hour rather than sleeping a day: a suspended machine or a clock change skips no day. */

@@ -8,6 +8,7 @@
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { buildConnector } from 'undici';
+import { parseHostPort } from '@lucky/contracts';
 
 export interface Socks5Proxy {
   /** host:port, [v6]:port */
@@ -20,7 +21,7 @@ export interface Socks5Proxy {
 const HANDSHAKE_MS = 10_000;
 
 export function socks5Connector(proxy: Socks5Proxy, tls: ConnectionOptions): buildConnector.connector {
-  const { host, port } = splitAddress(proxy.address);
+  const { host, port } = parseHostPort(proxy.address, 1080) ?? { host: proxy.address, port: 1080 };
   return (opts, callback) => {
     const target = opts.hostname.replace(/^\[|\]$/g, '');
     const targetPort = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -53,12 +54,6 @@ export function socks5Connector(proxy: Socks5Proxy, tls: ConnectionOptions): bui
       });
     }, fail);
   };
-}
-
-function splitAddress(address: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
-  if (!m) return { host: address.replace(/^\[|\]$/g, ''), port: 1080 };
-  return { host: m[1]!, port: Number(m[2]) };
 }
 
 /** The handshake up to the proxy's "succeeded": afterwards the socket carries the target's bytes. */

@@ -9,7 +9,6 @@
  * rule's log. Whatever the source, a certificate near its expiry and not renewed, a failed order and
  * (if chosen) an issued certificate call the module's webhook.
  */
-import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ACME_DIRECTORIES, renderMsg, type AcmeConfigure, type AcmeEvent, type AcmeRule, type Msg } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
@@ -119,7 +118,8 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
     }
   }
 
-  private async readFiles(run: Run): Promise<void> {
+  /** Reads and stores the rule's files; what was read, for the next look to compare with. */
+  private async readFiles(run: Run): Promise<string> {
     let cert: string;
     let key: string;
     try {
@@ -128,25 +128,38 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       throw new RuleProblem({ key: 'statusCertUnreadable', vars: { n: 1, detail: (err as Error).message } });
     }
     this.store(run, cert, key, true);
+    return `${cert}\0${key}`;
   }
 
+  /**
+   * Looks at the files every 2 s and compares what they hold, not their timestamps: a file rewritten
+   * within the clock tick of the last write, or before a stat watcher took its first look, keeps its
+   * timestamps and would go unseen.
+   */
   private async startFiles(run: Run): Promise<void> {
-    await this.readFiles(run);
-    const changed = () => {
-      if (run.stopped) return;
+    let seen = await this.readFiles(run);
+    let looking = false;
+    const look = async () => {
+      const [cert, key] = await Promise.all([run.rule.certPath, run.rule.keyPath].map((f) => readFile(f, 'utf8').catch((err: NodeJS.ErrnoException) => `\0${err.code}`)));
+      const now = `${cert}\0${key}`;
+      if (run.stopped || now === seen) return;
       run.ctx.note({ key: 'acmeFileChanged' });
-      this.readFiles(run).then(
-        () => run.ctx.report(null),
-        (err: unknown) => run.ctx.report([msgOf(err)]),
-      );
+      try {
+        seen = await this.readFiles(run);
+        run.ctx.report(null);
+      } catch (err) {
+        // A pair caught half-written changes again when its writer ends, and is read again then.
+        seen = now;
+        run.ctx.report([msgOf(err)]);
+      }
     };
-    const opts = { interval: 2000, persistent: false };
-    watchFile(run.rule.certPath, opts, changed);
-    watchFile(run.rule.keyPath, opts, changed);
-    run.unwatch = () => {
-      unwatchFile(run.rule.certPath, changed);
-      unwatchFile(run.rule.keyPath, changed);
-    };
+    const timer = setInterval(() => {
+      if (looking) return;
+      looking = true;
+      void look().finally(() => (looking = false));
+    }, 2000);
+    timer.unref();
+    run.unwatch = () => clearInterval(timer);
   }
 
   private schedule(run: Run, delayMs: number): void {

@@ -319,22 +319,28 @@ describe('certificates', () => {
     expect(pinned.ret).toBe(0);
     const withCa = await call<{ key: string }>('POST', '/api/wanji/rules', { ...base, name: 'A over TLS (CA)', ca: front.cert });
     expect(withCa.ret).toBe(0);
-    await refresh();
-    const list = await devices();
-    const p = list.find((d) => d.key === pinned.key) as DeviceRow & { pin: string };
+    // Polled again until both are online: on a loaded machine one poll may outlast the 2 s timeout.
+    const onlineBoth = async () => {
+      await refresh();
+      const l = await devices();
+      return [pinned.key, withCa.key].map((k) => l.find((d) => d.key === k)!.state.online);
+    };
+    await expect.poll(onlineBoth, { timeout: 20_000, interval: 100 }).toEqual(['online', 'online']);
+    const p = (await devices()).find((d) => d.key === pinned.key) as DeviceRow & { pin: string };
     expect(p.pin).toBe(front.fingerprint);
-    expect(p.state.online).toBe('online');
-    expect(list.find((d) => d.key === withCa.key)!.state.online).toBe('online');
     // The pin is checked on every connection, polls too: another certificate at the same address is refused.
     const port = front.port;
     await front.close();
     front = await tlsFront(a.runtime.port(), undefined, port);
     // The connections the old front closed are seen closed by the client before the next poll.
     await new Promise((r) => setTimeout(r, 300));
-    await refresh();
-    const after = (await devices()).find((d) => d.key === pinned.key)!;
-    expect(after.state.online).toBe('offline');
-    expect(after.state.error).toContain('does not match the pinned fingerprint');
+    const pinnedState = async () => {
+      await refresh();
+      return (await devices()).find((d) => d.key === pinned.key)!.state;
+    };
+    await expect
+      .poll(pinnedState, { timeout: 20_000, interval: 100 })
+      .toMatchObject({ online: 'offline', error: expect.stringContaining('does not match the pinned fingerprint') });
     for (const k of [pinned.key, withCa.key]) expect((await call('DELETE', `/api/wanji/rules/${k}`)).ret).toBe(0);
   });
 });
