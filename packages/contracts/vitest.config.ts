@@ -1,5 +1,6 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'contracts', include: ['src/**/*.test.ts'], environment: 'node' },
+  // Plain functions over schemas: one worker for every file rather than a fresh one per file.
+  test: { name: 'contracts', include: ['src/**/*.test.ts'], environment: 'node', isolate: false },
 });

@@ -13,12 +13,9 @@ import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(300);
-  await rawShot(p, `acme-${name}`);
-}
+const shot = shooter('acme', 300);
 
 let daemon: Daemon;
 let browser: Browser | undefined;

@@ -7,12 +7,9 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(300);
-  await rawShot(p, `cron-${name}`);
-}
+const shot = shooter('cron', 300);
 
 let daemon: Daemon;
 let browser: Browser | undefined;

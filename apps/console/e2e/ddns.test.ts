@@ -8,13 +8,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep, withModuleOff } from './harness';
+import { closeConsole, Daemon, openConsole, requirePrerequisites, shooter, shotOnFailure, withModuleOff } from './harness';
 
-/** Screenshots wait for dialogs' opening transitions to end. */
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, name);
-}
+const shot = shooter('');
 
 interface Hit {
   method: string;

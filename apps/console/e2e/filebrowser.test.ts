@@ -11,13 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, openConsole, openSubmenuEntry, requirePrerequisites, shooter, shotOnFailure } from './harness';
 import { makeStorage } from './storages';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, `filebrowser-${name}`);
-}
+const shot = shooter('filebrowser');
 
 let daemon: Daemon;
 let browser: Browser | undefined;

@@ -14,13 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, pickOption as pick, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, pickOption as pick, requirePrerequisites, shooter, shotOnFailure } from './harness';
 import { makeStorage, setStorageUsers } from './storages';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, `ftpserver-${name}`);
-}
+const shot = shooter('ftpserver');
 
 const USER = 'ftpuser';
 const USER_PASSWORD = 'ftp-Pass-1';

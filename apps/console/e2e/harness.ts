@@ -150,9 +150,25 @@ export async function newPage(browser: Browser, width: number, height = 900): Pr
   return { context, page };
 }
 
+/**
+ * Screenshots are for people reading test-output/, not assertions: LUCKY_SCREENSHOTS=0 leaves them out
+ * (npm test takes them in one of its two runs: the pages are the browser's, the same on either Node).
+ */
+const SHOOTING = process.env.LUCKY_SCREENSHOTS !== '0';
+
 export async function shot(page: Page, name: string): Promise<void> {
+  if (!SHOOTING) return;
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+/** A file's own `shot`: names prefixed, taken once dialogs' opening transitions have ended (`settleMs`). */
+export function shooter(prefix: string, settleMs = 400): (page: Page, name: string) => Promise<void> {
+  return async (page, name) => {
+    if (!SHOOTING) return;
+    await sleep(settleMs);
+    await shot(page, prefix ? `${prefix}-${name}` : name);
+  };
 }
 
 export interface OpenConsole {

@@ -10,13 +10,9 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep, withModuleOff } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure, withModuleOff } from './harness';
 
-/** Screenshots wait for dialogs' opening transitions to end. */
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, `portforward-${name}`);
-}
+const shot = shooter('portforward');
 
 let daemon: Daemon;
 let browser: Browser | undefined;

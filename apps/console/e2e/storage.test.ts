@@ -13,12 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, openSubmenuEntry, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, `storage-${name}`);
-}
+const shot = shooter('storage');
 
 let daemon: Daemon;
 let browser: Browser | undefined;

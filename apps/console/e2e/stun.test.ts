@@ -9,13 +9,9 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
-/** Screenshots wait for dialogs' opening transitions to end. */
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, `stun-${name}`);
-}
+const shot = shooter('stun');
 
 const LOOPBACK_STUN = '127.0.0.1:3478';
 

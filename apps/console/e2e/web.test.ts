@@ -11,13 +11,9 @@ import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
-/** Screenshots wait for dialogs' opening transitions to end. */
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(400);
-  await rawShot(p, name);
-}
+const shot = shooter('');
 
 let daemon: Daemon;
 let browser: Browser | undefined;

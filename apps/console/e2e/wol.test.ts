@@ -13,12 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shot as rawShot, shotOnFailure, sleep } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure, sleep } from './harness';
 
-async function shot(p: Page, name: string): Promise<void> {
-  await sleep(300);
-  await rawShot(p, `wol-${name}`);
-}
+const shot = shooter('wol', 300);
 
 let daemon: Daemon;
 let browser: Browser | undefined;

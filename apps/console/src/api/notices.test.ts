@@ -2,9 +2,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BACKEND_ERROR_MS, dismissNotice, getNotices, pushNotice } from './notices';
 
 describe('notices', () => {
-  beforeEach(() => vi.useFakeTimers());
+  // The list is the module's own, shared with whatever ran before in this worker: start from none.
+  const clear = () => getNotices().forEach((n) => dismissNotice(n.id));
+  beforeEach(() => {
+    clear();
+    vi.useFakeTimers();
+  });
   afterEach(() => {
-    for (const n of getNotices()) dismissNotice(n.id);
+    clear();
     vi.useRealTimers();
   });
 

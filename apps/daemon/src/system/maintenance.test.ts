@@ -355,7 +355,8 @@ describe('updates from a release archive', () => {
     expect(readdirSync(join(d.dataDir, 'update'))).toEqual(['staged']);
     expect((await d.call<{ msg: string }>('GET', '/api/update/cancel', undefined, { headers: EN })).msg).toBe('Update discarded');
     expect(readdirSync(join(d.dataDir, 'update'))).toEqual([]);
-  });
+    // Three archives inflated to 268 MB each (about 4 s alone): room for a machine running two suites.
+  }, 90_000);
 
   it('stages from a raw body as well, and answers when the archive is cut short', async () => {
     const good = release('2.1.0');

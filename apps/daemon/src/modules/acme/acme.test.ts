@@ -263,7 +263,7 @@ describe('certificates from pebble (ACME)', () => {
     const other = await freePort();
     expect((await d.call('PUT', `/api/acme/rules/${key}`, acme('web-cert', { domains: ['web.example.test'], httpPort: other, renewBeforeDays: 1 }))).ret).toBe(0);
     const failed = await d.call('POST', `/api/acme/rules/${key}/renew`, undefined, EN);
-    expect(failed.ret).toBe(6);
+    expect(failed.ret, `${failed.msg}\n${(await logs(key)).slice(-12).join('\n')}`).toBe(6);
     expect(failed.msg).toMatch(/the certificate order failed: web\.example\.test failed validation/);
     const view = await rule(key);
     expect(view.status.state).toBe('error');
