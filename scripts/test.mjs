@@ -63,7 +63,16 @@ function runOn(node) {
   const child = spawn(node.bin, args, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...env, PATH: `${dirname(node.bin)}${delimiter}${env.PATH}`, LUCKY_TEST_OUTPUT: outDir, LUCKY_TEST_NODES: nodesVar },
+    env: {
+      ...env,
+      PATH: `${dirname(node.bin)}${delimiter}${env.PATH}`,
+      LUCKY_TEST_OUTPUT: outDir,
+      LUCKY_TEST_NODES: nodesVar,
+      // What does not depend on the Node is shared out rather than done twice: the fuzzing minute is
+      // split between the runs (each with its own random seed), screenshots come from the first run.
+      LUCKY_FUZZ_SECONDS: String(Math.ceil(25 / nodes.length)),
+      ...(node === nodes[0] ? {} : { LUCKY_SCREENSHOTS: '0' }),
+    },
   });
   const prefix = nodes.length > 1 ? `[${major(node.version)}] ` : '';
   for (const [from, to] of [
