@@ -5,6 +5,7 @@
  * `certificates` service, and a TLS handshake on the rule's port.
  */
 import { rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { connect } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,13 +32,21 @@ describe('a TLS listener naming a store certificate that comes later', () => {
   let d: TestDaemon;
   let dir: string;
   let storage: string;
+  // Port forwarding's target: one that takes the connection, so that the handshake is not raced by a
+  // refused target closing the client (which of the two comes first differs between Node 20 and 26).
+  let target: Server;
+  let targetPort = 0;
   beforeAll(async () => {
+    target = createServer((s) => s.on('error', () => undefined));
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    targetPort = (target.address() as AddressInfo).port;
     d = await startTestDaemon();
     dir = tempDir('certwait');
     storage = await makeStorage(d, { name: 'wait-files' });
   });
   afterAll(async () => {
     await d?.close();
+    target?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -47,7 +56,7 @@ describe('a TLS listener naming a store certificate that comes later', () => {
     ['ftpserver', (port, cert) => ({ name: 'ftps', address: '127.0.0.1', port, tls: 'implicit', certs: [{ source: 'store', cert }], mounts: [{ name: '', storage }] })],
     [
       'portforward',
-      (port, cert) => ({ name: 'pf', types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(port), targets: ['127.0.0.1'], targetPorts: '9', tls: { listen: true, certSource: 'store', certNames: [cert] } }),
+      (port, cert) => ({ name: 'pf', types: ['tcp4'], listenHost: '127.0.0.1', listenPorts: String(port), targets: ['127.0.0.1'], targetPorts: String(targetPort), tls: { listen: true, certSource: 'store', certNames: [cert] } }),
     ],
   ];
 

@@ -282,6 +282,7 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
     const before = (await engine.figures('h2')).requests;
     const attacker = await session(port);
     const goaway = new Promise<number>((resolve) => attacker.once('goaway', (code) => resolve(code)));
+    const closed = new Promise<number>((resolve) => attacker.once('close', () => resolve(0)));
     attacker.on('error', () => undefined);
     let sent = 0;
     // Open and cancel at once, as fast as the client can (bounded: 20 000 streams); the client only
@@ -304,10 +305,13 @@ describe.each(ENGINES)('web rules over HTTP/2 (%s)', (_kind, makeEngine) => {
     for (let i = 0; i < 20; i++) answers.push((await h2get(other, `/other${i}`)).status);
     other.close();
     await flood;
-    const code = await Promise.race([goaway, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
+    // The GOAWAY's code, 0 when the session closed without one read, -1 when it went on.
+    const code = await Promise.race([goaway, closed, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
     const reached = (await engine.figures('h2')).requests - before;
     // nghttp2's limit: a burst of 1 000 resets, then 33 a second; past it the session ends with an error.
-    expect(code).toBeGreaterThan(0);
+    // The edge closes with a lingering close, so its GOAWAY is read; Node's own h2 server closes at once,
+    // and on a loaded machine the reset of the flood's unread frames can discard its GOAWAY first.
+    expect(code, `${sent} streams sent, ${reached} reached the rule`).toBeGreaterThan(_kind === 'native' ? 0 : -1);
     expect(reached).toBeLessThan(2_500);
     expect(answers).toEqual(answers.map(() => 200));
     attacker.destroy();
