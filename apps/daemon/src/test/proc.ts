@@ -3,7 +3,7 @@
  * call its API over a real socket. Needs `npm run build` first (npm test does it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,11 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** Starts the peak (VmHWM) over from the resident size now (Linux's clear_refs, value 5). */
+export function resetPeakMemory(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** For afterAll: kills what is still running and removes the temp dirs. */
