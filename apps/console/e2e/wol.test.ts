@@ -111,7 +111,7 @@ describe('wake-on-LAN console e2e (chromium + built daemon)', () => {
 
   it('wakes and waits: the "device" opens its port when the packet comes, the badge turns online', async () => {
     a.s.once('message', () => {
-      up = createServer((c) => c.end());
+      up = createServer((c) => c.on('error', () => undefined).end());
       up.listen(checkPort, '127.0.0.1');
     });
     const r = row(page);

@@ -145,7 +145,7 @@ describe('UPnP IGD against miniupnpd', () => {
     const udp = dgram.createSocket('udp4');
     udp.on('message', (msg, from) => udp.send(Buffer.concat([Buffer.from('echo:'), msg]), from.port, from.address));
     await new Promise<void>((r) => udp.bind(p, lab.lanAddr, () => r()));
-    const tcp = net.createServer((c) => c.end('hello over tcp'));
+    const tcp = net.createServer((c) => c.on('error', () => undefined).end('hello over tcp'));
     await new Promise<void>((r) => tcp.listen(p, lab.lanAddr, () => r()));
     const m = upnpMapper({ gatewayUrl: lab.upnpUrl, localAddress: lab.lanAddr });
     try {

@@ -30,7 +30,7 @@ describe('stun module over the API (loopback)', () => {
     server = `127.0.0.1:${coturn.port}`;
     hook = await receiver();
     keepalive = await receiver();
-    echoTcp = createServer((s) => s.pipe(s));
+    echoTcp = createServer((s) => s.on('error', () => undefined).pipe(s));
     await new Promise<void>((r) => echoTcp.listen(0, '127.0.0.1', r));
     echoUdp = createSocket('udp4');
     echoUdp.on('message', (m, r) => echoUdp.send(Buffer.concat([Buffer.from('echo:'), m]), r.port, r.address));

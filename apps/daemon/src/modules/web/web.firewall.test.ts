@@ -47,7 +47,7 @@ describe('nftables auto-allow (real nft in a network namespace)', () => {
     await nft('add', 'table', 'inet', 'filter');
     await nft('add', 'chain', 'inet', 'filter', 'input', '{ type filter hook input priority 0; policy drop; }');
     // The namespace's own server, greeting each client; it says when it listens.
-    server = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', `require('node:net').createServer((s) => s.end('hi')).listen(${PORT}, '${INSIDE}', () => console.log('ready'))`], {
+    server = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', `require('node:net').createServer((s) => s.on('error', () => {}).end('hi')).listen(${PORT}, '${INSIDE}', () => console.log('ready'))`], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((resolve, reject) => {

@@ -166,7 +166,7 @@ describe('wol: several targets, the interface, online checks, wake and wait', ()
     let server: import('node:net').Server | undefined;
     rx.s.once('message', () => {
       setTimeout(() => {
-        server = createServer((c) => c.end());
+        server = createServer((c) => c.on('error', () => undefined).end());
         server.listen(checkPort, '127.0.0.1');
       }, 1000);
     });
