@@ -118,17 +118,19 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
     }
   }
 
-  /** Reads and stores the rule's files; what was read, for the next look to compare with. */
-  private async readFiles(run: Run): Promise<string> {
-    let cert: string;
-    let key: string;
+  /** The rule's two files as they are now. */
+  private async readPair(run: Run): Promise<{ cert: string; key: string }> {
     try {
-      [cert, key] = await Promise.all([readFile(run.rule.certPath, 'utf8'), readFile(run.rule.keyPath, 'utf8')]);
+      const [cert, key] = await Promise.all([readFile(run.rule.certPath, 'utf8'), readFile(run.rule.keyPath, 'utf8')]);
+      return { cert, key };
     } catch (err) {
       throw new RuleProblem({ key: 'statusCertUnreadable', vars: { n: 1, detail: (err as Error).message } });
     }
+  }
+
+  private async readFiles(run: Run): Promise<void> {
+    const { cert, key } = await this.readPair(run);
     this.store(run, cert, key, true);
-    return `${cert}\0${key}`;
   }
 
   /**
@@ -137,19 +139,23 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
    * timestamps and would go unseen.
    */
   private async startFiles(run: Run): Promise<void> {
-    let seen = await this.readFiles(run);
+    const first = await this.readPair(run);
+    this.store(run, first.cert, first.key, true);
+    let seen = `${first.cert}\0${first.key}`;
     let looking = false;
     const look = async () => {
-      const [cert, key] = await Promise.all([run.rule.certPath, run.rule.keyPath].map((f) => readFile(f, 'utf8').catch((err: NodeJS.ErrnoException) => `\0${err.code}`)));
-      const now = `${cert}\0${key}`;
+      const pair = await this.readPair(run).catch((err: unknown) => msgOf(err));
+      // An unreadable pair is told apart by its error, so that the same error is reported once.
+      const now = 'cert' in pair ? `${pair.cert}\0${pair.key}` : JSON.stringify(pair);
       if (run.stopped || now === seen) return;
+      // A pair caught half-written changes again when its writer ends, and is read again then.
+      seen = now;
       run.ctx.note({ key: 'acmeFileChanged' });
+      if (!('cert' in pair)) return run.ctx.report([pair]);
       try {
-        seen = await this.readFiles(run);
+        this.store(run, pair.cert, pair.key, true);
         run.ctx.report(null);
       } catch (err) {
-        // A pair caught half-written changes again when its writer ends, and is read again then.
-        seen = now;
         run.ctx.report([msgOf(err)]);
       }
     };
