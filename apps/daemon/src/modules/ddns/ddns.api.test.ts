@@ -91,7 +91,11 @@ describe('ddns over the API', () => {
       return r.status === 'updateSucceeded' ? r : undefined;
     });
     expect(s.records).toHaveLength(4);
-    const hist = await d.call<{ history: Array<{ kind: string; status: string }> }>('GET', `/api/ddns/rules/${created.key}/history`);
+    // The webhook's line is written when its answer is in, which may come after the sync's status.
+    const hist = await waitFor('webhook history', async () => {
+      const r = await d.call<{ history: Array<{ kind: string; status: string }> }>('GET', `/api/ddns/rules/${created.key}/history`);
+      return r.history.some((x) => x.kind === 'webhook') ? r : undefined;
+    });
     expect(hist.history.find((x) => x.kind === 'webhook')).toMatchObject({ status: 'ok', message: '成功（HTTP 200）' });
     const histEn = await d.call<{ history: Array<{ kind: string; status: string; message: string }> }>('GET', `/api/ddns/rules/${created.key}/history`, undefined, en);
     expect(histEn.history.find((x) => x.kind === 'sync')).toMatchObject({ status: 'updateSucceeded', message: 'updated' });
