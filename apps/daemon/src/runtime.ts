@@ -140,6 +140,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       webhooks: () => (webhooks ??= import('./services/webhooks.js').then((m) => new m.Webhooks())),
       // Imported when a module first asks for it (an https web rule...).
       certificates: async () => (await import('./services/certificates.js')).openCertificates(db, sayer(log)),
+      // ACME HTTP-01 tokens by port, answered by the plain-HTTP listeners of web services.
+      httpChallenges: async () => (await import('./services/httpchallenges.js')).httpChallenges(),
       // Settings → backup's own file, written into a folder (scheduled tasks).
       // Remote actions of the multi-device admin, one entry per device.
       audit: () => audit,

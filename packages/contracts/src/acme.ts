@@ -148,6 +148,23 @@ export type AcmeEvent = z.infer<typeof ZAcmeEvent>;
 
 const ZAcmeWebhook = ZWebhook.superRefine((w, ctx) => checkWebhook(w, [], ctx));
 
+/**
+ * Where automatic certificates (a web rule's automatic HTTPS, a published service) are ordered: one
+ * CA and account for all of them, as a certificate rule would name them.
+ */
+export const ZAcmeAuto = ZAcmeRuleFields.pick({ ca: true, directoryUrl: true, caRoot: true, email: true, eabKid: true, eabHmac: true, keyType: true, renewBeforeDays: true }).superRefine(
+  (a, ctx) => {
+    const need = (path: string, message = msgKey('cannotBeEmpty')) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (a.ca === 'custom' && !/^https:\/\/[^\s/]+/.test(a.directoryUrl)) need('directoryUrl', msgKey('acmeBadDirectory'));
+    if (ACME_EAB_REQUIRED.includes(a.ca)) {
+      if (!a.eabKid) need('eabKid');
+      if (!a.eabHmac) need('eabHmac');
+    }
+    if (a.email && !/^[^\s@]+@[^\s@]+$/.test(a.email)) need('email', msgKey('acmeBadEmail'));
+  },
+);
+export type AcmeAuto = z.infer<typeof ZAcmeAuto>;
+
 export const ZAcmeConfigure = z.object({
   /** How often running rules look at their expiry (hours). */
   checkHours: z.number().int().min(1).max(168).default(12),
@@ -159,6 +176,7 @@ export const ZAcmeConfigure = z.object({
   /** Called for the chosen events of every certificate; values `#{name}` `#{domains}` `#{event}` `#{notAfter}` `#{daysLeft}` `#{error}`. */
   webhook: ZAcmeWebhook.default(ZWebhook.parse({})),
   webhookEvents: z.array(ZAcmeEvent).max(3).default(['expiring', 'failed']),
+  auto: ZAcmeAuto.prefault({}),
 });
 export type AcmeConfigure = z.infer<typeof ZAcmeConfigure>;
 

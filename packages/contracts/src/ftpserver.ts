@@ -8,7 +8,7 @@ import { msgKey } from './i18n.js';
 import { isIP, isIPv4, ZPort } from './net.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
 import { checkMounts, ZStorageMounts } from './storage.js';
-import { ZWebCert } from './web.js';
+import { ZTlsCert } from './web.js';
 
 /** The most passive ports one rule may claim. */
 export const FTP_MAX_PASSIVE_PORTS = 2000;
@@ -36,7 +36,7 @@ export const ZFtpRuleFields = z.object({
   tls: ZFtpTlsMode.default('off'),
   /** Explicit FTPS: refuse USER/PASS and data transfers until the client switched to TLS. */
   requireTls: z.boolean().default(false),
-  certs: z.array(ZWebCert).max(16).default([]),
+  certs: z.array(ZTlsCert).max(16).default([]),
   /** The anonymous user (`anonymous`/`ftp`), read-only, when storage management allows it too. */
   anonymous: z.boolean().default(false),
   mounts: ZStorageMounts,

@@ -11,7 +11,7 @@ import { isIP } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
 import { secret } from './secrets.js';
-import { ZWebCert } from './web.js';
+import { ZTlsCert } from './web.js';
 
 // ------------------------------------------------------------------ storage management
 
@@ -147,7 +147,7 @@ export const ZWebdavRuleFields = z.object({
   address: z.string().trim().refine((s) => s === '' || isIP(s), { error: msgKey('invalidIp') }).default(''),
   port: z.number().int().min(1, { error: msgKey('invalidPort') }).max(65535, { error: msgKey('invalidPort') }),
   tls: z.boolean().default(false),
-  certs: z.array(ZWebCert).max(16).default([]),
+  certs: z.array(ZTlsCert).max(16).default([]),
   prefix: ZUrlPrefix.default('/'),
   mounts: ZStorageMounts,
   /** Answers for clients that need them: Windows' mini-redirector, macOS Finder. */

@@ -186,18 +186,41 @@ export const ZWebSubRule = z.object({
 });
 export type WebSubRule = z.infer<typeof ZWebSubRule>;
 
+const certShape = {
+  /** PEM text, a file path when `source` is `file`, or the name of a certificate of the store (`store`: the certificates module). */
+  source: z.enum(['pem', 'file', 'store']).default('pem'),
+  cert: z.string().trim().max(256 * 1024).default(''),
+  /** The private key (PEM, or its file's path): answers show the mask, which keeps the stored key. Empty for `store` and `auto`. */
+  key: secret(z.string().trim().max(256 * 1024)).default(''),
+  /** Names this certificate serves; empty = the names inside the certificate. */
+  domains: z.array(ZWebDomain).max(256).default([]),
+};
+
+const checkCert = (c: { source: string; cert: string; key: string }, ctx: z.RefinementCtx) => {
+  if (c.source !== 'auto' && c.cert === '') ctx.addIssue({ code: 'custom', path: ['cert'], message: msgKey('cannotBeEmpty') });
+  if ((c.source === 'pem' || c.source === 'file') && c.key === '') ctx.addIssue({ code: 'custom', path: ['key'], message: msgKey('cannotBeEmpty') });
+};
+
+/** A certificate of a TLS listener (WebDAV, FTPS): its text, its files, or one of the store by name. */
+export const ZTlsCert = z.object(certShape).superRefine(checkCert);
+export type TlsCertInput = z.infer<typeof ZTlsCert>;
+
+/**
+ * A web rule's certificate: as any listener's, or `auto`: ordered and renewed by the certificates
+ * module for the rule's names (automatic HTTPS; `domains` empty = the sub rules' full names).
+ */
 export const ZWebCert = z
   .object({
-    /** PEM text, a file path when `source` is `file`, or the name of a certificate of the store (`store`: the certificates module). */
-    source: z.enum(['pem', 'file', 'store']).default('pem'),
-    cert: ZNonEmpty.max(256 * 1024),
-    /** The private key (PEM, or its file's path): answers show the mask, which keeps the stored key. Empty for `store`. */
-    key: secret(z.string().trim().max(256 * 1024)).default(''),
-    /** Names this certificate serves; empty = the names inside the certificate. */
-    domains: z.array(ZWebDomain).max(256).default([]),
+    ...certShape,
+    source: z.enum(['pem', 'file', 'store', 'auto']).default('pem'),
+    /** `auto`: how the CA checks the names (`dns-01` for `*.` names, through a DDNS task's provider). */
+    challenge: z.enum(['http-01', 'dns-01']).default('http-01'),
+    /** `auto` with `dns-01`: the DDNS task whose provider writes the TXT records. */
+    dnsTask: z.string().trim().max(64).default(''),
   })
   .superRefine((c, ctx) => {
-    if (c.source !== 'store' && c.key === '') ctx.addIssue({ code: 'custom', path: ['key'], message: msgKey('cannotBeEmpty') });
+    checkCert(c, ctx);
+    if (c.source === 'auto' && c.challenge === 'dns-01' && c.dnsTask === '') ctx.addIssue({ code: 'custom', path: ['dnsTask'], message: msgKey('cannotBeEmpty') });
   });
 export type WebCert = z.infer<typeof ZWebCert>;
 
@@ -215,6 +238,11 @@ export const ZWebRule = z.object({
   /** HTTPS: offer HTTP/2 by ALPN (HTTP/1.1 stays for clients that do not ask for it). */
   http2: z.boolean().default(true),
   certs: z.array(ZWebCert).max(64).default([]),
+  /**
+   * HTTPS: a plain-HTTP companion listening on this port (0: none) that sends browsers on to HTTPS
+   * (308, same host and path) and answers ACME HTTP-01 challenges for the rule's automatic certificate.
+   */
+  httpRedirectPort: z.number().int().min(0).max(65535).default(0),
   defaultService: ZWebService.default({ type: 'text', status: 404, contentType: 'text/plain; charset=utf-8', body: 'not found\n' }),
   subRules: z.array(ZWebSubRule).max(512).default([]),
   ...accessShape,

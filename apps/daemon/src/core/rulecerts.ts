@@ -10,7 +10,7 @@ import { RuleWaits, type RuleContext } from './engine.js';
 import { fail } from './envelope.js';
 import type { CertificatesService } from './services/certificates.js';
 
-export function refuseBadCerts(certs: ReadonlyArray<{ source: 'pem' | 'file' | 'store'; cert: string; key: string }>, service: CertificatesService): void {
+export function refuseBadCerts(certs: ReadonlyArray<{ source: 'pem' | 'file' | 'store' | 'auto'; cert: string; key: string }>, service: CertificatesService): void {
   certs.forEach((c, i) => {
     if (c.source !== 'pem') return;
     try {

@@ -7,11 +7,11 @@ import type { ModuleEntry } from '../core/modulehost.js';
 
 export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'wol', load: () => import('./wol/index.js') },
-  { key: 'web', provides: ['httpChallenges'], load: () => import('./web/index.js') },
+  { key: 'web', load: () => import('./web/index.js') },
   { key: 'ddns', provides: ['dnsProviders'], load: () => import('./ddns/index.js') },
   { key: 'portforward', load: () => import('./portforward/index.js') },
   { key: 'stun', load: () => import('./stun/index.js') },
-  { key: 'acme', keeps: ['acmeAccounts'], load: () => import('./acme/index.js') },
+  { key: 'acme', provides: ['certificateOrders'], keeps: ['acmeAccounts'], load: () => import('./acme/index.js') },
   { key: 'storage', provides: ['storages'], load: () => import('./storage/index.js') },
   { key: 'webdav', load: () => import('./webdav/index.js') },
   { key: 'ftpserver', load: () => import('./ftpserver/index.js') },

@@ -15,6 +15,9 @@ export const certificatesMessages = defineMessages(
     certStoreMissing: '证书 {n}：证书库中还没有名为 {name} 的证书',
     certWaiting: '等待证书 {name}：证书库中还没有它（正在申请或读取），一旦存入即开始服务',
     certSwapped: '证书 {name} 已更新，新连接使用新证书',
+    certAutoOrdering: '正在为 {names} 自动申请证书；签发前使用临时的自签名证书',
+    certAutoFailed: '自动证书申请失败（仍使用当前证书）：{detail}',
+    certAutoNoNames: '自动证书需要域名：请在子规则或证书的域名中填写完整域名',
   },
   {
     statusCertNeeded: 'https needs at least one certificate',
@@ -29,5 +32,8 @@ export const certificatesMessages = defineMessages(
     certStoreMissing: 'certificate {n}: the store has no certificate named {name} yet',
     certWaiting: 'waiting for certificate {name}: not in the store yet (being ordered or read); serving starts the moment it is stored',
     certSwapped: 'certificate {name} was replaced: new connections get the new one',
+    certAutoOrdering: 'a certificate for {names} is being ordered; a temporary self-signed one answers until it is issued',
+    certAutoFailed: 'the automatic certificate could not be ordered (the current one stays in use): {detail}',
+    certAutoNoNames: 'an automatic certificate needs names: give full domain names in the sub rules or in the certificate\'s names',
   },
 );

@@ -6,6 +6,7 @@
 import type { ActionsService } from './actions.js';
 import type { AuditService } from './audit.js';
 import type { BackupsService } from './backups.js';
+import type { CertificateOrdersService } from './certificateOrders.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
@@ -15,6 +16,7 @@ import type { WebhooksService } from './webhooks.js';
 export interface ServiceMap {
   actions: ActionsService;
   certificates: CertificatesService;
+  certificateOrders: CertificateOrdersService;
   webhooks: WebhooksService;
   dnsProviders: DnsProvidersService;
   storages: StoragesService;
@@ -31,5 +33,6 @@ export type { BackupsService, BackupWritten } from './backups.js';
 export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsProvidersService, DnsRecord, PublishedRecord } from './dnsProviders.js';
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
 export type { CertificatesService, StoredCertificate } from './certificates.js';
+export type { CertificateOrder, CertificateOrdersService } from './certificateOrders.js';
 export type { HttpChallengesService } from './httpChallenges.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';

@@ -43,6 +43,8 @@ export interface AcmeEngineDeps {
   pollTimeoutMs?: number;
   /** How DNS-01's check finds a zone's name servers: the system's resolver unless a test says otherwise. */
   dnsLookup?: AuthorityOptions;
+  /** How an order ended (problem null: issued), for the owners of automatic certificates. */
+  outcome?(name: string, problem: Msg | null): void;
 }
 
 const DAY = 86_400_000;
@@ -231,6 +233,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       run.renewAt = renewalTime(now, rule.renewBeforeDays);
       run.ctx.note({ key: 'acmeIssued', vars: { names: now.names.join(', '), date: day(now.notAfter) } });
       run.ctx.report(null);
+      this.d.outcome?.(rule.name, null);
       this.notify(run, 'issued', now, '');
       this.schedule(run, run.renewAt - Date.now());
       return { key: 'acmeRunIssued', vars: { date: day(now.notAfter) } };
@@ -246,6 +249,7 @@ export class AcmeEngine implements Engine<AcmeRule, AcmeConfigure, AcmeFigures> 
       const wait = Math.min((this.d.retryBaseMs ?? 300_000) * 2 ** (run.failures - 1), 6 * 3_600_000);
       run.ctx.note({ key: 'acmeRetryIn', vars: { minutes: Math.round(wait / 60_000) } });
       run.ctx.report([line]);
+      this.d.outcome?.(rule.name, line);
       this.schedule(run, wait);
       throw new MsgError(line);
     }

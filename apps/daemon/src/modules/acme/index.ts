@@ -13,6 +13,7 @@ import { MsgError } from '../../lib/msgerror.js';
 import type { WebhookMessage } from '../../lib/webhook/webhook.js';
 import type { AcmeEngine } from './acme.engine.js';
 import { accountKey } from './acme.jws.js';
+import { certificateOrders, OrderOutcomes } from './acme.orders.js';
 import { AcmeAccounts, acmeAccountsPart, acmeMigrations } from './acme.store.js';
 
 type Needs = 'certificates' | 'dnsProviders' | 'httpChallenges' | 'webhooks';
@@ -54,11 +55,17 @@ function checkRule(rule: AcmeRule, mod: AcmeContext): AcmeRule {
   return rule;
 }
 
-export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
+/** How the orders of automatic certificates end, from the engine to their owners (module-wide: the engine comes and goes). */
+const outcomes = new OrderOutcomes();
+
+export default defineModule<typeof acmeContract, Needs, 'certificateOrders', AcmeEngine>({
   key: 'acme',
   contract: acmeContract,
   migrations: acmeMigrations,
-  services: { needs: ['certificates', 'dnsProviders', 'httpChallenges', 'webhooks'] },
+  services: {
+    needs: ['certificates', 'dnsProviders', 'httpChallenges', 'webhooks'],
+    provides: { certificateOrders: (mod) => certificateOrders(mod, outcomes) },
+  },
   engine: async (mod) =>
     new (await import('./acme.engine.js')).AcmeEngine({
       certificates: mod.services.certificates,
@@ -67,6 +74,7 @@ export default defineModule<typeof acmeContract, Needs, never, AcmeEngine>({
       webhooks: () => mod.services.webhooks,
       accounts: new AcmeAccounts(mod.db),
       dnsLookup: mod.env.acmeTestLookup,
+      outcome: (name, problem) => outcomes.told(name, problem),
     }),
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   backup: (mod) => acmeAccountsPart(mod.db),

@@ -9,10 +9,11 @@ import { fail } from '../../core/envelope.js';
 import { refuseBadCerts } from '../../core/rulecerts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { WebEngine } from './web.engine.js';
+import { autoOrderOf } from './web.autocert.js';
 import { endpointOf } from './web.listen.js';
 import { webRoutes } from './web.routes.js';
 
-export type WebContext = ModuleContext<typeof webContract, 'certificates', WebEngine>;
+export type WebContext = ModuleContext<typeof webContract, 'certificates' | 'httpChallenges' | 'certificateOrders', WebEngine>;
 
 const NO_TRAFFIC = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
 
@@ -24,34 +25,29 @@ function checkRule(rule: WebRule, mod: WebContext): WebRule {
     if (bare) throw fail(Ret.badRequest, 'passwordRequired', { user: bare.user });
   }
   refuseBadCerts(rule.certs, mod.services.certificates);
+  if (rule.protocol === 'https' && rule.httpRedirectPort === rule.port) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.port });
+  const order = autoOrderOf(rule);
+  if (order && order.names.length === 0) throw fail(Ret.badRequest, 'certAutoNoNames');
   return rule;
 }
 
 export default defineModule({
   key: 'web',
   contract: webContract,
-  services: {
-    needs: ['certificates'],
-    provides: {
-      // The engine is loaded only when a plain-HTTP rule of the port is switched on (it may run).
-      httpChallenges: (mod) => ({
-        present: async (port, token, keyAuth) => {
-          if (!mod.config.isModuleEnabled('web')) return null;
-          if (!mod.rules.list().some((r) => r.data.enable && r.data.protocol === 'http' && r.data.port === port)) return null;
-          return (await mod.engine()).presentChallenge(port, token, keyAuth);
-        },
-      }),
-    },
-  },
+  services: { needs: ['certificates', 'httpChallenges', 'certificateOrders'] },
   engine: async (mod) =>
     new (await import('./web.engine.js')).WebEngine({
       env: mod.env,
       say: mod.say,
       certificates: mod.services.certificates,
+      challenges: mod.services.httpChallenges,
+      orders: () => mod.services.certificateOrders,
       settings: () => mod.rules.settings(),
     }),
-  listens: (rule) => [endpointOf(rule)],
+  listens: (rule) => [endpointOf(rule), ...(rule.protocol === 'https' && rule.httpRedirectPort ? [endpointOf({ ...rule, port: rule.httpRedirectPort })] : [])],
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
+  // Its automatic certificate goes with it (its ACME rule and the certificate in the store).
+  removed: (key, mod) => void mod.services.certificateOrders.release({ module: 'web', key }).catch(() => undefined),
   view: (_rule, figures, lang) => ({
     figures: figures?.traffic ?? NO_TRAFFIC,
     firewall: renderMsg(lang, figures?.firewall ?? { key: 'fwOff' }),

@@ -8,12 +8,19 @@
  * the rule.
  */
 import type { Msg, WebConfigure, WebFigures, WebRule } from '@lucky/contracts';
+import { AppError } from '../../core/envelope.js';
+import { msgOf } from '../../lib/msgerror.js';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
 import { awaitStoreCerts } from '../../core/rulecerts.js';
+import type { CertificateOrdersService } from '../../core/services/certificateOrders.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
-import { TlsError } from '../../lib/tls/pem.js';
+import type { HttpChallengesService } from '../../core/services/httpChallenges.js';
+import { TlsError, type CertSource, type TlsCert } from '../../lib/tls/pem.js';
+import { selfSigned } from '../../lib/tls/selfsigned.js';
+import { autoCertNames, autoCertOf, autoOrderOf } from './web.autocert.js';
+import { HttpCompanion } from './web.companion.js';
 import type { WebPlan } from './web.compile.js';
 import { BackendHealth, type BackendState } from './web.backends.js';
 import { applyFirewall, firewallPart, NftFirewall, type Firewall } from './web.firewall.js';
@@ -35,6 +42,9 @@ export interface WebEngineDeps {
   env: Readonly<DaemonEnv>;
   say: Say;
   certificates: CertificatesService;
+  challenges: HttpChallengesService;
+  /** Automatic certificates (`certs[]` of source `auto`), ordered by the certificates module. */
+  orders(): CertificateOrdersService;
   settings(): WebConfigure;
   /** nftables by default; tests give their own. */
   firewall?: Firewall;
@@ -50,7 +60,18 @@ interface Run {
   serving: boolean;
   firewall: Msg | null;
   backends: BackendHealth;
+  /** Stops answering ACME challenges (a plain-HTTP rule answers them for its port). */
+  leaveChallenges: () => void;
+  /** HTTPS with `httpRedirectPort`: the plain-HTTP companion. */
+  companion: HttpCompanion | null;
+  /** What the serving side and the certificates said at the last apply. */
+  notes: Msg[];
+  /** The automatic certificate: how its last order ended (null: well, or none yet), and the unsubscribe. */
+  orderProblem: Msg | null;
+  unwatchOrder: () => void;
 }
+
+const owner = (key: string) => ({ module: 'web', key });
 
 export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   private serving: Serving;
@@ -72,10 +93,10 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   /** A certificate of the store changed (ACME renewed it): rules that pick it by name swap it in; open connections carry on. */
   private certificateChanged(name: string): void {
     for (const run of this.runs.values()) {
-      if (run.rule.protocol !== 'https' || !run.rule.certs.some((c) => c.source === 'store' && c.cert === name)) continue;
+      if (run.rule.protocol !== 'https' || !this.sources(run.key, run.rule).some((c) => c.source === 'store' && c.cert === name)) continue;
       void this.track(async () => {
         if (this.runs.get(run.key) !== run || !run.serving) return;
-        const plan = await this.plan(run.rule);
+        const plan = await this.plan(run.key, run.rule);
         const warnings = await this.serving.apply(run.key, plan);
         run.ctx.note({ key: 'certSwapped', vars: { name } });
         this.report(run, plan, warnings);
@@ -110,50 +131,58 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     }
   }
 
-  /** ACME HTTP-01 answers by port, given to the plain-HTTP rules of that port (token → key authorization). */
-  private challenges = new Map<number, Map<string, string>>();
-
   /**
-   * Answers an ACME HTTP-01 token on every running plain-HTTP rule of the port (applied in place:
-   * connections carry on); null when none runs there. The removal applies the rules again without it.
+   * A running plain-HTTP rule answers ACME HTTP-01 tokens given for its port (the daemon's
+   * `httpChallenges`): a change of the port's tokens applies the rule again in place, connections
+   * carry on. Returns the leave.
    */
-  async presentChallenge(port: number, token: string, keyAuth: string): Promise<{ rules: string[]; remove(): Promise<void> } | null> {
-    const on = () => [...this.runs.values()].filter((r) => r.serving && r.rule.protocol === 'http' && r.rule.port === port);
-    if (on().length === 0) return null;
-    const tokens = this.challenges.get(port) ?? new Map<string, string>();
-    this.challenges.set(port, tokens);
-    tokens.set(token, keyAuth);
-    const reapply = () =>
-      Promise.all(
-        on().map((run) =>
-          this.track(async () => {
-            if (this.runs.get(run.key) !== run || !run.serving) return;
-            await this.serving.apply(run.key, await this.plan(run.rule));
-          }),
-        ),
-      );
-    const rules = on().map((r) => r.rule.name);
-    await reapply();
-    return {
-      rules,
-      remove: async () => {
-        tokens.delete(token);
-        if (tokens.size === 0) this.challenges.delete(port);
-        await reapply();
-      },
-    };
+  private answerChallenges(run: Run): () => void {
+    if (run.rule.protocol !== 'http') return () => {};
+    return this.d.challenges.answer(run.rule.port, run.rule.name, () =>
+      this.track(async () => {
+        if (this.runs.get(run.key) !== run || !run.serving) return;
+        await this.serving.apply(run.key, await this.plan(run.key, run.rule));
+      }),
+    );
+  }
+
+  /** The rule's certificates as the store and files give them: `auto` is the store's certificate ordered for the rule. */
+  private sources(key: string, rule: WebRule): CertSource[] {
+    return rule.certs.map((c): CertSource => (c.source === 'auto' ? { source: 'store', cert: this.d.orders().nameFor(owner(key)), key: '', domains: c.domains } : { ...c, source: c.source }));
+  }
+
+  /** The rule's automatic certificate is not issued yet: a self-signed one answers meanwhile. */
+  private autoPending(key: string, rule: WebRule): boolean {
+    return autoCertOf(rule) !== undefined && this.d.certificates.get(this.d.orders().nameFor(owner(key))) === undefined;
+  }
+
+  /** Self-signed stand-ins by rule, made again only when the names change. */
+  private standIns = new Map<string, TlsCert>();
+
+  private standIn(key: string, names: string[]): TlsCert {
+    const have = this.standIns.get(key);
+    if (have && have.names.join() === names.join()) return have;
+    const made = selfSigned(names.length ? names : ['localhost']);
+    this.standIns.set(key, made);
+    return made;
   }
 
   /** The rule with its certificates read and checked (only an https rule has any to read). */
-  private async plan(rule: WebRule): Promise<WebPlan> {
+  private async plan(key: string, rule: WebRule): Promise<WebPlan> {
     if (rule.protocol !== 'https') {
-      const tokens = this.challenges.get(rule.port);
-      return { rule, certs: [], ...(tokens?.size ? { challenges: Object.fromEntries(tokens) } : {}) };
+      const tokens = this.d.challenges.tokens(rule.port);
+      return { rule, certs: [], ...(tokens.size ? { challenges: Object.fromEntries(tokens) } : {}) };
     }
     if (rule.certs.length === 0) throw new RuleProblem({ key: 'statusCertNeeded' }, false);
-    awaitStoreCerts(this.d.certificates, rule.certs);
+    const pending = this.autoPending(key, rule);
+    const ordered = this.d.orders().nameFor(owner(key));
+    const sources = this.sources(key, rule).filter((c) => !(pending && c.source === 'store' && c.cert === ordered));
+    awaitStoreCerts(this.d.certificates, sources);
     try {
-      return { rule, certs: await this.d.certificates.resolve(rule.certs) };
+      const certs = await this.d.certificates.resolve(sources);
+      if (pending) certs.push(this.standIn(key, autoCertNames(rule, autoCertOf(rule)!)));
+      else this.standIns.delete(key);
+      return { rule, certs };
     } catch (err) {
       if (err instanceof TlsError) throw new RuleProblem(err.msg, err.retry);
       throw err;
@@ -166,8 +195,51 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
     const expired: Msg[] = plan.certs.flatMap((c, i) =>
       c.notAfter < now ? [{ key: 'certExpired' as const, vars: { n: i + 1, names: c.names.join(', '), date: new Date(c.notAfter).toISOString().slice(0, 10) } }] : [],
     );
-    const all = [...warnings, ...expired];
+    run.notes = [...warnings, ...expired];
+    this.tell(run);
+  }
+
+  /** The rule's status: the last apply's notes, and where its automatic certificate stands. */
+  private tell(run: Run): void {
+    const cert = autoCertOf(run.rule);
+    const auto: Msg[] = !cert
+      ? []
+      : run.orderProblem
+        ? [{ key: 'certAutoFailed', vars: { detail: run.orderProblem } }]
+        : this.autoPending(run.key, run.rule)
+          ? [{ key: 'certAutoOrdering', vars: { names: autoCertNames(run.rule, cert).join(', ') } }]
+          : [];
+    const all = [...run.notes, ...auto];
     run.ctx.report(all.length ? all : null);
+  }
+
+  /**
+   * Asks the certificates module for the rule's automatic certificate (ordered, or changed to the
+   * rule's names), and hears how its orders end; a rule without one lets go of what it had. A
+   * refusal (the certificates module off) is the rule's status, not a stop: it serves meanwhile.
+   */
+  private async followOrder(run: Run): Promise<void> {
+    const order = autoOrderOf(run.rule);
+    const orders = this.d.orders();
+    if (!order) {
+      run.unwatchOrder();
+      run.unwatchOrder = () => {};
+      run.orderProblem = null;
+      await orders.release(owner(run.key)).catch(() => undefined);
+      return;
+    }
+    try {
+      await orders.ensure({ ...owner(run.key), name: run.rule.name }, order);
+      run.orderProblem = orders.problem(owner(run.key));
+    } catch (err) {
+      run.orderProblem = err instanceof AppError ? (err.key ? { key: err.key, vars: err.vars } : { key: 'rawText', vars: { text: err.message } }) : msgOf(err);
+    }
+    run.unwatchOrder();
+    run.unwatchOrder = orders.watch(owner(run.key), (problem) => {
+      run.orderProblem = problem;
+      this.tell(run);
+    });
+    this.tell(run);
   }
 
   private async open(run: Run, plan: WebPlan): Promise<void> {
@@ -193,9 +265,34 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
 
   start(rule: WebRule, ctx: RuleContext<WebConfigure>): Promise<RuleHandle<WebRule, WebRunFigures>> {
     return this.track(async () => {
-      const run: Run = { key: ctx.key, rule, ctx, serving: false, firewall: null, backends: new BackendHealth() };
-      await this.open(run, await this.plan(rule));
+      const run: Run = {
+        key: ctx.key,
+        rule,
+        ctx,
+        serving: false,
+        firewall: null,
+        backends: new BackendHealth(),
+        leaveChallenges: () => {},
+        companion: null,
+        notes: [],
+        orderProblem: null,
+        unwatchOrder: () => {},
+      };
+      const plan = await this.plan(run.key, rule);
+      // The companion first: an automatic certificate's order needs it, and a port it cannot have stops the rule.
+      if (rule.protocol === 'https' && rule.httpRedirectPort) {
+        run.companion = new HttpCompanion(rule, this.d.challenges);
+        await run.companion.open();
+      }
+      try {
+        await this.open(run, plan);
+      } catch (err) {
+        await run.companion?.close();
+        throw err;
+      }
       this.runs.set(run.key, run);
+      run.leaveChallenges = this.answerChallenges(run);
+      await this.followOrder(run);
       run.firewall = await applyFirewall(this.firewall, run.key, rule);
       if (run.firewall) ctx.note(firewallPart(run.firewall));
       return this.handle(run);
@@ -207,6 +304,9 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       stop: () =>
         this.track(async () => {
           if (this.runs.get(run.key) === run) this.runs.delete(run.key);
+          run.leaveChallenges();
+          run.unwatchOrder();
+          await run.companion?.close();
           await this.firewall.close(run.key);
           if (run.serving) await this.serving.stop(run.key);
           run.serving = false;
@@ -214,14 +314,16 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       update: (next) =>
         this.track(async () => {
           // Another address, port or protocol is another listener: the kit restarts the rule.
-          if (!run.serving || listenIdOf(next) !== listenIdOf(run.rule)) return false;
-          const plan = await this.plan(next);
+          if (!run.serving || listenIdOf(next) !== listenIdOf(run.rule) || next.httpRedirectPort !== run.rule.httpRedirectPort) return false;
+          const plan = await this.plan(run.key, next);
           const warnings = await this.serving.apply(run.key, plan);
           run.rule = next;
           const before = run.firewall;
           run.firewall = await applyFirewall(this.firewall, run.key, next);
           if (run.firewall && !before) run.ctx.note(firewallPart(run.firewall));
+          run.companion?.retarget(next);
           this.report(run, plan, warnings);
+          await this.followOrder(run);
           return true;
         }),
       // Zeros for a rule not served (after a switch of threads that could not start it again).
@@ -251,7 +353,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       for (const run of this.runs.values()) {
         run.serving = false;
         try {
-          await this.open(run, await this.plan(run.rule));
+          await this.open(run, await this.plan(run.key, run.rule));
         } catch (err) {
           // It stays in the list with why; saving or switching it again starts it afresh.
           const problem: Msg = err instanceof RuleProblem ? err.part : { key: 'statusApplyFailed', vars: { detail: String((err as Error)?.message ?? err) } };
@@ -274,7 +376,12 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   async close(): Promise<void> {
     this.unsubscribe();
     while (this.switching) await this.switching;
-    for (const key of this.runs.keys()) await this.firewall.close(key);
+    for (const [key, run] of this.runs) {
+      run.leaveChallenges();
+      run.unwatchOrder();
+      await run.companion?.close();
+      await this.firewall.close(key);
+    }
     this.runs.clear();
     await this.serving.close();
   }

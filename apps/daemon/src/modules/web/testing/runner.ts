@@ -15,6 +15,7 @@ import { PortRegistry } from '../../../core/ports.js';
 import { RuleLog } from '../../../core/rulelog.js';
 import { RuleRuntime } from '../../../core/ruleruntime.js';
 import type { CertificatesService } from '../../../core/services/certificates.js';
+import { httpChallenges } from '../../../services/httpchallenges.js';
 import { testCertificates } from '../../../test/certificates.js';
 import { WebEngine, type WebRunFigures } from '../web.engine.js';
 import type { Firewall } from '../web.firewall.js';
@@ -47,7 +48,7 @@ export function runEngine(threads: number | 'main', o: { firewall?: Firewall; en
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
   const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads === 'main' ? 0 : threads, mainThreadOnly: threads === 'main' };
-  const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
+  const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, challenges: httpChallenges(), settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
   const runtime = new RuleRuntime<WebRule, WebConfigure, WebRunFigures>({
