@@ -40,7 +40,7 @@ r.atExit(() => rmSync(tmp, { recursive: true, force: true }));
 
 requireBenchPackages('acme');
 const { startBind } = await importTestHelper(join(ROOT, 'apps/daemon/src/lib/dns/testing/bind.ts'));
-const { startPebble } = await importTestHelper(join(ROOT, 'apps/daemon/src/modules/acme/testing/pebble.ts'));
+const { startPebble } = await importTestHelper(join(ROOT, 'apps/daemon/src/test/pebble.ts'));
 const { buildUpdate, exchange, signTsig, TYPE } = await import(join(ROOT, 'apps/daemon/dist/lib/dns/wire.js'));
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');

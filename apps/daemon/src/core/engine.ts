@@ -90,8 +90,12 @@ export interface RuleContext<S> {
   note(line: Msg): void;
   /** How many lines the rule's log keeps (never fewer than the default): a server with an access log asks for more. */
   logLines(lines: number): void;
-  /** A problem the rule runs with (some listeners down...), shown as its status; null when it is gone. */
-  report(parts: Msg[] | null): void;
+  /**
+   * A problem the rule runs with (some listeners down...), shown as its status; null when it is gone.
+   * `waiting`: not a problem but something on its way that the rule serves without meanwhile (a
+   * certificate being ordered, a stand-in answering).
+   */
+  report(parts: Msg[] | null, as?: 'error' | 'waiting'): void;
   /**
    * Claims a port known only once bound (the system chose it), or one opened for a while (ACME's
    * HTTP-01 listener); throws PortConflict. Returns the release of that one claim (all of the rule's

@@ -144,10 +144,10 @@ export class RuleRuntime<R extends RuleData, S, F> {
       },
       // Also while starting (before the run counts as live): a server sizes its log as it opens.
       logLines: (lines) => this.o.logs.resize(run.key, lines),
-      report: (parts) => {
+      report: (parts, as = 'error') => {
         if (!live()) return;
-        const state = parts?.length ? 'error' : 'running';
-        if (run.status.state !== state || state === 'error') run.status = statusOf(state, run.status.state === state ? run.status.since : Date.now(), parts ?? []);
+        const state = parts?.length ? as : 'running';
+        if (run.status.state !== state || state !== 'running') run.status = statusOf(state, run.status.state === state ? run.status.since : Date.now(), parts ?? []);
       },
       claim: (endpoint) => {
         const owner = this.owner(run.key, run.rule);

@@ -11,7 +11,7 @@ import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { waitFor } from '../../lib/dns/testing/fakes.js';
 import { buildUpdate, exchange, parseMessage, signTsig, TYPE } from '../../lib/dns/wire.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { startPebble, type Pebble } from './testing/pebble.js';
+import { startPebble, type Pebble } from '../../test/pebble.js';
 
 const EN = { 'lucky-lang': 'en_US' };
 const NAME = 'kept.example.test';

@@ -14,7 +14,7 @@ import { fakeCloudflare, type FakeProvider } from '../../lib/dns/testing/fakes.j
 import { buildUpdate, exchange, parseMessage, queryTexts, signTsig, TYPE } from '../../lib/dns/wire.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { awaitPropagation } from './acme.propagation.js';
-import { startPebble, type Pebble } from './testing/pebble.js';
+import { startPebble, type Pebble } from '../../test/pebble.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const CF = { id: '', secret: 'cf-acme-token' };

@@ -20,7 +20,7 @@ import { buildUpdate, exchange, parseMessage, signTsig, TYPE } from '../../lib/d
 import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { ariCertId } from './acme.ari.js';
-import { startPebble, type Pebble } from './testing/pebble.js';
+import { startPebble, type Pebble } from '../../test/pebble.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const EAB_KID = 'kid-1';

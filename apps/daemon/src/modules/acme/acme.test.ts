@@ -14,7 +14,7 @@ import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { buildUpdate, exchange, parseMessage, signTsig, TYPE } from '../../lib/dns/wire.js';
 import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { startPebble, type Pebble } from './testing/pebble.js';
+import { startPebble, type Pebble } from '../../test/pebble.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 

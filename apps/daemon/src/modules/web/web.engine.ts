@@ -202,15 +202,11 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
   /** The rule's status: the last apply's notes, and where its automatic certificate stands. */
   private tell(run: Run): void {
     const cert = autoCertOf(run.rule);
-    const auto: Msg[] = !cert
-      ? []
-      : run.orderProblem
-        ? [{ key: 'certAutoFailed', vars: { detail: run.orderProblem } }]
-        : this.autoPending(run.key, run.rule)
-          ? [{ key: 'certAutoOrdering', vars: { names: autoCertNames(run.rule, cert).join(', ') } }]
-          : [];
-    const all = [...run.notes, ...auto];
-    run.ctx.report(all.length ? all : null);
+    if (cert && run.orderProblem) return run.ctx.report([...run.notes, { key: 'certAutoFailed', vars: { detail: run.orderProblem } }]);
+    if (run.notes.length) return run.ctx.report(run.notes);
+    // Ordering is not a problem: the stand-in serves until the certificate comes.
+    if (cert && this.autoPending(run.key, run.rule)) return run.ctx.report([{ key: 'certAutoOrdering', vars: { names: autoCertNames(run.rule, cert).join(', ') } }], 'waiting');
+    run.ctx.report(null);
   }
 
   /**

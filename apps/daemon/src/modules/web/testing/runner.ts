@@ -15,9 +15,19 @@ import { PortRegistry } from '../../../core/ports.js';
 import { RuleLog } from '../../../core/rulelog.js';
 import { RuleRuntime } from '../../../core/ruleruntime.js';
 import type { CertificatesService } from '../../../core/services/certificates.js';
-import { httpChallenges } from '../../../services/httpchallenges.js';
+import { httpChallenges } from '../../../test/services.js';
 import { testCertificates } from '../../../test/certificates.js';
 import { WebEngine, type WebRunFigures } from '../web.engine.js';
+import type { CertificateOrdersService } from '../../../core/services/certificateOrders.js';
+
+/** The engine alone has no certificates module: a rule with an automatic certificate is the daemon tests' (web.autohttps.test.ts). */
+const NO_ORDERS: CertificateOrdersService = {
+  nameFor: (o) => `auto-${o.module}-${o.key}`,
+  ensure: () => Promise.reject(new Error('no certificates module beside the engine alone')),
+  watch: () => () => {},
+  problem: () => null,
+  release: () => Promise.resolve(),
+};
 import type { Firewall } from '../web.firewall.js';
 import { endpointOf } from '../web.listen.js';
 
@@ -48,7 +58,7 @@ export function runEngine(threads: number | 'main', o: { firewall?: Firewall; en
   const say = sayer(pino({ level: 'silent' }));
   const rules = new Map<string, WebRule>();
   const settings: WebConfigure = { accessLogShow: 50, servingThreads: threads === 'main' ? 0 : threads, mainThreadOnly: threads === 'main' };
-  const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, challenges: httpChallenges(), settings: () => settings, firewall: o.firewall ?? fakeFirewall });
+  const engine = new WebEngine({ env: { nativeRelay: o.nativeRelay ?? true, webEngine: o.engine ?? 'node' }, say, certificates: certs.service, challenges: httpChallenges(), orders: () => NO_ORDERS, settings: () => settings, firewall: o.firewall ?? fakeFirewall });
   const ports = new PortRegistry();
   const logs = new RuleLog();
   const runtime = new RuleRuntime<WebRule, WebConfigure, WebRunFigures>({

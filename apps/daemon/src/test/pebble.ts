@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort } from '../../../test/harness.js';
+import { freePort } from './harness.js';
 
 export const PEBBLE = '/usr/bin/pebble';
 
