@@ -10,6 +10,7 @@ import type { CertificateOrdersService } from './certificateOrders.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
+import type { PortMappingsService } from './portMappings.js';
 import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
@@ -23,6 +24,7 @@ export interface ServiceMap {
   backups: BackupsService;
   httpChallenges: HttpChallengesService;
   audit: AuditService;
+  portMappings: PortMappingsService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -36,3 +38,4 @@ export type { CertificatesService, StoredCertificate } from './certificates.js';
 export type { CertificateOrder, CertificateOrdersService } from './certificateOrders.js';
 export type { HttpChallengesService } from './httpChallenges.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
+export type { PortMapping, PortMappingRequest, PortMappingState, PortMappingsService } from './portMappings.js';

@@ -13,7 +13,11 @@ export default defineModule({
   key: 'stun',
   contract: stunContract,
   migrations: stunMigrations,
-  services: { needs: ['webhooks', 'dnsProviders'] },
+  services: {
+    needs: ['webhooks', 'dnsProviders'],
+    // Imported when a module first asks (Publish's router forwards): a daemon without one never loads the protocols.
+    provides: { portMappings: async () => (await import('./stun.keeper.js')).portMappings },
+  },
   engine: async (mod) =>
     new (await import('./stun.engine.js')).StunEngine({
       store: new StunStore(mod.db),
