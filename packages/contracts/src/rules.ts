@@ -26,6 +26,14 @@ export type RuleStatus = z.infer<typeof ZRuleStatus>;
 /** Every rule input has at least a name and a switch. */
 export type RuleInputShape = z.ZodObject<{ name: z.ZodType<string>; enable: z.ZodType<boolean> } & z.ZodRawShape>;
 
+/**
+ * The module and the object of it that made a rule in another module (a published service's web
+ * rule): kept by the kit beside the rule, never part of a module's own schema. `name` is what the
+ * console shows ("Publish: Home Assistant"); `key` is the object's key in its module.
+ */
+export const ZRuleOwner = z.object({ module: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), key: ZRuleKey, name: z.string().max(200) });
+export type RuleOwner = z.infer<typeof ZRuleOwner>;
+
 const viewFields = { key: ZRuleKey, status: ZRuleStatus, created: z.number(), updated: z.number() };
 /** The fields the kit adds to every rule's view. */
 export const VIEW_FIELDS = Object.keys(viewFields) as Array<keyof typeof viewFields>;
