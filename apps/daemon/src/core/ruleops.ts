@@ -42,6 +42,10 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     },
   ) {}
 
+  get contract(): C {
+    return this.o.contract;
+  }
+
   get logs(): RuleLog {
     return this.o.logs;
   }

@@ -9,6 +9,7 @@ import type { BackupsService } from './backups.js';
 import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
+import type { RulesService } from './rules.js';
 import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
@@ -21,6 +22,7 @@ export interface ServiceMap {
   backups: BackupsService;
   httpChallenges: HttpChallengesService;
   audit: AuditService;
+  rules: RulesService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -32,4 +34,5 @@ export type { DdnsTaskRef, DnsClient, DnsClientOptions, DnsProviderListing, DnsP
 export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService, WebhookValues } from './webhooks.js';
 export type { CertificatesService, StoredCertificate } from './certificates.js';
 export type { HttpChallengesService } from './httpChallenges.js';
+export type { ModuleRuleRead, OwnerRef, RulesService } from './rules.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
