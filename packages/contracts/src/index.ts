@@ -24,6 +24,7 @@ export * from './safe.js';
 export * from './infofeed.js';
 export * from './openapi.js';
 
+import type { z } from 'zod';
 import { coreRoutes } from './core.js';
 import type { ModuleKey } from './modules.js';
 import type { ModuleContract } from './rules.js';
@@ -58,6 +59,27 @@ export const API = {
   wanji: wanjiRoutes,
 } as const;
 
+/** The contracts of the modules built on the module kit, by module key, each with its own types. */
+export interface ModuleContracts {
+  wol: typeof wolContract;
+  ddns: typeof ddnsContract;
+  portforward: typeof portforwardContract;
+  web: typeof webContract;
+  stun: typeof stunContract;
+  storage: typeof storageContract;
+  webdav: typeof webdavContract;
+  ftpserver: typeof ftpserverContract;
+  filebrowser: typeof filebrowserContract;
+  cron: typeof cronContract;
+  acme: typeof acmeContract;
+  wanji: typeof wanjiContract;
+}
+export type RuleModuleKey = keyof ModuleContracts;
+/** A module's rule as create and update take it (defaults not yet applied). */
+export type ModuleRuleInput<M extends RuleModuleKey> = z.input<ModuleContracts[M]['rule']>;
+/** A module's rule as stored. */
+export type ModuleRule<M extends RuleModuleKey> = z.output<ModuleContracts[M]['rule']>;
+
 /** The contracts of the modules built on the module kit, by module key. */
 export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   wol: wolContract,
@@ -72,4 +94,4 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   cron: cronContract,
   acme: acmeContract,
   wanji: wanjiContract,
-};
+} satisfies ModuleContracts;

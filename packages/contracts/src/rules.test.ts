@@ -12,15 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MODULE_CONTRACTS } from './index.js';
-import { ruleView, VIEW_FIELDS } from './rules.js';
+import { ruleView, VIEW_FIELDS, ZRuleOwner } from './rules.js';
 import { RENAMED_RULE_FIELDS, upgradeRuleData } from './upgrades.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
 describe('the rule view', () => {
-  it('adds key, status and the times', () => {
-    expect(VIEW_FIELDS).toEqual(['key', 'status', 'created', 'updated']);
+  it('adds key, status, the times and the owner', () => {
+    expect(VIEW_FIELDS).toEqual(['key', 'status', 'created', 'updated', 'owner']);
   });
 
   it('refuses, when the contract is made, an input field it would hide', () => {
@@ -29,14 +29,26 @@ describe('the rule view', () => {
       expect(() => ruleView(z.object({ ...base, [field]: z.string() }) as never), field).toThrow(`the rule view hides the input field(s) ${field}`);
     }
     expect(() => ruleView(z.object({ ...base, url: z.string() }) as never, { url: z.string() })).toThrow('hides the input field(s) url');
-    expect(Object.keys(ruleView(z.object({ ...base, privateKey: z.string() }), { url: z.string() }).shape)).toEqual(['name', 'enable', 'privateKey', 'key', 'status', 'created', 'updated', 'url']);
+    expect(Object.keys(ruleView(z.object({ ...base, privateKey: z.string() }), { url: z.string() }).shape)).toEqual(['name', 'enable', 'privateKey', 'key', 'status', 'created', 'updated', 'owner', 'url']);
   });
 
   it('no module contract has an input field its view hides', () => {
     for (const [module, c] of Object.entries(MODULE_CONTRACTS)) {
       const input = Object.keys(c!.rule.shape);
       expect(input.filter((k) => (VIEW_FIELDS as string[]).includes(k)), module).toEqual([]);
+      // Every module's view carries the kit's owner, whatever its own extra fields.
+      expect((c!.view as z.ZodObject<z.ZodRawShape>).shape.owner, module).toBeDefined();
     }
+  });
+
+  it('reads an owner, or null for the user\'s own rule', () => {
+    const view = ruleView(z.object({ name: z.string(), enable: z.boolean() }));
+    const rule = { name: 'ha', enable: true, key: 'k1', status: { state: 'running', message: '', since: 0 }, created: 1, updated: 1 };
+    expect(view.parse({ ...rule, owner: { module: 'publish', key: 'svc1', name: 'Home Assistant' } }).owner).toEqual({ module: 'publish', key: 'svc1', name: 'Home Assistant' });
+    expect(view.parse({ ...rule, owner: null }).owner).toBeNull();
+    // A view of an older Lucky, as the Wanji admin reads other devices'.
+    expect(view.parse(rule).owner).toBeNull();
+    expect(ZRuleOwner.safeParse({ module: 'Publish', key: 'svc1', name: 'x' }).success).toBe(false);
   });
 
   it('does not compile with an input field named as one of its own or of its extra fields', () => {
@@ -50,6 +62,7 @@ describe('the rule view', () => {
         'export const fine = ruleView(z.object({ ...base, privateKey: z.string() }), { url: z.string() });',
         'export const hidesKey = ruleView(z.object({ ...base, key: z.string() }));',
         'export const hidesStatus = ruleView(z.object({ ...base, status: z.number() }));',
+        'export const hidesOwner = ruleView(z.object({ ...base, owner: z.string() }));',
         'export const hidesExtra = ruleView(z.object({ ...base, url: z.string() }), { url: z.string() });',
         '',
       ].join('\n');
@@ -81,8 +94,9 @@ describe('the rule view', () => {
       expect(at(lineOf('fine')), errors.join('\n')).toEqual([]);
       expect(at(lineOf('hidesKey')).join('\n')).toContain('the rule view hides the input field key');
       expect(at(lineOf('hidesStatus')).join('\n')).toContain('the rule view hides the input field status');
+      expect(at(lineOf('hidesOwner')).join('\n')).toContain('the rule view hides the input field owner');
       expect(at(lineOf('hidesExtra')).join('\n')).toContain('the rule view hides the input field url');
-      expect(errors, errors.join('\n')).toHaveLength(3);
+      expect(errors, errors.join('\n')).toHaveLength(4);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -26,7 +26,19 @@ export type RuleStatus = z.infer<typeof ZRuleStatus>;
 /** Every rule input has at least a name and a switch. */
 export type RuleInputShape = z.ZodObject<{ name: z.ZodType<string>; enable: z.ZodType<boolean> } & z.ZodRawShape>;
 
-const viewFields = { key: ZRuleKey, status: ZRuleStatus, created: z.number(), updated: z.number() };
+/**
+ * The module and the object of it that made a rule in another module (a published service's web
+ * rule): kept by the kit beside the rule, never part of a module's own schema. `name` is what the
+ * console shows ("Publish: Home Assistant"); `key` is the object's key in its module.
+ */
+export const ZRuleOwner = z.object({ module: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), key: ZRuleKey, name: z.string().max(200) });
+export type RuleOwner = z.infer<typeof ZRuleOwner>;
+
+/**
+ * `owner` is null for a rule the user made in its own module, and for a view of an older Lucky that
+ * had no owners (the Wanji admin reads other devices' rules with these schemas).
+ */
+const viewFields = { key: ZRuleKey, status: ZRuleStatus, created: z.number(), updated: z.number(), owner: ZRuleOwner.nullable().default(null) };
 /** The fields the kit adds to every rule's view. */
 export const VIEW_FIELDS = Object.keys(viewFields) as Array<keyof typeof viewFields>;
 export type ViewField = keyof typeof viewFields;
@@ -41,7 +53,7 @@ type Hidden<S, X> = Extract<keyof S, ViewField | keyof X>;
 /** Nothing when no field is hidden; else a property no schema has, so the call does not compile and says which. */
 type NoHiddenFields<S, X> = [Hidden<S, X>] extends [never] ? unknown : { [K in `the rule view hides the input field ${Hidden<S, X> & string}`]: never };
 
-/** The list item of a rule: its input fields, typed as they are, plus key, status, times and `extra`. */
+/** The list item of a rule: its input fields, typed as they are, plus key, status, times, owner and `extra`. */
 export function ruleView<S extends z.ZodRawShape, X extends z.ZodRawShape = {}>(input: z.ZodObject<S> & NoHiddenFields<S, X>, extra?: X) {
   // The same check at run time, for a schema whose type was widened past the one above.
   const hidden = Object.keys(input.shape).filter((k) => k in viewFields || (extra !== undefined && k in extra));

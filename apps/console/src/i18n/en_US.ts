@@ -180,6 +180,7 @@ export const en_US = {
   'module.wol': 'Wake-on-LAN',
   'module.cron': 'Scheduled tasks',
   'module.safe': 'Security',
+  'module.publish': 'Publish',
   'level.2': 'Error',
   'level.3': 'Warn',
   'level.4': 'Info',

@@ -181,6 +181,7 @@ export const zh_CN = {
   'module.wol': '网络唤醒',
   'module.cron': '计划任务',
   'module.safe': '安全管理',
+  'module.publish': '发布',
   // log levels
   'level.2': '错误 (Error)',
   'level.3': '警告 (Warn)',

@@ -24,6 +24,8 @@ export const en_US: Record<KitTextId, string> = {
   'state.error': 'Error',
   'state.disabled': 'Disabled',
   'state.waiting': 'Waiting',
+  ownedBy: '{module}: {name}',
+  ownedByTitle: 'Made by {module} for "{name}"',
   'err.empty': '{field} cannot be empty',
   'err.field': '{field}: {detail}',
   'err.row': '{field}, line {n}: {detail}',

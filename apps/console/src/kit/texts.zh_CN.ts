@@ -22,6 +22,9 @@ export const zh_CN = {
   'state.error': '出错',
   'state.disabled': '已停用',
   'state.waiting': '等待中',
+  // A rule another module made for one of its objects (a published service): its badge in the list.
+  ownedBy: '{module}：{name}',
+  ownedByTitle: '由{module}为“{name}”创建',
   'err.empty': '{field}不能为空',
   'err.field': '{field}：{detail}',
   'err.row': '{field}第 {n} 行：{detail}',

@@ -73,7 +73,7 @@ export async function sentOnClick<T = unknown>(fetchSpy: ReturnType<typeof stubF
 /** A rule as the list shows it: its own fields, and what the daemon adds (`extra`: the module's figures). */
 export function listed<I extends object, X extends object>(rule: I, extra: X) {
   const status: RuleStatus = { state: 'stopped', message: '', since: 0 };
-  return { ...rule, key: 'k1', status, created: 0, updated: 0, ...extra };
+  return { ...rule, key: 'k1', status, created: 0, updated: 0, owner: null, ...extra };
 }
 
 /**

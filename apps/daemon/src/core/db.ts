@@ -175,4 +175,10 @@ export const coreMigrations: Migration[] = [
       result INTEGER NOT NULL
     );`,
   },
+  {
+    version: 5,
+    name: 'rule owners',
+    // JSON of RuleOwner ({module, key, name}): the other module's object a rule was made for; NULL for the user's own.
+    up: 'ALTER TABLE rules ADD COLUMN owner TEXT',
+  },
 ];

@@ -3,7 +3,7 @@
  * on or when a service it provides is asked for; its routes are registered from its contract at
  * start-up (they answer "module disabled" while it is off) and dispatch to it once loaded. The host
  * wires services in dependency order and refuses a cycle, starts and stops modules when their
- * switch changes, and offers every module's rules to the `actions` service.
+ * switch changes, and offers every module's rules to the `actions` and `rules` services.
  */
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -23,6 +23,7 @@ import { addRoute, type Handler } from './routes.js';
 import { RuleLog } from './rulelog.js';
 import { RuleOps } from './ruleops.js';
 import { RuleRuntime, type RuleData } from './ruleruntime.js';
+import { rulesService, RuleStatusWatchers } from './rulesservice.js';
 import { RuleStore, SettingsStore } from './rulestore.js';
 import type { ActionsService, ServiceMap, ServiceName } from './services/index.js';
 
@@ -78,6 +79,8 @@ export class ModuleHost {
   private say: Say;
   private env: Readonly<DaemonEnv>;
   private loginGuard: LoginGuard;
+  /** Listeners of the `rules` service to each module's rule statuses. */
+  private watchers = new RuleStatusWatchers();
 
   constructor(
     private table: readonly ModuleEntry[],
@@ -88,7 +91,11 @@ export class ModuleHost {
     this.say = sayer(log);
     this.env = ctx.env ?? DEFAULT_ENV;
     this.loginGuard = ctx.loginGuard ?? new LoginGuard(() => ctx.config.get().LoginProtection);
-    this.hostServices = { actions: () => this.actions(), ...hostServices };
+    this.hostServices = {
+      actions: () => this.actions(),
+      rules: () => rulesService({ running: async (m) => (await this.runningModule(m)).ops, has: (m) => this.entry(m as ModuleKey) !== undefined, watchers: this.watchers }),
+      ...hostServices,
+    };
   }
 
   private entry(key: ModuleKey): ModuleEntry | undefined {
@@ -138,6 +145,8 @@ export class ModuleHost {
       ports: this.ctx.ports,
       say,
       logs,
+      // Called only once the module is set up (a rule applied), when `ops` is there.
+      changed: (k) => this.watchers.changed(key, k, ops),
     });
     const ops: Ops = new RuleOps({
       module: key,

@@ -6,7 +6,7 @@
  * before anything is stored.
  */
 import type { z } from 'zod';
-import { maskSecrets, restoreSecrets, Ret, type Lang, type ModuleContract, type Msg } from '@lucky/contracts';
+import { maskSecrets, restoreSecrets, Ret, ZRuleOwner, type Lang, type ModuleContract, type Msg, type RuleOwner } from '@lucky/contracts';
 import { presentStatus, statusOf, type EngineStatus } from './engine.js';
 import { fail } from './envelope.js';
 import type { Say } from './logs.js';
@@ -42,6 +42,10 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     },
   ) {}
 
+  get contract(): C {
+    return this.o.contract;
+  }
+
   get logs(): RuleLog {
     return this.o.logs;
   }
@@ -56,6 +60,16 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
 
   get(key: string): StoredRule<R> | undefined {
     return this.o.store.get(key) as StoredRule<R> | undefined;
+  }
+
+  /** The rules made here for one object of another module (a published service). */
+  owned(owner: { module: string; key: string }): StoredRule<R>[] {
+    return this.o.store.owned(owner.module, owner.key) as StoredRule<R>[];
+  }
+
+  /** The owner's object was renamed: its rules here show the new name. Returns how many it holds. */
+  setOwnerName(owner: { module: string; key: string }, name: string): number {
+    return this.o.store.setOwnerName(owner.module, owner.key, name);
   }
 
   require(key: string): StoredRule<R> {
@@ -75,6 +89,7 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
       status: presentStatus(this.status(rule), lang),
       created: rule.created,
       updated: rule.updated,
+      owner: rule.owner,
       ...(await this.o.hooks.view?.(rule, await this.o.runtime.figures(rule.key), lang)),
     };
   }
@@ -93,9 +108,12 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     this.o.say.info({ key: line, vars: { module: moduleName(this.o.module), name } }, { rule: key });
   }
 
-  async create(raw: unknown, lang: Lang): Promise<string> {
+  /** A new rule; `owner` when another module's object makes it (through the `rules` service). */
+  async create(raw: unknown, lang: Lang, opts: { owner?: RuleOwner } = {}): Promise<string> {
+    // A bad owner is the calling module's mistake, found before the module's prepare runs.
+    const owner = opts.owner ? ZRuleOwner.parse(opts.owner) : null;
     const rule = await this.accept(raw, undefined, undefined, lang);
-    const key = this.o.store.create(rule);
+    const key = this.o.store.create(rule, owner);
     this.say('ruleCreated', key, rule.name);
     await this.o.runtime.apply(key);
     return key;

@@ -83,7 +83,7 @@ const waitFor = async (cond: () => boolean, ms = 3000) => {
   }
 };
 
-function setup() {
+function setup(changed?: (key: string) => void) {
   const rules = new Map<string, EchoRule>();
   const engine = new EchoEngine();
   let loads = 0;
@@ -105,6 +105,7 @@ function setup() {
     say: sayer(createProgramLog({ level: 2, capacity: 10 }).logger),
     logs,
     retry: { firstMs: 100, maxMs: 200 },
+    ...(changed ? { changed } : {}),
   });
   return { rules, engine, rt, ports, logs, loads: () => loads };
 }
@@ -273,5 +274,31 @@ describe('the rule runtime', () => {
     expect(t.engine.starts).toBe(1);
     await expect(fetchLine(port)).rejects.toThrow();
     await t.rt.stopAll();
+  });
+
+  it('tells each new status once: an error retried alike is not told again; a rule that never ran is not told it stopped', async () => {
+    const told: string[] = [];
+    const t = setup((key) => told.push(`${key}:${t.rt.status(key).state}`));
+    const port = await freePort();
+    const blocker = createServer().listen(port, '127.0.0.1');
+    blockers.push(blocker);
+    await new Promise((r) => blocker.once('listening', r));
+    t.rules.set('a', { name: 'A', enable: true, port, reply: 'a' });
+    t.rules.set('off', { name: 'Off', enable: false, port: 1, reply: '' });
+    await t.rt.startAll();
+    await t.rt.apply('off');
+    // Retried (after 100, then 200 ms), each time failing alike.
+    await waitFor(() => t.engine.starts >= 3);
+    expect(told).toEqual(['a:error']);
+    await new Promise<void>((r) => blocker.close(() => r()));
+    await waitFor(() => told.length === 2);
+    expect(told).toEqual(['a:error', 'a:running']);
+    t.rules.set('a', { name: 'A', enable: true, port, reply: 'b' });
+    await t.rt.apply('a');
+    t.rules.delete('a');
+    await t.rt.apply('a');
+    await t.rt.stopAll();
+    // The edit applied in place changed nothing to tell.
+    expect(told).toEqual(['a:error', 'a:running', 'a:stopped']);
   });
 });

@@ -41,6 +41,8 @@ export interface RuleRuntimeOptions<R extends RuleData, S, F> {
   say: Say;
   logs: RuleLog;
   retry?: typeof RETRY;
+  /** A rule's status changed (started, error, waiting, stopped): read it with `status`. */
+  changed?: (key: string) => void;
 }
 
 export class RuleRuntime<R extends RuleData, S, F> {
@@ -50,6 +52,8 @@ export class RuleRuntime<R extends RuleData, S, F> {
   /** The engine once its import finished, for what must answer at once (connection counts). */
   private loaded: Engine<R, S, F> | null = null;
   private active = false;
+  /** The status each rule was last told to have (`changed`), so that only a new one is told. */
+  private told = new Map<string, string>();
 
   constructor(private o: RuleRuntimeOptions<R, S, F>) {}
 
@@ -89,7 +93,25 @@ export class RuleRuntime<R extends RuleData, S, F> {
       const stored = this.o.store.get(key);
       if (this.active && stored?.data.enable) await this.start(key, stored.data);
       else await this.stop(key);
+      // Told once the start is over: not the "running" it shows while the engine is still opening.
+      this.tell(key);
     });
+  }
+
+  /** Calls `changed` when the rule's state or reason is not the one last told; a rule never started is not told it stopped. */
+  private tell(key: string): void {
+    if (!this.o.changed) return;
+    const was = this.told.get(key);
+    const status = this.status(key);
+    const now = `${status.state}\0${status.message}`;
+    if (now === was || (was === undefined && !this.runs.has(key))) return;
+    if (this.runs.has(key)) this.told.set(key, now);
+    else this.told.delete(key);
+    try {
+      this.o.changed(key);
+    } catch (err) {
+      this.o.say.error({ key: 'statusApplyFailed', vars: { detail: (err as Error)?.message ?? String(err) } }, { rule: key, err });
+    }
   }
 
   /** The engine, imported now if no rule has started it yet. */
@@ -148,6 +170,7 @@ export class RuleRuntime<R extends RuleData, S, F> {
         if (!live()) return;
         const state = parts?.length ? as : 'running';
         if (run.status.state !== state || state !== 'running') run.status = statusOf(state, run.status.state === state ? run.status.since : Date.now(), parts ?? []);
+        this.tell(run.key);
       },
       claim: (endpoint) => {
         const owner = this.owner(run.key, run.rule);

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { upgradeRuleData } from '@lucky/contracts';
+import { upgradeRuleData, ZRuleOwner, type RuleOwner } from '@lucky/contracts';
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { sayer, type Logger } from './logs.js';
@@ -14,6 +14,8 @@ export interface StoredRule<T> {
   data: T;
   created: number;
   updated: number;
+  /** The other module's object this rule was made for (a published service); null when the user made it here. */
+  owner: RuleOwner | null;
 }
 
 interface Row {
@@ -21,6 +23,23 @@ interface Row {
   data: string;
   created_at: number;
   updated_at: number;
+  owner: string | null;
+}
+
+const COLUMNS = 'key, data, created_at, updated_at, owner';
+
+/**
+ * A stored owner as the kit reads it: null when there is none, or when the text is not one (a row
+ * edited by hand): the rule itself is still the module's, and shown as the user's own.
+ */
+export function parseOwner(text: string | null): RuleOwner | null {
+  if (text === null) return null;
+  try {
+    const r = ZRuleOwner.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
 }
 
 const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -108,51 +127,81 @@ export class RuleStore<S extends z.ZodType> {
       sayer(this.log).error({ key: 'logStoredRuleInvalid', vars: { module: this.module, key: row.key, issue: r.error.issues[0]?.message ?? '' } });
       return undefined;
     }
-    return { key: row.key, data: r.data, created: row.created_at, updated: row.updated_at };
+    return { key: row.key, data: r.data, created: row.created_at, updated: row.updated_at, owner: parseOwner(row.owner) };
   }
 
   list(): StoredRule<z.output<S>>[] {
+    return this.rows(this.db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM rules WHERE module = ? ORDER BY position, created_at`).all(this.module));
+  }
+
+  /** The rules made for one object of another module (a published service's), in list order. */
+  owned(ownerModule: string, ownerKey: string): StoredRule<z.output<S>>[] {
+    // Matched here rather than with SQLite's json_extract, which throws on a row whose owner is not JSON.
+    return this.rows(this.ownedRows(ownerModule, ownerKey));
+  }
+
+  private ownedRows(ownerModule: string, ownerKey: string): Row[] {
     return this.db
-      .prepare<[string], Row>(
-        'SELECT key, data, created_at, updated_at FROM rules WHERE module = ? ORDER BY position, created_at',
-      )
+      .prepare<[string], Row>(`SELECT ${COLUMNS} FROM rules WHERE module = ? AND owner IS NOT NULL ORDER BY position, created_at`)
       .all(this.module)
-      .map((r) => this.decode(r))
-      .filter((r): r is StoredRule<z.output<S>> => r !== undefined);
+      .filter((r) => {
+        const o = parseOwner(r.owner);
+        return o?.module === ownerModule && o.key === ownerKey;
+      });
+  }
+
+  private rows(rows: Row[]): StoredRule<z.output<S>>[] {
+    return rows.map((r) => this.decode(r)).filter((r): r is StoredRule<z.output<S>> => r !== undefined);
   }
 
   private decoded = new DecodeCache<StoredRule<z.output<S>> | undefined>();
+  /** Owners by rule, as the rules: a service reading its rule on every request parses no JSON for it. */
+  private owners = new DecodeCache<RuleOwner | null>();
 
   /** Prepared once: services ask for a rule on every request (a WebDAV GET asks for its storage). */
   private getOne?: Database.Statement<[string, string], Row>;
 
   get(key: string): StoredRule<z.output<S>> | undefined {
-    this.getOne ??= this.db.prepare<[string, string], Row>('SELECT key, data, created_at, updated_at FROM rules WHERE module = ? AND key = ?');
+    this.getOne ??= this.db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM rules WHERE module = ? AND key = ?`);
     const row = this.getOne.get(this.module, key);
     if (!row) return undefined;
     const rule = this.decoded.get(row.key, row.data, () => this.decode(row));
-    // The times change without the text (an update that saved the same rule); they are not cached.
-    return rule && { ...rule, created: row.created_at, updated: row.updated_at };
+    // The times and the owner change without the text (an update that saved the same rule, an
+    // owner renamed): they are not cached with it.
+    const owner = row.owner === null ? null : this.owners.get(row.key, row.owner, () => parseOwner(row.owner));
+    return rule && { ...rule, created: row.created_at, updated: row.updated_at, owner };
   }
 
   private encode(data: z.input<S> | z.output<S>): string {
     return JSON.stringify(this.schema.parse(data));
   }
 
-  create(data: z.input<S> | z.output<S>): string {
+  /** Stores a new rule, made for `owner` when another module's object asked for it. */
+  create(data: z.input<S> | z.output<S>, owner?: RuleOwner | null): string {
     const json = this.encode(data);
+    const ownerJson = owner ? JSON.stringify(ZRuleOwner.parse(owner)) : null;
     const key = newKey();
     const t = Date.now();
     const pos = this.db
       .prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM rules WHERE module = ?')
       .get(this.module)!.p;
     this.db
-      .prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(this.module, key, (pos ?? 0) + 1, json, t, t);
+      .prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(this.module, key, (pos ?? 0) + 1, json, t, t, ownerJson);
     return key;
   }
 
-  /** Returns false when the rule does not exist. */
+  /**
+   * Renames an owner on its rules here (the published service was renamed): only what the console
+   * shows changes, not the rules, so their times stay. Returns how many rules it held.
+   */
+  setOwnerName(ownerModule: string, ownerKey: string, name: string): number {
+    const owner = JSON.stringify(ZRuleOwner.parse({ module: ownerModule, key: ownerKey, name }));
+    const write = this.db.prepare('UPDATE rules SET owner = ? WHERE module = ? AND key = ?');
+    return this.db.transaction(() => this.ownedRows(ownerModule, ownerKey).filter((r) => write.run(owner, this.module, r.key).changes > 0).length)();
+  }
+
+  /** Returns false when the rule does not exist; the owner stays as it was. */
   update(key: string, data: z.input<S> | z.output<S>): boolean {
     const json = this.encode(data);
     return (

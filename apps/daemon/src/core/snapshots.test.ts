@@ -30,7 +30,7 @@ function luckyDb(dir: string, names: string[] = []): Db {
 }
 
 function addRule(db: Db, name: string): void {
-  db.prepare("INSERT INTO rules VALUES ('wol', ?, 0, ?, 0, 0)").run(name, JSON.stringify({ name }));
+  db.prepare("INSERT INTO rules (module, key, position, data, created_at, updated_at) VALUES ('wol', ?, 0, ?, 0, 0)").run(name, JSON.stringify({ name }));
 }
 
 /** The wol rule names in a database file, read-only. */

@@ -9,12 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { BACKUP_STORE_ROWS, maskSecrets, restoreSecrets, upgradeRuleData, ZBaseConfigFile, type BackupSummary, type BaseConfigFile } from '@lucky/contracts';
+import { BACKUP_STORE_ROWS, maskSecrets, restoreSecrets, upgradeRuleData, ZBaseConfigFile, ZRuleOwner, type BackupSummary, type BaseConfigFile, type RuleOwner } from '@lucky/contracts';
 import type { AnyBackupPart } from '../core/backupparts.js';
 import { upgradeBaseConfig, type BaseConfigStore } from '../core/baseconfig.js';
 import type { Db } from '../core/db.js';
 import { writeFileAtomic } from '../core/atomicfile.js';
 import type { ModuleData } from '../core/modulehost.js';
+import { parseOwner } from '../core/rulestore.js';
 import type { BackupWritten } from '../core/services/index.js';
 
 export const BACKUP_FORMAT = 'lucky-backup';
@@ -22,7 +23,14 @@ const BASE_SECRETS = ['AdminPasswordHash', 'TwoFASecret', 'TwoFARecoveryHashes']
 /** Restoring never moves the admin listener: a backup from another machine must not lock the user out. */
 const BASE_KEPT = ['AdminWebListenHost', 'AdminWebListenPort'] as const;
 
-const ZStoredRule = z.object({ key: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), data: z.unknown(), created: z.number(), updated: z.number() });
+const ZStoredRule = z.object({
+  key: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  data: z.unknown(),
+  created: z.number(),
+  updated: z.number(),
+  /** The other module's object the rule was made for; files of older versions have none (null). */
+  owner: ZRuleOwner.nullable().default(null),
+});
 export const ZBackupFile = z.object({
   format: z.literal(BACKUP_FORMAT),
   version: z.literal(1),
@@ -42,6 +50,16 @@ interface RuleRow {
   data: string;
   created_at: number;
   updated_at: number;
+  owner: string | null;
+}
+
+/** A module's rule as a backup carries it. */
+interface BackupRule {
+  key: string;
+  data: unknown;
+  created: number;
+  updated: number;
+  owner: RuleOwner | null;
 }
 
 export function createBackup(opts: {
@@ -61,7 +79,7 @@ export function createBackup(opts: {
   for (const def of opts.modules.filter((m) => m.data)) {
     const rows = db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE module = ? ORDER BY position, created_at').all(def.key);
     const settingsRow = db.prepare<[string], { data: string }>('SELECT data FROM module_settings WHERE module = ?').get(def.key);
-    const rules = rows.map((r) => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at }));
+    const rules = rows.map((r): BackupRule => ({ key: r.key, data: JSON.parse(r.data) as unknown, created: r.created_at, updated: r.updated_at, owner: parseOwner(r.owner) }));
     const settings = settingsRow ? (JSON.parse(settingsRow.data) as unknown) : null;
     const { rule, settings: settingsSchema } = def.data!;
     // Without secrets: what each module's contract declares secret is masked.
@@ -122,7 +140,7 @@ export class BackupError extends Error {}
 
 export interface PreparedRestore {
   base: BaseConfigFile;
-  modules: Record<string, { rules: { key: string; data: unknown; created: number; updated: number }[]; settings: unknown }>;
+  modules: Record<string, { rules: BackupRule[]; settings: unknown }>;
   stores: Array<{ part: AnyBackupPart; rows: unknown[] }>;
   summary: BackupSummary;
 }
@@ -180,11 +198,11 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
       opts.db
         .prepare<[string], RuleRow>('SELECT * FROM rules WHERE module = ?')
         .all(key)
-        .map((r) => [r.key, JSON.parse(r.data) as unknown]),
+        .map((r) => [r.key, { data: JSON.parse(r.data) as unknown, owner: parseOwner(r.owner) }]),
     );
     const rules = m.rules.map((r, i) => {
       // A backup written before a field was renamed carries it under its old name.
-      const data = restoreSecrets(def.data!.rule, upgradeRuleData(key, r.data), existing.get(r.key));
+      const data = restoreSecrets(def.data!.rule, upgradeRuleData(key, r.data), existing.get(r.key)?.data);
       const parsed = def.data!.rule.safeParse(data);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -207,7 +225,8 @@ export function prepareRestore(raw: unknown, opts: { db: Db; config: BaseConfigS
     modules[key] = { rules, settings };
     summaryModules[key] = {
       add: rules.filter((r) => !existing.has(r.key)).length,
-      update: rules.filter((r) => existing.has(r.key) && JSON.stringify(existing.get(r.key)) !== JSON.stringify(r.data)).length,
+      // A rule whose owner alone changes is changed too.
+      update: rules.filter((r) => existing.has(r.key) && JSON.stringify(existing.get(r.key)) !== JSON.stringify({ data: r.data, owner: r.owner })).length,
       remove: [...existing.keys()].filter((k) => !keys.has(k)).length,
       settings: settings !== null && JSON.stringify(settings) !== JSON.stringify(curSettings),
     };
@@ -237,8 +256,8 @@ export function applyRestore(p: PreparedRestore, opts: { db: Db; config: BaseCon
     db.transaction(() => {
     for (const [key, m] of Object.entries(p.modules)) {
       db.prepare('DELETE FROM rules WHERE module = ?').run(key);
-      const insert = db.prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
-      m.rules.forEach((r, i) => insert.run(key, r.key, i + 1, JSON.stringify(r.data), r.created, r.updated));
+      const insert = db.prepare('INSERT INTO rules (module, key, position, data, created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      m.rules.forEach((r, i) => insert.run(key, r.key, i + 1, JSON.stringify(r.data), r.created, r.updated, r.owner ? JSON.stringify(r.owner) : null));
       if (m.settings !== null) {
         db.prepare(
           'INSERT INTO module_settings (module, data, updated_at) VALUES (?, ?, ?) ON CONFLICT(module) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at',

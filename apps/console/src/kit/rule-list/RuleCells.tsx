@@ -1,7 +1,8 @@
-/** Cells every rule list shows alike: the name with its details, the engine's state, a few list entries. */
+/** Cells every rule list shows alike: the name with its details, the engine's state, a few list entries, the owner. */
 import { Badge, Group, Text } from '@mantine/core';
-import type { RuleStatus } from '@lucky/contracts';
+import type { Lang, RuleOwner, RuleStatus } from '@lucky/contracts';
 import type { ReactNode } from 'react';
+import { lang, SHELL_TABLES, type MessageId } from '../../i18n';
 import type { RuleTexts } from '../texts';
 import type { RuleTestIds } from './ruleModule';
 
@@ -59,5 +60,20 @@ export function FirstEntries(props: { entries: readonly string[]; text: RuleText
       {entries.slice(0, 2).join(', ')}
       {entries.length > 2 ? ` ${props.text('domainsMore', { n: entries.length - 2 })}` : ''}
     </Text>
+  );
+}
+
+/**
+ * A rule another module made for one of its objects ("Publish: Home Assistant"): still the user's to
+ * edit here, marked so that its origin is known. Nothing for a rule made in its own module.
+ */
+export function RuleOwnerBadge(props: { owner: RuleOwner | null | undefined; text: RuleTexts; testId: string; inLang?: Lang }) {
+  const { owner } = props;
+  if (!owner) return null;
+  const vars = { module: SHELL_TABLES[props.inLang ?? lang][`module.${owner.module}` as MessageId] ?? owner.module, name: owner.name };
+  return (
+    <Badge size="xs" variant="light" color="gray" tt="none" maw="100%" title={props.text('ownedByTitle', vars)} data-testid={props.testId} data-owner={owner.module}>
+      {props.text('ownedBy', vars)}
+    </Badge>
   );
 }

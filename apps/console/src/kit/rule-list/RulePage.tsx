@@ -1,7 +1,8 @@
 /**
  * A module's rule screen: title bar (settings, the module's tools, add), the list with the
  * module's columns plus the switch and the actions (the module's own first, then log, edit,
- * delete), and the dialogs behind them. A module brings its columns and its forms.
+ * delete), and the dialogs behind them. A module brings its columns and its forms; a rule another
+ * module made (its owner) is marked under its name.
  */
 import { ActionIcon, Button, Group, Stack, Switch, Table, type TableTdProps } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
@@ -14,6 +15,7 @@ import type { Editing, RuleFormProps } from '../rule-dialog/useRuleForm';
 import { RuleLogDialog, type LogTab } from '../rule-log/RuleLogDialog';
 import { TableHead } from '../table/TableHead';
 import { ConfirmDelete } from './ConfirmDelete';
+import { RuleOwnerBadge } from './RuleCells';
 import { DEFAULT_LAYOUT, type RuleModule, type RuleViewOf, type UniformRuleRoutes } from './ruleModule';
 import { RuleTableCard } from './RuleTableCard';
 import { useRuleActions } from './useRuleActions';
@@ -96,9 +98,11 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
         <Table.Tbody>
           {(props.shown ? props.shown(rows) : rows).map((r) => (
             <Table.Tr key={r.key} data-testid={ids.row} data-key={r.key} data-name={r.name} {...props.rowProps?.(r)}>
-              {props.columns.map((c) => (
+              {props.columns.map((c, i) => (
                 <Table.Td key={c.head} {...c.td}>
                   {c.cell(r)}
+                  {/* Under the name (every module's first column), for every module alike. */}
+                  {i === 0 && <RuleOwnerBadge owner={r.owner} text={text} testId={ids.owner} />}
                 </Table.Td>
               ))}
               <Table.Td>

@@ -4,7 +4,7 @@
  * the routes, so a screen never restates them.
  */
 import type { ModalProps } from '@mantine/core';
-import type { RouteBody, RouteDef, RouteResponse, RuleRouteName, RuleStatus } from '@lucky/contracts';
+import type { RouteBody, RouteDef, RouteResponse, RuleOwner, RuleRouteName, RuleStatus } from '@lucky/contracts';
 import type { RuleTexts } from '../texts';
 import type { RuleQueries } from './ruleQueries';
 
@@ -17,6 +17,8 @@ export interface RuleRow {
   name: string;
   enable: boolean;
   status: RuleStatus;
+  /** The other module's object it was made for (a published service); null for the user's own. */
+  owner: RuleOwner | null;
 }
 
 /** A list item: the rule's fields plus key, status, times and the module's extras. */
@@ -38,6 +40,8 @@ export function ruleTestIds(prefix: string, kept: Partial<Record<'logOpen' | 'fo
     rowName: `${prefix}-row-name`,
     status: `${prefix}-status`,
     statusMessage: `${prefix}-status-message`,
+    /** The badge of a rule another module made (its owner). */
+    owner: `${prefix}-owner`,
     toggle: `${prefix}-toggle`,
     logOpen: kept.logOpen ?? `${prefix}-log-open`,
     edit: `${prefix}-edit`,

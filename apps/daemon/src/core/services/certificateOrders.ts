@@ -6,14 +6,10 @@
  * owner reads it through `certificates` like any other (and hears of renewals through its `onChange`).
  * The CA and account are the certificates module's settings for automatic certificates.
  */
-import type { Msg } from '@lucky/contracts';
+import type { Msg, RuleOwner } from '@lucky/contracts';
 
 /** The rule a certificate is ordered for: its module, key, and the name its list shows. */
-export interface OrderOwner {
-  module: string;
-  key: string;
-  name: string;
-}
+export type OrderOwner = RuleOwner;
 
 export interface CertificateOrder {
   /** The names the certificate must hold (`*.` names need DNS-01). */

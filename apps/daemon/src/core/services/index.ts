@@ -11,6 +11,7 @@ import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
 import type { PortMappingsService } from './portMappings.js';
+import type { RulesService } from './rules.js';
 import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
@@ -25,6 +26,7 @@ export interface ServiceMap {
   httpChallenges: HttpChallengesService;
   audit: AuditService;
   portMappings: PortMappingsService;
+  rules: RulesService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -37,5 +39,6 @@ export type { WebhookCallOptions, WebhookMessage, WebhookResult, WebhooksService
 export type { CertificatesService, StoredCertificate } from './certificates.js';
 export type { CertificateOrder, CertificateOrdersService } from './certificateOrders.js';
 export type { HttpChallengesService } from './httpChallenges.js';
+export type { ModuleRuleRead, OwnerRef, RulesService } from './rules.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
 export type { PortMapping, PortMappingRequest, PortMappingState, PortMappingsService } from './portMappings.js';

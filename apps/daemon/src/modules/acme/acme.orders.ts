@@ -83,7 +83,7 @@ export function certificateOrders(mod: AcmeContext, outcomes: OrderOutcomes): Ce
           note: `${owner.module}: ${owner.name}`.slice(0, 512),
         };
         if (!have) {
-          await mod.rules.create({ enable: true, ...want }, 'en_US');
+          await mod.rules.create({ enable: true, ...want }, 'en_US', { owner });
           return name;
         }
         const same = COMPARED.every((f) => JSON.stringify(have.data[f]) === JSON.stringify((want as Record<string, unknown>)[f])) && have.data.note === want.note;
