@@ -9,6 +9,7 @@ export * from './upgrades.js';
 export * from './secrets.js';
 export * from './http.js';
 export * from './wol.js';
+export * from './publish.js';
 export * from './acme.js';
 export * from './portforward.js';
 export * from './ddns.js';
@@ -40,6 +41,7 @@ import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 import { cronContract, cronRoutes } from './cron.js';
 import { acmeContract, acmeRoutes } from './acme.js';
 import { wanjiContract, wanjiRoutes } from './wanji.js';
+import { publishContract, publishRoutes } from './publish.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -57,6 +59,7 @@ export const API = {
   cron: cronRoutes,
   acme: acmeRoutes,
   wanji: wanjiRoutes,
+  publish: publishRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key, each with its own types. */
@@ -73,6 +76,7 @@ export interface ModuleContracts {
   cron: typeof cronContract;
   acme: typeof acmeContract;
   wanji: typeof wanjiContract;
+  publish: typeof publishContract;
 }
 export type RuleModuleKey = keyof ModuleContracts;
 /** A module's rule as create and update take it (defaults not yet applied). */
@@ -94,4 +98,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   cron: cronContract,
   acme: acmeContract,
   wanji: wanjiContract,
+  publish: publishContract,
 } satisfies ModuleContracts;

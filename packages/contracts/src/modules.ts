@@ -15,6 +15,7 @@ export const MODULES = [
   { key: 'wanji', menuKey: 'wanji_admin', route: '/wanjiadmin' },
   { key: 'wol', menuKey: 'wol', route: '/wol' },
   { key: 'cron', menuKey: 'cron', route: '/cron' },
+  { key: 'publish', menuKey: 'publish', route: '/publish' },
 ] as const;
 
 export type ModuleKey = (typeof MODULES)[number]['key'];
@@ -35,4 +36,5 @@ export const CONSOLE_MODULE_NAMES = [
   'stun',
   'filebrowser',
   'storagemanagement',
+  'publish',
 ] as const;

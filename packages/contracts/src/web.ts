@@ -35,7 +35,8 @@ const ZHeaderName = z.string().trim().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { e
 const ZHeaderValue = z.string().max(4096).refine((s) => !/[\r\n\0]/.test(s), { error: msgKey('invalidHeader') });
 export const ZWebHeader = z.object({ name: ZHeaderName, value: ZHeaderValue });
 
-const ZBackendUrl = z
+/** An http(s):// backend URL (a proxy's target, a published service's LAN target). */
+export const ZBackendUrl = z
   .string()
   .trim()
   .min(1, { error: msgKey('cannotBeEmpty') })

@@ -102,6 +102,11 @@ export interface ModuleSpec<
   metrics?(rules: RuleFigures<RuleOf<C>, FiguresOf<E>>[], m: Metrics, mod: ModuleContext<C, N, E>): void | Promise<void>;
   /** The rule was deleted: drop what the module keeps beside it. */
   removed?(key: string, mod: ModuleContext<C, N, E>): void;
+  /**
+   * A new rule that cannot start is not kept: the create fails with why, and nothing of it stays (a
+   * published service whose parts cannot be made undoes them in its start).
+   */
+  startsOrRefuses?: boolean;
   /** A store of its own beside the rules that backups with secrets carry (named in its table entry's `keeps`). */
   backup?(mod: ModuleContext<C, N, E>): AnyBackupPart;
   /**

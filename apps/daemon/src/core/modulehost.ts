@@ -161,6 +161,7 @@ export class ModuleHost {
         ...(spec.view ? { view: (r, figures, lang) => spec.view!(r as never, figures, lang, ctx) } : {}),
         ...(spec.removed ? { removed: (k: string) => spec.removed!(k, ctx) } : {}),
         ...(spec.guardRemove ? { guardRemove: (r) => spec.guardRemove!(r as never, ctx) } : {}),
+        ...(spec.startsOrRefuses ? { mustStart: true } : {}),
       },
     }) as Ops;
     Object.assign(ctx, { rules: ops, engine: () => runtime.loadEngine() });

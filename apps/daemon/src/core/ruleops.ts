@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { maskSecrets, restoreSecrets, Ret, ZRuleOwner, type Lang, type ModuleContract, type Msg, type RuleOwner } from '@lucky/contracts';
 import { presentStatus, statusOf, type EngineStatus } from './engine.js';
-import { fail } from './envelope.js';
+import { AppError, fail } from './envelope.js';
 import type { Say } from './logs.js';
 import { moduleName, PortConflict } from './ports.js';
 import { parseOrFail } from './routes.js';
@@ -26,6 +26,8 @@ export interface RuleHooks<R, F> {
   removed?(key: string): void;
   /** Why a delete needs confirming (a storage in use), or null. */
   guardRemove?(rule: StoredRule<R>): Msg | null | Promise<Msg | null>;
+  /** A new rule that cannot start is not kept: its create fails with why (the module's `startsOrRefuses`). */
+  mustStart?: boolean;
 }
 
 export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['rule']>, S extends z.output<C['configure']>, F> {
@@ -116,6 +118,16 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     const key = this.o.store.create(rule, owner);
     this.say('ruleCreated', key, rule.name);
     await this.o.runtime.apply(key);
+    const started = this.o.runtime.status(key);
+    if (this.o.hooks.mustStart && rule.enable && started.state === 'error') {
+      // Its start undid what it had made; the rule goes too, and the caller hears why.
+      this.o.store.remove(key);
+      await this.o.runtime.apply(key);
+      this.o.logs.drop(key);
+      this.o.hooks.removed?.(key);
+      const why = started.parts?.[0] ?? { key: 'statusApplyFailed' as const, vars: { detail: started.message } };
+      throw new AppError(Ret.failed, why.key, why.vars ?? {});
+    }
     return key;
   }
 

@@ -18,4 +18,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
   { key: 'cron', load: () => import('./cron/index.js') },
   { key: 'wanji', load: () => import('./wanji/index.js') },
+  { key: 'publish', load: () => import('./publish/index.js') },
 ];

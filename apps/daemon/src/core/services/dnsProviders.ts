@@ -4,7 +4,7 @@
  * an address through an existing DDNS task (STUN publishes its public address). Provided by the
  * DDNS module over lib/dns.
  */
-import type { DdnsCredentials, DdnsProviderInfo, DdnsProviderName, DdnsSyncStatus, DdnsTask, HttpProxy, Msg } from '@lucky/contracts';
+import type { DdnsCredentials, DdnsProviderInfo, DdnsProviderName, DdnsSyncStatus, DdnsTask, HttpProxy, Msg, RuleOwner } from '@lucky/contracts';
 import type { RecordType, SetOutcome } from '../../lib/dns/providers/types.js';
 
 export interface DnsProviderListing extends DdnsProviderInfo {
@@ -86,4 +86,14 @@ export interface DnsProvidersService {
    * follow a dynamic address (FTP's passive address); null when the task does not exist or does not run.
    */
   addresses(task: string): Promise<{ ipv4: string; ipv6: string } | null>;
+  /**
+   * Keeps a task of the owner's (a published service) for `names`, with the `template` task's
+   * provider, credentials, proxy and address source (the credentials never leave DDNS): created when
+   * there is none, changed when it differs, marked with the owner. Every name must lie in the
+   * template's zone. Resolves with its key; throws an AppError (no such template, a name outside its
+   * zone) and changes nothing then.
+   */
+  ensureTask(owner: RuleOwner, o: { template: string; names: string[] }): Promise<string>;
+  /** Deletes the owner's task; nothing when there is none. */
+  releaseTask(owner: Pick<RuleOwner, 'module' | 'key'>): Promise<void>;
 }

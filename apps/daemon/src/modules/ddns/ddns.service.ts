@@ -7,8 +7,18 @@ import { DDNS_PROVIDER_INFO, DDNS_PROVIDERS, Ret } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import { moduleName } from '../../core/ports.js';
 import type { DnsProvidersService } from '../../core/services/index.js';
+import { parseDomain } from '../../lib/dns/domain.js';
 import { recordTypes } from '../../lib/dns/providers/types.js';
 import type { DdnsContext } from './index.js';
+
+/** The zone a task's domain line lies in (`www.example.com` → `example.com`); '' for a line that is not a name. */
+function zoneOf(line: string): string {
+  try {
+    return parseDomain(line).root;
+  } catch {
+    return '';
+  }
+}
 
 export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
   return {
@@ -50,6 +60,24 @@ export function dnsProvidersService(mod: DdnsContext): DnsProvidersService {
       const records = await (await mod.engine()).publish(key, addresses, moduleName(from));
       if (!records) throw fail(Ret.failed, 'ddnsNotRunning');
       return records.map((r) => ({ domain: r.domain, type: r.type, status: r.status, ip: r.ip, reason: r.reason }));
+    },
+    ensureTask: async (owner, o) => {
+      const template = mod.rules.get(o.template);
+      if (!template) throw fail(Ret.badRequest, 'ddnsTemplateMissing', { task: o.template });
+      const zone = zoneOf(template.data.domains[0] ?? '');
+      const outside = o.names.find((n) => n !== zone && !n.endsWith(`.${zone}`));
+      if (outside !== undefined) throw fail(Ret.badRequest, 'ddnsNameOutsideZone', { name: outside, zone, task: template.data.name });
+      // The template's way of writing a name: `sub:zone` keeps the split a provider needs.
+      const split = template.data.domains.some((d) => d.includes(':'));
+      const domains = o.names.map((n) => (split ? `${n === zone ? '@' : n.slice(0, -zone.length - 1)}:${zone}` : n));
+      const want = { ...template.data, name: `${owner.name}`.slice(0, 64), enable: true, domains, note: `${owner.module}: ${owner.name}`.slice(0, 512) };
+      const have = mod.rules.owned(owner)[0];
+      if (!have) return mod.rules.create(want, 'en_US', { owner });
+      if (JSON.stringify(have.data) !== JSON.stringify({ ...have.data, ...want })) await mod.rules.update(have.key, { ...have.data, ...want }, 'en_US');
+      return have.key;
+    },
+    releaseTask: async (owner) => {
+      for (const t of mod.rules.owned(owner)) await mod.rules.remove(t.key, { confirm: true });
     },
     addresses: async (key) => {
       const task = mod.rules.get(key);

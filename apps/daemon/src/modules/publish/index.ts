@@ -1,0 +1,58 @@
+/**
+ * Publish: a LAN service made reachable under public names in one step, composed of the other
+ * modules through services only (a DDNS task, a web rule with automatic HTTPS, router forwards),
+ * each part listed in its own module and marked as the service's. A service whose parts cannot be
+ * made is not kept (`startsOrRefuses`); deleting it deletes its parts and nothing else.
+ */
+import { Ret, publishContract, renderMsg } from '@lucky/contracts';
+import { fail } from '../../core/envelope.js';
+import { defineModule, type ModuleContext } from '../../core/module.js';
+import type { PublishEngine } from './publish.engine.js';
+
+type Needs = 'rules' | 'dnsProviders' | 'certificates' | 'certificateOrders' | 'portMappings';
+export type PublishContext = ModuleContext<typeof publishContract, Needs, PublishEngine>;
+
+const NOT_YET = { url: '', publicAddress: '', parts: { ddns: null, web: null, certificate: null }, checks: [] };
+
+export default defineModule<typeof publishContract, Needs, never, PublishEngine>({
+  key: 'publish',
+  contract: publishContract,
+  services: { needs: ['rules', 'dnsProviders', 'certificates', 'certificateOrders', 'portMappings'] },
+  engine: async (mod) =>
+    new (await import('./publish.engine.js')).PublishEngine({
+      rules: () => mod.services.rules,
+      dns: () => mod.services.dnsProviders,
+      certificates: () => mod.services.certificates,
+      orders: () => mod.services.certificateOrders,
+      mappings: async () => mod.services.portMappings,
+      lookup: mod.env.acmeTestLookup,
+    }),
+  startsOrRefuses: true,
+  prepare: (rule, previous, mod) => {
+    // Names are what the parts are called by in their own modules.
+    if (rule.name !== previous?.name && mod.rules.list().some((r) => r.data.name === rule.name)) throw fail(Ret.badRequest, 'duplicateName');
+    if (rule.httpPort === rule.httpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.httpsPort });
+    return rule;
+  },
+  view: (_rule, figures, lang) => {
+    const f = figures ?? NOT_YET;
+    return {
+      url: f.url,
+      publicAddress: f.publicAddress,
+      parts: f.parts,
+      checks: f.checks.map((c) => ({ id: c.id, state: c.state, message: renderMsg(lang, c.msg), hint: c.hint ? renderMsg(lang, c.hint) : '', checked: c.checked })),
+    };
+  },
+  run: async (rule, mod) => {
+    if (!(await (await mod.engine()).recheck(rule.key))) throw fail(Ret.failed, 'publishNotRunning');
+    return { key: 'publishChecked' };
+  },
+  // Its parts go with it: the web rule (whose certificate goes with it) and the DDNS task.
+  removed: (key, mod) => {
+    const owner = { module: 'publish', key };
+    void (async () => {
+      for (const w of await mod.services.rules.owned('web', owner).catch(() => [])) await mod.services.rules.remove('web', w.key).catch(() => undefined);
+      await mod.services.dnsProviders.releaseTask(owner).catch(() => undefined);
+    })();
+  },
+});
