@@ -5,9 +5,7 @@
  * module made (its owner) is marked under its name.
  */
 import { ActionIcon, Button, Group, Stack, Switch, Table, type TableTdProps } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useState, type ComponentType, type ReactNode } from 'react';
-import { modulesQuery } from '../../api/queries';
 import { PageTitle } from '../../shell/Shell';
 import { SettingsDialog, type SettingsFormProps } from '../module-settings/SettingsDialog';
 import { RuleDialog } from '../rule-dialog/RuleDialog';
@@ -19,6 +17,7 @@ import { RuleOwnerBadge } from './RuleCells';
 import { DEFAULT_LAYOUT, type RuleModule, type RuleViewOf, type UniformRuleRoutes } from './ruleModule';
 import { RuleTableCard } from './RuleTableCard';
 import { useRuleActions } from './useRuleActions';
+import { useRuleRows } from './useRuleRows';
 
 export interface RuleColumn<V> {
   head: string;
@@ -52,16 +51,11 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
   const { rules } = props;
   const layout = { ...DEFAULT_LAYOUT, ...rules.layout };
   const { text, testIds: ids } = rules;
-  const modules = useQuery(modulesQuery());
-  const names = rules.moduleNames ?? [rules.module];
-  const enabled = modules.data ? modules.data.Modules.some((m) => names.includes(m)) : true;
-  const list = useQuery({ ...rules.queries.list(), enabled });
+  const { enabled, loading, rows } = useRuleRows(rules);
   const [editing, setEditing] = useState<Editing<RuleViewOf<R>> | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const { toggle, remove, deleting, setDeleting, asking, setAsking } = useRuleActions(rules);
-
-  const rows = (list.data as { list?: RuleViewOf<R>[] } | undefined)?.list ?? [];
   // The log dialog follows the list's refreshes (states change while it is open).
   const logRow = logOf ? (rows.find((r) => r.key === logOf) ?? null) : null;
 
@@ -88,7 +82,7 @@ export function RulePage<R extends UniformRuleRoutes>(props: {
       <RuleTableCard
         module={rules.module}
         enabled={enabled}
-        loading={list.isPending}
+        loading={loading}
         empty={rows.length === 0}
         emptyText={text('empty')}
         testPrefix={ids.list}

@@ -1,7 +1,7 @@
 /** The module-disabled notice, loading, the empty state or the table. */
-import { Alert, Card, Skeleton, Table, Text } from '@mantine/core';
+import { Card, Skeleton, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { shellText, type MessageId } from '../../i18n';
+import { ModuleDisabled } from './ModuleDisabled';
 
 export function RuleTableCard(props: {
   /** The module key, for the "module disabled" notice (`module.<key>` text). */
@@ -16,13 +16,7 @@ export function RuleTableCard(props: {
   /** Table.Thead and Table.Tbody. */
   children: ReactNode;
 }) {
-  if (!props.enabled) {
-    return (
-      <Alert color="orange" data-testid="module-disabled">
-        {shellText('shell.moduleDisabled', { module: shellText(`module.${props.module}` as MessageId) })}
-      </Alert>
-    );
-  }
+  if (!props.enabled) return <ModuleDisabled module={props.module} />;
   return (
     <Card withBorder p={0}>
       {props.loading ? (
