@@ -84,6 +84,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   web: { title: 'route.web', module: 'web', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/web/WebPage')), 'WebPage') },
   stun: { title: 'route.stun', module: 'stun', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/stun/StunPage')), 'StunPage') },
   acme: { title: 'route.acme', module: 'acme', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/acme/AcmePage')), 'AcmePage') },
+  publish: { title: 'route.publish', module: 'publish', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/publish/PublishPage')), 'PublishPage') },
   portforward: { title: 'route.portforward', module: 'portforward', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portforward/PortforwardPage')), 'PortforwardPage') },
 };
 

@@ -10,6 +10,8 @@ import { en_US as ftpEn } from '../modules/ftpserver/i18n.en_US';
 import { zh_CN as ftpZh } from '../modules/ftpserver/i18n.zh_CN';
 import { en_US as pfEn } from '../modules/portforward/i18n.en_US';
 import { zh_CN as pfZh } from '../modules/portforward/i18n.zh_CN';
+import { en_US as publishEn } from '../modules/publish/i18n.en_US';
+import { zh_CN as publishZh } from '../modules/publish/i18n.zh_CN';
 import { en_US as safeEn } from '../modules/safe/i18n.en_US';
 import { zh_CN as safeZh } from '../modules/safe/i18n.zh_CN';
 import { en_US as storageEn } from '../modules/storage/i18n.en_US';
@@ -37,6 +39,7 @@ const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['file browser', fbZh, fbEn],
   ['ftpserver', ftpZh, ftpEn],
   ['portforward', pfZh, pfEn],
+  ['publish', publishZh, publishEn],
   ['safe', safeZh, safeEn],
   ['settings system panel', systemZh, systemEn],
   ['storage', storageZh, storageEn],

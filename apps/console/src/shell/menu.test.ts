@@ -6,9 +6,9 @@ const ids = (m: MenuEntry[]) =>
 
 describe('menu', () => {
   it('follows the spec order with every module on', () => {
-    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol'];
+    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol', 'publish'];
     expect(ids(buildMenu(all))).toEqual([
-      'status', 'log', '|', 'ddns', 'web', 'portforward', 'stun', 'acme', '|',
+      'status', 'log', '|', 'publish', 'ddns', 'web', 'portforward', 'stun', 'acme', '|',
       'storage[storagemanagement,webdav,ftpserver,filebrowser]', 'wanjiadmin', '|', 'wol', 'cron', 'safe', 'set', 'about', 'logout',
     ]);
   });

@@ -25,6 +25,8 @@ export function buildMenu(modules: readonly string[]): MenuEntry[] {
   out.push(link('status', '/status'));
   out.push({ kind: 'action', id: 'log', label: 'menu.log' });
   divider();
+  // A published service is made of the entries below it (a DDNS task, a web rule, a certificate).
+  if (on('publish')) out.push(link('publish', '/publish'));
   if (on('ddns')) out.push(link('ddns', '/ddns'));
   if (on('reverseproxy')) out.push(link('web', '/web'));
   if (on('portforward')) out.push(link('portforward', '/portforward'));
