@@ -180,6 +180,7 @@ describe('secrets in backups', () => {
       cron: ['actions.[].headers.[]', 'actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
       acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
       wanji: ['token'],
+      publish: [],
     });
   });
 });
