@@ -83,7 +83,7 @@ export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
         min={0}
         max={65535}
         {...b.number('httpRedirectPort')}
-        maw={360}
+        maw={480}
         data-testid="web-redirect-port"
       />
       <CertListEditor value={form.certs} onChange={(certs) => set(certsChanged(form, certs))} sources={WEB_CERT_SOURCES} errorAt={(field) => err(`certs.${field}`)} testPrefix="web-cert" />
