@@ -82,6 +82,8 @@ export interface RuleForm {
   certs: CertForm[];
   /** HTTPS: the plain-HTTP companion's port (redirects, ACME HTTP-01); 0 = none. */
   httpRedirectPort: Num;
+  /** Where the companion sends browsers (the public HTTPS port); kept as read: a published service sets it. */
+  redirectToPort: number;
   defaultService: ServiceForm;
   subRules: SubRuleForm[];
   access: AccessForm;
@@ -281,6 +283,7 @@ export function ruleToForm(r: WebRule): RuleForm {
     http2: r.http2,
     certs: r.certs.map(certToForm),
     httpRedirectPort: r.httpRedirectPort,
+    redirectToPort: r.redirectToPort,
     defaultService: serviceToForm(r.defaultService),
     subRules: r.subRules.map((s) => subRuleToForm(s)),
     access: accessToForm(r, true),
@@ -324,6 +327,7 @@ export function formToRule(f: RuleForm): WebRule {
     http2: f.http2,
     certs: f.certs.map(certToBody),
     httpRedirectPort: toNumber(f.httpRedirectPort),
+    redirectToPort: f.redirectToPort,
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),
     ...formToAccess(f.access),
