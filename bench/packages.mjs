@@ -23,7 +23,6 @@ const P = {
   // The web bench's wrk shim (noresume.c) is built against OpenSSL's headers.
   sslHeaders: { pkg: 'libssl-dev', probe: '/usr/include/openssl/ssl.h' },
   openssl: { pkg: 'openssl', probe: '/usr/bin/openssl' },
-  curl: { pkg: 'curl', probe: '/usr/bin/curl' },
   vsftpd: { pkg: 'vsftpd', probe: '/usr/sbin/vsftpd' },
   iperf3: { pkg: 'iperf3', probe: '/usr/bin/iperf3' },
   socat: { pkg: 'socat', probe: '/usr/bin/socat' },
@@ -33,7 +32,7 @@ const P = {
 export const BENCH_PACKAGES = {
   acme: [shared('pebble'), shared('bind9'), P.nginx, P.wrk, P.taskset],
   console: [shared('chromium')],
-  ftp: [P.curl, P.vsftpd, P.taskset],
+  ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
   // nginx with ngx_http_dav_module is compared where installed (nginx-extras); never installed from here.
   storage: [shared('rclone'), P.taskset],

@@ -1,11 +1,11 @@
 // STUN module benchmark, bounded in time, nothing sent beyond loopback and the NAT lab's namespaces.
 // Prints, in one run:
 //   1. Time from a rule's start to its published public address (stun.publicAddr non-null in
-//      GET /api/stun/rules), UDP and TCP, inside the NAT lab (apps/daemon/src/modules/stun/testing/
-//      natlab.ts: router namespace with masquerade + miniupnpd, coturn in a WAN namespace). The
+//      GET /api/stun/rules), UDP and TCP, inside the NAT lab (apps/daemon/src/test/natlab.ts:
+//      router namespace with masquerade + miniupnpd, coturn in a WAN namespace). The
 //      first start of each protocol is POST /api/stun/rules (enable true), the others are the
 //      enable switch (PUT .../enable false, then true); median of START_ROUNDS starts.
-//      testing/ is not compiled into dist: natlab.ts and coturn.ts are transpiled here with the
+//      src/test/ is not compiled into dist: natlab.ts and coturn.ts are transpiled here with the
 //      repo's typescript (as bench/lib.mjs importTestHelper does, for two files that import each other).
 //   2. UDP packets/s (iperf3 -u flood) and TCP throughput (iperf3) on loopback to one iperf3 server,
 //      through a STUN rule in forward mode (a UDP and a TCP rule on the same port: iperf3's control
@@ -27,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { DAEMON_DIST, freePort, median, printTable, ROOT, sleep, startBenchDaemon, stop } from '../lib.mjs';
 import { requireBenchPackages } from '../packages.mjs';
 
-const STUN_SRC = join(ROOT, 'apps/daemon/src/modules/stun');
+const TEST_SRC = join(ROOT, 'apps/daemon/src/test');
 const DURATION = Number(process.env.DURATION ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const START_ROUNDS = Number(process.env.START_ROUNDS ?? 5);
@@ -61,7 +61,7 @@ async function importLab() {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   for (const name of ['natlab', 'coturn']) {
-    const file = join(STUN_SRC, 'testing', `${name}.ts`);
+    const file = join(TEST_SRC, `${name}.ts`);
     const out = ts.transpileModule(readFileSync(file, 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
       fileName: file,

@@ -10,7 +10,10 @@ export const TEST_PACKAGES = [
   // The file browser's tests unpack its streamed zips with Info-ZIP's unzip (ZIP64 too).
   { pkg: 'unzip', probe: '/usr/bin/unzip' },
   { pkg: 'bind9', probe: '/usr/sbin/named' },
+  // dig: the tests' DNS client (the publish lab's WAN side asks its BIND with it).
   { pkg: 'bind9-dnsutils', probe: '/usr/bin/dig' },
+  // curl: a real HTTP client in the web, FTP and WebDAV tests, and the publish lab's visitor from the WAN.
+  { pkg: 'curl', probe: '/usr/bin/curl' },
   // Network namespaces for tests that need source addresses other than loopback.
   { pkg: 'iproute2', probe: '/usr/sbin/ip' },
   // The web rules' firewall auto-allow, tested against real nftables inside such a namespace.

@@ -3,7 +3,8 @@
  * Certificates in a real browser against the built daemon: the menu entry after STUN, a pasted PEM
  * refused when the key is another certificate's (the daemon's own words), then saved with its names
  * and expiry in the row; a web services rule and a port forwarding rule pick it by name from the
- * store; exported as a PFX the TLS stack opens; the module settings with the webhook and its events.
+ * store; exported as a PFX the TLS stack opens; the module settings with the webhook and its events,
+ * and the automatic certificates' CA.
  * Screenshots: acme-*.png.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, enableModules, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { closeConsole, Daemon, enableModules, freePort, openConsole, pickOption, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
 const shot = shooter('acme', 300);
 
@@ -95,7 +96,7 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
     const rules = (await daemon.api('GET', '/api/web/rules', undefined, apiToken)).list as Array<{ name: string; certs: unknown[]; status: { state: string } }>;
     const site = rules.find((r) => r.name === 'https-site')!;
-    expect(site.certs).toEqual([{ source: 'store', cert: 'site-a', key: '', domains: [] }]);
+    expect(site.certs).toEqual([{ source: 'store', cert: 'site-a', key: '', domains: [], challenge: 'http-01', dnsTask: '' }]);
     await expect.poll(async () => ((await daemon.api('GET', '/api/web/rules', undefined, apiToken)).list as typeof rules).find((r) => r.name === 'https-site')!.status.state).toBe('running');
     expect(pageErrors).toEqual([]);
   });
@@ -138,7 +139,7 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     await expect.poll(() => page.getByTestId('acme-export-dialog').count()).toBe(0);
   });
 
-  it('module settings: expiry warning days and the webhook with its events', async () => {
+  it("module settings: expiry warning days, the webhook with its events, the automatic certificates' CA", async () => {
     await page.getByTestId('acme-settings-open').click();
     await page.getByTestId('acme-set-warnDays').fill('0');
     await page.getByTestId('acme-settings-save').click();
@@ -147,11 +148,20 @@ describe('certificates console e2e (chromium + built daemon)', () => {
     await page.getByTestId('acme-set-webhook-enable').dispatchEvent('click');
     await page.getByTestId('acme-set-webhook-url').fill('http://127.0.0.1:9/hook?name=#{name}&event=#{event}');
     await page.getByTestId('acme-set-event-issued').check();
+    // Automatic certificates: a CA of one's own (nothing is ordered: no web rule asks for one here).
+    await pickOption(page, page.getByTestId('acme-set-auto-ca'), '自定义 ACME 目录');
+    await page.getByTestId('acme-set-auto-directory').fill('https://127.0.0.1:14000/dir');
+    await page.getByTestId('acme-set-auto-renewdays').fill('20');
     await shot(page, 'settings');
     await page.getByTestId('acme-settings-save').click();
     await expect.poll(() => page.getByTestId('acme-set-warnDays').count()).toBe(0);
     const r = await daemon.api('GET', '/api/acme/configure', undefined, apiToken);
-    expect(r.configure).toMatchObject({ warnDays: 10, webhookEvents: ['expiring', 'failed', 'issued'], webhook: { enable: true, url: 'http://127.0.0.1:9/hook?name=#{name}&event=#{event}' } });
+    expect(r.configure).toMatchObject({
+      warnDays: 10,
+      webhookEvents: ['expiring', 'failed', 'issued'],
+      webhook: { enable: true, url: 'http://127.0.0.1:9/hook?name=#{name}&event=#{event}' },
+      auto: { ca: 'custom', directoryUrl: 'https://127.0.0.1:14000/dir', renewBeforeDays: 20 },
+    });
     expect(pageErrors).toEqual([]);
   });
 });

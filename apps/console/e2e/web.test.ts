@@ -5,7 +5,8 @@
  * default); requests go through the rule with a Host header. Also: the sub rule's empty-domain
  * message, live figures in the list, an engine error (port in use) in the list, batch domain
  * replace, access and service logs, the switch (connection refused, then served again), settings,
- * English once, delete. Screenshots: web-*.png.
+ * English once, delete, an HTTPS rule with an automatic certificate (saved switched off: nothing is
+ * ordered). Screenshots: web-*.png.
  */
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
@@ -402,6 +403,43 @@ describe('web service console e2e (chromium + built daemon + loopback backend)',
     await page.getByTestId('web-delete-confirm').click();
     await expect.poll(() => row(page, 'busy').count()).toBe(0);
     expect((await rules()).map((r) => r.name)).toEqual(['站点']);
+  });
+
+  it('an HTTPS rule with an automatic certificate: the HTTP redirect port is set to 80 on the pick, the rule saved as auto', async () => {
+    await page.getByTestId('web-add').click();
+    await page.getByTestId('web-name').fill('auto-https');
+    // Kept off: a running rule would order its certificate from the CA of the settings (a public one by default).
+    await flip(page.getByTestId('web-enable'), false);
+    await page.getByTestId('web-address').fill('127.0.0.1');
+    await page.getByTestId('web-port').fill(String(await freePort()));
+    await page.getByTestId('web-protocol').getByText('HTTPS').click();
+    await page.getByTestId('web-tab-https').click();
+    await expect(page.getByTestId('web-redirect-port').inputValue()).resolves.toBe('0');
+    await page.getByTestId('web-cert-add').click();
+    await page.getByTestId('web-cert-0-source').getByText('Automatic (ACME)').click();
+    await expect.poll(() => page.getByTestId('web-redirect-port').inputValue()).toBe('80');
+    // Ordered, not given: no certificate or key to fill in.
+    await expect.poll(() => page.getByTestId('web-cert-0-cert').count()).toBe(0);
+    await expect(page.getByTestId('web-cert-0-key').count()).resolves.toBe(0);
+    // DNS-01 asks for the DDNS task writing its records; back to HTTP-01, answered on the redirect port.
+    await page.getByTestId('web-cert-0-challenge').getByText('DNS-01').click();
+    await page.getByTestId('web-cert-0-dnstask').waitFor();
+    await shot(page, 'web-19a-auto-cert-dns01');
+    await page.getByTestId('web-cert-0-challenge').getByText('HTTP-01').click();
+    await expect.poll(() => page.getByTestId('web-cert-0-dnstask').count()).toBe(0);
+    // No sub rules: the names are the certificate's own.
+    await page.getByTestId('web-cert-0-domains').fill('auto.example.com');
+    await shot(page, 'web-19b-auto-cert');
+    await page.getByTestId('web-save').click();
+    await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
+
+    const key = (await rules()).find((r) => r.name === 'auto-https')!.key as string;
+    const saved = (await daemon.api('GET', `/api/web/rules/${key}`, undefined, apiToken)).rule as { protocol: string; enable: boolean; httpRedirectPort: number; certs: Array<Record<string, unknown>> };
+    expect(saved).toMatchObject({ protocol: 'https', enable: false, httpRedirectPort: 80 });
+    expect(saved.certs).toEqual([{ source: 'auto', cert: '', key: '', domains: ['auto.example.com'], challenge: 'http-01', dnsTask: '' }]);
+    await expect.poll(() => row(page, 'auto-https').getByTestId('web-row-cert').textContent()).toBe('Automatic certificate: auto.example.com');
+    await shot(page, 'web-20-list-auto-cert');
+    expect((await daemon.api('DELETE', `/api/web/rules/${key}`, undefined, apiToken)).ret).toBe(0);
   });
 
   it('raised no page errors', () => {

@@ -244,6 +244,8 @@ export const ZWebRule = z.object({
    * (308, same host and path) and answers ACME HTTP-01 challenges for the rule's automatic certificate.
    */
   httpRedirectPort: z.number().int().min(0).max(65535).default(0),
+  /** Where the companion sends browsers: the HTTPS port as seen from outside (a router forwarding 443 here); 0: the rule's own port. */
+  redirectToPort: z.number().int().min(0).max(65535).default(0),
   defaultService: ZWebService.default({ type: 'text', status: 404, contentType: 'text/plain; charset=utf-8', body: 'not found\n' }),
   subRules: z.array(ZWebSubRule).max(512).default([]),
   ...accessShape,

@@ -1,6 +1,8 @@
 /** Every text table of the console: both languages have the same keys, no empty text, the same placeholders. */
 import { describe, expect, it } from 'vitest';
 import { en_US as kitEn } from '../kit/texts.en_US';
+import { en_US as acmeEn } from '../modules/acme/i18n.en_US';
+import { zh_CN as acmeZh } from '../modules/acme/i18n.zh_CN';
 import { zh_CN as kitZh } from '../kit/texts.zh_CN';
 import { en_US as ddnsEn } from '../modules/ddns/i18n.en_US';
 import { zh_CN as ddnsZh } from '../modules/ddns/i18n.zh_CN';
@@ -35,6 +37,7 @@ import { zh_CN } from './zh_CN';
 const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['shell', zh_CN, en_US],
   ['kit', kitZh, kitEn],
+  ['certificates', acmeZh, acmeEn],
   ['ddns', ddnsZh, ddnsEn],
   ['file browser', fbZh, fbEn],
   ['ftpserver', ftpZh, ftpEn],

@@ -67,7 +67,7 @@ export const en_US: Record<KitTextId, string> = {
   'limit.udpSessionTimeout': 'UDP session timeout (s)',
   'limit.udpPacketSize': 'UDP max packet size (bytes)',
   'limit.tcpIdleTimeout': 'TCP idle timeout (s)',
-  // HTTPS certificates of a listener (kit/tls: web services, WebDAV).
+  // HTTPS certificates of a listener (kit/tls: web services, WebDAV, FTPS).
   certs: 'Certificates',
   certsHint: 'Chosen per domain by SNI; the first one serves names nothing matches.',
   certAdd: 'Add certificate',
@@ -75,6 +75,13 @@ export const en_US: Record<KitTextId, string> = {
   'certSource.pem': 'Paste PEM',
   'certSource.file': 'File path on the server',
   'certSource.store': 'From Certificates',
+  'certSource.auto': 'Automatic (ACME)',
+  certAutoHint: "Ordered and renewed by the Certificates module, from the CA of its settings' Automatic certificates; a self-signed one answers until it is issued. HTTP-01 needs the CA to reach these names on port 80: set the HTTP redirect port to 80.",
+  certChallenge: 'Challenge',
+  certDnsTask: 'DDNS task',
+  certDnsTaskHint: "The task's DNS provider writes the TXT records (wildcard names need DNS-01)",
+  certAutoNames: 'Certificate names',
+  certAutoNamesHint: 'One a line; empty: every name of the enabled sub rules (wildcards such as *.example.com need DNS-01)',
   certStoreName: 'Certificate name',
   certStoreNames: 'Certificate names',
   certStoreHint: 'A certificate of the Certificates page; a renewed one is swapped in by itself',

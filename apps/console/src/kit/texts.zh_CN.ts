@@ -66,7 +66,7 @@ export const zh_CN = {
   'limit.udpSessionTimeout': 'UDP 会话超时（秒）',
   'limit.udpPacketSize': 'UDP 最大包大小（字节）',
   'limit.tcpIdleTimeout': 'TCP 空闲超时（秒）',
-  // HTTPS certificates of a listener (kit/tls: web services, WebDAV).
+  // HTTPS certificates of a listener (kit/tls: web services, WebDAV, FTPS).
   certs: '证书',
   certsHint: '按 SNI 为每个域名选择证书；没有匹配时使用第一个证书。',
   certAdd: '添加证书',
@@ -74,6 +74,13 @@ export const zh_CN = {
   'certSource.pem': '粘贴 PEM 内容',
   'certSource.file': '服务器上的文件路径',
   'certSource.store': '证书模块中的证书',
+  'certSource.auto': '自动申请（ACME）',
+  certAutoHint: '由证书模块按证书设置中“自动证书”的 CA 申请并自动续期；签发前先用自签名证书应答。HTTP-01 需要 CA 能从 80 端口访问这些域名：请把 HTTP 跳转端口设为 80。',
+  certChallenge: '验证方式',
+  certDnsTask: 'DDNS 任务',
+  certDnsTaskHint: '用该任务的 DNS 服务商写入 TXT 记录（通配符域名必须用 DNS-01）',
+  certAutoNames: '证书域名',
+  certAutoNamesHint: '每行一个；留空则使用已启用子规则的全部域名（*.example.com 这样的通配符需要 DNS-01）',
   certStoreName: '证书名称',
   certStoreNames: '证书名称（可多个）',
   certStoreHint: '“证书”页面中的证书名称；续期后自动换用新证书',

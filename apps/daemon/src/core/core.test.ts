@@ -149,8 +149,9 @@ describe('event-loop delay', () => {
     h.enable();
     await new Promise((r) => setTimeout(r, 300));
     h.disable();
-    // What the reading relies on: no sample is shorter than the interval itself.
-    expect(h.min).toBeGreaterThanOrEqual(19e6);
+    // What the reading relies on: every sample holds most of the interval (Node records the whole
+    // time; on a loaded machine one came 15 ms after the one before, never near the delay alone).
+    expect(h.min).toBeGreaterThanOrEqual(10e6);
     expect(eventLoopDelayOf(h).max).toBeCloseTo(h.max / 1e6 - 20, 1);
     // An idle loop as Node reports it (~20 ms) reads as the fraction of a millisecond it is.
     expect(eventLoopDelayOf({ min: 20.05e6, mean: 20.3e6, max: 24e6, percentile: (p) => (p === 50 ? 20.2e6 : 21e6) })).toEqual({ mean: 0.3, p50: 0.2, p99: 1, max: 4 });

@@ -178,8 +178,9 @@ describe('secrets in backups', () => {
       ftpserver: ['certs.[].key'],
       filebrowser: ['password'],
       cron: ['actions.[].headers.[]', 'actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
-      acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password'],
+      acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password', 'auto.eabHmac'],
       wanji: ['token'],
+      publish: [],
     });
   });
 });

@@ -2,9 +2,11 @@
  * Debian's pebble (Let's Encrypt's test ACME server) for the certificates tests, on 127.0.0.1 and
  * free ports, asking the DNS server given (the tests' BIND, whose zone sends the HTTP-01 names to
  * 127.0.0.1 and holds the DNS-01 TXT records); HTTP-01 is validated on `httpPort`.
- * Its HTTPS certificate is made here with OpenSSL (the Debian package ships none); `tlsCa` is the
- * PEM the daemon must trust for the directory, `root()` the CA root its certificates chain to.
- * Throws (never skips) with the server's own output when it cannot start.
+ * With `netns` it runs inside that network namespace (a NAT lab's WAN, publishlab.ts) on `host`,
+ * with pebble's own default ports (the namespace is the test's own, so they are free there).
+ * Its HTTPS certificate is made here with OpenSSL (the Debian package ships none) for the address
+ * it listens on; `tlsCa` is the PEM the daemon must trust for the directory, `root()` the CA root
+ * its certificates chain to. Throws (never skips) with the server's own output when it cannot start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +59,7 @@ export interface Pebble {
   directory: string;
   /** PEM of the CA that signed pebble's own HTTPS certificate (the rule's `caRoot`). */
   tlsCa: string;
-  /** Pebble's own HTTPS certificate and key (127.0.0.1), for a test server the same `caRoot` trusts. */
+  /** Pebble's own HTTPS certificate and key (its `host`), for a test server the same `caRoot` trusts. */
   serverTls: { cert: string; key: string };
   /** PEM of the root its issued certificates chain to (new on every start). */
   root(): Promise<string>;
@@ -76,32 +78,40 @@ export interface PebbleOptions {
   eabKeys?: Record<string, string>;
   /** Lifetime of the certificates it issues (pebble's default is five years). */
   validitySeconds?: number;
+  /** A network namespace to run pebble in (through `ip netns exec`). */
+  netns?: string;
+  /** The IPv4 address to listen on (default 127.0.0.1); it must be reachable from the test's namespace (the readiness check asks from there). */
+  host?: string;
+  /** The directory's port. Default: 14000 inside `netns` (management on 15000, TLS-ALPN-01 validated on 443), free ports otherwise. */
+  port?: number;
 }
 
 export async function startPebble(o: PebbleOptions): Promise<Pebble> {
   if (!existsSync(PEBBLE)) throw new Error(`${PEBBLE} is missing: install Debian's pebble (npm test installs it)`);
   const dir = mkdtempSync(join(tmpdir(), 'lucky-pebble-'));
-  // A CA and pebble's server certificate for 127.0.0.1, made with OpenSSL.
+  const host = o.host ?? '127.0.0.1';
+  // A CA and pebble's server certificate for the address it listens on, made with OpenSSL.
   const ossl = (args: string[]) => {
     const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
   };
   ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=lucky test pebble CA']);
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'srv.csr', '-subj', `/CN=${host}`]);
+  writeFileSync(join(dir, 'ext.cnf'), `subjectAltName=IP:${host},DNS:localhost\n`);
   ossl(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf']);
-  const port = await freePort();
-  const mgmt = await freePort();
+  const port = o.port ?? (o.netns ? 14_000 : await freePort());
+  const mgmt = o.netns ? 15_000 : await freePort();
+  const tlsPort = o.netns ? 443 : await freePort();
   writeFileSync(
     join(dir, 'pebble.json'),
     JSON.stringify({
       pebble: {
-        listenAddress: `127.0.0.1:${port}`,
-        managementListenAddress: `127.0.0.1:${mgmt}`,
+        listenAddress: `${host}:${port}`,
+        managementListenAddress: `${host}:${mgmt}`,
         certificate: join(dir, 'cert.pem'),
         privateKey: join(dir, 'key.pem'),
         httpPort: o.httpPort,
-        tlsPort: await freePort(),
+        tlsPort,
         ocspResponderURL: '',
         externalAccountBindingRequired: !!o.eabKeys,
         ...(o.eabKeys ? { externalAccountMACKeys: o.eabKeys } : {}),
@@ -109,7 +119,10 @@ export async function startPebble(o: PebbleOptions): Promise<Pebble> {
       },
     }),
   );
-  const p = run(PEBBLE, ['-config', join(dir, 'pebble.json'), '-dnsserver', o.dnsServer], {
+  const args = ['-config', join(dir, 'pebble.json'), '-dnsserver', o.dnsServer];
+  // `ip netns exec` execs pebble in place (the environment passes through): stop() signals pebble itself.
+  const [cmd, argv]: [string, string[]] = o.netns ? ['ip', ['netns', 'exec', o.netns, PEBBLE, ...args]] : [PEBBLE, args];
+  const p = run(cmd, argv, {
     PEBBLE_VA_NOSLEEP: '1',
     // Every order validates afresh (a reused authorization would skip the challenge under test).
     PEBBLE_AUTHZREUSE: '0',
@@ -121,13 +134,13 @@ export async function startPebble(o: PebbleOptions): Promise<Pebble> {
     const r = await request(url, { dispatcher: agent });
     return { status: r.statusCode, text: await r.body.text() };
   };
-  const directory = `https://127.0.0.1:${port}/dir`;
+  const directory = `https://${host}:${port}/dir`;
   await until('pebble', p, async () => (await get(directory)).status === 200);
   return {
     directory,
     tlsCa,
     serverTls: { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') },
-    root: async () => (await get(`https://127.0.0.1:${mgmt}/roots/0`)).text,
+    root: async () => (await get(`https://${host}:${mgmt}/roots/0`)).text,
     output: p.output,
     async stop() {
       await p.stop();

@@ -1,29 +1,24 @@
 /** Add/edit a certificate: its name, where it comes from (ACME, pasted PEM, files) and, for ACME, the CA, names, key and challenge. */
-import { Group, Select, Stack, Switch, TextInput } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { ACME_EAB_REQUIRED, DDNS_PROVIDER_INFO, type acmeRoutes } from '@lucky/contracts';
+import { Group, Stack, Switch, TextInput } from '@mantine/core';
+import type { acmeRoutes } from '@lucky/contracts';
+import { DnsTaskSelect } from '../../kit/fields/DnsTaskSelect';
 import { bindFields } from '../../kit/form/bindFields';
 import { FormFrame } from '../../kit/form/FormFrame';
 import { LinesInput } from '../../kit/fields/LinesInput';
 import { PemInput } from '../../kit/fields/PemInput';
-import { SecretInput } from '../../kit/fields/SecretInput';
 import { SegmentedField } from '../../kit/fields/SegmentedField';
 import { mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
+import { CaFields } from './CaFields';
 import { checkRule, emptyForm, formToRule, toForm } from './form';
-import { acmeText as t, type AcmeTextId } from './i18n';
-import { ddnsTasksQuery } from './queries';
+import { acmeChoices as choices, acmeText as t } from './i18n';
 import { acmeRules } from './ruleModule';
-
-const CAS = ['letsencrypt', 'letsencryptStaging', 'zerossl', 'google', 'custom'] as const;
 
 export function RuleForm(props: RuleFormProps<typeof acmeRoutes>) {
   const f = useRuleForm(acmeRules, props, { empty: emptyForm, toForm, toInput: formToRule, check: checkRule });
   const v = f.form;
   const b = bindFields(v, f.set);
-  const tasks = useQuery({ ...ddnsTasksQuery(), enabled: v.source === 'acme' && v.challenge === 'dns-01' }).data?.list ?? [];
-  const choices = <K extends string>(prefix: string, values: readonly K[]) => values.map((value) => ({ value, label: t(`${prefix}.${value}` as AcmeTextId) }));
   return (
     <FormFrame {...f.frame}>
       <TextInput label={t('name')} description={t('nameHint')} {...b.text('name')} styles={mono} data-testid="acme-name" />
@@ -43,23 +38,7 @@ export function RuleForm(props: RuleFormProps<typeof acmeRoutes>) {
       {v.source === 'acme' && (
         <>
           <LinesInput label={t('domains')} description={t('domainsHint')} {...b.text('domains')} data-testid="acme-domains" />
-          <Group grow align="flex-start">
-            <Select label={t('ca')} data={choices('ca', CAS)} {...b.choice('ca')} allowDeselect={false} data-testid="acme-ca" />
-            <Select label={t('keyType')} data={choices('keyType', ['ec256', 'rsa2048', 'rsa4096'] as const)} {...b.choice('keyType')} allowDeselect={false} data-testid="acme-keytype" />
-          </Group>
-          {v.ca === 'custom' && (
-            <>
-              <TextInput label={t('directoryUrl')} placeholder="https://ca.example.lan/acme/acme/directory" {...b.text('directoryUrl')} styles={mono} data-testid="acme-directory" />
-              <PemInput label={t('caRoot')} uploadLabel={t('upload')} placeholder={t('caRootHint')} value={v.caRoot} onValue={(caRoot) => f.set({ caRoot })} error={undefined} minRows={2} testId="acme-caroot" />
-            </>
-          )}
-          <TextInput label={t('email')} description={t('emailHint')} {...b.text('email')} data-testid="acme-email" />
-          {(ACME_EAB_REQUIRED.includes(v.ca) || v.ca === 'custom' || v.eabKid !== '') && (
-            <Group grow align="flex-start">
-              <TextInput label={t('eabKid')} description={t('eabHint')} {...b.text('eabKid')} styles={mono} data-testid="acme-eabkid" />
-              <SecretInput label={t('eabHmac')} value={v.eabHmac} onChange={(eabHmac) => f.set({ eabHmac })} testId="acme-eabhmac" />
-            </Group>
-          )}
+          <CaFields value={v} set={f.set} testPrefix="acme" />
           <SegmentedField label={t('challenge')} data={choices('challenge', ['http-01', 'dns-01'] as const)} {...b.choice('challenge')} data-testid="acme-challenge" />
           {v.challenge === 'http-01' ? (
             <Group grow align="flex-start">
@@ -69,15 +48,7 @@ export function RuleForm(props: RuleFormProps<typeof acmeRoutes>) {
           ) : (
             <Stack gap="xs">
               <Group grow align="flex-start">
-                <Select
-                  label={t('dnsTask')}
-                  description={t('dnsTaskHint')}
-                  // A task whose provider cannot write TXT records is shown but cannot be picked.
-                  data={tasks.map((task) => ({ value: task.key, label: `${task.name} (${task.provider})`, disabled: !DDNS_PROVIDER_INFO[task.provider].txt }))}
-                  value={v.dnsTask || null}
-                  onChange={(k) => f.set({ dnsTask: k ?? '' })}
-                  data-testid="acme-dnstask"
-                />
+                <DnsTaskSelect label={t('dnsTask')} description={t('dnsTaskHint')} value={v.dnsTask} onChange={(dnsTask) => f.set({ dnsTask })} testId="acme-dnstask" />
                 <WholeNumberInput label={t('dnsWait')} description={t('dnsWaitHint')} min={0} max={3600} {...b.number('dnsWait')} data-testid="acme-dnswait" />
               </Group>
               <Switch label={t('dnsCheck')} description={t('dnsCheckHint')} {...b.check('dnsCheck')} data-testid="acme-dnscheck" />

@@ -9,3 +9,6 @@ export type AcmeTextId = keyof typeof zh_CN;
 
 export const acmeTextIn = (inLang: Lang) => bindRuleTexts({ zh_CN, en_US }, inLang);
 export const acmeText = acmeTextIn(lang);
+
+/** A choice's options, each labelled by its `<prefix>.<value>` text (`ca.letsencrypt`). */
+export const acmeChoices = <K extends string>(prefix: string, values: readonly K[]) => values.map((value) => ({ value, label: acmeText(`${prefix}.${value}` as AcmeTextId) }));

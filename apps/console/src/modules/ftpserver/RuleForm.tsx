@@ -14,6 +14,7 @@ import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleFo
 import { MountsEditor } from '../../kit/storage/MountsEditor';
 import { ServerFields } from '../../kit/storage/ServerFields';
 import { CertListEditor } from '../../kit/tls/CertEditor';
+import { TLS_CERT_SOURCES } from '../../kit/tls/certs';
 import { checkRule, emptyForm, formToRule, toForm, type RuleForm as Form } from './form';
 import { ftpText } from './i18n';
 import { ddnsChoicesQuery } from './queries';
@@ -66,7 +67,7 @@ export function RuleForm(props: RuleFormProps<typeof ftpserverRoutes>) {
           data-testid="ftp-tls"
         />
         {form.tls === 'explicit' && <Switch label={ftpText('requireTls')} description={ftpText('requireTlsHint')} {...b.check('requireTls')} data-testid="ftp-require-tls" />}
-        {form.tls !== 'off' && <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} error={err('certs')} testPrefix="ftp-cert" />}
+        {form.tls !== 'off' && <CertListEditor value={form.certs} sources={TLS_CERT_SOURCES} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} error={err('certs')} testPrefix="ftp-cert" />}
         <Divider />
         <Switch label={ftpText('anonymous')} description={ftpText('anonymousHint')} {...b.check('anonymous')} data-testid="ftp-anonymous" />
         <Group grow align="flex-start">

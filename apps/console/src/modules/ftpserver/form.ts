@@ -8,12 +8,12 @@ import { lang } from '../../i18n';
 import { fieldWording, schemaProblems } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
 import { formToMounts, MOUNT_FIELDS, mountProblemField, mountsToForm, type MountsForm } from '../../kit/storage/mounts';
-import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
+import { certToForm, tlsCertToBody, type CertForm, type TlsCertSource } from '../../kit/tls/certs';
 import { ftpTextIn } from './i18n';
 
 type NumberField = 'port' | 'pasvMin' | 'pasvMax' | 'maxConnections' | 'maxPerUser' | 'idleTimeout';
 
-export type RuleForm = Omit<FtpRule, NumberField | 'certs' | 'mounts'> & { [K in NumberField]: Num } & MountsForm & { certs: CertForm[] };
+export type RuleForm = Omit<FtpRule, NumberField | 'certs' | 'mounts'> & { [K in NumberField]: Num } & MountsForm & { certs: CertForm<TlsCertSource>[] };
 
 export function toForm(r: FtpRule): RuleForm {
   return {
@@ -58,7 +58,7 @@ export function formToRule(f: RuleForm): FtpRule {
     pasvDdnsTask: f.pasvMode === 'ddns' ? f.pasvDdnsTask : '',
     tls: f.tls,
     requireTls: f.tls === 'explicit' && f.requireTls,
-    certs: f.tls !== 'off' ? f.certs.map(certToBody) : [],
+    certs: f.tls !== 'off' ? f.certs.map(tlsCertToBody) : [],
     anonymous: f.anonymous,
     mounts: formToMounts(f),
     maxConnections: toNumber(f.maxConnections),

@@ -1,4 +1,4 @@
-/** Add/edit a web rule: listener, HTTPS certificates, default service, sub rules, access settings. */
+/** Add/edit a web rule: listener, HTTPS (its certificates and HTTP redirect port), default service, sub rules, access settings. */
 import { Alert, Button, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { DEFAULT_CLIENT_IP_HEADERS, type webRoutes } from '@lucky/contracts';
 import { useState } from 'react';
@@ -13,9 +13,10 @@ import { mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleForm';
 import { CertListEditor } from '../../kit/tls/CertEditor';
+import { WEB_CERT_SOURCES } from '../../kit/tls/certs';
 import { AccessEditor } from './AccessEditor';
 import { accessSectionOf, checkRule, tabOf, type RuleTab } from './checks';
-import { emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
+import { certsChanged, emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
 import { webText } from './i18n';
 import { webRules } from './ruleModule';
 import { ServiceEditor } from './ServiceEditor';
@@ -76,7 +77,16 @@ export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
       )}
       <Select label={webText('minTls')} data={TLS_VERSIONS.map((v) => ({ value: v, label: `TLS ${v}` }))} allowDeselect={false} {...b.choice('minTls')} maw={240} data-testid="web-mintls" />
       <Switch label={webText('http2')} description={webText('http2Hint')} {...b.check('http2')} data-testid="web-http2" />
-      <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} testPrefix="web-cert" />
+      <WholeNumberInput
+        label={webText('httpRedirectPort')}
+        description={webText('httpRedirectPortHint')}
+        min={0}
+        max={65535}
+        {...b.number('httpRedirectPort')}
+        maw={480}
+        data-testid="web-redirect-port"
+      />
+      <CertListEditor value={form.certs} onChange={(certs) => set(certsChanged(form, certs))} sources={WEB_CERT_SOURCES} errorAt={(field) => err(`certs.${field}`)} testPrefix="web-cert" />
     </Stack>
   );
 

@@ -8,7 +8,7 @@ import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { RuleLogLines, type LogTab } from '../../kit/rule-log/RuleLogDialog';
 import { AccessLog } from './AccessLog';
 import { webText } from './i18n';
-import { codeColor, codeList, figuresText, listenText, openUrl, ruleDomains } from './listing';
+import { autoCertListNames, codeColor, codeList, figuresText, listenText, openUrl, ruleDomains } from './listing';
 import { ReplaceDomain } from './ReplaceDomain';
 import { RuleForm } from './RuleForm';
 import { webRules } from './ruleModule';
@@ -68,12 +68,25 @@ function ListenCell({ r }: { r: Rule }) {
       >
         {listenText(r)}
       </Anchor>
+      <AutoCert r={r} />
       {r.firewallAllow && r.firewall && (
         <Text fz="xs" c="dimmed" maw={220} data-testid="web-row-firewall">
           {webText('firewallNote', { note: r.firewall })}
         </Text>
       )}
     </>
+  );
+}
+
+/** An automatic certificate: "Automatic certificate: a.example.com, b.example.com and 1 more", every name on hover. */
+function AutoCert({ r }: { r: Rule }) {
+  const names = autoCertListNames(r);
+  if (!names) return null;
+  const shown = names.length ? names.slice(0, 2).join(', ') + (names.length > 2 ? ` ${webText('domainsMore', { n: names.length - 2 })}` : '') : '—';
+  return (
+    <Text fz="xs" c="dimmed" maw={260} truncate="end" title={names.join('\n')} data-testid="web-row-cert">
+      {webText('certAuto', { names: shown })}
+    </Text>
   );
 }
 

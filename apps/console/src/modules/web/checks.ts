@@ -2,9 +2,10 @@
  * What is wrong with a web rule, a sub rule or a domain replace, one message at a time, naming the
  * field (spec section 5: "domain cannot be empty"); where a problem sits (tab, fold).
  */
-import { ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang } from '@lucky/contracts';
+import { renderMsg, ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang, type Msg, type WebRule } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { firstProblem, isEmptyIssue, type FormProblem, type Schema } from '../../kit/form/problems';
+import { autoCertNames, autoCertOf } from './autocert';
 import { formToRule, formToSubRule, keepsPassword, type RuleForm, type SubRuleForm, type UserForm } from './form';
 import { webTextIn, type WebText } from './i18n';
 
@@ -16,6 +17,8 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   'certs.cert': 'field.cert',
   'certs.key': 'field.key',
   'certs.domains': 'field.certDomains',
+  'certs.dnsTask': 'field.certDnsTask',
+  httpRedirectPort: 'field.httpRedirectPort',
   domains: 'field.domains',
   'service.targets': 'field.targets',
   'service.target': 'field.target',
@@ -107,9 +110,27 @@ function passwordProblem(users: readonly UserForm[], prefix: string, inLang: Lan
   return [{ path, field: path.replace(/\.\d+(?=\.|$)/g, ''), message, inline: message, summary: message }];
 }
 
+/** A problem at `path` in the daemon's own words (a check its schema cannot make). */
+function daemonProblem(path: string, msg: Msg, inLang: Lang): FormProblem[] {
+  const message = renderMsg(inLang, msg);
+  return [{ path, field: path.replace(/\.\d+(?=\.|$)/g, ''), message, inline: message, summary: message }];
+}
+
+/** What the daemon refuses of a valid HTTPS rule: the companion on the rule's own port, an automatic certificate without names. */
+function httpsProblem(r: WebRule, inLang: Lang): FormProblem[] {
+  if (r.protocol !== 'https') return [];
+  if (r.httpRedirectPort === r.port) return daemonProblem('httpRedirectPort', { key: 'webRedirectPortSame', vars: { port: r.port } }, inLang);
+  const auto = autoCertOf(r);
+  if (auto && autoCertNames(r, auto).length === 0) return daemonProblem(`certs.${r.certs.indexOf(auto)}.domains`, { key: 'certAutoNoNames' }, inLang);
+  return [];
+}
+
 export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
-  const found = webProblem(ZWebRule, formToRule(f), inLang);
+  const rule = formToRule(f);
+  const found = webProblem(ZWebRule, rule, inLang);
   if (found.length) return found;
+  const https = httpsProblem(ZWebRule.parse(rule), inLang);
+  if (https.length) return https;
   const own = passwordProblem(f.access.basicAuth.users, '', inLang);
   if (own.length) return own;
   for (const [i, s] of f.subRules.entries()) {
@@ -135,7 +156,7 @@ export const checkReplace = (f: ReplaceForm, inLang: Lang = lang) => webProblem(
 /** Which tab of the rule form holds a path. */
 export type RuleTab = 'basic' | 'https' | 'service' | 'subrules' | 'access';
 export function tabOf(path: string): RuleTab {
-  if (path.startsWith('certs') || path === 'minTls') return 'https';
+  if (path.startsWith('certs') || path === 'minTls' || path === 'httpRedirectPort') return 'https';
   if (path.startsWith('defaultService')) return 'service';
   if (path.startsWith('subRules')) return 'subrules';
   if (/^(basicAuth|ipFilter|uaFilter|cache|cors|robots|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';

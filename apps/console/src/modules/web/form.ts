@@ -80,6 +80,10 @@ export interface RuleForm {
   minTls: WebRule['minTls'];
   http2: boolean;
   certs: CertForm[];
+  /** HTTPS: the plain-HTTP companion's port (redirects, ACME HTTP-01); 0 = none. */
+  httpRedirectPort: Num;
+  /** Where the companion sends browsers (the public HTTPS port); kept as read: a published service sets it. */
+  redirectToPort: number;
   defaultService: ServiceForm;
   subRules: SubRuleForm[];
   access: AccessForm;
@@ -278,6 +282,8 @@ export function ruleToForm(r: WebRule): RuleForm {
     minTls: r.minTls,
     http2: r.http2,
     certs: r.certs.map(certToForm),
+    httpRedirectPort: r.httpRedirectPort,
+    redirectToPort: r.redirectToPort,
     defaultService: serviceToForm(r.defaultService),
     subRules: r.subRules.map((s) => subRuleToForm(s)),
     access: accessToForm(r, true),
@@ -286,6 +292,20 @@ export function ruleToForm(r: WebRule): RuleForm {
     accessLogCapacity: r.accessLog.capacity,
     note: r.note,
   };
+}
+
+/** The port public CAs check HTTP-01 on, where browsers typed without https:// arrive. */
+export const HTTP_PORT = 80;
+
+/**
+ * A change of the certificate list: picking an automatic certificate while no HTTP redirect port is
+ * set turns the companion on at 80, which HTTP-01 needs and people expect of automatic HTTPS. Only
+ * on the pick, so a port cleared afterwards stays cleared.
+ */
+export function certsChanged(f: Pick<RuleForm, 'certs' | 'httpRedirectPort'>, certs: CertForm[]): Partial<RuleForm> {
+  const picked = certs.some((c) => c.source === 'auto') && !f.certs.some((c) => c.source === 'auto');
+  const off = String(f.httpRedirectPort).trim() === '' || toNumber(f.httpRedirectPort) === 0;
+  return picked && off ? { certs, httpRedirectPort: HTTP_PORT } : { certs };
 }
 
 /** A new rule: the contracts' defaults (HTTP on tcp4, every address, a 404 text default service). */
@@ -306,6 +326,8 @@ export function formToRule(f: RuleForm): WebRule {
     minTls: f.minTls,
     http2: f.http2,
     certs: f.certs.map(certToBody),
+    httpRedirectPort: toNumber(f.httpRedirectPort),
+    redirectToPort: f.redirectToPort,
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),
     ...formToAccess(f.access),

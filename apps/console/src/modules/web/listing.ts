@@ -1,6 +1,7 @@
-/** What the rule list shows: where a rule listens, a link to open it, its figures and domains. */
+/** What the rule list shows: where a rule listens, a link to open it, its figures, domains and automatic certificate. */
 import type { WebFigures, WebRule } from '@lucky/contracts';
 import { formatBytes } from '../../lib/helpers';
+import { autoCertNames, autoCertOf } from './autocert';
 
 /** "0.0.0.0:8080", "[::]:8443", "127.0.0.1:80" — what the rule listens on. */
 export function listenText(r: Pick<WebRule, 'network' | 'address' | 'port'>): string {
@@ -45,4 +46,10 @@ export function figuresText(f: WebFigures): { requests: string; bytesIn: string;
 /** The domains a rule serves, for the list. */
 export function ruleDomains(r: Pick<WebRule, 'subRules'>): string[] {
   return [...new Set(r.subRules.flatMap((s) => s.domains))];
+}
+
+/** The names an HTTPS rule's automatic certificate is ordered for; null when it has none. */
+export function autoCertListNames(r: Pick<WebRule, 'protocol' | 'certs' | 'subRules'>): string[] | null {
+  const cert = autoCertOf(r);
+  return cert ? autoCertNames(r, cert) : null;
 }

@@ -9,6 +9,7 @@ import { useRuleForm, type RuleFormProps } from '../../kit/rule-dialog/useRuleFo
 import { MountsEditor } from '../../kit/storage/MountsEditor';
 import { ServerFields } from '../../kit/storage/ServerFields';
 import { CertListEditor } from '../../kit/tls/CertEditor';
+import { TLS_CERT_SOURCES } from '../../kit/tls/certs';
 import { checkRule, emptyForm, formToRule, toForm } from './form';
 import { webdavText } from './i18n';
 import { webdavRules } from './ruleModule';
@@ -38,7 +39,7 @@ export function RuleForm(props: RuleFormProps<typeof webdavRoutes>) {
         <MountsEditor value={form} set={f.set} err={err} testPrefix="webdav" />
         <Divider />
         <Switch label={webdavText('tls')} description={webdavText('tlsHint')} {...b.check('tls')} data-testid="webdav-tls" />
-        {form.tls && <CertListEditor value={form.certs} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} error={err('certs')} testPrefix="webdav-cert" />}
+        {form.tls && <CertListEditor value={form.certs} sources={TLS_CERT_SOURCES} onChange={(certs) => f.set({ certs })} errorAt={(field) => err(`certs.${field}`)} error={err('certs')} testPrefix="webdav-cert" />}
         <TextInput label={webdavText('note')} {...b.text('note')} data-testid="webdav-note" />
       </Stack>
     </FormFrame>

@@ -8,12 +8,12 @@ import { lang } from '../../i18n';
 import { fieldWording, schemaProblems } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
 import { formToMounts, MOUNT_FIELDS, mountProblemField, mountsToForm, type MountsForm } from '../../kit/storage/mounts';
-import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
+import { certToForm, tlsCertToBody, type CertForm, type TlsCertSource } from '../../kit/tls/certs';
 import { webdavTextIn } from './i18n';
 
 export type RuleForm = Omit<WebdavRule, 'port' | 'certs' | 'mounts' | 'lockTimeout'> & MountsForm & {
   port: Num;
-  certs: CertForm[];
+  certs: CertForm<TlsCertSource>[];
   lockTimeout: Num;
 };
 
@@ -46,7 +46,7 @@ export function formToRule(f: RuleForm): WebdavRule {
     address: f.address.trim(),
     port: toNumber(f.port),
     tls: f.tls,
-    certs: f.tls ? f.certs.map(certToBody) : [],
+    certs: f.tls ? f.certs.map(tlsCertToBody) : [],
     prefix: f.prefix.trim(),
     mounts: formToMounts(f),
     lockTimeout: toNumber(f.lockTimeout),

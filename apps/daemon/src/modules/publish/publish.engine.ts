@@ -57,7 +57,6 @@ export const ownerOf = (key: string, name: string): RuleOwner => ({ module: 'pub
 class PublishRun {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private published = '';
   checks: Check[] = [];
   publicAddress = '';
   private looking: Promise<void> | null = null;
@@ -71,7 +70,6 @@ class PublishRun {
     private mappings: PortMapping[],
   ) {
     for (const m of mappings) m.onChange(() => void this.look());
-    void this.look();
   }
 
   private lan = lanAddress();
@@ -82,22 +80,23 @@ class PublishRun {
       .join(', ');
   }
 
-  /** The public address: the router's when it maps, else what the DDNS task found. */
+  /**
+   * The public address: the router's when it maps (sent through the DDNS task whenever the task
+   * holds another: a new address, or a task started again on its own source), else what the task found.
+   */
   private async address(): Promise<string> {
     const fromRouter = this.mappings.map((m) => m.state().externalAddress).find((a) => a);
-    if (fromRouter) {
-      if (fromRouter !== this.published) {
-        try {
-          await this.d.dns().publish(this.task, { ipv4: fromRouter }, 'publish');
-          this.published = fromRouter;
-          this.ctx.note({ key: 'publishAddressPublished', vars: { ip: fromRouter } });
-        } catch (err) {
-          this.ctx.note({ key: 'publishAddressFailed', vars: { ip: fromRouter, detail: messageOf(err) } });
-        }
+    const held = (await this.d.dns().addresses(this.task))?.ipv4 ?? '';
+    if (!fromRouter) return held;
+    if (held !== fromRouter) {
+      try {
+        await this.d.dns().publish(this.task, { ipv4: fromRouter }, 'publish');
+        this.ctx.note({ key: 'publishAddressPublished', vars: { ip: fromRouter } });
+      } catch (err) {
+        this.ctx.note({ key: 'publishAddressFailed', vars: { ip: fromRouter, detail: messageOf(err) } });
       }
-      return fromRouter;
     }
-    return (await this.d.dns().addresses(this.task))?.ipv4 ?? '';
+    return fromRouter;
   }
 
   /** One look at every link; the status says the worst of them. */
@@ -152,7 +151,7 @@ export class PublishEngine implements Engine<PublishRule, PublishConfigure, Publ
    * The parts, made or brought up to date; what this start made is undone when a later part
    * cannot be made (a port taken, a name outside the task's zone), and the start fails naming it.
    */
-  private async parts(key: string, rule: PublishRule, ctx: RuleContext<PublishConfigure>): Promise<{ task: string; web: string }> {
+  private async parts(key: string, rule: PublishRule, ctx: RuleContext<PublishConfigure>, ready: (task: string) => Promise<void>): Promise<{ task: string; web: string }> {
     const owner = ownerOf(key, rule.name);
     const undo: Array<() => Promise<void>> = [];
     let part: Msg = { key: 'publishPartDdns' };
@@ -161,6 +160,8 @@ export class PublishEngine implements Engine<PublishRule, PublishConfigure, Publ
       const task = await this.d.dns().ensureTask(owner, { template: rule.dnsTask, names: rule.names });
       if (!hadTask) undo.push(() => this.d.dns().releaseTask(owner));
       ctx.note({ key: hadTask ? 'publishPartChanged' : 'publishPartMade', vars: { part, name: rule.name } });
+      // The names must point here before the certificate is ordered, or the CA's first look fails.
+      await ready(task);
       part = { key: 'publishPartWeb' };
       const have = (await this.d.rules().owned('web', owner))[0];
       let web: string;
@@ -180,7 +181,7 @@ export class PublishEngine implements Engine<PublishRule, PublishConfigure, Publ
   }
 
   async start(rule: PublishRule, ctx: RuleContext<PublishConfigure>): Promise<RuleHandle<PublishRule, PublishFigures>> {
-    const { task, web } = await this.parts(ctx.key, rule, ctx);
+    // The router first: the CA checks the name through it as soon as the web rule orders.
     const mappings: PortMapping[] = [];
     if (rule.mapRouter) {
       const service = await this.d.mappings();
@@ -196,10 +197,29 @@ export class PublishEngine implements Engine<PublishRule, PublishConfigure, Publ
           }),
         );
       }
+      await Promise.all(mappings.map((m) => m.check()));
     }
+    const ready = async (task: string) => {
+      const address = mappings.map((m) => m.state().externalAddress).find((a) => a);
+      if (address) {
+        await this.d.dns().publish(task, { ipv4: address }, 'publish');
+        return;
+      }
+      // Without the router's word, the task's own source: its first sync, bounded.
+      for (let i = 0; i < 20 && !(await this.d.dns().addresses(task))?.ipv4; i++) await new Promise((r) => setTimeout(r, 500));
+    };
+    let parts: { task: string; web: string };
+    try {
+      parts = await this.parts(ctx.key, rule, ctx, ready);
+    } catch (err) {
+      await Promise.all(mappings.map((m) => m.close()));
+      throw err;
+    }
+    const { task, web } = parts;
     ctx.note({ key: 'publishUrl', vars: { url: urlOf(rule) } });
     const run = new PublishRun(this.d, rule, ctx, task, web, mappings);
     this.runs.set(ctx.key, run);
+    void run.look();
     return {
       stop: async () => {
         if (this.runs.get(ctx.key) === run) this.runs.delete(ctx.key);

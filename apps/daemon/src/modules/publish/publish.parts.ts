@@ -12,6 +12,8 @@ export function webRuleOf(rule: PublishRule): WebRuleInput {
     protocol: 'https',
     port: rule.httpsPort,
     httpRedirectPort: rule.httpPort,
+    // Browsers come through the router: sent on to the public HTTPS port, not this one.
+    redirectToPort: rule.publicHttpsPort,
     certs: [{ source: 'auto' }],
     subRules: [
       {

@@ -6,12 +6,12 @@
  * leave nothing behind; deleting the service deletes exactly its parts.
  */
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { waitFor } from '../../lib/dns/testing/fakes.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { startPebble, type Pebble } from '../../test/pebble.js';
+import { tlsGet } from '../../test/tlsget.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 
@@ -28,24 +28,6 @@ interface View {
   publicAddress: string;
   parts: { ddns: string | null; web: string | null; certificate: string | null };
   checks: Check[];
-}
-
-/** GET / over TLS to 127.0.0.1 with SNI `name`, trusting `ca`: whether the chain verified, and the answer. */
-async function httpsGet(port: number, name: string, ca: string): Promise<{ authorized: boolean; answer: string }> {
-  const socket = connect({ host: '127.0.0.1', port, servername: name, ca, rejectUnauthorized: false });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', reject);
-  });
-  const authorized = socket.authorized;
-  const answer = await new Promise<string>((resolve, reject) => {
-    let got = '';
-    socket.on('data', (b: Buffer) => (got += b.toString()));
-    socket.once('end', () => resolve(got));
-    socket.once('error', reject);
-    socket.write(`GET /hello HTTP/1.1\r\nHost: ${name}\r\nConnection: close\r\n\r\n`);
-  });
-  return { authorized, answer };
 }
 
 describe('publish on loopback (BIND, pebble, a real backend)', () => {
@@ -148,7 +130,7 @@ describe('publish on loopback (BIND, pebble, a real backend)', () => {
     expect(by.router).toMatch(/^forwarded by hand on the router \(TCP 443 → \d+, TCP 80 → \d+ → /);
 
     // The service itself, over HTTPS with pebble's certificate.
-    const got = await httpsGet(httpsPort, 'ha.example.test', root);
+    const got = await tlsGet(httpsPort, 'ha.example.test', root, '/hello');
     expect(got.authorized).toBe(true);
     expect(got.answer).toMatch(/backend saw ha\.example\.test \/hello\n$/);
   }, 60_000);

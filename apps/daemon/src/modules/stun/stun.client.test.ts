@@ -3,10 +3,10 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MsgError } from '../../lib/msgerror.js';
+import { startCoturn, type Coturn } from '../../test/coturn.js';
 import { resolveStunServer, tcpBinding, UdpStunClient, type StunServer } from './stun.client.js';
 import { decodeStun, encodeStun, type StunAttrs } from './stun.message.js';
 import { natBehaviourTest } from './stun.natcheck.js';
-import { startCoturn, type Coturn } from './testing/coturn.js';
 
 function udp(host = '127.0.0.1'): Promise<Socket> {
   const s = createSocket('udp4');

@@ -1,5 +1,5 @@
 /**
- * The STUN module inside a real NAT (testing/natlab.ts): the daemon runs in the test's namespace,
+ * The STUN module inside a real NAT (src/test/natlab.ts): the daemon runs in the test's namespace,
  * which is the LAN; a router namespace masquerades it and runs miniupnpd; coturn and the outside
  * clients live in a WAN namespace. If namespaces cannot be made here, createNatLab throws and these
  * tests fail saying so.
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StunRuleView } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { fakeIpServer, receiver, waitFor, type FakeIpServer, type Receiver } from '../../lib/dns/testing/fakes.js';
-import { createNatLab, type NatLab } from './testing/natlab.js';
+import { createNatLab, type NatLab } from '../../test/natlab.js';
 
 const en = { headers: { 'lucky-lang': 'en_US' } };
 const INTERVAL = 5;

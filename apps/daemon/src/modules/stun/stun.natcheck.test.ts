@@ -5,9 +5,9 @@
  * public port changes with the destination (a symmetric NAT).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatLab, type NatLab } from '../../test/natlab.js';
 import { resolveStunServer } from './stun.client.js';
 import { natBehaviourTest } from './stun.natcheck.js';
-import { createNatLab, type NatLab } from './testing/natlab.js';
 
 let lab: NatLab;
 let stun: { server: string; stop(): Promise<void> };

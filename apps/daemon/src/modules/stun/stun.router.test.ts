@@ -7,11 +7,11 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MsgError } from '../../lib/msgerror.js';
+import { startCoturn } from '../../test/coturn.js';
+import { createNatLab, type NatLab } from '../../test/natlab.js';
 import { defaultGateway } from './stun.gateway.js';
 import { natpmpMapper } from './stun.natpmp.js';
 import { findService, upnpMapper, xmlText } from './stun.upnp.js';
-import { startCoturn } from './testing/coturn.js';
-import { createNatLab, type NatLab } from './testing/natlab.js';
 
 let lab: NatLab;
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StunRuleView } from '@lucky/contracts';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { receiver, waitFor, type Receiver } from '../../lib/dns/testing/fakes.js';
-import { startCoturn, type Coturn } from './testing/coturn.js';
+import { startCoturn, type Coturn } from '../../test/coturn.js';
 
 const en = { headers: { 'lucky-lang': 'en_US' } };
 

@@ -6,41 +6,20 @@
  * shows on the rule with the CA's reason while the last good certificate stays, and deleting the
  * rule deletes its certificate rule. Nothing leaves the machine.
  */
-import { X509Certificate } from 'node:crypto';
 import { request } from 'node:http';
-import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { waitFor } from '../../lib/dns/testing/fakes.js';
 import { buildUpdate, exchange, parseMessage, signTsig, TYPE } from '../../lib/dns/wire.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { startPebble, type Pebble } from '../../test/pebble.js';
+import { tlsGet as visit } from '../../test/tlsget.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 
 interface Status {
   state: string;
   message: string;
-}
-
-/** The certificate a TLS client is given for `servername`, whether its chain verifies against `ca`, and the answer to GET /. */
-async function visit(port: number, servername: string, ca: string): Promise<{ authorized: boolean; cert: X509Certificate; answer: string }> {
-  const socket = connect({ host: '127.0.0.1', port, servername, ca, rejectUnauthorized: false });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', reject);
-  });
-  const cert = new X509Certificate(socket.getPeerCertificate(true).raw);
-  const authorized = socket.authorized;
-  const answer = await new Promise<string>((resolve, reject) => {
-    let got = '';
-    socket.on('data', (b: Buffer) => (got += b.toString()));
-    socket.once('end', () => resolve(got));
-    socket.once('error', reject);
-    socket.write(`GET / HTTP/1.1\r\nHost: ${servername}\r\nConnection: close\r\n\r\n`);
-  });
-  socket.destroy();
-  return { authorized, cert, answer };
 }
 
 /** A plain-HTTP GET with its own Host header (fetch does not let one set it): status and Location. */

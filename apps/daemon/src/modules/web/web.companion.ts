@@ -32,7 +32,7 @@ export class HttpCompanion {
   private leave: () => void = () => {};
 
   constructor(
-    private rule: Pick<WebRule, 'network' | 'address' | 'port' | 'httpRedirectPort' | 'name'>,
+    private rule: Pick<WebRule, 'network' | 'address' | 'port' | 'httpRedirectPort' | 'redirectToPort' | 'name'>,
     private challenges: HttpChallengesService,
   ) {}
 
@@ -54,7 +54,8 @@ export class HttpCompanion {
     }
     const host = bareHost(req.headers.host);
     if (!host || !url.startsWith('/')) return answer(res, 400, 'bad request\n');
-    const location = `https://${host}${this.rule.port === 443 ? '' : `:${this.rule.port}`}${url}`;
+    const port = this.rule.redirectToPort || this.rule.port;
+    const location = `https://${host}${port === 443 ? '' : `:${port}`}${url}`;
     answer(res, 308, `${location}\n`, { location });
   };
 

@@ -1,0 +1,128 @@
+/**
+ * Publishing end to end in the NAT lab (test/publishlab.ts): Lucky and the backend on the LAN host,
+ * a router namespace with masquerade and a real miniupnpd, a WAN namespace with BIND (authoritative
+ * for lab.test, RFC 2136 with TSIG) and pebble resolving through it. Direct mode: Lucky maps 443 and
+ * 80 on the router by UPnP, publishes the router's address through its DDNS task, and the WAN
+ * client — resolving the name at BIND — gets the backend's answer over HTTPS verified against
+ * pebble's root. Then the router's WAN address is renumbered: within a check the record follows and
+ * the WAN client gets through again. The times are printed (bench/publish measures them too).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../lib/dns/testing/fakes.js';
+import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { createPublishLab, type PublishLab } from '../../test/publishlab.js';
+
+const EN = { headers: { 'lucky-lang': 'en_US' } };
+const NAME = 'ha.lab.test';
+
+interface View {
+  status: { state: string; message: string };
+  url: string;
+  publicAddress: string;
+  checks: Array<{ id: string; state: string; message: string; hint: string }>;
+}
+
+describe('publish in the NAT lab (direct: UPnP, BIND, pebble)', () => {
+  let lab: PublishLab;
+  let d: TestDaemon;
+  let backend: Server;
+  let root: string;
+  let key: string;
+
+  const view = async () => (await d.call<{ rule: View }>('GET', `/api/publish/rules/${key}`, undefined, EN)).rule;
+  const green = (what: string, ms: number) =>
+    waitFor(what, async () => {
+      const v = await view();
+      return v.checks.length === 5 && v.checks.every((c) => c.state === 'ok') ? v : undefined;
+    }, ms).catch(async (err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${JSON.stringify((await view()).checks, null, 1)}\nminiupnpd: ${lab.miniupnpdLog().slice(-1500)}`);
+    });
+
+  beforeAll(async () => {
+    lab = await createPublishLab('pubsvc');
+    backend = createServer((req, res) => res.end(`home assistant here, ${req.headers.host}\n`));
+    await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+    root = await lab.pebble.root();
+    d = await startTestDaemon();
+    expect((await d.call('PUT', '/api/acme/configure', { auto: { ca: 'custom', directoryUrl: lab.pebble.directory, caRoot: lab.pebble.tlsCa } }, EN)).ret).toBe(0);
+    expect((await d.call('PUT', '/api/publish/configure', { checkInterval: 5 }, EN)).ret).toBe(0);
+  }, 90_000);
+  afterAll(async () => {
+    await d?.close();
+    await new Promise((r) => backend?.close(r));
+    await lab?.remove();
+  }, 60_000);
+
+  it('the WAN client resolves the name at BIND and gets the backend over HTTPS through the router', async () => {
+    // The user's task for the zone; its own address source says nothing true: the router's word is what counts.
+    const template = await d.call<{ key: string }>('POST', '/api/ddns/rules', {
+      name: 'lab zone',
+      provider: 'rfc2136',
+      recordType: 'A',
+      credentials: { id: lab.bind.keyName, secret: lab.bind.secret, server: `${lab.bind.host}:${lab.bind.port}` },
+      domains: ['home.lab.test'],
+      ipv4: { type: 'command', command: 'echo 192.0.2.1' },
+      ttl: 60,
+    }, EN);
+    expect(template.ret, template.msg).toBe(0);
+    const t0 = Date.now();
+    const created = await d.call<{ key: string }>('POST', '/api/publish/rules', {
+      name: 'home assistant',
+      target: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+      names: [NAME],
+      dnsTask: template.key,
+      httpsPort: await freePort(),
+      httpPort: await freePort(),
+      upnpUrl: lab.upnpUrl,
+    }, EN);
+    expect(created.ret, created.msg).toBe(0);
+    key = created.key;
+
+    const first = await waitFor('the WAN client\'s first answer', async () => {
+      const r = await lab.wanClient.https(`https://${NAME}/`, { caPem: root }).catch(() => undefined);
+      return r?.status === 200 ? r : undefined;
+    }, 60_000);
+    const firstAnswer = Date.now() - t0;
+    expect(first.body).toBe(`home assistant here, ${NAME}\n`);
+    expect(await lab.wanClient.resolve(NAME)).toEqual([lab.routerWanAddr()]);
+    // Plain HTTP from outside goes on to HTTPS.
+    const plain = await lab.wanClient.http(`http://${NAME}/x?y=1`);
+    expect(plain.status).toBe(308);
+    expect(plain.headers.location).toBe(`https://${NAME}/x?y=1`);
+
+    const v = await green('every light green', 30_000);
+    expect(v.url).toBe(`https://${NAME}/`);
+    expect(v.publicAddress).toBe(lab.routerWanAddr());
+    const router = v.checks.find((c) => c.id === 'router')!;
+    expect(router.message).toBe(`the router forwards public 443, 80 to this device by UPnP (public address ${lab.routerWanAddr()})`);
+    expect(v.checks.find((c) => c.id === 'dns')!.message).toBe(`${NAME} resolve to ${lab.routerWanAddr()} at the authoritative servers ${lab.bind.host}`);
+    console.log(`publish → first answer at the WAN client: ${firstAnswer} ms`);
+  }, 120_000);
+
+  it('after the router\'s WAN address is renumbered, the record follows within a check and the WAN client gets through again', async () => {
+    const before = lab.routerWanAddr();
+    const next = lab.wanFree[0]!;
+    const t0 = Date.now();
+    await lab.renumberWan(next);
+    expect(lab.routerWanAddr()).toBe(next);
+    await waitFor('the record at BIND', async () => ((await lab.wanClient.resolve(NAME))[0] === next ? true : undefined), 30_000);
+    const again = await waitFor('the WAN client through again', async () => {
+      const r = await lab.wanClient.https(`https://${NAME}/`, { caPem: root }).catch(() => undefined);
+      return r?.status === 200 ? r : undefined;
+    }, 30_000);
+    expect(again.body).toBe(`home assistant here, ${NAME}\n`);
+    const v = await green('every light green again', 30_000);
+    expect(v.publicAddress).toBe(next);
+    expect(v.publicAddress).not.toBe(before);
+    console.log(`renumbered → WAN client through again: ${Date.now() - t0} ms`);
+  }, 90_000);
+
+  it('deleting the service removes its router mappings, its web rule and its task', async () => {
+    expect((await d.call('DELETE', `/api/publish/rules/${key}`)).ret).toBe(0);
+    await waitFor('the mappings gone', async () => (!(await lab.upnpList()).includes('Lucky publish') ? true : undefined), 15_000);
+    await waitFor('the parts gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/web/rules')).list.length === 0 ? true : undefined));
+    expect((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length).toBe(1);
+  }, 30_000);
+});
