@@ -34,6 +34,7 @@ export const BENCH_PACKAGES = {
   console: [shared('chromium')],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
+  publish: [shared('pebble'), shared('bind9'), shared('curl'), shared('miniupnpd-nftables'), shared('nftables'), shared('iproute2'), P.taskset],
   // nginx with ngx_http_dav_module is compared where installed (nginx-extras); never installed from here.
   storage: [shared('rclone'), P.taskset],
   stun: [P.iperf3, P.socat, shared('coturn'), shared('miniupnpd-nftables'), shared('nftables'), shared('iproute2'), P.taskset],

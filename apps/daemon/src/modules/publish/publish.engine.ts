@@ -70,7 +70,12 @@ class PublishRun {
     private mappings: PortMapping[],
   ) {
     for (const m of mappings) m.onChange(() => void this.look());
+    // The certificate's light turns the moment it is stored, not at the next check.
+    const certName = d.orders().nameFor({ module: 'web', key: web });
+    this.offCert = d.certificates().onChange((name) => name === certName && void this.look());
   }
+
+  private offCert: () => void;
 
   private lan = lanAddress();
 
@@ -136,6 +141,7 @@ class PublishRun {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.offCert();
     if (this.timer) clearTimeout(this.timer);
     await this.looking?.catch(() => undefined);
     await Promise.all(this.mappings.map((m) => m.close()));
