@@ -9,7 +9,9 @@ import { z } from 'zod';
 import { isAcmeDomain } from './acme.js';
 import { msgKey } from './i18n.js';
 import { ZBackendUrl } from './web.js';
-import { moduleContract, ruleView, ZRuleKey } from './rules.js';
+import { ok } from './envelope.js';
+import { route } from './route.js';
+import { moduleContract, ruleView, ZRuleKey, ZRuleParams } from './rules.js';
 
 /** A name a certificate is ordered for: a full DNS name, no wildcard (one service, its own names). */
 export const ZPublishName = z
@@ -89,5 +91,18 @@ export const ZPublishConfigure = z.object({
 });
 export type PublishConfigure = z.infer<typeof ZPublishConfigure>;
 
-export const publishContract = moduleContract('publish', { input: ZPublishRule, view: ZPublishRuleView, configure: ZPublishConfigure });
+export const publishContract = moduleContract(
+  'publish',
+  { input: ZPublishRule, view: ZPublishRuleView, configure: ZPublishConfigure },
+  {
+    check: route({
+      method: 'POST',
+      path: '/api/publish/rules/:key/check',
+      summary: "Look at every link of a running published service now; answers when done (the card's checks are in its view)",
+      module: 'publish',
+      params: ZRuleParams,
+      response: ok({ msg: z.string() }),
+    }),
+  },
+);
 export const publishRoutes = publishContract.routes;

@@ -4,6 +4,9 @@
  */
 import { ActionIcon, Anchor, Button, Card, Group, Stack, Switch, Text } from '@mantine/core';
 import type { publishRoutes } from '@lucky/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { call } from '../../api';
+import { pushNotice } from '../../api/notices';
 import { RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { CheckList } from './CheckList';
@@ -61,6 +64,7 @@ export function ServiceCard(props: { service: Service; onToggle: (enable: boolea
         <Group justify="space-between" wrap="wrap" gap="xs">
           <Parts parts={s.parts} />
           <Group gap={6} wrap="nowrap" ml="auto">
+            <CheckNow service={s} />
             <Button size="xs" variant="light" onClick={props.onLog} data-testid={ids.logOpen}>
               {t('log')}
             </Button>
@@ -74,6 +78,21 @@ export function ServiceCard(props: { service: Service; onToggle: (enable: boolea
         </Group>
       </Stack>
     </Card>
+  );
+}
+
+/** Every link looked at now; the daemon answers once done, and the card is read again. */
+function CheckNow({ service }: { service: Service }) {
+  const queryClient = useQueryClient();
+  const check = useMutation({
+    mutationFn: () => call(publishRules.routes.check, { params: { key: service.key } }),
+    onSuccess: (r) => pushNotice(r.msg, 'green'),
+    onSettled: async () => queryClient.invalidateQueries({ queryKey: publishRules.queries.keys.all }),
+  });
+  return (
+    <Button size="xs" variant="light" onClick={() => check.mutate()} loading={check.isPending} disabled={!service.enable} data-testid="publish-check">
+      {t('checkNow')}
+    </Button>
   );
 }
 

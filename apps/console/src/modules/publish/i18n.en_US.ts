@@ -51,6 +51,7 @@ export const en_US: Record<PublishTextId, string> = {
   'checkState.pending': 'Pending',
   checkedAt: 'Checked {time}',
   noChecks: 'Every link is checked once the service runs',
+  checkNow: 'Check now',
   parts: 'Parts',
   'part.ddns': 'DDNS task',
   'part.web': 'Web rule',

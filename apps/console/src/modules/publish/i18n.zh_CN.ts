@@ -51,6 +51,7 @@ export const zh_CN = {
   'checkState.pending': '等待中',
   checkedAt: '检查于 {time}',
   noChecks: '服务运行后会逐项检查每个环节',
+  checkNow: '立即检查',
   parts: '组成部分',
   'part.ddns': 'DDNS 任务',
   'part.web': 'Web 服务规则',

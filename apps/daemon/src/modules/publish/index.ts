@@ -4,13 +4,19 @@
  * each part listed in its own module and marked as the service's. A service whose parts cannot be
  * made is not kept (`startsOrRefuses`); deleting it deletes its parts and nothing else.
  */
-import { Ret, publishContract, renderMsg } from '@lucky/contracts';
+import { Ret, publishContract, renderMsg, type Msg } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { PublishEngine } from './publish.engine.js';
 
 type Needs = 'rules' | 'dnsProviders' | 'certificates' | 'certificateOrders' | 'portMappings';
 export type PublishContext = ModuleContext<typeof publishContract, Needs, PublishEngine>;
+
+/** Every link looked at now ("run now", the card's "check now"). */
+async function recheck(key: string, mod: PublishContext): Promise<Msg> {
+  if (!(await (await mod.engine()).recheck(key))) throw fail(Ret.failed, 'publishNotRunning');
+  return { key: 'publishChecked' };
+}
 
 const NOT_YET = { url: '', publicAddress: '', parts: { ddns: null, web: null, certificate: null }, checks: [] };
 
@@ -43,10 +49,10 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
       checks: f.checks.map((c) => ({ id: c.id, state: c.state, message: renderMsg(lang, c.msg), hint: c.hint ? renderMsg(lang, c.hint) : '', checked: c.checked })),
     };
   },
-  run: async (rule, mod) => {
-    if (!(await (await mod.engine()).recheck(rule.key))) throw fail(Ret.failed, 'publishNotRunning');
-    return { key: 'publishChecked' };
-  },
+  run: (rule, mod) => recheck(rule.key, mod),
+  routes: (mod) => ({
+    check: async ({ params, req }) => ({ msg: renderMsg(req.lang, await recheck(mod.rules.require(params.key).key, mod)) }),
+  }),
   // Its parts go with it: the web rule (whose certificate goes with it) and the DDNS task.
   removed: (key, mod) => {
     const owner = { module: 'publish', key };

@@ -129,6 +129,8 @@ describe('publish on loopback (BIND, pebble, a real backend)', () => {
     expect(by.target).toBe(`the target http://127.0.0.1:${backendPort} answers (200)`);
     expect(by.router).toMatch(/^forwarded by hand on the router \(TCP 443 → \d+, TCP 80 → \d+ → /);
 
+    // "Check now" answers once every link was looked at.
+    expect(await d.call('POST', `/api/publish/rules/${key}/check`, undefined, EN)).toMatchObject({ ret: 0, msg: 'every link was looked at again' });
     // The service itself, over HTTPS with pebble's certificate.
     const got = await tlsGet(httpsPort, 'ha.example.test', root, '/hello');
     expect(got.authorized).toBe(true);
