@@ -90,7 +90,7 @@ function CheckNow({ service }: { service: Service }) {
     onSettled: async () => queryClient.invalidateQueries({ queryKey: publishRules.queries.keys.all }),
   });
   return (
-    <Button size="xs" variant="light" onClick={() => check.mutate()} loading={check.isPending} disabled={!service.enable} data-testid="publish-check">
+    <Button size="xs" variant="light" onClick={() => check.mutate()} loading={check.isPending} disabled={!service.enable} data-testid="publish-check-now">
       {t('checkNow')}
     </Button>
   );
