@@ -35,7 +35,15 @@ try {
   console.error(`bench/publish needs root and network namespaces (the NAT lab could not be made): ${err.message}`);
   process.exit(1);
 }
-r.atExit(() => void lab.remove());
+// A failure on the way (an uncaught error, Ctrl-C) must not leave the lab behind either.
+const failed = async (err) => {
+  console.error(err?.stack ?? String(err));
+  await lab.remove().catch(() => undefined);
+  process.exit(1);
+};
+process.on('uncaughtException', failed);
+process.on('unhandledRejection', failed);
+process.once('SIGINT', () => void failed(new Error('interrupted')));
 const root = await lab.pebble.root();
 
 const backend = createServer((req, res) => res.end(`backend, ${req.headers.host}\n`));
@@ -98,6 +106,8 @@ for (let i = 1; i <= ROUNDS; i++) {
 }
 
 const row = (label, xs) => [label, String(median(xs)), String(Math.min(...xs)), String(Math.max(...xs))];
+// The lab's namespaces, processes and route outlive this process unless removed before it ends.
+await lab.remove();
 printTable(`Published service, ${ROUNDS} rounds (ms from the POST)`, [
   ['', 'median', 'min', 'max'],
   row('→ WAN client\'s first HTTPS answer (forwards, DNS, certificate included)', answer),

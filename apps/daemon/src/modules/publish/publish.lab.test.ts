@@ -41,7 +41,8 @@ describe('publish in the NAT lab (direct: UPnP, BIND, pebble)', () => {
     });
 
   beforeAll(async () => {
-    lab = await createPublishLab('pubsvc');
+    // Short, and one per Node: the two Nodes' runs of this file go side by side (natlab keeps 9 characters of tag + pid).
+    lab = await createPublishLab(`ps${process.versions.node.split('.')[0]}`);
     backend = createServer((req, res) => res.end(`home assistant here, ${req.headers.host}\n`));
     await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
     root = await lab.pebble.root();
