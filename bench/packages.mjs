@@ -34,7 +34,12 @@ export const BENCH_PACKAGES = {
   console: [shared('chromium')],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
-  publish: [shared('pebble'), shared('bind9'), shared('curl'), shared('miniupnpd-nftables'), shared('nftables'), shared('iproute2'), P.taskset],
+  // The NAT lab's peers (pebble, BIND, miniupnpd; dig and curl for the WAN client, upnpc for the
+  // router's list), openssl for pebble's own certificate, and Caddy as the reference peer.
+  publish: [
+    shared('pebble'), shared('bind9'), shared('bind9-dnsutils'), shared('curl'), shared('miniupnpd-nftables'), shared('miniupnpc'), shared('nftables'), shared('iproute2'),
+    P.openssl, P.caddy, P.taskset,
+  ],
   // nginx with ngx_http_dav_module is compared where installed (nginx-extras); never installed from here.
   storage: [shared('rclone'), P.taskset],
   stun: [P.iperf3, P.socat, shared('coturn'), shared('miniupnpd-nftables'), shared('nftables'), shared('iproute2'), P.taskset],
