@@ -48,7 +48,7 @@ r.atExit(() => rmSync(tmp, { recursive: true, force: true }));
 requireBenchPackages('publish');
 requireBuiltDaemon();
 
-const { createPublishLab } = await importTestHelper(join(ROOT, 'apps/daemon/src/test/publishlab.ts'));
+const { createPublishLab, labSetup } = await importTestHelper(join(ROOT, 'apps/daemon/src/test/publishlab.ts'));
 const { buildUpdate, exchange, parseMessage, signTsig, TYPE } = await import(join(ROOT, 'apps/daemon/dist/lib/dns/wire.js'));
 
 let lab;
@@ -130,18 +130,11 @@ try {
   d = await startBenchDaemon({ cpu: CPU, dataDir: join(tmp, 'lucky'), password });
   r.track(d.p);
   const { api } = d;
-  await api('PUT', '/api/acme/configure', { auto: { ca: 'custom', directoryUrl: lab.pebble.directory, caRoot: lab.pebble.tlsCa } });
-  await api('PUT', '/api/publish/configure', { checkInterval: 5 });
-  // The user's task for the zone, as in publish.lab.test.ts: its own address source says nothing true.
-  const { key: template } = await api('POST', '/api/ddns/rules', {
-    name: 'lab zone',
-    provider: 'rfc2136',
-    recordType: 'A',
-    credentials: { id: lab.bind.keyName, secret: lab.bind.secret, server: `${lab.bind.host}:${lab.bind.port}` },
-    domains: ['home.lab.test'],
-    ipv4: { type: 'command', command: 'echo 192.0.2.1' },
-    ttl: 60,
-  });
+  // As publish.lab.test.ts: pebble's automatic certificates, checks every 5 s, the user's task for the zone.
+  const setup = labSetup(lab);
+  await api('PUT', '/api/acme/configure', setup.acme);
+  await api('PUT', '/api/publish/configure', setup.publish);
+  const { key: template } = await api('POST', '/api/ddns/rules', setup.template);
 
   console.log(`Publish benchmark, ${ROUNDS} rounds each, ${cpus().length} cores; Lucky and Caddy on core ${CPU}, the lab's peers anywhere`);
   console.log(

@@ -13,8 +13,9 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPublishLab, type PublishLab } from '../../daemon/src/test/publishlab';
-import { closeConsole, Daemon, freePort, openConsole, pickOption, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { createPublishLab, labSetup, type PublishLab } from '../../daemon/src/test/publishlab';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { fillPublishForm } from './publishform';
 
 const shot = shooter('publish-lab');
 
@@ -71,19 +72,11 @@ describe('Publish console e2e in the NAT lab (chromium + built daemon + router w
     httpsPort = await freePort();
     httpPort = await freePort();
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
-    // Automatic certificates from the lab's pebble; every link looked at every 5 s.
-    await api('PUT', '/api/acme/configure', { auto: { ca: 'custom', directoryUrl: lab.pebble.directory, caRoot: lab.pebble.tlsCa } });
-    await api('PUT', '/api/publish/configure', { checkInterval: 5 });
-    // The user's own task for the zone; its own address source says nothing true: the router's word counts.
-    await api('POST', '/api/ddns/rules', {
-      name: TEMPLATE,
-      provider: 'rfc2136',
-      recordType: 'A',
-      credentials: { id: lab.bind.keyName, secret: lab.bind.secret, server: `${lab.bind.host}:${lab.bind.port}` },
-      domains: ['home.lab.test'],
-      ipv4: { type: 'command', command: 'echo 192.0.2.1' },
-      ttl: 60,
-    });
+    // As the daemon's lab test: pebble's automatic certificates, checks every 5 s, the user's task for the zone.
+    const setup = labSetup(lab, TEMPLATE);
+    await api('PUT', '/api/acme/configure', setup.acme);
+    await api('PUT', '/api/publish/configure', setup.publish);
+    await api('POST', '/api/ddns/rules', setup.template);
   }, 90_000);
 
   afterEach(shotOnFailure('publish-lab', () => page, () => daemon));
@@ -95,22 +88,8 @@ describe('Publish console e2e in the NAT lab (chromium + built daemon + router w
   }, 60_000);
 
   it('publishes from the form with the router mapping on: five green lights, the router forwarding, the WAN side served', async () => {
-    await page.getByTestId('lang-switch').selectOption('en_US');
-    await page.locator('[data-testid="left-menu"] [data-menu="publish"]').click();
-    await expect.poll(() => page.title()).toBe('Lucky | Publish');
-    await page.getByTestId('publish-empty').waitFor();
-
-    await page.getByTestId('publish-add').click();
-    await page.getByTestId('publish-name').fill('Home Assistant');
-    await page.getByTestId('publish-target').fill(`http://127.0.0.1:${backendPort}`);
-    await page.getByTestId('publish-names').fill(NAME);
-    await pickOption(page, page.getByTestId('publish-dnstask'), `${TEMPLATE} (rfc2136)`);
-    // The router is asked (the default): its UPnP address is in the advanced part.
-    expect(await page.getByTestId('publish-maprouter').isChecked()).toBe(true);
-    await page.getByTestId('publish-advanced').click();
-    await page.getByTestId('publish-https-port').fill(String(httpsPort));
-    await page.getByTestId('publish-http-port').fill(String(httpPort));
-    await page.getByTestId('publish-upnp-url').fill(lab!.upnpUrl);
+    // The router is asked (the default), at its UPnP address.
+    await fillPublishForm(page, { target: `http://127.0.0.1:${backendPort}`, name: NAME, task: `${TEMPLATE} (rfc2136)`, mapRouter: true, httpsPort, httpPort, upnpUrl: lab!.upnpUrl });
     await shot(page, 'form');
     await page.getByTestId('publish-save').click();
 

@@ -13,7 +13,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBind, type Bind } from '../../daemon/src/lib/dns/testing/bind';
 import { startPebble, type Pebble } from '../../daemon/src/test/pebble';
-import { closeConsole, Daemon, freePort, openConsole, pickOption, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { fillPublishForm } from './publishform';
 
 const shot = shooter('publish');
 
@@ -76,21 +77,8 @@ describe('Publish console e2e (chromium + built daemon + BIND + pebble + a LAN s
   }, 30_000);
 
   it('publishes a LAN service from the form; its five lights turn green and its address shows', async () => {
-    await page.getByTestId('lang-switch').selectOption('en_US');
-    await page.locator('[data-testid="left-menu"] [data-menu="publish"]').click();
-    await expect.poll(() => page.title()).toBe('Lucky | Publish');
-    await page.getByTestId('publish-empty').waitFor();
-
-    await page.getByTestId('publish-add').click();
-    await page.getByTestId('publish-name').fill('Home Assistant');
-    await page.getByTestId('publish-target').fill(`http://127.0.0.1:${backendPort}`);
-    await page.getByTestId('publish-names').fill('ha.example.test');
-    await pickOption(page, page.getByTestId('publish-dnstask'), `${TEMPLATE} (rfc2136)`);
     // Forwarded by hand: nothing is asked of a router (there is none here).
-    await page.getByTestId('publish-maprouter').dispatchEvent('click');
-    await page.getByTestId('publish-advanced').click();
-    await page.getByTestId('publish-https-port').fill(String(httpsPort));
-    await page.getByTestId('publish-http-port').fill(String(httpPort));
+    await fillPublishForm(page, { target: `http://127.0.0.1:${backendPort}`, name: 'ha.example.test', task: `${TEMPLATE} (rfc2136)`, mapRouter: false, httpsPort, httpPort });
     await shot(page, 'form');
     await page.getByTestId('publish-save').click();
 

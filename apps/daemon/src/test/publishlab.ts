@@ -57,3 +57,26 @@ export async function createPublishLab(tag: string): Promise<PublishLab> {
   }
   return { ...lab, bind, pebble, wanClient: client, remove };
 }
+
+/**
+ * The bodies a daemon in the lab is set up with before a service is published: automatic
+ * certificates from the lab's pebble (`PUT /api/acme/configure`), every link looked at every 5 s
+ * (`PUT /api/publish/configure`), and the user's own DDNS task for the zone (`POST /api/ddns/rules`:
+ * RFC 2136 at the lab's BIND; its own address source says nothing true, so what the records hold is
+ * the router's word, sent by the published service).
+ */
+export function labSetup(lab: PublishLab, templateName = 'lab zone') {
+  return {
+    acme: { auto: { ca: 'custom', directoryUrl: lab.pebble.directory, caRoot: lab.pebble.tlsCa } },
+    publish: { checkInterval: 5 },
+    template: {
+      name: templateName,
+      provider: 'rfc2136',
+      recordType: 'A',
+      credentials: { id: lab.bind.keyName, secret: lab.bind.secret, server: `${lab.bind.host}:${lab.bind.port}` },
+      domains: [`home.${LAB_ZONE}`],
+      ipv4: { type: 'command', command: 'echo 192.0.2.1' },
+      ttl: 60,
+    },
+  };
+}

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../lib/dns/testing/fakes.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { createPublishLab, type PublishLab } from '../../test/publishlab.js';
+import { createPublishLab, labSetup, type PublishLab } from '../../test/publishlab.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const NAME = 'ha.lab.test';
@@ -47,8 +47,8 @@ describe('publish in the NAT lab (direct: UPnP, BIND, pebble)', () => {
     await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
     root = await lab.pebble.root();
     d = await startTestDaemon();
-    expect((await d.call('PUT', '/api/acme/configure', { auto: { ca: 'custom', directoryUrl: lab.pebble.directory, caRoot: lab.pebble.tlsCa } }, EN)).ret).toBe(0);
-    expect((await d.call('PUT', '/api/publish/configure', { checkInterval: 5 }, EN)).ret).toBe(0);
+    expect((await d.call('PUT', '/api/acme/configure', labSetup(lab).acme, EN)).ret).toBe(0);
+    expect((await d.call('PUT', '/api/publish/configure', labSetup(lab).publish, EN)).ret).toBe(0);
   }, 90_000);
   afterAll(async () => {
     await d?.close();
@@ -57,16 +57,7 @@ describe('publish in the NAT lab (direct: UPnP, BIND, pebble)', () => {
   }, 60_000);
 
   it('the WAN client resolves the name at BIND and gets the backend over HTTPS through the router', async () => {
-    // The user's task for the zone; its own address source says nothing true: the router's word is what counts.
-    const template = await d.call<{ key: string }>('POST', '/api/ddns/rules', {
-      name: 'lab zone',
-      provider: 'rfc2136',
-      recordType: 'A',
-      credentials: { id: lab.bind.keyName, secret: lab.bind.secret, server: `${lab.bind.host}:${lab.bind.port}` },
-      domains: ['home.lab.test'],
-      ipv4: { type: 'command', command: 'echo 192.0.2.1' },
-      ttl: 60,
-    }, EN);
+    const template = await d.call<{ key: string }>('POST', '/api/ddns/rules', labSetup(lab).template, EN);
     expect(template.ret, template.msg).toBe(0);
     const t0 = Date.now();
     const created = await d.call<{ key: string }>('POST', '/api/publish/rules', {
