@@ -38,6 +38,7 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
     // Names are what the parts are called by in their own modules.
     if (rule.name !== previous?.name && mod.rules.list().some((r) => r.data.name === rule.name)) throw fail(Ret.badRequest, 'duplicateName');
     if (rule.httpPort === rule.httpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.httpsPort });
+    if (rule.publicHttpPort === rule.publicHttpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.publicHttpsPort });
     return rule;
   },
   view: (_rule, figures, lang) => {

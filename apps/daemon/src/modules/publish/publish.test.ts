@@ -90,6 +90,8 @@ describe('publish on loopback (BIND, pebble, a real backend)', () => {
     const before = { ddns: (await list('ddns')).length, web: (await list('web')).length };
     const notUrl = await d.call('POST', '/api/publish/rules', service({ target: 'ha.lan:8123' }), EN);
     expect(notUrl.ret).toBe(1);
+    const samePorts = await d.call('POST', '/api/publish/rules', service({ publicHttpPort: 443 }), EN);
+    expect(samePorts).toMatchObject({ ret: 1, msg: 'the HTTP redirect port cannot be the HTTPS port 443' });
     const outside = await d.call('POST', '/api/publish/rules', service({ names: ['ha.other.test'] }), EN);
     expect(outside).toMatchObject({ ret: 6, msg: 'could not create the DDNS task: ha.other.test is not in the zone example.test of DDNS task zone example.test' });
     // The HTTPS port is another rule's: the DDNS task made first is undone.
