@@ -106,21 +106,23 @@ describe('database snapshots', () => {
     await s.stop();
     // Roll the core schema back one step, as an older version left it.
     const older = new Database(join(dir, DB_FILE));
-    older.exec("DROP TABLE audit; DELETE FROM schema_migrations WHERE namespace = 'core' AND version = 4");
+    older.exec("ALTER TABLE rules DROP COLUMN owner; DELETE FROM schema_migrations WHERE namespace = 'core' AND version = 5");
     older.close();
     const before = listSnapshots(dir).length;
 
     s = await start(dir);
-    expect(s.d.out()).toMatch(/taken \(before migrating core 4\)/);
+    expect(s.d.out()).toMatch(/taken \(before migrating core 5\)/);
     const snaps = listSnapshots(dir);
     expect(snaps).toHaveLength(before + 1);
+    const columns = (db: Database.Database) => db.prepare<[], { name: string }>('PRAGMA table_info(rules)').all().map((c) => c.name);
     const snap = new Database(snaps.at(-1)!.file, { readonly: true });
-    expect(snap.prepare("SELECT MAX(version) AS v FROM schema_migrations WHERE namespace = 'core'").get()).toEqual({ v: 3 });
-    expect(snap.prepare("SELECT name FROM sqlite_master WHERE name = 'audit'").get()).toBeUndefined();
+    expect(snap.prepare("SELECT MAX(version) AS v FROM schema_migrations WHERE namespace = 'core'").get()).toEqual({ v: 4 });
+    expect(columns(snap)).not.toContain('owner');
     snap.close();
     expect(rulesIn(snaps.at(-1)!.file)).toEqual(['NAS']);
-    // And the migration ran.
-    expect((await s.call<{ list: unknown[] }>('GET', '/api/safe/audit')).ret).toBe(0);
+    // And the migration ran: rule views carry their owner again.
+    const listed = await s.call<{ list: Array<{ owner: unknown }> }>('GET', '/api/wol/rules');
+    expect(listed.list).toEqual([expect.objectContaining({ owner: null })]);
     await s.stop();
   });
 
