@@ -27,7 +27,7 @@ export interface TestDaemon {
   close(): Promise<void>;
 }
 
-export function freePort(host = '127.0.0.1'): Promise<number> {
+function systemPort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -36,6 +36,24 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
       s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
     });
   });
+}
+
+/**
+ * Ports this process handed out: a test daemon's console port is claimed in its port registry but
+ * never bound (its requests go through inject), so the system may offer the same number again, and
+ * a rule saved on it was refused as "the admin console's port" (seen once in CI).
+ */
+const handedOut = new Set<number>();
+
+/** A port free now, never one this process handed out before. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let i = 0; ; i++) {
+    const port = await systemPort(host);
+    if (!handedOut.has(port) || i >= 50) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 export async function startTestDaemon(opts: Partial<RuntimeOptions> & { dataDir?: string; keepDir?: boolean } = {}): Promise<TestDaemon> {
