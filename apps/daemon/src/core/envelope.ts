@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { msgOf } from '../lib/msgerror.js';
 import { sayer } from './logs.js';
-import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type MsgValue, type RetCode } from '@lucky/contracts';
+import { Ret, message, parseLang, LANG_HEADER, type Lang, type MessageKey, type Msg, type MsgValue, type RetCode } from '@lucky/contracts';
 
 /** An expected failure: a code and a message key with its variables, translated when sent. */
 export class AppError extends Error {
@@ -31,6 +31,12 @@ export function failedWith(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const m = msgOf(err);
   return new AppError(Ret.failed, m.key as MessageKey, m.vars ?? {});
+}
+
+/** The other way round: what an error says as a message, an AppError's own key included (for a rule's status or log). */
+export function errorMsg(err: unknown): Msg {
+  if (err instanceof AppError) return err.key ? ({ key: err.key, vars: err.vars } as Msg) : { key: 'rawText', vars: { text: err.message } };
+  return msgOf(err);
 }
 
 declare module 'fastify' {

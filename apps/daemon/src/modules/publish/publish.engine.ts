@@ -9,14 +9,13 @@
 import { networkInterfaces } from 'node:os';
 import type { Msg, PublishConfigure, PublishRule, RuleOwner } from '@lucky/contracts';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
-import { AppError } from '../../core/envelope.js';
+import { errorMsg } from '../../core/envelope.js';
 import type { CertificateOrdersService } from '../../core/services/certificateOrders.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
 import type { PortMapping, PortMappingsService } from '../../core/services/portMappings.js';
 import type { RulesService } from '../../core/services/rules.js';
 import type { AuthorityOptions } from '../../lib/dns/authoritative.js';
-import { msgOf } from '../../lib/msgerror.js';
 import { checkCertificate, checkDns, checkRouter, checkTarget, checkWeb, type Check } from './publish.checks.js';
 import { forwardsOf, urlOf, webRuleOf } from './publish.parts.js';
 import { probeTarget } from './publish.target.js';
@@ -36,12 +35,6 @@ export interface PublishFigures {
   publicAddress: string;
   parts: { ddns: string | null; web: string | null; certificate: string | null };
   checks: Check[];
-}
-
-/** An error as the message it carries (an AppError of another module's checks included). */
-function messageOf(err: unknown): Msg {
-  if (err instanceof AppError) return err.key ? ({ key: err.key, vars: err.vars } as Msg) : { key: 'rawText', vars: { text: err.message } };
-  return msgOf(err);
 }
 
 /** This host's first private IPv4 address: where the hints tell the user to forward to. */
@@ -98,7 +91,7 @@ class PublishRun {
         await this.d.dns().publish(this.task, { ipv4: fromRouter }, 'publish');
         this.ctx.note({ key: 'publishAddressPublished', vars: { ip: fromRouter } });
       } catch (err) {
-        this.ctx.note({ key: 'publishAddressFailed', vars: { ip: fromRouter, detail: messageOf(err) } });
+        this.ctx.note({ key: 'publishAddressFailed', vars: { ip: fromRouter, detail: errorMsg(err) } });
       }
     }
     return fromRouter;
@@ -182,7 +175,7 @@ export class PublishEngine implements Engine<PublishRule, PublishConfigure, Publ
       return { task, web };
     } catch (err) {
       for (const u of undo.reverse()) await u().catch(() => undefined);
-      throw new RuleProblem({ key: 'publishPartFailed', vars: { part, detail: messageOf(err) } }, false);
+      throw new RuleProblem({ key: 'publishPartFailed', vars: { part, detail: errorMsg(err) } }, false);
     }
   }
 

@@ -8,8 +8,7 @@
  * the rule.
  */
 import type { Msg, WebConfigure, WebFigures, WebRule } from '@lucky/contracts';
-import { AppError } from '../../core/envelope.js';
-import { msgOf } from '../../lib/msgerror.js';
+import { errorMsg } from '../../core/envelope.js';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { DaemonEnv } from '../../core/env.js';
 import type { Say } from '../../core/logs.js';
@@ -228,7 +227,7 @@ export class WebEngine implements Engine<WebRule, WebConfigure, WebRunFigures> {
       await orders.ensure({ ...owner(run.key), name: run.rule.name }, order);
       run.orderProblem = orders.problem(owner(run.key));
     } catch (err) {
-      run.orderProblem = err instanceof AppError ? (err.key ? { key: err.key, vars: err.vars } : { key: 'rawText', vars: { text: err.message } }) : msgOf(err);
+      run.orderProblem = errorMsg(err);
     }
     run.unwatchOrder();
     run.unwatchOrder = orders.watch(owner(run.key), (problem) => {
