@@ -3,6 +3,7 @@
  * service by the request's host (exact, then `*.wildcard`, then the rule's default service).
  */
 import { z } from 'zod';
+import { isAcmeDomain } from './acme.js';
 import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { isIP, ZCidr, ZListenHost, ZNonEmpty, ZPort } from './net.js';
@@ -259,6 +260,22 @@ export const ZWebRule = z.object({
 });
 export type WebRule = z.infer<typeof ZWebRule>;
 export type WebRuleInput = z.input<typeof ZWebRule>;
+
+/** A web rule's automatic certificate: the first `auto` entry of an HTTPS rule (one serves every name). */
+export function autoCertOf(rule: Pick<WebRule, 'protocol' | 'certs'>): WebCert | undefined {
+  return rule.protocol === 'https' ? rule.certs.find((c) => c.source === 'auto') : undefined;
+}
+
+/**
+ * The names an automatic certificate is ordered for: the entry's own, else the full names of the
+ * enabled sub rules (patterns and addresses cannot be certified; `*.` names only through DNS-01),
+ * sorted, each once. The daemon orders these; the console shows and checks them.
+ */
+export function autoCertNames(rule: Pick<WebRule, 'subRules'>, cert: Pick<WebCert, 'domains' | 'challenge'>): string[] {
+  const wanted = cert.domains.length ? cert.domains : rule.subRules.filter((s) => s.enable).flatMap((s) => s.domains);
+  const names = wanted.map((d) => d.toLowerCase()).filter((d) => isAcmeDomain(d) && (cert.challenge === 'dns-01' || !d.startsWith('*.')));
+  return [...new Set(names)].sort();
+}
 
 export { WEB_DURATION_BUCKETS } from './webbuckets.js';
 

@@ -1,8 +1,7 @@
 /** Automatic HTTPS in the web rule form and list: the HTTP redirect port, names, the daemon's own refusals. */
-import { ZWebRule } from '@lucky/contracts';
+import { autoCertNames, ZWebRule } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import { emptyCert } from '../../kit/tls/certs';
-import { autoCertNames } from './autocert';
 import { checkRule, tabOf } from './checks';
 import { certsChanged, emptyRule, emptySubRule, emptyService, formToRule, ruleToForm, type RuleForm } from './form';
 import { autoCertListNames } from './listing';

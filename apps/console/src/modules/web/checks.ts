@@ -2,10 +2,9 @@
  * What is wrong with a web rule, a sub rule or a domain replace, one message at a time, naming the
  * field (spec section 5: "domain cannot be empty"); where a problem sits (tab, fold).
  */
-import { renderMsg, ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang, type Msg, type WebRule } from '@lucky/contracts';
+import { autoCertNames, autoCertOf, renderMsg, ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang, type Msg, type WebRule } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { firstProblem, isEmptyIssue, type FormProblem, type Schema } from '../../kit/form/problems';
-import { autoCertNames, autoCertOf } from './autocert';
 import { formToRule, formToSubRule, keepsPassword, type RuleForm, type SubRuleForm, type UserForm } from './form';
 import { webTextIn, type WebText } from './i18n';
 

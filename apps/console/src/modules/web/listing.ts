@@ -1,7 +1,6 @@
 /** What the rule list shows: where a rule listens, a link to open it, its figures, domains and automatic certificate. */
-import type { WebFigures, WebRule } from '@lucky/contracts';
+import { autoCertNames, autoCertOf, type WebFigures, type WebRule } from '@lucky/contracts';
 import { formatBytes } from '../../lib/helpers';
-import { autoCertNames, autoCertOf } from './autocert';
 
 /** "0.0.0.0:8080", "[::]:8443", "127.0.0.1:80" — what the rule listens on. */
 export function listenText(r: Pick<WebRule, 'network' | 'address' | 'port'>): string {

@@ -7,7 +7,7 @@
  * claimed by the kit before anything here runs; the firewall's auto-allow is opened and closed with
  * the rule.
  */
-import type { Msg, WebConfigure, WebFigures, WebRule } from '@lucky/contracts';
+import { autoCertNames, autoCertOf, type Msg, type WebConfigure, type WebFigures, type WebRule } from '@lucky/contracts';
 import { errorMsg } from '../../core/envelope.js';
 import { RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { DaemonEnv } from '../../core/env.js';
@@ -18,7 +18,7 @@ import type { CertificatesService } from '../../core/services/certificates.js';
 import type { HttpChallengesService } from '../../core/services/httpChallenges.js';
 import { TlsError, type CertSource, type TlsCert } from '../../lib/tls/pem.js';
 import { selfSigned } from '../../lib/tls/selfsigned.js';
-import { autoCertNames, autoCertOf, autoOrderOf } from './web.autocert.js';
+import { autoOrderOf } from './web.autocert.js';
 import { HttpCompanion } from './web.companion.js';
 import type { WebPlan } from './web.compile.js';
 import { BackendHealth, type BackendState } from './web.backends.js';
