@@ -89,6 +89,13 @@ function runOn(node) {
   );
 }
 
+/** A failure's first lines, indented under its FAIL line. */
+function why(messages) {
+  const text = (messages ?? []).join('\n').replace(/\x1b\[[0-9;]*m/g, '');
+  const lines = text.split('\n').map((l) => l.trimEnd()).filter(Boolean).slice(0, 4);
+  return lines.length ? `\n${lines.map((l) => `    ${l.slice(0, 300)}`).join('\n')}` : '';
+}
+
 /** Counts from vitest's JSON report, and a line per failure naming the Node. */
 function tally({ label, report, code }) {
   const t = { passed: 0, failed: 0, skipped: 0, lines: [] };
@@ -103,7 +110,8 @@ function tally({ label, report, code }) {
   for (const f of j.testResults ?? []) {
     const file = relative(root, f.name);
     const failedTests = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
-    for (const a of failedTests) t.lines.push(`FAIL [${label}] ${file} > ${a.fullName ?? a.title}`);
+    // The first lines of the reason too: a CI log is often all there is of a failure seen once.
+    for (const a of failedTests) t.lines.push(`FAIL [${label}] ${file} > ${a.fullName ?? a.title}${why(a.failureMessages)}`);
     // A file that failed to load, or failed in a hook outside its tests, has no failed test to count: one failure.
     if (f.status === 'failed' && failedTests.length === 0) t.lines.push(`FAIL [${label}] ${file}: ${(f.message ?? '').split('\n')[0] || 'failed outside its tests'}`);
   }

@@ -222,7 +222,11 @@ export function shotOnFailure(prefix: string, page: () => Page | undefined, daem
         .evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').slice(0, 400)))
         .catch((err: Error) => [`(could not read: ${err.message})`]);
       const logTail = (daemon?.()?.output ?? '').trim().split('\n').slice(-15).map((l) => `daemon: ${l.slice(0, 300)}`);
-      const lines = [`page ${p.url()}`, ...dialogs.map((d) => `dialog: ${d}`), ...(consoleErrors.get(p) ?? []), ...logTail];
+      // Which of the console's remembered items the page still had (names only: no token in logs).
+      const stored = await p
+        .evaluate(() => Object.keys(JSON.parse(localStorage.getItem('lucky') ?? '{}') as object).join(','))
+        .catch((err: Error) => `(could not read: ${err.message})`);
+      const lines = [`page ${p.url()}`, `stored: ${stored}`, ...dialogs.map((d) => `dialog: ${d}`), ...(consoleErrors.get(p) ?? []), ...logTail];
       process.stderr.write(`[${prefix}] after the failure of "${ctx.task.name}":\n  ${lines.join('\n  ')}\n`);
     }
   };
