@@ -52,7 +52,7 @@ export const ZDdnsProviderListing = z.object({
   ),
   minTtl: z.number(),
   defaultTtl: z.number(),
-  records: z.array(z.enum(['A', 'AAAA', 'TXT'])),
+  records: z.array(z.enum(['A', 'AAAA', 'TXT', 'SRV', 'HTTPS'])),
   read: z.boolean(),
   delete: z.boolean(),
   ipv6: z.boolean(),

@@ -2,7 +2,8 @@
  * Publish: a LAN service made reachable from the internet in one step. A published service is a
  * LAN target, the public names it answers to, and how it is reached from outside; Lucky creates (and
  * deletes) the parts in their own modules: a DDNS task for the names, a web rule with automatic
- * HTTPS that proxies to the target, and the router forward. Its view is a card of checks, each link
+ * HTTPS that proxies to the target, and the router forward (direct) or a STUN rule that holds a
+ * public port open through the NAT (STUN). Its view is a card of checks, each link
  * of the chain looked at continuously and explained.
  */
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import { ZBackendUrl } from './web.js';
 import { ok } from './envelope.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey, ZRuleParams } from './rules.js';
+import { ZStunServers } from './stun.js';
 
 /** A name a certificate is ordered for: a full DNS name, no wildcard (one service, its own names). */
 export const ZPublishName = z
@@ -29,29 +31,40 @@ export const ZPublishRule = z.object({
   target: ZBackendUrl,
   /** The public names, under the zone of the DDNS task. */
   names: z.array(ZPublishName).min(1, { error: msgKey('cannotBeEmpty') }).max(16),
-  /** `direct`: the router forwards 443 and 80 to this device. (`stun`, behind a NAT that forwards nothing, is to come.) */
-  reach: z.enum(['direct']).default('direct'),
+  /**
+   * `direct`: the router forwards 443 and 80 to this device. `stun`: behind a NAT that forwards
+   * nothing the user can choose (a carrier's full-cone NAT), a STUN rule holds a public port open and
+   * the service is reached on that port (the URL carries it; the certificate comes by DNS-01).
+   */
+  reach: z.enum(['direct', 'stun']).default('direct'),
   /**
    * The DDNS task whose provider account holds the names' zone: the service gets a task of its own
    * for its names with that task's provider, credentials and address source.
    */
   dnsTask: ZRuleKey,
-  /** The ports the web rule listens on here: HTTPS and its plain-HTTP companion (redirect, ACME HTTP-01). */
+  /** The ports the web rule listens on here: HTTPS and (direct) its plain-HTTP companion (redirect, ACME HTTP-01). */
   httpsPort: ZPort.default(443),
   httpPort: ZPort.default(80),
-  /** Ask the router for the forwards (UPnP IGD, else NAT-PMP); off: the user forwards them on the router. */
+  /**
+   * Direct: ask the router for the forwards (UPnP IGD, else NAT-PMP); off: the user forwards them.
+   * STUN: the STUN rule also asks the router (UPnP) to forward its public port, for a home router
+   * that filters what the carrier's NAT lets in.
+   */
   mapRouter: z.boolean().default(true),
-  /** The public ports (what the router forwards from): 443 and 80 unless the ISP blocks them. */
+  /** Direct: the public ports (what the router forwards from): 443 and 80 unless the ISP blocks them. */
   publicHttpsPort: ZPort.default(443),
   publicHttpPort: ZPort.default(80),
   /** UPnP: the router's device description URL; empty: found by SSDP. */
   upnpUrl: z.string().trim().max(1024).regex(/^$|^http:\/\/\S+$/i, { error: msgKey('invalidUrl') }).default(''),
+  /** STUN: the servers its STUN rule asks; empty: the STUN module's list. */
+  stunServers: ZStunServers.default([]),
   note: z.string().max(512).default(''),
 });
 export type PublishRule = z.infer<typeof ZPublishRule>;
 export type PublishRuleInput = z.input<typeof ZPublishRule>;
 
-export const PUBLISH_CHECKS = ['dns', 'certificate', 'web', 'target', 'router'] as const;
+/** The card's links: `router` in direct mode, `stun` in STUN mode. */
+export const PUBLISH_CHECKS = ['dns', 'certificate', 'web', 'target', 'router', 'stun'] as const;
 export const ZPublishCheckId = z.enum(PUBLISH_CHECKS);
 export type PublishCheckId = z.infer<typeof ZPublishCheckId>;
 
@@ -73,6 +86,8 @@ export const ZPublishParts = z.object({
   ddns: ZRuleKey.nullable(),
   web: ZRuleKey.nullable(),
   certificate: z.string().nullable(),
+  /** STUN mode: the STUN rule. */
+  stun: ZRuleKey.nullable(),
 });
 
 export const ZPublishRuleView = ruleView(ZPublishRule, {
@@ -80,6 +95,8 @@ export const ZPublishRuleView = ruleView(ZPublishRule, {
   url: z.string(),
   /** The public address the names should resolve to ('' before it is known). */
   publicAddress: z.string(),
+  /** The public HTTPS port: the configured one (direct), the one the STUN rule holds (STUN; null before it is known). */
+  publicPort: z.number().nullable(),
   parts: ZPublishParts,
   checks: z.array(ZPublishCheck),
 });

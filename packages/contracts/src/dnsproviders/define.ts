@@ -13,7 +13,8 @@ export const DNS_REGIONS = ['cn', 'global', 'protocol'] as const;
 export type DnsRegion = (typeof DNS_REGIONS)[number];
 export const DNS_REGION_LABEL: Record<DnsRegion, MessageKey> = { cn: 'dnsRegionCn', global: 'dnsRegionGlobal', protocol: 'dnsRegionProtocol' };
 
-export type DnsRecordType = 'A' | 'AAAA' | 'TXT';
+/** SRV and HTTPS: where a service is reached on a port of its own (Publish in STUN mode). */
+export type DnsRecordType = 'A' | 'AAAA' | 'TXT' | 'SRV' | 'HTTPS';
 
 /**
  * Where a credential is kept in a task's `credentials`. `secret` and `secret2` are the secret ones
@@ -85,3 +86,5 @@ export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha512', 'hmac-sha1'] as co
 
 export const ADDRESSES: readonly DnsRecordType[] = ['A', 'AAAA'];
 export const ALL_RECORDS: readonly DnsRecordType[] = ['A', 'AAAA', 'TXT'];
+/** Besides the addresses and texts, the records that carry a port (a protocol that writes any type). */
+export const PORT_RECORDS: readonly DnsRecordType[] = ['SRV', 'HTTPS'];

@@ -1,5 +1,5 @@
 /** RFC 2136 dynamic update signed with TSIG, to the zone's primary server. */
-import { ALL_RECORDS, defineProvider, TSIG_ALGORITHMS } from './define.js';
+import { ALL_RECORDS, defineProvider, PORT_RECORDS, TSIG_ALGORITHMS } from './define.js';
 
 export const rfc2136 = defineProvider({
   label: 'dnsNameRfc2136',
@@ -13,7 +13,7 @@ export const rfc2136 = defineProvider({
   ],
   minTtl: 1,
   defaultTtl: 300,
-  records: ALL_RECORDS,
+  records: [...ALL_RECORDS, ...PORT_RECORDS],
   read: true,
   delete: true,
 });

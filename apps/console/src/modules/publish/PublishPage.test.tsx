@@ -26,7 +26,8 @@ const view = (): View => ({
   ...listed(rule, {
     url: 'https://ha.example.com/',
     publicAddress: '203.0.113.7',
-    parts: { ddns: 'd1', web: 'w1', certificate: 'publish-ha' },
+    publicPort: 443,
+    parts: { ddns: 'd1', web: 'w1', certificate: 'publish-ha', stun: null },
     checks: CHECKS,
   }),
   status: { state: 'error' as const, message: 'the target does not answer: ECONNREFUSED', since: 0 },
@@ -65,12 +66,22 @@ describe('a service card', () => {
   });
 
   it('a service that has not run yet says so, and why it stopped', async () => {
-    renderPage([service({ url: '', publicAddress: '', checks: [], parts: { ddns: null, web: null, certificate: null }, status: { state: 'error', message: 'could not create the DDNS task: …', since: 0 } })]);
+    renderPage([service({ url: '', publicAddress: '', checks: [], parts: { ddns: null, web: null, certificate: null, stun: null }, status: { state: 'error', message: 'could not create the DDNS task: …', since: 0 } })]);
     const card = await screen.findByTestId('publish-card');
     expect(within(card).getByTestId('publish-no-checks')).toBeTruthy();
     expect(within(card).getByTestId('publish-status-message').textContent).toBe('could not create the DDNS task: …');
     expect(within(card).getByTestId('publish-url').dataset.url).toBe('');
     expect(within(card).queryByTestId('publish-parts')).toBeNull();
+  });
+
+  it('a service reached by STUN shows its STUN light and links its STUN rule', async () => {
+    const checks = [...CHECKS.slice(0, 4), check('stun', 'ok', 'STUN rule ha holds public 203.0.113.7:40123 open')];
+    renderPage([service({ reach: 'stun', url: 'https://ha.example.com:40123/', publicPort: 40123, checks, parts: { ddns: 'd1', web: 'w1', certificate: 'publish-ha', stun: 's1' } })]);
+    const card = await screen.findByTestId('publish-card');
+    const light = within(card).getAllByTestId('publish-check').find((c) => c.dataset.check === 'stun')!;
+    expect(light.textContent).toContain('STUN 映射');
+    expect(within(card).getByTestId('publish-part-stun').getAttribute('href')).toBe('#/stun');
+    expect(within(card).getByTestId('publish-open').getAttribute('href')).toBe('https://ha.example.com:40123/');
   });
 });
 

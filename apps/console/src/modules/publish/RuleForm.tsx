@@ -1,9 +1,10 @@
 /**
  * Add/edit a published service: the LAN service, its public names, the DDNS task whose account
- * holds their zone, whether the router is asked for the forwards; the ports folded away (the
- * defaults, 443 and 80, fit most homes), opened by itself when one of them is wrong.
+ * holds their zone, how it is reached from outside (the router forwards, or STUN behind a carrier's
+ * NAT), whether the router is asked; the ports and STUN servers folded away (the defaults fit most
+ * homes), opened by itself when one of them is wrong.
  */
-import { Accordion, Group, Switch, Text, TextInput } from '@mantine/core';
+import { Accordion, Group, Input, SegmentedControl, Switch, Text, TextInput } from '@mantine/core';
 import type { publishRoutes } from '@lucky/contracts';
 import { useState } from 'react';
 import { LinesInput } from '../../kit/fields/LinesInput';
@@ -36,13 +37,32 @@ export function RuleForm(props: RuleFormProps<typeof publishRoutes>) {
       <TextInput label={t('target')} description={t('targetHint')} placeholder="http://192.168.1.5:8123" withAsterisk {...b.text('target')} styles={mono} data-testid="publish-target" />
       <LinesInput label={t('names')} description={t('namesHint')} placeholder="ha.example.com" withAsterisk {...b.text('names')} data-testid="publish-names" />
       <DnsTaskField value={v.dnsTask} onChange={(dnsTask) => f.set({ dnsTask })} error={f.err('dnsTask')} />
-      <Switch label={t('mapRouter')} description={t('mapRouterHint')} {...b.check('mapRouter')} data-testid="publish-maprouter" />
+      <Input.Wrapper label={t('reach')} description={t('reachHint')} inputWrapperOrder={['label', 'input', 'description']}>
+        <SegmentedControl
+          fullWidth
+          value={v.reach}
+          onChange={(reach) => f.set({ reach: reach as ServiceForm['reach'] })}
+          data={[
+            { value: 'direct', label: t('reach.direct') },
+            { value: 'stun', label: t('reach.stun') },
+          ]}
+          data-testid="publish-reach"
+        />
+      </Input.Wrapper>
+      <Switch
+        label={v.reach === 'stun' ? t('mapRouterStun') : t('mapRouter')}
+        description={v.reach === 'stun' ? t('mapRouterStunHint') : t('mapRouterHint')}
+        {...b.check('mapRouter')}
+        data-testid="publish-maprouter"
+      />
       <Accordion value={open} onChange={setOpen} variant="contained">
         <Accordion.Item value="advanced">
           <Accordion.Control data-testid="publish-advanced">
             <Text fz="sm">{t('advanced')}</Text>
             <Text fz="xs" c="dimmed">
-              {t('advancedSummary', { https: String(v.httpsPort), http: String(v.httpPort), publicHttps: String(v.publicHttpsPort), publicHttp: String(v.publicHttpPort) })}
+              {v.reach === 'stun'
+                ? t('advancedSummaryStun', { https: String(v.httpsPort) })
+                : t('advancedSummary', { https: String(v.httpsPort), http: String(v.httpPort), publicHttps: String(v.publicHttpsPort), publicHttp: String(v.publicHttpPort) })}
             </Text>
           </Accordion.Control>
           <Accordion.Panel>
@@ -56,9 +76,23 @@ export function RuleForm(props: RuleFormProps<typeof publishRoutes>) {
   );
 }
 
-/** The ports here (the web rule's) and on the router (what it forwards from), and the router's UPnP address. */
+/**
+ * The ports here (the web rule's) and on the router (what it forwards from), and the router's UPnP
+ * address; in STUN mode the HTTPS port here and the STUN servers (the public port is STUN's).
+ */
 function AdvancedFields({ form, b }: { form: ServiceForm; b: ReturnType<typeof bindFields<ServiceForm>> }) {
   const port = { min: 1, max: 65535, inputWrapperOrder: HINT_BELOW };
+  if (form.reach === 'stun') {
+    return (
+      <>
+        <WholeNumberInput label={t('httpsPort')} description={t('httpsPortHint')} {...port} {...b.number('httpsPort')} mb="sm" data-testid="publish-https-port" />
+        <LinesInput label={t('stunServers')} description={t('stunServersHint')} placeholder="stun.example.com:3478" {...b.text('stunServers')} mb="sm" data-testid="publish-stun-servers" />
+        {form.mapRouter && (
+          <TextInput label={t('upnpUrl')} description={t('upnpUrlHint')} placeholder="http://192.168.1.1:5000/rootDesc.xml" {...b.text('upnpUrl')} styles={mono} data-testid="publish-upnp-url" />
+        )}
+      </>
+    );
+  }
   return (
     <>
       <Group grow align="flex-start" mb="sm">

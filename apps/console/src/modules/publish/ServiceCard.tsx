@@ -98,7 +98,7 @@ function CheckNow({ service }: { service: Service }) {
 
 /** The parts live in their modules (listed there with the service's badge): links to those pages. */
 function Parts({ parts }: { parts: Service['parts'] }) {
-  if (!parts.ddns && !parts.web && !parts.certificate) return null;
+  if (!parts.ddns && !parts.web && !parts.certificate && !parts.stun) return null;
   return (
     <Group gap="sm" fz="xs" data-testid="publish-parts">
       <Text fz="xs" c="dimmed">
@@ -107,6 +107,11 @@ function Parts({ parts }: { parts: Service['parts'] }) {
       {parts.ddns && (
         <Anchor href="#/ddns" fz="xs" data-testid="publish-part-ddns">
           {t('part.ddns')}
+        </Anchor>
+      )}
+      {parts.stun && (
+        <Anchor href="#/stun" fz="xs" data-testid="publish-part-stun">
+          {t('part.stun')}
         </Anchor>
       )}
       {parts.web && (

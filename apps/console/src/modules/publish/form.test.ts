@@ -35,8 +35,10 @@ describe('service form ↔ rule', () => {
       publicHttpsPort: 4443,
       publicHttpPort: 80,
       upnpUrl: 'http://192.168.1.1:5000/rootDesc.xml',
+      stunServers: ['stun.example.net:3478', 'stun2.example.net'],
       note: 'the NAS',
     });
+    expect(toForm(saved).stunServers).toBe('stun.example.net:3478\nstun2.example.net');
     expect(toForm(saved).names).toBe('nas.example.com\nfiles.example.com');
     expect(formToRule(toForm(saved))).toEqual(saved);
   });
@@ -60,8 +62,17 @@ describe('service form ↔ rule', () => {
     expect(bad[2]!.message).toMatch(/^Public HTTPS port: /);
   });
 
-  it('puts the ports and the UPnP URL in the folded part, the rest outside', () => {
-    expect(['httpsPort', 'httpPort', 'publicHttpsPort', 'publicHttpPort', 'upnpUrl'].every(isAdvanced)).toBe(true);
+  it('STUN mode: the servers one a line, a bad one named by its line', () => {
+    const r = formToRule(filled({ reach: 'stun', stunServers: ' stun.example.net:3478 \n\nstun2.example.net\n' }));
+    expect(r).toMatchObject({ reach: 'stun', stunServers: ['stun.example.net:3478', 'stun2.example.net'] });
+    expect(ZPublishRule.safeParse(r).success).toBe(true);
+    const bad = checkRule(filled({ reach: 'stun', stunServers: 'stun.example.net:99999' }), 'en_US');
+    expect(bad.map((p) => p.path)).toEqual(['stunServers.0']);
+    expect(bad[0]!.message).toMatch(/^STUN servers, line 1: /);
+  });
+
+  it('puts the ports, the UPnP URL and the STUN servers in the folded part, the rest outside', () => {
+    expect(['httpsPort', 'httpPort', 'publicHttpsPort', 'publicHttpPort', 'upnpUrl', 'stunServers.0'].every(isAdvanced)).toBe(true);
     expect(['name', 'target', 'names.0', 'dnsTask', 'note'].some(isAdvanced)).toBe(false);
   });
 });

@@ -13,9 +13,11 @@ import { publishTextIn, type PublishTextId } from './i18n';
 
 type PortField = 'httpsPort' | 'httpPort' | 'publicHttpsPort' | 'publicHttpPort';
 
-export type ServiceForm = Omit<PublishRule, 'names' | PortField> & {
+export type ServiceForm = Omit<PublishRule, 'names' | 'stunServers' | PortField> & {
   /** One name a line. */
   names: string;
+  /** One server a line. */
+  stunServers: string;
 } & { [K in PortField]: Num };
 
 /** A new service: the contract's defaults (reached directly, the router asked, 443 and 80 both sides). */
@@ -32,6 +34,7 @@ export const emptyForm = (): ServiceForm => ({
   publicHttpsPort: 443,
   publicHttpPort: 80,
   upnpUrl: '',
+  stunServers: '',
   note: '',
 });
 
@@ -49,6 +52,7 @@ export const toForm = (r: PublishRule): ServiceForm => ({
   publicHttpsPort: r.publicHttpsPort,
   publicHttpPort: r.publicHttpPort,
   upnpUrl: r.upnpUrl,
+  stunServers: joinLines(r.stunServers),
   note: r.note,
 });
 
@@ -76,12 +80,13 @@ export function formToRule(f: ServiceForm): PublishRule {
     publicHttpsPort: toNumber(f.publicHttpsPort),
     publicHttpPort: toNumber(f.publicHttpPort),
     upnpUrl: upnpUrlOf(f),
+    stunServers: lines(f.stunServers).map((s) => s.trim()),
     note: f.note,
   };
 }
 
 /** The fields of the folded "ports and router" part, opened when one of them holds a problem. */
-const ADVANCED = ['httpsPort', 'httpPort', 'publicHttpsPort', 'publicHttpPort', 'upnpUrl'];
+const ADVANCED = ['httpsPort', 'httpPort', 'publicHttpsPort', 'publicHttpPort', 'upnpUrl', 'stunServers'];
 export const isAdvanced = (path: string): boolean => ADVANCED.includes(path.split('.')[0]!);
 
 const LABELS: Record<string, PublishTextId | KitTextId> = {
@@ -94,6 +99,7 @@ const LABELS: Record<string, PublishTextId | KitTextId> = {
   publicHttpsPort: 'publicHttpsPort',
   publicHttpPort: 'publicHttpPort',
   upnpUrl: 'upnpUrl',
+  stunServers: 'stunServers',
   note: 'note',
   checkInterval: 'set.checkInterval',
 };

@@ -12,6 +12,7 @@ import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
 import type { PortMappingsService } from './portMappings.js';
 import type { RulesService } from './rules.js';
+import type { StunAddressesService } from './stunAddresses.js';
 import type { StoragesService } from './storages.js';
 import type { WebhooksService } from './webhooks.js';
 
@@ -26,6 +27,7 @@ export interface ServiceMap {
   httpChallenges: HttpChallengesService;
   audit: AuditService;
   portMappings: PortMappingsService;
+  stunAddresses: StunAddressesService;
   rules: RulesService;
 }
 
@@ -42,3 +44,4 @@ export type { HttpChallengesService } from './httpChallenges.js';
 export type { ModuleRuleRead, OwnerRef, RulesService } from './rules.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
 export type { PortMapping, PortMappingRequest, PortMappingState, PortMappingsService } from './portMappings.js';
+export type { StunAddress, StunAddressesService } from './stunAddresses.js';

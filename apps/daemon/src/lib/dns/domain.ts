@@ -62,3 +62,21 @@ export function parseDomain(line: string): DomainName {
   const full = sub === '@' ? root : `${sub}.${root}`;
   return { line, full, sub, root, params };
 }
+
+/**
+ * A record's full name as the DDNS providers take domain lines: split as `sub:zone` when one of a
+ * task's lines names its zone that way (`home:lan.example.com`, a zone deeper than the providers would
+ * guess), the longest such zone winning; the full name otherwise.
+ */
+export function recordLine(name: string, taskDomains: readonly string[]): string {
+  let zone = '';
+  for (const line of taskDomains) {
+    const bare = line.split('?')[0]!.trim().toLowerCase();
+    const colon = bare.indexOf(':');
+    if (colon === -1) continue;
+    const z = bare.slice(colon + 1).trim().replace(/\.$/, '');
+    if (z && (name === z || name.endsWith(`.${z}`)) && z.length > zone.length) zone = z;
+  }
+  if (!zone) return name;
+  return name === zone ? `:${zone}` : `${name.slice(0, -zone.length - 1)}:${zone}`;
+}

@@ -8,7 +8,7 @@ import { isIPv4, isIPv6 } from '@lucky/contracts';
 import { ipBytes, ipText } from '../ip.js';
 import { MsgError } from '../msgerror.js';
 
-export const TYPE = { A: 1, SOA: 6, PTR: 12, TXT: 16, AAAA: 28, TSIG: 250, ANY: 255 } as const;
+export const TYPE = { A: 1, SOA: 6, PTR: 12, TXT: 16, AAAA: 28, SRV: 33, HTTPS: 65, TSIG: 250, ANY: 255 } as const;
 const CLASS_IN = 1;
 const CLASS_NONE = 254;
 const CLASS_ANY = 255;
@@ -105,11 +105,13 @@ export interface UpdateSpec {
   ips: string[];
   /** TXT records instead of addresses. */
   texts?: string[];
+  /** Other records, their RDATA already encoded (svcrdata.ts: SRV, HTTPS). */
+  rdata?: Buffer[];
 }
 
 /** An UPDATE that deletes the name's RRset of the type and adds the new records, in one transaction. */
 export function buildUpdate(u: UpdateSpec, id = randomBytes(2).readUInt16BE()): Buffer {
-  const data = u.texts ? u.texts.map(txtRdata) : u.ips.map(ipRdata);
+  const data = u.rdata ?? (u.texts ? u.texts.map(txtRdata) : u.ips.map(ipRdata));
   const updates = [rr(u.name, u.type, CLASS_ANY, 0, Buffer.alloc(0)), ...data.map((d) => rr(u.name, u.type, CLASS_IN, u.ttl, d))];
   return updateMessage(u.zone, updates, id);
 }
@@ -300,6 +302,13 @@ export async function queryTexts(server: { host: string; port: number }, name: s
   const answer = parseMessage(await exchange(server, buildQuery(name, TYPE.TXT, undefined, recursion), timeoutMs));
   if (answer.rcode !== 0 && answer.rcode !== 3) throw new MsgError({ key: 'dnsRcode', vars: { rcode: RCODES[answer.rcode] ?? answer.rcode, server: server.host } });
   return answer.answers.filter((r) => r.type === TYPE.TXT).map((r) => txtText(r.data));
+}
+
+/** The RDATA of the `type` records a server answers for `name` (SRV, HTTPS: svcrdata.ts reads them). NXDOMAIN and NODATA answer []. */
+export async function queryRdata(server: { host: string; port: number }, name: string, type: number, timeoutMs: number): Promise<Buffer[]> {
+  const answer = parseMessage(await exchange(server, buildQuery(name, type), timeoutMs));
+  if (answer.rcode !== 0 && answer.rcode !== 3) throw new MsgError({ key: 'dnsRcode', vars: { rcode: RCODES[answer.rcode] ?? answer.rcode, server: server.host } });
+  return answer.answers.filter((r) => r.type === type).map((r) => r.data);
 }
 
 /** The addresses of `type` a server answers for `name`. NXDOMAIN and NODATA answer []. */

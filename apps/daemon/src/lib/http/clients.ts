@@ -59,15 +59,25 @@ export class HttpClients {
       req.signal?.addEventListener('abort', outer, { once: true });
       if (req.signal?.aborted) abort.abort();
       try {
-        const res = await request(req.url, {
-          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-          headers: req.headers ?? {},
-          ...(req.body !== undefined ? { body: req.body } : {}),
-          dispatcher,
-          signal,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
-        }).catch((err: unknown) => {
+        const send = () =>
+          request(req.url, {
+            method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+            headers: req.headers ?? {},
+            ...(req.body !== undefined ? { body: req.body } : {}),
+            dispatcher,
+            signal,
+            headersTimeout: o.timeoutMs,
+            bodyTimeout: o.timeoutMs,
+          });
+        // A kept-alive connection can be dead without anyone knowing: the router's public address
+        // changed (its NAT forgot the connection) or the server dropped it just as it was reused.
+        // Such a request never reached anyone; sent again once on a new connection, as browsers do.
+        const res = await send()
+          .catch((err: unknown) => {
+            if (signal.aborted || !deadConnection(err)) throw err;
+            return send();
+          })
+          .catch((err: unknown) => {
           if (req.signal?.aborted && req.signal.reason instanceof MsgError) throw req.signal.reason;
           const pin = err instanceof PinMismatch ? err : (err as { cause?: unknown })?.cause instanceof PinMismatch ? ((err as { cause: PinMismatch }).cause) : null;
           if (pin) throw new MsgError({ key: 'httpPinMismatch', vars: { got: pin.got } });
@@ -117,6 +127,12 @@ export class HttpClients {
     this.dispatchers.clear();
     await Promise.all(all.map((d) => d.destroy().catch(() => undefined)));
   }
+}
+
+/** The error of a connection that was gone before the answer began (reset, closed, broken pipe). */
+function deadConnection(err: unknown): boolean {
+  const codes = [(err as { code?: string })?.code, (err as { cause?: { code?: string } })?.cause?.code];
+  return codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'UND_ERR_SOCKET');
 }
 
 /** The server's certificate is not the pinned one. */

@@ -9,7 +9,7 @@ import { fail } from '../../core/envelope.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { PublishEngine } from './publish.engine.js';
 
-type Needs = 'rules' | 'dnsProviders' | 'certificates' | 'certificateOrders' | 'portMappings';
+type Needs = 'rules' | 'dnsProviders' | 'certificates' | 'certificateOrders' | 'portMappings' | 'stunAddresses';
 export type PublishContext = ModuleContext<typeof publishContract, Needs, PublishEngine>;
 
 /** Every link looked at now ("run now", the card's "check now"). */
@@ -18,12 +18,12 @@ async function recheck(key: string, mod: PublishContext): Promise<Msg> {
   return { key: 'publishChecked' };
 }
 
-const NOT_YET = { url: '', publicAddress: '', parts: { ddns: null, web: null, certificate: null }, checks: [] };
+const NOT_YET = { url: '', publicAddress: '', publicPort: null, parts: { ddns: null, web: null, certificate: null, stun: null }, checks: [] };
 
 export default defineModule<typeof publishContract, Needs, never, PublishEngine>({
   key: 'publish',
   contract: publishContract,
-  services: { needs: ['rules', 'dnsProviders', 'certificates', 'certificateOrders', 'portMappings'] },
+  services: { needs: ['rules', 'dnsProviders', 'certificates', 'certificateOrders', 'portMappings', 'stunAddresses'] },
   engine: async (mod) =>
     new (await import('./publish.engine.js')).PublishEngine({
       rules: () => mod.services.rules,
@@ -31,14 +31,17 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
       certificates: () => mod.services.certificates,
       orders: () => mod.services.certificateOrders,
       mappings: async () => mod.services.portMappings,
+      stun: async () => mod.services.stunAddresses,
       lookup: mod.env.acmeTestLookup,
     }),
   startsOrRefuses: true,
   prepare: (rule, previous, mod) => {
     // Names are what the parts are called by in their own modules.
     if (rule.name !== previous?.name && mod.rules.list().some((r) => r.data.name === rule.name)) throw fail(Ret.badRequest, 'duplicateName');
-    if (rule.httpPort === rule.httpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.httpsPort });
-    if (rule.publicHttpPort === rule.publicHttpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.publicHttpsPort });
+    if (rule.reach === 'direct') {
+      if (rule.httpPort === rule.httpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.httpsPort });
+      if (rule.publicHttpPort === rule.publicHttpsPort) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.publicHttpsPort });
+    }
     return rule;
   },
   view: (_rule, figures, lang) => {
@@ -46,6 +49,7 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
     return {
       url: f.url,
       publicAddress: f.publicAddress,
+      publicPort: f.publicPort,
       parts: f.parts,
       checks: f.checks.map((c) => ({ id: c.id, state: c.state, message: renderMsg(lang, c.msg), hint: c.hint ? renderMsg(lang, c.hint) : '', checked: c.checked })),
     };
@@ -54,11 +58,13 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
   routes: (mod) => ({
     check: async ({ params, req }) => ({ msg: renderMsg(req.lang, await recheck(mod.rules.require(params.key).key, mod)) }),
   }),
-  // Its parts go with it: the web rule (whose certificate goes with it) and the DDNS task.
+  // Its parts go with it: the web rule (whose certificate goes with it), the STUN rule and the DDNS task.
   removed: (key, mod) => {
     const owner = { module: 'publish', key };
     void (async () => {
-      for (const w of await mod.services.rules.owned('web', owner).catch(() => [])) await mod.services.rules.remove('web', w.key).catch(() => undefined);
+      for (const module of ['web', 'stun'] as const) {
+        for (const r of await mod.services.rules.owned(module, owner).catch(() => [])) await mod.services.rules.remove(module, r.key).catch(() => undefined);
+      }
       await mod.services.dnsProviders.releaseTask(owner).catch(() => undefined);
     })();
   },

@@ -1,14 +1,18 @@
 /**
  * The links of a published service's card, each looked at on its own: the names at their
- * authoritative servers (never through a cache), the certificate, the web rule, the target, the
- * router forwards. Each says what it found and, when broken, what to do.
+ * authoritative servers (never through a cache), the certificate, the web rule, the target, and
+ * how the outside gets in: the router forwards (direct) or the STUN rule's mapping (STUN). Each
+ * says what it found and, when broken, what to do.
  */
 import { parseHostPort, type Msg, type PublishCheckId, type RuleStatus } from '@lucky/contracts';
 import type { DdnsTaskRef } from '../../core/services/dnsProviders.js';
 import type { PortMappingState } from '../../core/services/portMappings.js';
 import type { StoredCertificate } from '../../core/services/certificates.js';
+import type { StunAddress } from '../../core/services/stunAddresses.js';
 import { findAuthority, type AuthorityOptions } from '../../lib/dns/authoritative.js';
-import { queryAddresses } from '../../lib/dns/wire.js';
+import { portRecordText } from '../../lib/dns/svcrdata.js';
+import { queryAddresses, queryRdata, TYPE } from '../../lib/dns/wire.js';
+import type { PortRecord } from './publish.parts.js';
 import { msgOf } from '../../lib/msgerror.js';
 
 export interface Check {
@@ -30,7 +34,8 @@ async function authorities(name: string, task: DdnsTaskRef | undefined, lookup: 
   return found.servers.map((s) => s.addresses[0]!);
 }
 
-export async function checkDns(names: readonly string[], ip: string, task: DdnsTaskRef | undefined, lookup?: AuthorityOptions): Promise<Check> {
+/** The names' A records, and the port records written for them (STUN mode), at the authoritative servers. */
+export async function checkDns(names: readonly string[], ip: string, task: DdnsTaskRef | undefined, lookup?: AuthorityOptions, records: readonly PortRecord[] = []): Promise<Check> {
   const hint: Msg = { key: 'publishDnsHint', vars: { task: task?.name ?? '' } };
   if (!ip) return check('dns', 'pending', { key: 'publishDnsNoAddress' });
   const asked = new Set<string>();
@@ -52,13 +57,25 @@ export async function checkDns(names: readonly string[], ip: string, task: DdnsT
       }
       if (got.length === 0) return check('dns', 'failed', { key: 'publishDnsNone', vars: { name, server: where } }, hint);
       if (!got.includes(ip)) return check('dns', 'failed', { key: 'publishDnsWrong', vars: { name, server: where, got: got.join(', '), ip } }, hint);
+      for (const r of records.filter((x) => x.name === name || x.name.endsWith(`.${name}`))) {
+        let values: string[];
+        try {
+          values = (await queryRdata(server, r.name, TYPE[r.type], 3000)).map((d) => portRecordText(r.type, d));
+        } catch (err) {
+          return check('dns', 'failed', { key: 'publishDnsFailed', vars: { name: r.name, detail: msgOf(err) } }, hint);
+        }
+        if (!values.includes(r.value)) {
+          return check('dns', 'failed', { key: 'publishDnsPortWrong', vars: { name: r.name, type: r.type, server: where, got: values.join(', ') || '-', want: r.value } }, hint);
+        }
+      }
     }
   }
-  return check('dns', 'ok', { key: 'publishDnsOk', vars: { names: names.join(', '), ip, servers: [...asked].join(', ') } });
+  const port = /port=(\d+)/.exec(records.find((r) => r.type === 'HTTPS')?.value ?? '')?.[1] ?? / (\d+) /.exec(records[0]?.value ?? '')?.[1];
+  const vars = { names: names.join(', '), ip, servers: [...asked].join(', ') };
+  return check('dns', 'ok', port ? { key: 'publishDnsOkPorts', vars: { ...vars, port } } : { key: 'publishDnsOk', vars });
 }
 
-export function checkCertificate(names: readonly string[], cert: StoredCertificate | undefined, problem: Msg | null, lan: string, httpPort: number): Check {
-  const hint: Msg = { key: 'publishCertHint', vars: { name: names[0] ?? '', lan: `${lan}:${httpPort}` } };
+export function checkCertificate(names: readonly string[], cert: StoredCertificate | undefined, problem: Msg | null, hint: Msg): Check {
   if (problem) return check('certificate', 'failed', { key: 'publishCertFailed', vars: { detail: problem } }, hint);
   if (!cert) return check('certificate', 'pending', { key: 'publishCertPending' });
   const missing = names.filter((n) => !cert.names.includes(n));
@@ -91,4 +108,24 @@ export function checkRouter(mapped: boolean, states: PortMappingState[], forward
   const kind = states[0]?.kind === 'natpmp' ? 'NAT-PMP' : 'UPnP';
   const ports = states.map((s) => s.externalPort).join(', ');
   return check('router', 'ok', { key: 'publishRouterOk', vars: { kind, ports, ip: states[0]?.externalAddress || '?' } });
+}
+
+/** STUN mode: the STUN rule runs, holds a public address, and the router lets it in when asked to. */
+export function checkStun(name: string, now: StunAddress | null, status: RuleStatus | undefined, mapRouter: boolean): Check {
+  const hint: Msg = { key: 'publishStunHint', vars: { name } };
+  if (!status) return check('stun', 'failed', { key: 'publishStunMissing' });
+  if (status.state !== 'running' && status.state !== 'waiting') {
+    return check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message || status.state } } } }, hint);
+  }
+  if (!now) return status.message ? check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message } } } }, hint) : check('stun', 'pending', { key: 'publishStunPending' });
+  const vars = { name, addr: `${now.ip}:${now.port}`, local: now.localPort };
+  const failed = now.mappings.find((m) => m.state === 'failed');
+  if (failed) {
+    return check('stun', 'failed', { key: 'publishStunMapFailed', vars: { detail: failed.reason ?? { key: 'rawText', vars: { text: '' } } } }, { key: 'publishStunMapHint', vars: { name, local: now.localPort } });
+  }
+  if (mapRouter && now.mappings.some((m) => m.state !== 'ok')) return check('stun', 'pending', { key: 'publishStunPending' });
+  if (status.state === 'running' && status.message) {
+    return check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message } } } }, hint);
+  }
+  return check('stun', 'ok', { key: mapRouter && now.mappings.length ? 'publishStunOkMapped' : 'publishStunOk', vars });
 }

@@ -101,7 +101,21 @@ describe('publish on loopback (BIND, pebble, a real backend)', () => {
     expect(busy.ret).toBe(6);
     expect(busy.msg).toMatch(/^could not create the web rule: Not saved: tcp 0\.0\.0\.0:\d+ is taken by the web services rule "someone else"/);
     expect((await d.call('DELETE', `/api/web/rules/${taken.key}`)).ret).toBe(0);
+    // STUN mode's certificate comes by DNS-01: a provider that writes no TXT records cannot carry it.
+    const callback = await d.call<{ key: string }>('POST', '/api/ddns/rules', {
+      name: 'callback zone',
+      provider: 'callback',
+      recordType: 'A',
+      domains: ['ha.example.test'],
+      ipv4: { type: 'command', command: 'echo 127.0.0.1' },
+      callback: { url: 'http://127.0.0.1:9/update?ip=#{ip}', method: 'GET' },
+    }, EN);
+    expect(callback.ret, callback.msg).toBe(0);
+    const noTxt = await d.call('POST', '/api/publish/rules', service({ reach: 'stun', dnsTask: callback.key }), EN);
+    expect(noTxt).toMatchObject({ ret: 6, msg: 'could not create the DDNS task: in STUN mode the certificate comes by DNS-01, which needs a DNS provider that writes TXT records: callback does not' });
+    expect((await d.call('DELETE', `/api/ddns/rules/${callback.key}`)).ret).toBe(0);
     expect(await list('publish')).toEqual([]);
+    expect(await list('stun')).toEqual([]);
     expect((await list('ddns')).length).toBe(before.ddns);
     expect((await list('web')).length).toBe(before.web);
   });

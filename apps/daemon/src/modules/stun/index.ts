@@ -16,7 +16,10 @@ export default defineModule({
   services: {
     needs: ['webhooks', 'dnsProviders'],
     // Imported when a module first asks (Publish's router forwards): a daemon without one never loads the protocols.
-    provides: { portMappings: async () => (await import('./stun.keeper.js')).portMappings },
+    provides: {
+      portMappings: async () => (await import('./stun.keeper.js')).portMappings,
+      stunAddresses: async (mod: StunContext) => (await import('./stun.addresses.js')).stunAddresses(await mod.engine()),
+    },
   },
   engine: async (mod) =>
     new (await import('./stun.engine.js')).StunEngine({

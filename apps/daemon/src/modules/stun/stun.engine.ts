@@ -8,8 +8,10 @@ export class StunEngine implements Engine<StunRule, StunConfigure, RunFigures> {
 
   constructor(private readonly deps: RunDeps) {}
 
+  private listeners = new Set<(key: string) => void>();
+
   async start(rule: StunRule, ctx: RuleContext<StunConfigure>): Promise<RuleHandle<StunRule, RunFigures>> {
-    const run = new StunRun(rule, ctx, this.deps);
+    const run = new StunRun(rule, ctx, { ...this.deps, changed: () => this.listeners.forEach((l) => l(ctx.key)) });
     try {
       await run.start();
     } catch (err) {
@@ -29,6 +31,12 @@ export class StunEngine implements Engine<StunRule, StunConfigure, RunFigures> {
 
   run(key: string): StunRun | undefined {
     return this.runs.get(key);
+  }
+
+  /** Calls `listener` with a rule's key after a check that changed its public address or mappings. */
+  onChanged(listener: (key: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   connections(): number {

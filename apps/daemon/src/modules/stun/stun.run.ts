@@ -60,6 +60,8 @@ export interface RunDeps {
   /** False with LUCKY_NATIVE_RELAY=0: TCP pairs and UDP sessions are relayed in JavaScript. */
   nativeRelay: boolean;
   notify: Omit<NotifyDeps, 'note'>;
+  /** After a check whose public address or mappings differ from the one before (the `stunAddresses` service). */
+  changed?: () => void;
 }
 
 export class StunRun {
@@ -186,6 +188,7 @@ export class StunRun {
         if (this.stopped) return;
         const all = [...problems, ...(this.symmetric ? [this.symmetric] : []), ...(this.mappingProblems() ?? [])];
         this.ctx.report(all.length ? all : null);
+        this.tellIfChanged();
         return;
       } catch (err) {
         if (this.stopped) return;
@@ -195,6 +198,14 @@ export class StunRun {
     this.failures++;
     this.state.lastCheck = Date.now();
     this.ctx.report([...problems, { key: 'stunNoServerAnswered', vars: { servers: servers.join(', ') } }]);
+  }
+
+  private told = '';
+  private tellIfChanged(): void {
+    const now = JSON.stringify([this.state.publicAddr, this.mappers.map((m) => [m.state.state, m.state.externalPort])]);
+    if (now === this.told) return;
+    this.told = now;
+    this.deps.changed?.();
   }
 
   /**

@@ -5,9 +5,9 @@
  */
 import { recordsProvider } from './generic.js';
 import { errorDetail } from './rest.js';
-import { basicAuth, httpError, providerError, zoneNotFound, type ProviderContext, type RecordType } from './types.js';
+import { basicAuth, httpError, providerError, zoneNotFound, type ProviderContext, type BasicRecordType } from './types.js';
 
-const TYPE_NUMBER: Record<RecordType, number> = { A: 1, TXT: 16, AAAA: 28 };
+const TYPE_NUMBER: Record<BasicRecordType, number> = { A: 1, TXT: 16, AAAA: 28 };
 
 async function call<T>(ctx: ProviderContext, method: string, path: string, body?: unknown): Promise<{ code: number; msg?: string; data?: T }> {
   const res = await ctx.http({
@@ -45,16 +45,16 @@ export const dnsla = recordsProvider<string, LaRecord>(
       return a.data.id;
     },
     async list(ctx, zone, ref) {
-      const q = new URLSearchParams({ pageIndex: '1', pageSize: '100', domainId: zone, host: ref.domain.sub, type: String(TYPE_NUMBER[ref.type]) });
+      const q = new URLSearchParams({ pageIndex: '1', pageSize: '100', domainId: zone, host: ref.domain.sub, type: String(TYPE_NUMBER[ref.type as BasicRecordType]) });
       const data = await ok<{ results?: LaRecord[] }>(ctx, 'GET', `/api/recordList?${q}`);
-      return (data.results ?? []).filter((r) => r.host === ref.domain.sub && r.type === TYPE_NUMBER[ref.type]);
+      return (data.results ?? []).filter((r) => r.host === ref.domain.sub && r.type === TYPE_NUMBER[ref.type as BasicRecordType]);
     },
     valueOf: (r) => r.data,
     create: async (ctx, zone, want) => {
-      await ok(ctx, 'POST', '/api/record', { domainId: zone, type: TYPE_NUMBER[want.type], host: want.domain.sub, data: want.value, ttl: want.ttl });
+      await ok(ctx, 'POST', '/api/record', { domainId: zone, type: TYPE_NUMBER[want.type as BasicRecordType], host: want.domain.sub, data: want.value, ttl: want.ttl });
     },
     update: async (ctx, _zone, rec, want) => {
-      await ok(ctx, 'PUT', '/api/record', { id: rec.id, type: TYPE_NUMBER[want.type], host: want.domain.sub, data: want.value, ttl: want.ttl });
+      await ok(ctx, 'PUT', '/api/record', { id: rec.id, type: TYPE_NUMBER[want.type as BasicRecordType], host: want.domain.sub, data: want.value, ttl: want.ttl });
     },
     delete: async (ctx, _zone, rec) => {
       await ok(ctx, 'DELETE', `/api/record?id=${encodeURIComponent(rec.id)}`);

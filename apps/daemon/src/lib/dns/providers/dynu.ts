@@ -5,7 +5,7 @@
  */
 import { recordsProvider } from './generic.js';
 import { rest } from './rest.js';
-import { zoneNotFound, type ProviderContext, type RecordType } from './types.js';
+import { zoneNotFound, type ProviderContext, type BasicRecordType } from './types.js';
 
 interface DynuRecord {
   id: number;
@@ -17,7 +17,7 @@ interface DynuRecord {
 }
 
 const api = (ctx: ProviderContext) => rest(ctx, 'Dynu', { 'API-Key': ctx.creds.secret });
-const FIELD: Record<RecordType, 'ipv4Address' | 'ipv6Address' | 'textData'> = { A: 'ipv4Address', AAAA: 'ipv6Address', TXT: 'textData' };
+const FIELD: Record<BasicRecordType, 'ipv4Address' | 'ipv6Address' | 'textData'> = { A: 'ipv4Address', AAAA: 'ipv6Address', TXT: 'textData' };
 
 export const dynu = recordsProvider<{ id: number; node: string }, DynuRecord>(
   { name: 'dynu', base: 'https://api.dynu.com/v2' },
@@ -32,12 +32,12 @@ export const dynu = recordsProvider<{ id: number; node: string }, DynuRecord>(
       const { dnsRecords } = await api(ctx).call<{ dnsRecords: DynuRecord[] }>('GET', `/dns/${zone.id}/record`);
       return dnsRecords.filter((r) => r.nodeName === zone.node && r.recordType === ref.type);
     },
-    valueOf: (r) => r[FIELD[r.recordType as RecordType]] ?? '',
+    valueOf: (r) => r[FIELD[r.recordType as BasicRecordType]] ?? '',
     create: async (ctx, zone, want) => {
-      await api(ctx).call('POST', `/dns/${zone.id}/record`, { nodeName: zone.node, recordType: want.type, ttl: want.ttl, state: true, group: '', [FIELD[want.type]]: want.value });
+      await api(ctx).call('POST', `/dns/${zone.id}/record`, { nodeName: zone.node, recordType: want.type, ttl: want.ttl, state: true, group: '', [FIELD[want.type as BasicRecordType]]: want.value });
     },
     update: async (ctx, zone, rec, want) => {
-      await api(ctx).call('POST', `/dns/${zone.id}/record/${rec.id}`, { nodeName: zone.node, recordType: want.type, ttl: want.ttl, state: true, group: '', [FIELD[want.type]]: want.value });
+      await api(ctx).call('POST', `/dns/${zone.id}/record/${rec.id}`, { nodeName: zone.node, recordType: want.type, ttl: want.ttl, state: true, group: '', [FIELD[want.type as BasicRecordType]]: want.value });
     },
     delete: async (ctx, zone, rec) => {
       await api(ctx).call('DELETE', `/dns/${zone.id}/record/${rec.id}`);

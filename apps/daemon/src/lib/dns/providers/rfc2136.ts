@@ -2,10 +2,12 @@
  * RFC 2136 dynamic update signed with TSIG. The record is read from the same server first (a
  * plain query), and replaced only when it differs. Use `sub:zone` when the zone is deeper than two labels.
  * TXT records (ACME DNS-01) are set the same way; removing a TXT value deletes only that record
- * (RFC 2136 2.5.4), other texts of the name stay.
+ * (RFC 2136 2.5.4), other texts of the name stay. SRV and HTTPS (a service's port) replace the name's
+ * set of their type with the one value.
  */
 import { parseHostPort } from '@lucky/contracts';
-import { buildTextRemoval, buildUpdate, exchange, parseMessage, queryAddresses, queryTexts, RCODES, signTsig, TYPE, verifyTsigAnswer } from '../wire.js';
+import { portRecordRdata, portRecordText } from '../svcrdata.js';
+import { buildTextRemoval, buildUpdate, exchange, parseMessage, queryAddresses, queryRdata, queryTexts, RCODES, signTsig, TYPE, verifyTsigAnswer } from '../wire.js';
 import { MsgError, msgOf } from '../../msgerror.js';
 import { setHolds, type DnsProvider, type ProviderContext } from './types.js';
 
@@ -46,6 +48,13 @@ export const rfc2136: DnsProvider = {
       await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE.TXT, ttl: want.ttl, ips: [], texts: [want.value] }));
       return current.length ? 'updated' : 'created';
     }
+    if (want.type === 'SRV' || want.type === 'HTTPS') {
+      const rdata = portRecordRdata(want.type, want.value);
+      const current = await queryRdata(server, d.full, TYPE[want.type], ctx.timeoutMs);
+      if (current.length === 1 && current[0]!.equals(rdata)) return 'same';
+      await update(ctx, server, buildUpdate({ zone: d.root, name: d.full, type: TYPE[want.type], ttl: want.ttl, ips: [], rdata: [rdata] }));
+      return current.length ? 'updated' : 'created';
+    }
     const type = want.type;
     const current = await queryAddresses(server, d.full, type, ctx.timeoutMs);
     if (current.length === 1 && current[0]!.toLowerCase() === want.value.toLowerCase()) return 'same';
@@ -55,7 +64,9 @@ export const rfc2136: DnsProvider = {
   async list(ctx, want) {
     const server = serverOf(ctx);
     const name = want.domain.full;
-    return want.type === 'TXT' ? queryTexts(server, name, ctx.timeoutMs) : queryAddresses(server, name, want.type, ctx.timeoutMs);
+    const type = want.type;
+    if (type === 'SRV' || type === 'HTTPS') return (await queryRdata(server, name, TYPE[type], ctx.timeoutMs)).map((r) => portRecordText(type, r));
+    return type === 'TXT' ? queryTexts(server, name, ctx.timeoutMs) : queryAddresses(server, name, type, ctx.timeoutMs);
   },
   async remove(ctx, want) {
     const server = serverOf(ctx);

@@ -19,7 +19,10 @@ import { excerpt, type HttpFn, type HttpResponse } from '../../http/request.js';
 import { MsgError } from '../../msgerror.js';
 
 export type AddressType = 'A' | 'AAAA';
-export type RecordType = AddressType | 'TXT';
+/** SRV and HTTPS values in their zone-file form: `0 0 8443 ha.example.com.`, `1 . alpn=h2 port=8443`. */
+export type RecordType = AddressType | 'TXT' | 'SRV' | 'HTTPS';
+/** What every provider's description may name: the types the registry lets through to most of them. */
+export type BasicRecordType = AddressType | 'TXT';
 
 export interface RecordWant {
   domain: DomainName;
@@ -111,7 +114,7 @@ export function recordTypes(name: DdnsProviderName): RecordType[] {
 
 /** The wanted record's type when the provider sets addresses only. */
 export function addressType(want: RecordWant, provider: string): AddressType {
-  if (want.type === 'TXT') throw new MsgError({ key: 'dnsTypeUnsupported', vars: { provider, type: want.type } });
+  if (want.type !== 'A' && want.type !== 'AAAA') throw new MsgError({ key: 'dnsTypeUnsupported', vars: { provider, type: want.type } });
   return want.type;
 }
 
