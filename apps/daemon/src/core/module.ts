@@ -103,6 +103,11 @@ export interface ModuleSpec<
   /** The rule was deleted: drop what the module keeps beside it. */
   removed?(key: string, mod: ModuleContext<C, N, E>): void;
   /**
+   * The user switched the rule on or off (not a restart or the daemon closing), once it started or
+   * stopped: a published service switches the parts that carry traffic with it.
+   */
+  switched?(key: string, enable: boolean, mod: ModuleContext<C, N, E>): void;
+  /**
    * A new rule that cannot start is not kept: the create fails with why, and nothing of it stays (a
    * published service whose parts cannot be made undoes them in its start).
    */

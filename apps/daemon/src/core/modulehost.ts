@@ -160,6 +160,7 @@ export class ModuleHost {
         ...(spec.prepare ? { prepare: (r: RuleData, prev: RuleData | undefined) => spec.prepare!(r as never, prev as never, ctx) as never } : {}),
         ...(spec.view ? { view: (r, figures, lang) => spec.view!(r as never, figures, lang, ctx) } : {}),
         ...(spec.removed ? { removed: (k: string) => spec.removed!(k, ctx) } : {}),
+        ...(spec.switched ? { switched: (k: string, enable: boolean) => spec.switched!(k, enable, ctx) } : {}),
         ...(spec.guardRemove ? { guardRemove: (r) => spec.guardRemove!(r as never, ctx) } : {}),
         ...(spec.startsOrRefuses ? { mustStart: true } : {}),
       },

@@ -24,6 +24,8 @@ export interface RuleHooks<R, F> {
   view?(rule: StoredRule<R>, figures: F | undefined, lang: Lang): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** The rule is deleted: drop what the module keeps beside it. */
   removed?(key: string): void;
+  /** The user switched the rule on or off (its switch, or a save that changed it): after it started or stopped. */
+  switched?(key: string, enable: boolean): void;
   /** Why a delete needs confirming (a storage in use), or null. */
   guardRemove?(rule: StoredRule<R>): Msg | null | Promise<Msg | null>;
   /** A new rule that cannot start is not kept: its create fails with why (the module's `startsOrRefuses`). */
@@ -139,6 +141,7 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     this.o.store.update(key, rule);
     this.say('ruleSaved', key, rule.name);
     await this.o.runtime.apply(key);
+    if (previous.enable !== rule.enable) this.o.hooks.switched?.(key, rule.enable);
   }
 
   /** Stores a rule the module changed itself (already valid, e.g. a domain replaced in bulk). */
@@ -179,6 +182,7 @@ export class RuleOps<C extends ModuleContract, R extends RuleData & z.output<C['
     this.o.store.update(key, next);
     this.say(enable ? 'ruleEnabled' : 'ruleDisabled', key, rule.data.name);
     await this.o.runtime.apply(key);
+    if (rule.data.enable !== enable) this.o.hooks.switched?.(key, enable);
   }
 
   settingsView(): z.output<C['configure']> {

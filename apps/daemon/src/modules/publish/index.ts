@@ -58,6 +58,19 @@ export default defineModule<typeof publishContract, Needs, never, PublishEngine>
   routes: (mod) => ({
     check: async ({ params, req }) => ({ msg: renderMsg(req.lang, await recheck(mod.rules.require(params.key).key, mod)) }),
   }),
+  // Switched off, the service is no longer reachable: the parts that carry its traffic go off with it
+  // (the router forwards went with its stop). Switched on, its start brings them back.
+  switched: (key, enable, mod) => {
+    if (enable) return;
+    const owner = { module: 'publish', key };
+    void (async () => {
+      for (const module of ['stun', 'web'] as const) {
+        for (const r of await mod.services.rules.owned(module, owner).catch(() => [])) {
+          await mod.services.rules.update(module, r.key, { ...r.data, enable: false }).catch(() => undefined);
+        }
+      }
+    })();
+  },
   // Its parts go with it: the web rule (whose certificate goes with it), the STUN rule and the DDNS task.
   removed: (key, mod) => {
     const owner = { module: 'publish', key };

@@ -6,6 +6,7 @@
  * leave nothing behind; deleting the service deletes exactly its parts.
  */
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBind, type Bind } from '../../lib/dns/testing/bind.js';
 import { waitFor } from '../../lib/dns/testing/fakes.js';
@@ -166,6 +167,27 @@ describe('publish on loopback (BIND, pebble, a real backend)', () => {
     expect(v.status.state).toBe('error');
     expect((await d.call('PUT', `/api/publish/rules/${key}`, service(), EN)).ret).toBe(0);
   }, 30_000);
+
+  it('switched off, its web rule goes off with it and the names are no longer served; on again, both run', async () => {
+    const webOf = async () => (await list<{ key: string; enable: boolean; status: { state: string } }>('web'))[0]!;
+    expect((await webOf()).status.state).toBe('running');
+    expect((await d.call('PUT', `/api/publish/rules/${key}/enable`, { enable: false }, EN)).ret).toBe(0);
+    await waitFor('the web rule off', async () => ((await webOf()).enable === false ? true : undefined));
+    expect((await webOf()).status.state).toBe('disabled');
+    // Stored off at once; its listener closes as the rule stops.
+    const knock = () =>
+      new Promise<string>((resolve) => {
+        const sock = connect(httpsPort, '127.0.0.1', () => (sock.destroy(), resolve('open')));
+        sock.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+      });
+    await waitFor('the HTTPS port closed', async () => ((await knock()) === 'ECONNREFUSED' ? true : undefined), 10_000);
+    expect((await d.call('PUT', `/api/publish/rules/${key}/enable`, { enable: true }, EN)).ret).toBe(0);
+    await waitFor('the web rule on and running', async () => {
+      const w = await webOf();
+      return w.enable && w.status.state === 'running' ? true : undefined;
+    }, 20_000);
+    await waitFor('the service green again', async () => ((await view(key)).checks.every((c) => c.state === 'ok') ? true : undefined), 30_000);
+  }, 60_000);
 
   it('deleting the service deletes its parts and nothing else', async () => {
     expect((await d.call('DELETE', `/api/publish/rules/${key}`)).ret).toBe(0);
