@@ -230,11 +230,27 @@ describe('security management e2e (chromium + built daemon)', () => {
       .toEqual([]);
   });
 
-  it('shows login protection, the lock list and clears it', async () => {
+  it('shows login protection, lifts one lock, saves the allow list, and clears the list', async () => {
     for (let i = 0; i < 2; i++) await daemon.api('POST', '/api/login', { Account: 'admin', Password: 'wrong' });
     await tab('login');
     await expect.poll(() => page.getByTestId('safe-lockout-row').count(), { timeout: 10_000 }).toBe(1);
     await safeShot('08-login-protection');
+    // One address lifted by its own button.
+    await page.getByTestId('safe-lockout-lift').click();
+    await page.getByTestId('safe-lockouts-empty').waitFor();
+    // The allow list, one network a line, saved with the rest.
+    await page.getByTestId('safe-lp-allowList').fill('192.0.2.0/24\n\n198.51.100.9');
+    await page.getByTestId('safe-lp-save').click();
+    await expect
+      .poll(async () => ((await daemon.api('GET', '/api/safe/loginprotection', undefined, apiToken)).loginProtection as { allowList: string[] }).allowList)
+      .toEqual(['192.0.2.0/24', '198.51.100.9']);
+    await page.getByTestId('safe-lp-allowList').fill('');
+    await page.getByTestId('safe-lp-save').click();
+    await expect
+      .poll(async () => ((await daemon.api('GET', '/api/safe/loginprotection', undefined, apiToken)).loginProtection as { allowList: string[] }).allowList)
+      .toEqual([]);
+    for (let i = 0; i < 2; i++) await daemon.api('POST', '/api/login', { Account: 'admin', Password: 'wrong' });
+    await expect.poll(() => page.getByTestId('safe-lockout-row').count(), { timeout: 10_000 }).toBe(1);
     await page.getByTestId('safe-lockouts-clear').click();
     await page.getByTestId('safe-lockouts-clear-confirm').click();
     await page.getByTestId('safe-lockouts-empty').waitFor();

@@ -15,6 +15,7 @@ import { coreMigrations, migrate, openDb, type Db } from './core/db.js';
 import { refuseEmptiedDb, snapshotBeforeMigrations, Snapshots } from './core/snapshots.js';
 import { AdminListener } from './core/listener.js';
 import { LoginGuard, type LoginGuardOptions } from './core/loginguard.js';
+import { loginLocks } from './core/loginlocks.js';
 import { createProgramLog, sayer, type ProgramLog } from './core/logs.js';
 import { ModuleHost } from './core/modulehost.js';
 import { PortConflict, PortRegistry, type PortOwner } from './core/ports.js';
@@ -112,7 +113,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   const audit = new Audit(db);
   // One lock-out for the console's login and every service with a login of its own (WebDAV, FTP).
-  const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard }));
+  const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard }), Date.now, {
+    store: loginLocks(db),
+    onLock: (address, seconds, failures) => audit.add({ actor: 'defender', address, action: 'login locked', target: `${seconds} s after ${failures} failures`, result: 0 }),
+  });
   const ports = new PortRegistry();
   // Before any rule starts: a rule on the console's own port must be the one refused.
   ports.claim([{ proto: 'tcp', address: config.get().AdminWebListenHost, port: config.get().AdminWebListenPort }], CONSOLE);

@@ -37,6 +37,8 @@ export const ZLoginProtection = z.object({
   maxLockSeconds: z.number().int().min(1).max(7 * 86400).default(3600),
   /** Failures from all addresses together per minute before every login waits a minute. */
   globalFailuresPerMinute: z.number().int().min(1).max(10000).default(30),
+  /** Addresses and networks never locked (the operator's own LAN, a monitoring host). */
+  allowList: z.array(ZCidr).max(64).default([]),
 });
 export type LoginProtection = z.infer<typeof ZLoginProtection>;
 
@@ -168,6 +170,13 @@ export const safeRoutes = {
   }),
   lockouts: route({ method: 'GET', path: '/api/safe/lockouts', summary: 'Addresses with failed logins', response: ok({ list: z.array(ZLockout) }) }),
   clearLockouts: route({ method: 'DELETE', path: '/api/safe/lockouts', summary: 'Forget failed logins and lift every lock', response: ZOk }),
+  liftLockout: route({
+    method: 'DELETE',
+    path: '/api/safe/lockouts/:address',
+    summary: "Lift one address's lock and forget its failures (`*`: the lock of every login)",
+    params: z.object({ address: z.string().trim().min(1).max(64) }),
+    response: ZOk,
+  }),
   getSafeUrl: route({ method: 'GET', path: '/api/safe/safeurl', summary: 'The safe entry path', response: ok({ safeURL: z.string() }) }),
   putSafeUrl: route({
     method: 'PUT',

@@ -2,6 +2,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { inCidr, ipBytes, isLocalAddress, parseCidr } from './cidr.js';
 import { LoginGuard } from './loginguard.js';
+import { loginLocks } from './loginlocks.js';
+import { coreMigrations, migrate, openDb } from './db.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LogBuffer } from './logbuffer.js';
 import { createProgramLog } from './logs.js';
 import { randomPassword } from './password.js';
@@ -67,6 +72,48 @@ describe('login guard', () => {
     g.clear();
     expect(g.lockedFor('10.0.0.200')).toBe(0);
     now += 1;
+  });
+});
+
+describe('login guard: allow list, lift, a lock kept in the database', () => {
+  const opts = { freeFailures: 2, baseLockSeconds: 10, maxLockSeconds: 40, globalFailuresPerMinute: 3, allowList: ['192.168.7.0/24'] };
+  it('never locks or counts an allowed address, even in a flood that locks everyone else', () => {
+    const g = new LoginGuard(() => opts, () => 1_000);
+    for (let i = 0; i < 10; i++) expect(g.fail('192.168.7.9')).toBe(0);
+    expect(g.list()).toEqual([]);
+    for (let i = 0; i < 3; i++) g.fail(`10.1.0.${i}`);
+    expect(g.lockedFor('10.9.9.9')).toBe(60);
+    expect(g.lockedFor('192.168.7.9')).toBe(0);
+    expect(g.lift('*')).toBe(true);
+    expect(g.lockedFor('10.9.9.9')).toBe(0);
+  });
+  it('keeps locks in the database for the next process, tells each new lock once, and lifts one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lucky-locks-'));
+    try {
+      const db = openDb(dir);
+      migrate(db, 'core', coreMigrations);
+      const told: string[] = [];
+      let now = 5_000;
+      const g = new LoginGuard(() => opts, () => now, { store: loginLocks(db), onLock: (a, s, f) => told.push(`${a} ${s} ${f}`) });
+      g.fail('10.2.0.1');
+      g.fail('10.2.0.1');
+      g.fail('10.2.0.1');
+      g.fail('10.2.0.2');
+      g.fail('10.2.0.2');
+      expect(told).toEqual(['10.2.0.1 10 2', '10.2.0.2 10 2']);
+      // The next process (same database) finds both locks; lifting one leaves the other.
+      const next = new LoginGuard(() => opts, () => now, { store: loginLocks(db) });
+      expect(next.lockedFor('10.2.0.1')).toBe(20);
+      expect(next.lift('10.2.0.1')).toBe(true);
+      expect(next.lift('10.2.0.1')).toBe(false);
+      now += 10_001;
+      // Expired locks are not loaded again.
+      const third = new LoginGuard(() => opts, () => now, { store: loginLocks(db) });
+      expect(third.list()).toEqual([]);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

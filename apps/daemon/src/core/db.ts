@@ -181,4 +181,15 @@ export const coreMigrations: Migration[] = [
     // JSON of RuleOwner ({module, key, name}): the other module's object a rule was made for; NULL for the user's own.
     up: 'ALTER TABLE rules ADD COLUMN owner TEXT',
   },
+  {
+    version: 6,
+    name: 'login locks',
+    // The defender's locked addresses (core/loginguard.ts), so that a restart does not lift them.
+    up: `CREATE TABLE login_locks (
+      address TEXT PRIMARY KEY,
+      failures INTEGER NOT NULL,
+      last_failure INTEGER NOT NULL,
+      locked_until INTEGER NOT NULL
+    );`,
+  },
 ];

@@ -73,6 +73,6 @@ export function installAudit(app: FastifyInstance, audit: Audit): void {
       const body = req.body as { Account?: unknown } | undefined;
       actor = typeof body?.Account === 'string' ? body.Account : '-';
     }
-    audit.add({ actor, address: req.ip, action: `${def.method} ${def.path}`, target: params.key ?? params.id ?? '', result: req.ret });
+    audit.add({ actor, address: req.ip, action: `${def.method} ${def.path}`, target: params.key ?? params.id ?? params.address ?? '', result: req.ret });
   });
 }

@@ -71,6 +71,11 @@ export function safeRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 
   addRoute(app, routes.lockouts, () => ({ list: guard.list() }));
+  addRoute(app, routes.liftLockout, ({ params, req }) => {
+    if (!guard.lift(params.address)) throw fail(Ret.notFound, 'lockNotFound', { address: params.address });
+    sayer(req.log).info({ key: 'logLockLifted', vars: { address: params.address } }, { ip: req.ip });
+    return {};
+  });
   addRoute(app, routes.clearLockouts, ({ req }) => {
     guard.clear();
     sayer(req.log).info({ key: 'logLocksCleared' }, { ip: req.ip });

@@ -1,4 +1,5 @@
 /** Security management over the API: 2FA, access policy, lockouts, safe entry path, tokens, sessions, audit. */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../core/totp.js';
 import { startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../test/harness.js';
@@ -158,6 +159,40 @@ describe('login protection', () => {
     expect((await login(d, {}, '10.0.0.5')).ret).toBe(0);
   });
 
+  const wrong = (from: string) => d.call('POST', '/api/login', { Account: 'admin', Password: 'x' }, { ...EN, token: null, remoteAddress: from });
+  const lockList = async () => (await d.call<{ list: { address: string }[] }>('GET', '/api/safe/lockouts')).list.map((l) => l.address).sort();
+
+  it('lifts one address and leaves the others locked; the audit log has the lock and the lift', async () => {
+    for (const ip of ['10.0.0.6', '10.0.0.7']) for (let i = 0; i < 2; i++) await wrong(ip);
+    expect(await lockList()).toEqual(['10.0.0.6', '10.0.0.7']);
+    expect((await d.call('DELETE', '/api/safe/lockouts/10.0.0.6')).ret).toBe(0);
+    expect(await lockList()).toEqual(['10.0.0.7']);
+    expect((await login(d, {}, '10.0.0.6')).ret).toBe(0);
+    expect((await login(d, {}, '10.0.0.7')).ret).toBe(2);
+    expect(await d.call('DELETE', '/api/safe/lockouts/10.0.0.99', undefined, EN)).toMatchObject({ ret: 3, msg: '10.0.0.99 is not locked' });
+    const audit = (await d.call<{ list: { actor: string; action: string; address: string; target: string }[] }>('GET', '/api/safe/audit?limit=50')).list;
+    expect(audit.find((e) => e.actor === 'defender' && e.address === '10.0.0.7')).toMatchObject({ action: 'login locked', target: '300 s after 2 failures' });
+    expect(audit.filter((e) => e.action === 'DELETE /api/safe/lockouts/:address').map((e) => e.target)).toEqual(['10.0.0.99', '10.0.0.6']);
+    expect((await d.call('DELETE', '/api/safe/lockouts')).ret).toBe(0);
+  });
+
+  it('never locks an address of the allow list; the others still are', async () => {
+    const lp = { freeFailures: 2, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 100 };
+    expect((await d.call('PUT', '/api/safe/loginprotection', { ...lp, allowList: ['10.0.9.0/24', '::1'] })).ret).toBe(0);
+    const bad = await d.call('PUT', '/api/safe/loginprotection', { ...lp, allowList: ['10.0.9.0/33'] }, EN);
+    expect(bad.ret).toBe(1);
+    try {
+      for (let i = 0; i < 6; i++) expect((await wrong('10.0.9.8')).msg).not.toMatch(/Too many/);
+      expect((await login(d, {}, '10.0.9.8')).ret).toBe(0);
+      for (let i = 0; i < 2; i++) await wrong('10.0.8.8');
+      expect((await login(d, {}, '10.0.8.8')).ret).toBe(2);
+      expect(await lockList()).toEqual(['10.0.8.8']);
+    } finally {
+      expect((await d.call('PUT', '/api/safe/loginprotection', lp)).ret).toBe(0);
+      await d.call('DELETE', '/api/safe/lockouts');
+    }
+  });
+
   it('validates its settings', async () => {
     expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 0 })).ret).toBe(1);
     expect((await d.call<{ loginProtection: { freeFailures: number } }>('GET', '/api/safe/loginprotection')).loginProtection.freeFailures).toBe(2);
@@ -290,5 +325,28 @@ describe('API tokens and sessions', () => {
     const older = await d.call<{ list: { id: string }[] }>('GET', `/api/safe/audit?before=${audit.list[0]!.id}&limit=1`);
     expect(older.list).toHaveLength(1);
     expect(JSON.stringify(audit)).not.toContain(TEST_PASSWORD);
+  });
+});
+
+describe('login locks outlive a restart', () => {
+  it('an address locked before the daemon restarts is still locked after', async () => {
+    const first = await startTestDaemon({ loginGuard: {}, keepDir: true });
+    const dataDir = first.dataDir;
+    try {
+      expect((await first.call('PUT', '/api/safe/loginprotection', { freeFailures: 1, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 100 })).ret).toBe(0);
+      await first.call('POST', '/api/login', { Account: 'admin', Password: 'x' }, { token: null, remoteAddress: '10.0.0.42' });
+      expect((await login(first, {}, '10.0.0.42')).ret).toBe(2);
+      await first.close();
+      const second = await startTestDaemon({ loginGuard: {}, dataDir });
+      try {
+        expect((await login(second, {}, '10.0.0.42')).ret).toBe(2);
+        expect((await second.call<{ list: { address: string }[] }>('GET', '/api/safe/lockouts')).list.map((l) => l.address)).toEqual(['10.0.0.42']);
+        expect((await login(second, {}, '10.0.0.43')).ret).toBe(0);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,8 @@
-/** Login protection: lockout settings, and the addresses with failed logins with a clear button. */
-import { Alert, Badge, Button, Group, NumberInput, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+/**
+ * Login protection: lockout settings with the allow list (never locked), and the addresses with
+ * failed logins, each liftable, with a clear button.
+ */
+import { Alert, Badge, Button, Group, NumberInput, SimpleGrid, Stack, Table, Text, Textarea } from '@mantine/core';
 import { ZLoginProtection, safeRoutes, type LoginProtection } from '@lucky/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -11,18 +14,22 @@ import { lockoutsQuery } from './queries';
 import { ConfirmModal, Listing, RefreshButton, Section, fmtTime } from './ui';
 import { useSubmit } from './useSubmit';
 import { ScrolledTable } from '../../kit/table/ScrolledTable';
+import { lines } from '../../lib/helpers';
 
-type Form = Record<keyof LoginProtection, number | string>;
+type NumberKey = Exclude<keyof LoginProtection, 'allowList'>;
+/** The numbers as typed; the allow list one address or network a line. */
+type Form = Record<NumberKey, number | string> & { allowList: string };
 const num = (v: number | string) => (typeof v === 'number' ? v : Number.NaN);
+const toForm = (s: LoginProtection): Form => ({ ...s, allowList: s.allowList.join('\n') });
 
 export function LoginSection(props: { settings: LoginProtection }) {
   const queryClient = useQueryClient();
-  const [form, setForm] = useState<Form>(props.settings);
+  const [form, setForm] = useState<Form>(() => toForm(props.settings));
   const { error, setError, busy, submit } = useSubmit();
   const [clearing, setClearing] = useState(false);
   const locks = useQuery({ ...lockoutsQuery(), refetchInterval: 5000 });
   const serverValue = JSON.stringify(props.settings);
-  useEffect(() => setForm(JSON.parse(serverValue) as LoginProtection), [serverValue]);
+  useEffect(() => setForm(toForm(JSON.parse(serverValue) as LoginProtection)), [serverValue]);
 
   const save = () => {
     const value = {
@@ -30,6 +37,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
       baseLockSeconds: num(form.baseLockSeconds),
       maxLockSeconds: num(form.maxLockSeconds),
       globalFailuresPerMinute: num(form.globalFailuresPerMinute),
+      allowList: lines(form.allowList).map((l) => l.trim()),
     };
     const refuse = (v: LoginProtection) => (v.maxLockSeconds < v.baseLockSeconds ? safeText('lp.maxBelowBase') : null);
     return submit(
@@ -56,7 +64,17 @@ export function LoginSection(props: { settings: LoginProtection }) {
     }
   };
 
-  const field = (k: keyof LoginProtection, label: string, min: number, max: number, description?: string) => (
+  const lift = async (address: string) => {
+    try {
+      await call(safeRoutes.liftLockout, { params: { address } });
+      pushNotice(safeText('lp.lifted', { address }), 'green');
+      await queryClient.invalidateQueries({ queryKey: ['safe', 'lockouts'] });
+    } catch {
+      // shown by the client
+    }
+  };
+
+  const field = (k: NumberKey, label: string, min: number, max: number, description?: string) => (
     <NumberInput
       clampBehavior="none"
       allowDecimal={false}
@@ -95,6 +113,18 @@ export function LoginSection(props: { settings: LoginProtection }) {
           {field('baseLockSeconds', safeText('lp.baseLock'), 1, 86400)}
           {field('maxLockSeconds', safeText('lp.maxLock'), 1, 7 * 86400)}
         </SimpleGrid>
+        <Textarea
+          mt="sm"
+          autosize
+          minRows={2}
+          label={safeText('lp.allowList')}
+          description={safeText('lp.allowListHint')}
+          placeholder={'192.168.1.0/24\n10.0.0.5'}
+          value={form.allowList}
+          onChange={(e) => setForm({ ...form, allowList: e.currentTarget.value })}
+          styles={{ input: { fontFamily: 'monospace' } }}
+          data-testid="safe-lp-allowList"
+        />
       </Section>
       <Section
         testid="safe-lockouts"
@@ -109,7 +139,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
         }
       >
         <Listing pending={locks.isPending} empty={list.length === 0} skeletonH={60} emptyText={safeText('lp.noLocks')} emptyTestId="safe-lockouts-empty">
-          <ScrolledTable minWidth={480} striped titles={[safeText('lp.address'), safeText('lp.failures'), safeText('lp.lockedUntil')]}>
+          <ScrolledTable minWidth={480} striped titles={[safeText('lp.address'), safeText('lp.failures'), safeText('lp.lockedUntil'), '']}>
             {list.map((l) => (
               <Table.Tr key={l.address} data-testid="safe-lockout-row">
                 <Table.Td style={{ fontFamily: 'monospace' }}>{l.address}</Table.Td>
@@ -124,6 +154,11 @@ export function LoginSection(props: { settings: LoginProtection }) {
                       {safeText('lp.notLocked')}
                     </Text>
                   )}
+                </Table.Td>
+                <Table.Td>
+                  <Button size="compact-xs" variant="subtle" onClick={() => void lift(l.address)} data-testid="safe-lockout-lift">
+                    {safeText('lp.lift')}
+                  </Button>
                 </Table.Td>
               </Table.Tr>
             ))}
