@@ -244,6 +244,9 @@ describe('security management e2e (chromium + built daemon)', () => {
     await expect
       .poll(async () => ((await daemon.api('GET', '/api/safe/loginprotection', undefined, apiToken)).loginProtection as { allowList: string[] }).allowList)
       .toEqual(['192.0.2.0/24', '198.51.100.9']);
+    // The form takes the saved settings back once they are read again (the blank line gone): only
+    // then is an edit the user's and not overwritten by that.
+    await expect.poll(() => page.getByTestId('safe-lp-allowList').inputValue(), { timeout: 10_000 }).toBe('192.0.2.0/24\n198.51.100.9');
     await page.getByTestId('safe-lp-allowList').fill('');
     await page.getByTestId('safe-lp-save').click();
     await expect

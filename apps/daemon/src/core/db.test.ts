@@ -19,10 +19,10 @@ describe('migrations', () => {
     const dir = tempDir();
     const db = openDb(dir);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(migrate(db, 'core', coreMigrations)).toEqual([1, 2, 3, 4, 5]);
+    expect(migrate(db, 'core', coreMigrations)).toEqual(coreMigrations.map((m) => m.version));
     expect(migrate(db, 'core', coreMigrations)).toEqual([]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['sessions', 'rules', 'module_settings', 'schema_migrations', 'api_tokens', 'audit']));
+    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['sessions', 'rules', 'module_settings', 'schema_migrations', 'api_tokens', 'audit', 'login_locks']));
     db.close();
   });
 
@@ -33,7 +33,7 @@ describe('migrations', () => {
     db.prepare("INSERT INTO sessions VALUES ('h', 'admin', 1, 1, 9999999999999, '', '')").run();
     db.close();
     db = openDb(dir);
-    expect(migrate(db, 'core', coreMigrations)).toEqual([2, 3, 4, 5]);
+    expect(migrate(db, 'core', coreMigrations)).toEqual(coreMigrations.slice(1).map((m) => m.version));
     expect(db.prepare('SELECT account FROM sessions').get()).toEqual({ account: 'admin' });
     db.close();
   });

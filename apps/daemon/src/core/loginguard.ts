@@ -39,6 +39,7 @@ export class LoginGuard {
   private recent: number[] = [];
   private globalLockUntil = 0;
   private allow: { key: string; filter: IpFilter } = { key: '', filter: new IpFilter('whitelist', []) };
+  private listeners = new Set<() => void>();
 
   constructor(
     private opts: () => LoginGuardOptions,
@@ -78,20 +79,40 @@ export class LoginGuard {
     const over = e.failures - o.freeFailures;
     if (over >= 0) e.lockedUntil = t + Math.min(o.maxLockSeconds, o.baseLockSeconds * 2 ** over) * 1000;
     this.entries.set(address, e);
+    let changed = false;
     if (e.lockedUntil > t) {
       this.hooks.store?.save(e);
       if (!wasLocked) this.hooks.onLock?.(address, Math.ceil((e.lockedUntil - t) / 1000), e.failures);
+      changed = true;
     }
 
     this.recent.push(t);
     while (this.recent.length && t - this.recent[0]! > GLOBAL_WINDOW_MS) this.recent.shift();
-    if (this.recent.length >= o.globalFailuresPerMinute) this.globalLockUntil = t + GLOBAL_WINDOW_MS;
+    if (this.recent.length >= o.globalFailuresPerMinute) {
+      this.globalLockUntil = t + GLOBAL_WINDOW_MS;
+      changed = true;
+    }
     this.prune(t);
+    if (changed) this.changed();
     return this.lockedFor(address);
   }
 
   succeed(address: string): void {
-    if (this.entries.delete(address)) this.hooks.store?.drop(address);
+    const e = this.entries.get(address);
+    if (!e) return;
+    this.entries.delete(address);
+    this.hooks.store?.drop(address);
+    if (e.lockedUntil > this.now()) this.changed();
+  }
+
+  /** Calls `listener` when a lock begins, is lengthened or is lifted (copies of the locks follow); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
   }
 
   list(): { address: string; failures: number; lockedUntil: number }[] {
@@ -106,10 +127,14 @@ export class LoginGuard {
       const had = this.globalLockUntil > this.now();
       this.globalLockUntil = 0;
       this.recent = [];
+      if (had) this.changed();
       return had;
     }
     const had = this.entries.delete(address);
-    if (had) this.hooks.store?.drop(address);
+    if (had) {
+      this.hooks.store?.drop(address);
+      this.changed();
+    }
     return had;
   }
 
@@ -118,6 +143,7 @@ export class LoginGuard {
     this.recent = [];
     this.globalLockUntil = 0;
     this.hooks.store?.drop();
+    this.changed();
   }
 
   private prune(t: number): void {

@@ -35,15 +35,18 @@ export default defineModule({
   key: 'web',
   contract: webContract,
   services: { needs: ['certificates', 'httpChallenges', 'certificateOrders'] },
-  engine: async (mod) =>
-    new (await import('./web.engine.js')).WebEngine({
+  engine: async (mod) => {
+    // Basic-auth guesses count with every other login's, and a locked address is refused here too.
+    (await import('./web.defender.js')).webDefender.use(mod.loginGuard);
+    return new (await import('./web.engine.js')).WebEngine({
       env: mod.env,
       say: mod.say,
       certificates: mod.services.certificates,
       challenges: mod.services.httpChallenges,
       orders: () => mod.services.certificateOrders,
       settings: () => mod.rules.settings(),
-    }),
+    });
+  },
   listens: (rule) => [endpointOf(rule), ...(rule.protocol === 'https' && rule.httpRedirectPort ? [endpointOf({ ...rule, port: rule.httpRedirectPort })] : [])],
   prepare: (rule, _previous, mod) => checkRule(rule, mod),
   // Its automatic certificate goes with it (its ACME rule and the certificate in the store).

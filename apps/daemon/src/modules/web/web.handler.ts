@@ -19,6 +19,7 @@ import { hostOf, parseHost, type HostPort } from './web.match.js';
 import type { ProxyContext, TunnelClient } from './web.proxy.js';
 import type { AccessRing } from './web.ring.js';
 import { countDuration, type Durations } from './web.figures.js';
+import { webDefender } from './web.defender.js';
 
 export interface Stats {
   requests: number;
@@ -261,17 +262,31 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   }
   if (site.cors && corsPreflight(site.cors, req, res)) return;
   if (site.auth) {
+    // An address the defender locked (too many wrong logins here or anywhere) is not asked again.
+    const wait = webDefender.lockedFor(ip);
+    if (wait > 0) return tooManyLogins(res, wait);
     const ok = site.auth.check(req.headers.authorization);
     if (ok === false) return unauthorized(site, res);
     if (ok !== true) {
       ok.then(
-        (yes) => (yes ? serve(rt, site, req, res, hp, path, ip, peerTrusted) : unauthorized(site, res)),
+        (yes) => {
+          if (yes) return serve(rt, site, req, res, hp, path, ip, peerTrusted);
+          // A new guess, checked and wrong (one already known wrong, or no credentials, is not counted).
+          webDefender.failed(ip);
+          unauthorized(site, res);
+        },
         () => unauthorized(site, res),
       );
       return;
     }
   }
   serve(rt, site, req, res, hp, path, ip, peerTrusted);
+}
+
+function tooManyLogins(res: ServerResponse, seconds: number): void {
+  if (res.destroyed) return;
+  res.setHeader('Retry-After', String(seconds));
+  plain(res, 429, 'too many failed logins\n');
 }
 
 function unauthorized(site: Site, res: ServerResponse): void {
@@ -410,12 +425,18 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
     site.proxy!.upgrade(req, client, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
   };
   if (!site.auth) return go();
+  const wait = webDefender.lockedFor(ip);
+  if (wait > 0) return refuse(429, ['Retry-After', String(wait)]);
   const ok = site.auth.check(req.headers.authorization);
   const challenge = ['WWW-Authenticate', site.auth.challenge];
   if (ok === true) return go();
   if (ok === false) return refuse(401, challenge);
   ok.then(
-    (yes) => (yes ? go() : refuse(401, challenge)),
+    (yes) => {
+      if (yes) return go();
+      webDefender.failed(ip);
+      refuse(401, challenge);
+    },
     () => refuse(401, challenge),
   );
 }

@@ -25,6 +25,7 @@ import { listenHost } from './web.listen.js';
 import { ocspStapling, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { ticketKeys } from './web.tickets.js';
+import { webDefender } from './web.defender.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /**
@@ -76,7 +77,7 @@ class ServingThread {
 
   constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
     letWorkersSizeTheirYoungGeneration();
-    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor, ticketKey: ticketKeys.current() }, resourceLimits: SERVING_HEAP });
+    this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor, ticketKey: ticketKeys.current(), locks: webDefender.locks() }, resourceLimits: SERVING_HEAP });
     this.worker.on('message', (e: ThreadEvent) => {
       if (e.op === 'reply') {
         const c = this.calls.get(e.id);
@@ -135,6 +136,7 @@ export class WebThreads implements Serving {
   private opened = new Map<number, number>();
   /** Stops passing new ticket keys to the threads. */
   private tickets: (() => void) | null = null;
+  private locks: (() => void) | null = null;
 
   constructor(
     private o: {
@@ -158,6 +160,10 @@ export class WebThreads implements Serving {
     this.tickets ??= ticketKeys.subscribe((key) => {
       for (const t of this.live()) t.call({ op: 'ticketKeys', key }).catch(() => undefined);
     });
+    // Every thread refuses the addresses the defender locked, whoever made the failures.
+    this.locks ??= webDefender.subscribe((list) => {
+      for (const t of this.live()) t.call({ op: 'locks', list }).catch(() => undefined);
+    });
     for (let i = 0; i < this.threads; i++) this.pool.push(this.spawn(i));
   }
 
@@ -180,6 +186,8 @@ export class WebThreads implements Serving {
       this.placed.get(e.key)?.events.note(e.line);
     } else if (e.op === 'say') {
       this.o.say[e.level](e.line, e.extra);
+    } else if (e.op === 'loginFailed') {
+      webDefender.failed(e.ip);
     }
   }
 
@@ -453,6 +461,8 @@ export class WebThreads implements Serving {
     this.closing = true;
     this.tickets?.();
     this.tickets = null;
+    this.locks?.();
+    this.locks = null;
     const threads = this.pool;
     this.pool = [];
     await Promise.all(

@@ -13,6 +13,7 @@ import { useClockAnchor } from '../../core/time.js';
 import type { WebPlan } from './web.compile.js';
 import { WebListeners, zeroFigures, type Stapler } from './web.lifecycle.js';
 import { ticketKeys } from './web.tickets.js';
+import { webDefender, type LockList } from './web.defender.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
@@ -25,6 +26,8 @@ export type ThreadCall =
   | { id: number; op: 'accessLog'; key: string; limit: number }
   /** The session ticket key of every thread's TLS servers, replaced (web.tickets.ts). */
   | { id: number; op: 'ticketKeys'; key: Uint8Array }
+  /** The defender's locks now (web.defender.ts): addresses and until when. */
+  | { id: number; op: 'locks'; list: LockList }
   /** The rule's OCSP answers now (the coordinator fetches them), each with the certificate (DER) it is for. */
   | { id: number; op: 'ocsp'; key: string; stapled: Array<{ certificate: Uint8Array; answer: Uint8Array }> }
   | { id: number; op: 'close' };
@@ -34,7 +37,9 @@ export type ThreadEvent =
   | { op: 'reply'; id: number; value?: unknown; error?: Msg }
   | { op: 'note'; key: string; line: Msg }
   | { op: 'say'; level: keyof Say; line: Msg; extra?: Record<string, unknown> }
-  | { op: 'connections'; n: number };
+  | { op: 'connections'; n: number }
+  /** A basic-auth guess from this address was wrong (the coordinator tells the defender). */
+  | { op: 'loginFailed'; ip: string };
 
 /** How a start or apply went on this thread. */
 export interface StartReply {
@@ -56,8 +61,9 @@ const at =
     send({ op: 'say', level, line, ...(extra ? { extra } : {}) });
 const say: Say = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
-const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number; ticketKey?: Uint8Array };
+const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number; ticketKey?: Uint8Array; locks?: LockList };
 if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
+webDefender.follow(data.locks ?? [], (ip) => send({ op: 'loginFailed', ip }));
 // The coordinator's key: a client resumes on whichever thread its next connection reaches.
 if (data.ticketKey) ticketKeys.follow(data.ticketKey);
 
@@ -107,6 +113,8 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return listeners.accessLog(m.key, m.limit);
     case 'ticketKeys':
       return ticketKeys.follow(m.key);
+    case 'locks':
+      return webDefender.follow(m.list);
     case 'ocsp':
       staples.set(
         m.key,
