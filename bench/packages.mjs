@@ -32,6 +32,7 @@ const P = {
 export const BENCH_PACKAGES = {
   acme: [shared('pebble'), shared('bind9'), P.nginx, P.wrk, P.taskset],
   console: [shared('chromium')],
+  defender: [P.taskset],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
   // The NAT lab's peers (pebble, BIND, miniupnpd; dig and curl for the WAN client, upnpc for the

@@ -7,13 +7,15 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENV } from '../../core/env.js';
 import { freePort, startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../../test/harness.js';
+import { ALL, makeStorage, setStorageUsers } from '../../test/storages.js';
+import { makeDav } from '../webdav/testing/daemon.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-function get(port: number, auth?: string): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+function get(port: number, auth?: string, path = '/'): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', agent: false, headers: auth ? { authorization: auth } : {} }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, headers: auth ? { authorization: auth } : {} }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
@@ -89,4 +91,36 @@ describe.each(SETUPS)('basic auth and the defender ($name)', ({ env, threads }) 
     expect((await d.call('DELETE', '/api/safe/lockouts')).ret).toBe(0);
     expect((await get(port, basic('alice', 'wonderland'))).status).toBe(200);
   });
+});
+
+describe('one defender for every surface: guesses over WebDAV lock the address out of a web rule and the console', () => {
+  let d: TestDaemon;
+  afterAll(async () => {
+    await d?.close();
+  });
+
+  it('a WebDAV wrong-password loop, then the web rule answers 429 and the console refuses the login', async () => {
+    d = await startTestDaemon({ loginGuard: {} });
+    expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 3, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 1000 })).ret).toBe(0);
+    const storage = await makeStorage(d);
+    await setStorageUsers(d, [{ account: 'bob', password: 'builder', permissions: { [storage]: ALL } }]);
+    const dav = await makeDav(d, { mounts: [{ name: '', storage }] });
+    const webPort = await freePort();
+    expect((await d.call('POST', '/api/web/rules', {
+      name: 'guarded',
+      protocol: 'http',
+      address: '127.0.0.1',
+      port: webPort,
+      basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] },
+      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'inside\n' },
+    })).ret).toBe(0);
+    expect((await get(dav.port, basic('bob', 'builder'))).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get(dav.port, basic('bob', `guess-${i}`))).status).toBe(401);
+    // Locked now: WebDAV refuses even the right password, the web rule says 429 before it checks
+    // one, the console refuses.
+    expect((await get(dav.port, basic('bob', 'builder'))).status).toBe(401);
+    expect((await get(webPort, basic('alice', 'wonderland'))).status).toBe(429);
+    const login = await d.call<{ msg: string }>('POST', '/api/login', { Account: 'admin', Password: TEST_PASSWORD }, { ...EN, token: null });
+    expect(login.msg).toMatch(/Too many failed/);
+  }, 30_000);
 });
