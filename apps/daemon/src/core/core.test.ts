@@ -87,6 +87,20 @@ describe('login guard: allow list, lift, a lock kept in the database', () => {
     expect(g.lift('*')).toBe(true);
     expect(g.lockedFor('10.9.9.9')).toBe(0);
   });
+  it('lets one address have two password checks running at once, the allow list any number', () => {
+    const g = new LoginGuard(() => opts, () => 1_000);
+    const a = g.admit('10.3.0.1');
+    const b = g.admit('10.3.0.1');
+    expect(a && b).toBeTruthy();
+    expect(g.admit('10.3.0.1')).toBeNull();
+    expect(g.admit('10.3.0.2')).not.toBeNull();
+    a!();
+    a!();
+    const c = g.admit('10.3.0.1');
+    expect(c).not.toBeNull();
+    expect(g.admit('10.3.0.1')).toBeNull();
+    for (let i = 0; i < 5; i++) expect(g.admit('192.168.7.1')).not.toBeNull();
+  });
   it('keeps locks in the database for the next process, tells each new lock once, and lifts one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lucky-locks-'));
     try {

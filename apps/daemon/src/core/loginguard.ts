@@ -10,6 +10,12 @@ import { IpFilter } from './cidr.js';
 
 const WINDOW_MS = 3_600_000;
 const GLOBAL_WINDOW_MS = 60_000;
+/**
+ * Password checks one address may have running at once. A check is a slow hash on the shared
+ * thread pool: without this, a client with 32 guesses in flight has them all hashed before its
+ * first failure locks it, and everyone else's login waits behind them for seconds.
+ */
+export const CHECKS_IN_FLIGHT = 2;
 
 export interface LockEntry {
   address: string;
@@ -40,6 +46,7 @@ export class LoginGuard {
   private globalLockUntil = 0;
   private allow: { key: string; filter: IpFilter } = { key: '', filter: new IpFilter('whitelist', []) };
   private listeners = new Set<() => void>();
+  private inflight = new Map<string, number>();
 
   constructor(
     private opts: () => LoginGuardOptions,
@@ -64,6 +71,24 @@ export class LoginGuard {
     const t = this.now();
     const until = Math.max(this.entries.get(address)?.lockedUntil ?? 0, this.globalLockUntil);
     return until > t ? Math.ceil((until - t) / 1000) : 0;
+  }
+
+  /**
+   * A password check for `address` may start: the release to call once it is done, or null while
+   * the address already has CHECKS_IN_FLIGHT running (refuse it at once, unchecked and uncounted).
+   */
+  admit(address: string): (() => void) | null {
+    const n = this.inflight.get(address) ?? 0;
+    if (n >= CHECKS_IN_FLIGHT && !this.allowed(address)) return null;
+    this.inflight.set(address, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inflight.get(address) ?? 1) - 1;
+      if (left > 0) this.inflight.set(address, left);
+      else this.inflight.delete(address);
+    };
   }
 
   /** Records a failure; returns the lock in seconds that now applies (0 if none). */

@@ -16,8 +16,15 @@ export function authRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (wait > 0) throw fail(Ret.denied, 'loginLocked', { seconds: wait });
     if (body.Account.trim() === '' || body.Password === '') throw fail(Ret.badRequest, 'accountOrPasswordEmpty');
     const cfg = config.get();
-    // The hash is checked even for a wrong account, so timing does not tell which one was wrong.
-    const passwordOk = await verifyPassword(body.Password, cfg.AdminPasswordHash);
+    const release = guard.admit(ip);
+    if (!release) throw fail(Ret.denied, 'loginBusy');
+    let passwordOk: boolean;
+    try {
+      // The hash is checked even for a wrong account, so timing does not tell which one was wrong.
+      passwordOk = await verifyPassword(body.Password, cfg.AdminPasswordHash);
+    } finally {
+      release();
+    }
     const accountOk = body.Account === cfg.AdminAccount;
     // Checked only after the password, so a recovery code is never used up by a wrong password.
     const twoFAOk = passwordOk && accountOk && deps.twofa.verifyLogin(body.TwoFA);

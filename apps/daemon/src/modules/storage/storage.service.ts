@@ -194,7 +194,11 @@ export function storagesService(mod: StorageContext): StoragesService {
       }
       const pending = checking.get(memo);
       if (pending) return pending;
+      // One address's guesses hash a few at a time (core/loginguard.ts CHECKS_IN_FLIGHT); more are refused unchecked.
+      const release = guard.admit(ip);
+      if (!release) return null;
       const check: Promise<StoragePrincipal | null> = verify(users, memo, { account, password, ip, service }).finally(() => {
+        release();
         if (checking.get(memo) === check) checking.delete(memo);
       });
       checking.set(memo, check);
