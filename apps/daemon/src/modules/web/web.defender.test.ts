@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENV } from '../../core/env.js';
 import { freePort, startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../../test/harness.js';
 import { ALL, makeStorage, setStorageUsers } from '../../test/storages.js';
-import { makeDav } from '../webdav/testing/daemon.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -104,7 +103,11 @@ describe('one defender for every surface: guesses over WebDAV lock the address o
     expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 3, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 1000 })).ret).toBe(0);
     const storage = await makeStorage(d);
     await setStorageUsers(d, [{ account: 'bob', password: 'builder', permissions: { [storage]: ALL } }]);
-    const dav = await makeDav(d, { mounts: [{ name: '', storage }] });
+    const dav = { port: await freePort() };
+    const made = await d.call<{ key: string }>('POST', '/api/webdav/rules', { name: 'dav', address: '127.0.0.1', port: dav.port, mounts: [{ name: '', storage }] }, EN);
+    expect(made.ret, JSON.stringify(made)).toBe(0);
+    // Running once it answers (a 401 without credentials).
+    for (let i = 0; i < 200 && (await get(dav.port).catch(() => ({ status: 0 }))).status !== 401; i++) await new Promise((r) => setTimeout(r, 25));
     const webPort = await freePort();
     expect((await d.call('POST', '/api/web/rules', {
       name: 'guarded',
