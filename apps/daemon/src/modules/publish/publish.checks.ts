@@ -113,19 +113,17 @@ export function checkRouter(mapped: boolean, states: PortMappingState[], forward
 /** STUN mode: the STUN rule runs, holds a public address, and the router lets it in when asked to. */
 export function checkStun(name: string, now: StunAddress | null, status: RuleStatus | undefined, mapRouter: boolean): Check {
   const hint: Msg = { key: 'publishStunHint', vars: { name } };
+  /** Red with what the STUN rule's status says. */
+  const down = (text: string) => check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text } } } }, hint);
   if (!status) return check('stun', 'failed', { key: 'publishStunMissing' });
-  if (status.state !== 'running' && status.state !== 'waiting') {
-    return check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message || status.state } } } }, hint);
-  }
-  if (!now) return status.message ? check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message } } } }, hint) : check('stun', 'pending', { key: 'publishStunPending' });
+  if (status.state !== 'running' && status.state !== 'waiting') return down(status.message || status.state);
+  if (!now) return status.message ? down(status.message) : check('stun', 'pending', { key: 'publishStunPending' });
   const vars = { name, addr: `${now.ip}:${now.port}`, local: now.localPort };
   const failed = now.mappings.find((m) => m.state === 'failed');
   if (failed) {
     return check('stun', 'failed', { key: 'publishStunMapFailed', vars: { detail: failed.reason ?? { key: 'rawText', vars: { text: '' } } } }, { key: 'publishStunMapHint', vars: { name, local: now.localPort } });
   }
   if (mapRouter && now.mappings.some((m) => m.state !== 'ok')) return check('stun', 'pending', { key: 'publishStunPending' });
-  if (status.state === 'running' && status.message) {
-    return check('stun', 'failed', { key: 'publishStunDown', vars: { name, detail: { key: 'rawText', vars: { text: status.message } } } }, hint);
-  }
+  if (status.state === 'running' && status.message) return down(status.message);
   return check('stun', 'ok', { key: mapRouter && now.mappings.length ? 'publishStunOkMapped' : 'publishStunOk', vars });
 }

@@ -24,6 +24,16 @@ function get(port: number, auth?: string, path = '/'): Promise<{ status: number;
   });
 }
 
+/** A plain-HTTP rule on loopback that asks for alice's basic auth and answers "inside". */
+const guardedRule = (port: number) => ({
+  name: 'guarded',
+  protocol: 'http',
+  address: '127.0.0.1',
+  port,
+  basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] },
+  defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'inside\n' },
+});
+
 const SETUPS = [
   { name: 'native edge', env: { ...DEFAULT_ENV, webEngine: 'native' as const }, threads: null },
   { name: 'Node path, main thread', env: { ...DEFAULT_ENV, webEngine: 'node' as const }, threads: null },
@@ -53,14 +63,7 @@ describe.each(SETUPS)('basic auth and the defender ($name)', ({ env, threads }) 
     expect((await d.call('PUT', '/api/safe/loginprotection', { freeFailures: 3, baseLockSeconds: 300, maxLockSeconds: 600, globalFailuresPerMinute: 1000 })).ret).toBe(0);
     if (threads) expect((await d.call('PUT', '/api/web/configure', { servingThreads: threads, mainThreadOnly: false })).ret).toBe(0);
     port = await freePort();
-    const made = await d.call('POST', '/api/web/rules', {
-      name: 'guarded',
-      protocol: 'http',
-      address: '127.0.0.1',
-      port,
-      basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] },
-      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'inside\n' },
-    }, EN);
+    const made = await d.call('POST', '/api/web/rules', guardedRule(port), EN);
     expect(made.ret, made.msg).toBe(0);
   }, 30_000);
   afterAll(async () => {
@@ -109,14 +112,7 @@ describe('one defender for every surface: guesses over WebDAV lock the address o
     // Running once it answers (a 401 without credentials).
     for (let i = 0; i < 200 && (await get(dav.port).catch(() => ({ status: 0 }))).status !== 401; i++) await new Promise((r) => setTimeout(r, 25));
     const webPort = await freePort();
-    expect((await d.call('POST', '/api/web/rules', {
-      name: 'guarded',
-      protocol: 'http',
-      address: '127.0.0.1',
-      port: webPort,
-      basicAuth: { enable: true, users: [{ user: 'alice', password: 'wonderland' }] },
-      defaultService: { type: 'text', status: 200, contentType: 'text/plain', body: 'inside\n' },
-    })).ret).toBe(0);
+    expect((await d.call('POST', '/api/web/rules', guardedRule(webPort))).ret).toBe(0);
     expect((await get(dav.port, basic('bob', 'builder'))).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await get(dav.port, basic('bob', `guess-${i}`))).status).toBe(401);
     // Locked now: WebDAV refuses even the right password, the web rule says 429 before it checks
