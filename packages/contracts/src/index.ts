@@ -10,6 +10,7 @@ export * from './secrets.js';
 export * from './http.js';
 export * from './wol.js';
 export * from './publish.js';
+export * from './portal.js';
 export * from './acme.js';
 export * from './portforward.js';
 export * from './ddns.js';
@@ -42,6 +43,7 @@ import { cronContract, cronRoutes } from './cron.js';
 import { acmeContract, acmeRoutes } from './acme.js';
 import { wanjiContract, wanjiRoutes } from './wanji.js';
 import { publishContract, publishRoutes } from './publish.js';
+import { portalContract, portalRoutes } from './portal.js';
 
 /** Every route table by tag; the daemon registers them and the OpenAPI document lists them. */
 export const API = {
@@ -60,6 +62,7 @@ export const API = {
   acme: acmeRoutes,
   wanji: wanjiRoutes,
   publish: publishRoutes,
+  portal: portalRoutes,
 } as const;
 
 /** The contracts of the modules built on the module kit, by module key, each with its own types. */
@@ -77,6 +80,7 @@ export interface ModuleContracts {
   acme: typeof acmeContract;
   wanji: typeof wanjiContract;
   publish: typeof publishContract;
+  portal: typeof portalContract;
 }
 export type RuleModuleKey = keyof ModuleContracts;
 /** A module's rule as create and update take it (defaults not yet applied). */
@@ -99,4 +103,5 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   acme: acmeContract,
   wanji: wanjiContract,
   publish: publishContract,
+  portal: portalContract,
 } satisfies ModuleContracts;

@@ -20,6 +20,7 @@ import { stunMessages } from './messages/stun.js';
 import { webMessages } from './messages/web.js';
 import { wolMessages } from './messages/wol.js';
 import { publishMessages } from './messages/publish.js';
+import { portalMessages } from './messages/portal.js';
 import { acmeMessages } from './messages/acme.js';
 import { wanjiMessages } from './messages/wanji.js';
 export const LANGS = ['zh_CN', 'en_US'] as const;
@@ -38,7 +39,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, dnsProviderMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages, acmeMessages, wanjiMessages, publishMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, dnsProviderMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages, acmeMessages, wanjiMessages, publishMessages, portalMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -16,6 +16,7 @@ export const MODULES = [
   { key: 'wol', menuKey: 'wol', route: '/wol' },
   { key: 'cron', menuKey: 'cron', route: '/cron' },
   { key: 'publish', menuKey: 'publish', route: '/publish' },
+  { key: 'portal', menuKey: 'portal', route: '/portal' },
 ] as const;
 
 export type ModuleKey = (typeof MODULES)[number]['key'];
@@ -37,4 +38,5 @@ export const CONSOLE_MODULE_NAMES = [
   'filebrowser',
   'storagemanagement',
   'publish',
+  'portal',
 ] as const;

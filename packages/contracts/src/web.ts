@@ -68,6 +68,17 @@ export const ZWebBasicAuth = z.object({
   users: z.array(ZWebUser).max(64).default([]),
 });
 
+/**
+ * Lucky login (the login portal, module `portal`): a request needs a portal session, else the
+ * browser is sent to the rule's own login page. With basic auth on as well, either one lets a
+ * request through (apps and scripts keep their Authorization header).
+ */
+export const ZWebPortal = z.object({
+  enable: z.boolean().default(false),
+  /** The header the proxied app gets the user's name in (any such header the client sent is dropped); empty = none. */
+  userHeader: z.union([z.literal(''), ZHeaderName]).default('Remote-User'),
+});
+
 export const ZFilterMode = z.enum(['off', 'blacklist', 'whitelist']);
 export const ZWebIpFilter = z.object({
   mode: ZFilterMode.default('off'),
@@ -107,6 +118,7 @@ export const ZWebRobots = z.object({
 /** Settings a rule and each sub rule may have. */
 const accessShape = {
   basicAuth: ZWebBasicAuth.prefault({}),
+  portal: ZWebPortal.prefault({}),
   ipFilter: ZWebIpFilter.prefault({}),
   uaFilter: ZWebUaFilter.prefault({}),
   cache: ZWebCache.prefault({}),
