@@ -12,10 +12,7 @@ import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
 import { secret } from './secrets.js';
 
-/** The cookie every portal session rides on. */
-export const PORTAL_COOKIE = 'lucky_portal';
-/** Where a protected rule answers the portal's own pages: login form, its POST, logout. */
-export const PORTAL_PATH = '/.lucky/';
+export { PORTAL_COOKIE, PORTAL_FORM_COOKIE, PORTAL_PATH } from './portalnames.js';
 
 /** A login name: what is typed on the portal's form and passed to apps in the user header. */
 export const ZPortalUserName = z

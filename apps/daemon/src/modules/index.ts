@@ -19,4 +19,5 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'cron', load: () => import('./cron/index.js') },
   { key: 'wanji', load: () => import('./wanji/index.js') },
   { key: 'publish', load: () => import('./publish/index.js') },
+  { key: 'portal', provides: ['portal'], load: () => import('./portal/index.js') },
 ];

@@ -49,6 +49,7 @@ const SAMPLES: Record<ModuleKey, (f: Fixtures) => Record<string, unknown>> = {
   wanji: () => ({ name: 'nas', enable: false, url: 'http://127.0.0.1:1/', token: `lk_${'a'.repeat(43)}` }),
   // Switched off: a published service that runs makes its parts in other modules.
   publish: () => ({ name: 'pub', enable: false, target: 'http://127.0.0.1:9', names: ['pub.example.com'], dnsTask: 'sometask' }),
+  portal: () => ({ name: 'dora', password: 'explorer', totp: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', rules: ['somerule'] }),
 };
 
 describe('a rule view sent back with PUT', () => {

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { BaseConfigStore } from '../core/baseconfig.js';
 import { verifyTotp } from '../core/totp.js';
+import { enrolTotp } from '../core/totpenrol.js';
 
 const PENDING_MS = 10 * 60_000;
 const RECOVERY_CODES = 8;
@@ -28,13 +29,9 @@ export class TwoFA {
 
   /** A new secret for this session to scan; replaces any earlier pending one. */
   async start(sessionKey: string, account: string): Promise<{ secret: string; otpauthUrl: string; qrcode: string }> {
-    // Only enrolment needs these two libraries: imported here, not when the daemon starts.
-    const [{ Secret, TOTP }, { default: QRCode }] = await Promise.all([import('otpauth'), import('qrcode')]);
-    const secret = new Secret({ size: 20 }).base32;
-    const otpauthUrl = new TOTP({ issuer: 'Lucky', label: account, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).toString();
-    this.pending.set(sessionKey, { secret, expires: Date.now() + PENDING_MS });
-    const qrcode = await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 1, width: 220 });
-    return { secret, otpauthUrl, qrcode };
+    const enrolment = await enrolTotp(account);
+    this.pending.set(sessionKey, { secret: enrolment.secret, expires: Date.now() + PENDING_MS });
+    return enrolment;
   }
 
   /** Switches 2FA on when the code matches the pending secret; returns the recovery codes. */

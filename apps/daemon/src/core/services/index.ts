@@ -11,6 +11,7 @@ import type { CertificatesService } from './certificates.js';
 import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
 import type { PortMappingsService } from './portMappings.js';
+import type { PortalService } from './portal.js';
 import type { RulesService } from './rules.js';
 import type { StunAddressesService } from './stunAddresses.js';
 import type { StoragesService } from './storages.js';
@@ -29,6 +30,7 @@ export interface ServiceMap {
   portMappings: PortMappingsService;
   stunAddresses: StunAddressesService;
   rules: RulesService;
+  portal: PortalService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -45,3 +47,4 @@ export type { ModuleRuleRead, OwnerRef, RulesService } from './rules.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
 export type { PortMapping, PortMappingRequest, PortMappingState, PortMappingsService } from './portMappings.js';
 export type { StunAddress, StunAddressesService } from './stunAddresses.js';
+export type { PortalCookie, PortalPass, PortalService, PortalSignIn, PortalSignInRequest } from './portal.js';

@@ -13,7 +13,7 @@ import { autoOrderOf } from './web.autocert.js';
 import { endpointOf } from './web.listen.js';
 import { webRoutes } from './web.routes.js';
 
-export type WebContext = ModuleContext<typeof webContract, 'certificates' | 'httpChallenges' | 'certificateOrders', WebEngine>;
+export type WebContext = ModuleContext<typeof webContract, 'certificates' | 'httpChallenges' | 'certificateOrders' | 'portal', WebEngine>;
 
 const NO_TRAFFIC = { requests: 0, bytesIn: 0, bytesOut: 0, connections: 0, codes: {} };
 
@@ -34,10 +34,12 @@ function checkRule(rule: WebRule, mod: WebContext): WebRule {
 export default defineModule({
   key: 'web',
   contract: webContract,
-  services: { needs: ['certificates', 'httpChallenges', 'certificateOrders'] },
+  services: { needs: ['certificates', 'httpChallenges', 'certificateOrders', 'portal'] },
   engine: async (mod) => {
     // Basic-auth guesses count with every other login's, and a locked address is refused here too.
     (await import('./web.defender.js')).webDefender.use(mod.loginGuard);
+    // Lucky login: the portal module's users and sessions, asked by every thread through this one.
+    (await import('./web.portal.js')).webPortal.use(mod.services.portal);
     return new (await import('./web.engine.js')).WebEngine({
       env: mod.env,
       say: mod.say,

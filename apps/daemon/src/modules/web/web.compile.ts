@@ -23,6 +23,7 @@ import {
   type CompiledUaFilter,
 } from './web.access.js';
 import { ResponseCache } from './web.cache.js';
+import type { PortalSite } from './web.portalgate.js';
 import { FileServer } from './web.files.js';
 import { ReverseProxy, type BackendEvent } from './web.proxy.js';
 
@@ -37,7 +38,7 @@ export interface WebPlan {
   challenges?: Record<string, string>;
 }
 
-export type Access = Pick<WebSubRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
+export type Access = Pick<WebSubRule, 'basicAuth' | 'portal' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
 
 export interface Site {
   /** The sub rule's name (or `#n`), '' for the default service. */
@@ -48,6 +49,8 @@ export interface Site {
   ipFilters: CompiledIpFilter[];
   uaFilters: CompiledUaFilter[];
   auth: BasicAuthGate | null;
+  /** Lucky login (web.portalgate.ts); null when off. */
+  portal: PortalSite | null;
   cors: CompiledCors | null;
   robots: string | null;
 }
@@ -85,6 +88,7 @@ export function merge(rule: Access, sub: Access | null): Access {
   if (!sub) return rule;
   return {
     basicAuth: sub.basicAuth.enable ? sub.basicAuth : rule.basicAuth,
+    portal: sub.portal.enable ? sub.portal : rule.portal,
     ipFilter: sub.ipFilter,
     uaFilter: sub.uaFilter,
     cache: sub.cache.enable ? sub.cache : rule.cache,
@@ -142,6 +146,7 @@ function compileSite(index: number, name: string, service: WebService, rule: Web
     auth: access.basicAuth.enable
       ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>, undefined, undefined, o.authorized ? (header, ms) => o.authorized!(index, header, ms) : null)
       : null,
+    portal: access.portal.enable ? { userHeader: access.portal.userHeader } : null,
     cors: compileCors(access.cors),
     robots: access.robots.enable ? access.robots.text : null,
   };

@@ -9,6 +9,7 @@ import type { ServerHttp2Session } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebAccessEntry } from '@lucky/contracts';
+import { PORTAL_COOKIE } from '@lucky/contracts/runtime';
 import { bytesWrittenOf } from '../../core/filebody.js';
 import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
@@ -20,6 +21,9 @@ import type { ProxyContext, TunnelClient } from './web.proxy.js';
 import type { AccessRing } from './web.ring.js';
 import { countDuration, type Durations } from './web.figures.js';
 import { webDefender } from './web.defender.js';
+import { cookieValue, passOn, portalGate } from './web.portalgate.js';
+import { webPortal } from './web.portal.js';
+import type { PortalPass } from '../../core/services/portal.js';
 
 export interface Stats {
   requests: number;
@@ -261,26 +265,33 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
     return plain(res, 200, site.robots);
   }
   if (site.cors && corsPreflight(site.cors, req, res)) return;
-  if (site.auth) {
-    // An address the defender locked (too many wrong logins here or anywhere) is not asked again.
-    const wait = webDefender.lockedFor(ip);
-    if (wait > 0) return tooManyLogins(res, wait);
-    const ok = site.auth.check(req.headers.authorization);
-    if (ok === false) return unauthorized(site, res);
-    if (ok !== true) {
-      ok.then(
-        (yes) => {
-          if (yes) return serve(rt, site, req, res, hp, path, ip, peerTrusted);
-          // A new guess, checked and wrong (one already known wrong, or no credentials, is not counted).
-          webDefender.failed(ip);
-          unauthorized(site, res);
-        },
-        () => unauthorized(site, res),
-      );
-      return;
-    }
+  if (!site.portal && !site.auth) return serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  const go = () => serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  if (site.portal) {
+    const secure = rt.compiled.rule.protocol === 'https' || (peerTrusted && String(req.headers['x-forwarded-proto'] ?? '').startsWith('https'));
+    const g = { rule: rt.key, req, res, site: site.portal, ip, host: hp.host, path, secure };
+    return portalGate(g, go, site.auth ? { challenge: site.auth.challenge, check: () => basicAuth(site, req, res, ip, go) } : null);
   }
-  serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  if (site.auth) return basicAuth(site, req, res, ip, go);
+  go();
+}
+
+/** Basic auth, then `go`: an address the defender locked is not asked again; a new wrong guess counts. */
+function basicAuth(site: Site, req: IncomingMessage, res: ServerResponse, ip: string, go: () => void): void {
+  const wait = webDefender.lockedFor(ip);
+  if (wait > 0) return tooManyLogins(res, wait);
+  const ok = site.auth!.check(req.headers.authorization);
+  if (ok === true) return go();
+  if (ok === false) return unauthorized(site, res);
+  ok.then(
+    (yes) => {
+      if (yes) return go();
+      // A new guess, checked and wrong (one already known wrong, or no credentials, is not counted).
+      webDefender.failed(ip);
+      unauthorized(site, res);
+    },
+    () => unauthorized(site, res),
+  );
 }
 
 function tooManyLogins(res: ServerResponse, seconds: number): void {
@@ -339,7 +350,7 @@ function serve(rt: Listener, site: Site, req: IncomingMessage, res: ServerRespon
         for (const [k, v] of Object.entries(h)) if (v !== undefined) extra.push(k, String(v));
       }
       const cacheKey =
-        site.proxy!.cache && req.method === 'GET' && !req.headers.range && (site.auth || !req.headers.authorization) && !req.headers.cookie
+        site.proxy!.cache && req.method === 'GET' && !req.headers.range && (site.auth || !req.headers.authorization) && !req.headers.cookie && !site.portal?.userHeader
           ? `${hp.host}\n${path}\n${req.headers['accept-encoding'] ?? ''}`
           : null;
       const ctx: ProxyContext = { clientIp: ip, peerTrusted, tls: rt.compiled.tls !== null, host: hp.host, path };
@@ -424,7 +435,22 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
     // The client socket is already tracked (retiring the listener cuts it); the backend side closes with it.
     site.proxy!.upgrade(req, client, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
   };
+  if (site.portal && (!site.auth || req.headers.authorization === undefined)) {
+    // A tunnel is opened by a page already signed in: its session passes it, nothing else does.
+    const portal = site.portal;
+    const token = cookieValue(req.headers.cookie, PORTAL_COOKIE);
+    const decide = (pass: PortalPass | null) => {
+      if (!pass || (pass.rules !== null && !pass.rules.includes(rt.key))) return refuse(pass ? 403 : 401);
+      passOn(req, portal.userHeader, pass.user);
+      go();
+    };
+    const pass = token ? webPortal.pass(token) : null;
+    if (pass instanceof Promise) pass.then(decide, () => refuse(401));
+    else decide(pass);
+    return;
+  }
   if (!site.auth) return go();
+  if (site.portal) passOn(req, site.portal.userHeader, null);
   const wait = webDefender.lockedFor(ip);
   if (wait > 0) return refuse(429, ['Retry-After', String(wait)]);
   const ok = site.auth.check(req.headers.authorization);

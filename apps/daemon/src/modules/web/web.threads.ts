@@ -26,6 +26,7 @@ import { ocspStapling, type OcspWatch } from './web.ocsp.js';
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { ticketKeys } from './web.tickets.js';
 import { webDefender } from './web.defender.js';
+import { webPortal } from './web.portal.js';
 import type { StartReply, ThreadCall, ThreadEvent } from './web.worker.js';
 
 /**
@@ -75,7 +76,7 @@ class ServingThread {
   /** The event-loop utilization read last (utilization()). */
   elu: EventLoopUtilization | null = null;
 
-  constructor(file: string, threads: number, onEvent: (e: ThreadEvent) => void, onExit: (why: MsgValue) => void) {
+  constructor(file: string, threads: number, onEvent: (e: ThreadEvent, from: ServingThread) => void, onExit: (why: MsgValue) => void) {
     letWorkersSizeTheirYoungGeneration();
     this.worker = new Worker(file, { name: 'lucky-web', workerData: { threads, clockAnchor, ticketKey: ticketKeys.current(), locks: webDefender.locks() }, resourceLimits: SERVING_HEAP });
     this.worker.on('message', (e: ThreadEvent) => {
@@ -85,7 +86,7 @@ class ServingThread {
         if (e.error !== undefined) c?.reject(new ThreadFailure(e.error));
         else c?.resolve(e.value);
       } else if (e.op === 'connections') this.connections = e.n;
-      else onEvent(e);
+      else onEvent(e, this);
     });
     let why = '';
     this.worker.on('error', (err) => (why = err.message));
@@ -137,6 +138,7 @@ export class WebThreads implements Serving {
   /** Stops passing new ticket keys to the threads. */
   private tickets: (() => void) | null = null;
   private locks: (() => void) | null = null;
+  private portal: (() => void) | null = null;
 
   constructor(
     private o: {
@@ -164,6 +166,10 @@ export class WebThreads implements Serving {
     this.locks ??= webDefender.subscribe((list) => {
       for (const t of this.live()) t.call({ op: 'locks', list }).catch(() => undefined);
     });
+    // A revoked portal session is refused at once by every thread, not when its kept answer runs out.
+    this.portal ??= webPortal.subscribe(() => {
+      for (const t of this.live()) t.call({ op: 'portalForget' }).catch(() => undefined);
+    });
     for (let i = 0; i < this.threads; i++) this.pool.push(this.spawn(i));
   }
 
@@ -171,12 +177,12 @@ export class WebThreads implements Serving {
     return new ServingThread(
       this.o.workerFile,
       this.threads,
-      (e) => this.onEvent(e),
+      (e, t) => this.onEvent(e, t),
       (why) => this.onExit(slot, why),
     );
   }
 
-  private onEvent(e: ThreadEvent): void {
+  private onEvent(e: ThreadEvent, from: ServingThread): void {
     if (e.op === 'note') {
       const text = JSON.stringify(e.line);
       const last = this.lastNote.get(e.key);
@@ -188,6 +194,8 @@ export class WebThreads implements Serving {
       this.o.say[e.level](e.line, e.extra);
     } else if (e.op === 'loginFailed') {
       webDefender.failed(e.ip);
+    } else if (e.op === 'portal') {
+      void webPortal.answer(e.q).then((value) => from.call({ op: 'portalAnswer', ask: e.ask, value }).catch(() => undefined));
     }
   }
 
@@ -463,6 +471,8 @@ export class WebThreads implements Serving {
     this.tickets = null;
     this.locks?.();
     this.locks = null;
+    this.portal?.();
+    this.portal = null;
     const threads = this.pool;
     this.pool = [];
     await Promise.all(

@@ -14,6 +14,7 @@ import type { WebPlan } from './web.compile.js';
 import { WebListeners, zeroFigures, type Stapler } from './web.lifecycle.js';
 import { ticketKeys } from './web.tickets.js';
 import { webDefender, type LockList } from './web.defender.js';
+import { webPortal, type PortalAsk } from './web.portal.js';
 
 /** Coordinator → thread. */
 export type ThreadCall =
@@ -28,6 +29,10 @@ export type ThreadCall =
   | { id: number; op: 'ticketKeys'; key: Uint8Array }
   /** The defender's locks now (web.defender.ts): addresses and until when. */
   | { id: number; op: 'locks'; list: LockList }
+  /** The answer to the thread's question `ask` about the login portal (web.portal.ts). */
+  | { id: number; op: 'portalAnswer'; ask: number; value: unknown }
+  /** A portal session ended or a user changed: answers kept here are stale. */
+  | { id: number; op: 'portalForget' }
   /** The rule's OCSP answers now (the coordinator fetches them), each with the certificate (DER) it is for. */
   | { id: number; op: 'ocsp'; key: string; stapled: Array<{ certificate: Uint8Array; answer: Uint8Array }> }
   | { id: number; op: 'close' };
@@ -39,7 +44,9 @@ export type ThreadEvent =
   | { op: 'say'; level: keyof Say; line: Msg; extra?: Record<string, unknown> }
   | { op: 'connections'; n: number }
   /** A basic-auth guess from this address was wrong (the coordinator tells the defender). */
-  | { op: 'loginFailed'; ip: string };
+  | { op: 'loginFailed'; ip: string }
+  /** A question about the login portal (its sessions live on the main thread). */
+  | { op: 'portal'; ask: number; q: PortalAsk };
 
 /** How a start or apply went on this thread. */
 export interface StartReply {
@@ -64,6 +71,16 @@ const say: Say = { debug: at('debug'), info: at('info'), warn: at('warn'), error
 const data = (workerData ?? {}) as { threads?: number; clockAnchor?: number; ticketKey?: Uint8Array; locks?: LockList };
 if (typeof data.clockAnchor === 'number') useClockAnchor(data.clockAnchor);
 webDefender.follow(data.locks ?? [], (ip) => send({ op: 'loginFailed', ip }));
+const asked = new Map<number, (value: unknown) => void>();
+let nextAsk = 1;
+webPortal.follow(
+  (q) =>
+    new Promise((resolve) => {
+      const ask = nextAsk++;
+      asked.set(ask, resolve);
+      send({ op: 'portal', ask, q });
+    }),
+);
 // The coordinator's key: a client resumes on whichever thread its next connection reaches.
 if (data.ticketKey) ticketKeys.follow(data.ticketKey);
 
@@ -115,6 +132,12 @@ async function answer(m: ThreadCall): Promise<unknown> {
       return ticketKeys.follow(m.key);
     case 'locks':
       return webDefender.follow(m.list);
+    case 'portalAnswer':
+      asked.get(m.ask)?.(m.value);
+      asked.delete(m.ask);
+      return;
+    case 'portalForget':
+      return webPortal.forget();
     case 'ocsp':
       staples.set(
         m.key,

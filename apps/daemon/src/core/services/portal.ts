@@ -1,0 +1,49 @@
+/**
+ * `portal`: the login portal's users and sessions (module `portal`) for the web rules that require
+ * Lucky login. The web module serves the login page and reads the cookie; who may sign in, their
+ * passwords, second factors and sessions stay in the portal module, which counts every failure in
+ * the daemon's one defender.
+ */
+export interface PortalPass {
+  /** What the console lists the session as (never the token). */
+  sessionId: string;
+  user: string;
+  /** The web rules (keys) the user may open; null = every protected rule. */
+  rules: string[] | null;
+  /** Unix ms until which this answer may be reused without asking again (a thread's copy). */
+  until: number;
+}
+
+export interface PortalCookie {
+  /** The parent domain the cookie is scoped to; '' = the request's host only. */
+  domain: string;
+  /** The session's longest life, for the cookie's Max-Age. */
+  maxAgeSeconds: number;
+}
+
+export type PortalSignIn =
+  | { ok: true; token: string; user: string }
+  /** `wrong`: name, password or code; `locked`/`busy`: the defender; `notAllowed`: right login, not for this rule. */
+  | { ok: false; reason: 'wrong' | 'locked' | 'busy' | 'notAllowed'; seconds?: number; user?: string };
+
+export interface PortalSignInRequest {
+  user: string;
+  password: string;
+  /** The TOTP code ('' when the form had none). */
+  code: string;
+  address: string;
+  agent: string;
+  /** The web rule the form was served by: a user not allowed there gets no session. */
+  rule: string;
+}
+
+export interface PortalService {
+  /** The live session a cookie's token names (its idle time renewed), else null. */
+  pass(token: string): PortalPass | null;
+  signIn(r: PortalSignInRequest): Promise<PortalSignIn>;
+  /** Ends the session of this token (nothing when there is none). */
+  signOut(token: string): void;
+  cookie(): PortalCookie;
+  /** A session ended or a user changed: reused answers must be asked again. Returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
