@@ -79,6 +79,21 @@ export const ZWebPortal = z.object({
   userHeader: z.union([z.literal(''), ZHeaderName]).default('Remote-User'),
 });
 
+/**
+ * Forward auth: an external authorizer (Authelia, Authentik, oauth2-proxy...) is asked first with a
+ * sub-request carrying the original method, URL and headers; a 2xx lets the request through with
+ * the headers the authorizer names copied to the upstream, anything else is its answer to the client.
+ */
+export const ZWebForwardAuth = z.object({
+  enable: z.boolean().default(false),
+  /** `http://authelia:9091/api/authz/forward-auth`, `http://127.0.0.1:4180/oauth2/auth`. */
+  url: z.union([z.literal(''), ZBackendUrl]).default(''),
+  /** Headers of the authorizer's 2xx answer set on the upstream request (any the client sent dropped). */
+  copyHeaders: z.array(ZHeaderName).max(32).default(['Remote-User', 'Remote-Groups', 'Remote-Email', 'Remote-Name']),
+  timeoutSeconds: z.number().int().min(1).max(60).default(10),
+  skipTlsVerify: z.boolean().default(false),
+});
+
 export const ZFilterMode = z.enum(['off', 'blacklist', 'whitelist']);
 export const ZWebIpFilter = z.object({
   mode: ZFilterMode.default('off'),
@@ -119,6 +134,7 @@ export const ZWebRobots = z.object({
 const accessShape = {
   basicAuth: ZWebBasicAuth.prefault({}),
   portal: ZWebPortal.prefault({}),
+  forwardAuth: ZWebForwardAuth.prefault({}),
   ipFilter: ZWebIpFilter.prefault({}),
   uaFilter: ZWebUaFilter.prefault({}),
   cache: ZWebCache.prefault({}),

@@ -24,6 +24,7 @@ function checkRule(rule: WebRule, mod: WebContext): WebRule {
     const bare = users.find((u) => u.password === '');
     if (bare) throw fail(Ret.badRequest, 'passwordRequired', { user: bare.user });
   }
+  for (const a of [rule, ...rule.subRules]) if (a.forwardAuth.enable && !a.forwardAuth.url) throw fail(Ret.badRequest, 'webForwardAuthNoUrl');
   refuseBadCerts(rule.certs, mod.services.certificates);
   if (rule.protocol === 'https' && rule.httpRedirectPort === rule.port) throw fail(Ret.badRequest, 'webRedirectPortSame', { port: rule.port });
   const order = autoOrderOf(rule);

@@ -24,6 +24,7 @@ import {
 } from './web.access.js';
 import { ResponseCache } from './web.cache.js';
 import type { PortalSite } from './web.portalgate.js';
+import { ForwardAuth } from './web.forwardauth.js';
 import { FileServer } from './web.files.js';
 import { ReverseProxy, type BackendEvent } from './web.proxy.js';
 
@@ -38,7 +39,7 @@ export interface WebPlan {
   challenges?: Record<string, string>;
 }
 
-export type Access = Pick<WebSubRule, 'basicAuth' | 'portal' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
+export type Access = Pick<WebSubRule, 'basicAuth' | 'portal' | 'forwardAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
 
 export interface Site {
   /** The sub rule's name (or `#n`), '' for the default service. */
@@ -51,6 +52,8 @@ export interface Site {
   auth: BasicAuthGate | null;
   /** Lucky login (web.portalgate.ts); null when off. */
   portal: PortalSite | null;
+  /** The external authorizer asked before serving (web.forwardauth.ts); null when off. */
+  forwardAuth: ForwardAuth | null;
   cors: CompiledCors | null;
   robots: string | null;
 }
@@ -89,6 +92,7 @@ export function merge(rule: Access, sub: Access | null): Access {
   return {
     basicAuth: sub.basicAuth.enable ? sub.basicAuth : rule.basicAuth,
     portal: sub.portal.enable ? sub.portal : rule.portal,
+    forwardAuth: sub.forwardAuth.enable ? sub.forwardAuth : rule.forwardAuth,
     ipFilter: sub.ipFilter,
     uaFilter: sub.uaFilter,
     cache: sub.cache.enable ? sub.cache : rule.cache,
@@ -147,6 +151,10 @@ function compileSite(index: number, name: string, service: WebService, rule: Web
       ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>, undefined, undefined, o.authorized ? (header, ms) => o.authorized!(index, header, ms) : null)
       : null,
     portal: access.portal.enable ? { userHeader: access.portal.userHeader } : null,
+    forwardAuth:
+      access.forwardAuth.enable && access.forwardAuth.url
+        ? new ForwardAuth(access.forwardAuth, (url, detail) => o.note({ key: 'webForwardAuthDown', vars: { site, url, detail } }))
+        : null,
     cors: compileCors(access.cors),
     robots: access.robots.enable ? access.robots.text : null,
   };

@@ -188,8 +188,8 @@ async function siteOf(name: string, service: WebService, rule: WebRule, sub: Web
     ip: filters.filter((f) => f.ipFilter.mode !== 'off').map((f) => ({ whitelist: f.ipFilter.mode === 'whitelist', cidrs: packCidrs(f.ipFilter.list) })),
     ua: filters.filter((f) => f.uaFilter.mode !== 'off').map((f) => ({ whitelist: f.uaFilter.mode === 'whitelist', list: f.uaFilter.list.map((s) => s.toLowerCase()) })),
     robots: access.robots.enable ? access.robots.text : null,
-    // Lucky login is Node's, request by request (its sessions live with the portal module).
-    ...(access.portal.enable ? { type: SVC.fallback } : await serviceOf(service, access, resolve)),
+    // Lucky login (its sessions live with the portal module) and forward auth are Node's, request by request.
+    ...(access.portal.enable || access.forwardAuth.enable ? { type: SVC.fallback } : await serviceOf(service, access, resolve)),
   };
 }
 

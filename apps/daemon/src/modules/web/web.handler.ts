@@ -22,6 +22,8 @@ import type { AccessRing } from './web.ring.js';
 import { countDuration, type Durations } from './web.figures.js';
 import { webDefender } from './web.defender.js';
 import { cookieValue, passOn, portalGate } from './web.portalgate.js';
+import type { ForwardAuth, ForwardRequest } from './web.forwardauth.js';
+import { setRequestHeaders } from './web.reqheaders.js';
 import { webPortal } from './web.portal.js';
 import type { PortalPass } from '../../core/services/portal.js';
 
@@ -265,8 +267,10 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
     return plain(res, 200, site.robots);
   }
   if (site.cors && corsPreflight(site.cors, req, res)) return;
-  if (!site.portal && !site.auth) return serve(rt, site, req, res, hp, path, ip, peerTrusted);
-  const go = () => serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  if (!site.portal && !site.auth && !site.forwardAuth) return serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  const serveIt = () => serve(rt, site, req, res, hp, path, ip, peerTrusted);
+  const fa = site.forwardAuth;
+  const go = fa ? () => forwardThen(fa, req, res, { clientIp: ip, tls: rt.compiled.tls !== null, host: hostOf(req) ?? hp.host, path }, serveIt) : serveIt;
   if (site.portal) {
     const secure = rt.compiled.rule.protocol === 'https' || (peerTrusted && String(req.headers['x-forwarded-proto'] ?? '').startsWith('https'));
     const g = { rule: rt.key, req, res, site: site.portal, ip, host: hp.host, path, secure };
@@ -274,6 +278,21 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   }
   if (site.auth) return basicAuth(site, req, res, ip, go);
   go();
+}
+
+/** The site's authorizer first: its 2xx lets the request through with the headers it names, any other answer is the client's. */
+function forwardThen(fa: ForwardAuth, req: IncomingMessage, res: ServerResponse, r: ForwardRequest, go: () => void): void {
+  fa.check(req, r).then((v) => {
+    if (res.destroyed) return;
+    if (v.pass) {
+      setRequestHeaders(req, fa.copied, v.headers);
+      return go();
+    }
+    if (res.headersSent) return void res.destroy();
+    const headers: string[] = [...v.headers, 'Content-Length', String(v.body.length)];
+    res.writeHead(v.status, headers);
+    res.end(v.body);
+  });
 }
 
 /** Basic auth, then `go`: an address the defender locked is not asked again; a new wrong guess counts. */
@@ -430,11 +449,20 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
   if (denied(site, ip, req.headers['user-agent'])) return refuse(403);
   if (site.service.type === 'close') return client.drop();
   if (site.service.type !== 'proxy' || !site.service.websocket) return refuse(400);
-  const go = () => {
+  const upgrade = () => {
     rt.stats.codes['101'] = (rt.stats.codes['101'] ?? 0) + 1;
     // The client socket is already tracked (retiring the listener cuts it); the backend side closes with it.
     site.proxy!.upgrade(req, client, head, { clientIp: ip, peerTrusted, tls: c.tls !== null, host: hp.host, path });
   };
+  const fa = site.forwardAuth;
+  const go = fa
+    ? () =>
+        void fa.check(req, { clientIp: ip, tls: c.tls !== null, host: hostOf(req) ?? hp.host, path }).then((v) => {
+          if (!v.pass) return refuse(v.status, v.headers);
+          setRequestHeaders(req, fa.copied, v.headers);
+          upgrade();
+        })
+    : upgrade;
   if (site.portal && (!site.auth || req.headers.authorization === undefined)) {
     // A tunnel is opened by a page already signed in: its session passes it, nothing else does.
     const portal = site.portal;

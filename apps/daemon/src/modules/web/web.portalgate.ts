@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseLang, PORTAL_COOKIE, PORTAL_FORM_COOKIE, PORTAL_PATH, type Lang } from '@lucky/contracts/runtime';
 import type { PortalCookie } from '../../core/services/portal.js';
 import { webPortal } from './web.portal.js';
+import { setRequestHeaders } from './web.reqheaders.js';
 import { loginPage, signedInPage, signedOutPage, type PageOptions } from './web.portalpage.js';
 
 export interface PortalSite {
@@ -65,26 +66,13 @@ function withoutPortalCookies(value: string): string {
  */
 export function passOn(req: IncomingMessage, userHeader: string, user: string | null): void {
   const raw = req.rawHeaders;
-  const lowerUser = userHeader.toLowerCase();
   for (let i = 0; i < raw.length; i += 2) {
-    const lower = raw[i]!.toLowerCase();
-    if (lowerUser && lower === lowerUser) {
+    if (raw[i]!.toLowerCase() !== 'cookie') continue;
+    const left = withoutPortalCookies(raw[i + 1]!);
+    if (left) raw[i + 1] = left;
+    else {
       raw.splice(i, 2);
       i -= 2;
-    } else if (lower === 'cookie') {
-      const left = withoutPortalCookies(raw[i + 1]!);
-      if (left) raw[i + 1] = left;
-      else {
-        raw.splice(i, 2);
-        i -= 2;
-      }
-    }
-  }
-  if (lowerUser) {
-    delete req.headers[lowerUser];
-    if (user !== null) {
-      raw.push(userHeader, user);
-      req.headers[lowerUser] = user;
     }
   }
   if (req.headers.cookie !== undefined) {
@@ -92,6 +80,7 @@ export function passOn(req: IncomingMessage, userHeader: string, user: string | 
     if (left) req.headers.cookie = left;
     else delete req.headers.cookie;
   }
+  if (userHeader) setRequestHeaders(req, [userHeader.toLowerCase()], user === null ? [] : [userHeader, user]);
 }
 
 /** Where to go after signing in: a path of this site only (no `//host`, no scheme). */
