@@ -10,6 +10,7 @@ import { consoleFiles } from './system/static.js';
 import { systemRoutes } from './system/system.routes.js';
 import { maintenanceRoutes } from './system/maintenance.routes.js';
 import { metricsRoutes } from './system/metrics.routes.js';
+import { oidcRoutes } from './security/oidc.routes.js';
 import { installUploads } from './system/upload.js';
 import { installAudit } from './security/audit.js';
 import { safeRoutes } from './security/safe.routes.js';
@@ -47,6 +48,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   settingsRoutes(app, deps);
   systemRoutes(app, deps);
   safeRoutes(app, deps);
+  oidcRoutes(app, deps);
   maintenanceRoutes(app, deps);
   metricsRoutes(app, deps);
   deps.modules.routes(app, MODULE_KEYS);

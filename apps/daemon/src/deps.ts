@@ -11,6 +11,7 @@ import type { StatusSampler } from './core/status.js';
 import type { ApiTokens } from './security/apitokens.js';
 import type { Audit } from './security/audit.js';
 import type { TwoFA } from './security/twofa.js';
+import type { Oidc } from './security/oidc.js';
 
 export interface AppDeps {
   version: string;
@@ -28,6 +29,7 @@ export interface AppDeps {
   apiTokens: ApiTokens;
   audit: Audit;
   twofa: TwoFA;
+  oidc: Oidc;
   status: StatusSampler;
   supervisor: string;
   /** Where the console's built files are; missing directory → a short "not built" page. */

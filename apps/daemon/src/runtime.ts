@@ -28,6 +28,7 @@ import type { AppDeps } from './deps.js';
 import { ApiTokens } from './security/apitokens.js';
 import { Audit } from './security/audit.js';
 import { TwoFA } from './security/twofa.js';
+import { Oidc } from './security/oidc.js';
 import { MODULE_TABLE } from './modules/index.js';
 import type { Webhooks } from './services/webhooks.js';
 import { VERSION } from './version.js';
@@ -112,6 +113,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   }
 
   const audit = new Audit(db);
+  // Single sign-on: the console's and the login portal's, one provider.
+  const oidc = new Oidc(() => config.get().Oidc);
   // One lock-out for the console's login and every service with a login of its own (WebDAV, FTP).
   const guard = new LoginGuard(() => ({ ...config.get().LoginProtection, ...o.loginGuard }), Date.now, {
     store: loginLocks(db),
@@ -149,6 +152,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       // Settings → backup's own file, written into a folder (scheduled tasks).
       // Remote actions of the multi-device admin, one entry per device.
       audit: () => audit,
+      oidc: () => oidc,
       backups: async () => {
         const { createBackup, writeBackupFile } = await import('./system/backup.js');
         return {
@@ -191,6 +195,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     apiTokens,
     audit,
     twofa: new TwoFA(config),
+    oidc,
     status,
     supervisor: o.supervisor ?? 'none',
     consoleDir: o.consoleDir ?? DEFAULT_CONSOLE_DIR,

@@ -6,6 +6,7 @@ import { ZInfoFeedState, ZInfoFeedUrl } from './infofeed.js';
 import { MODULE_KEYS } from './modules.js';
 import { ZCidr, ZListenHost, ZPort } from './net.js';
 import { route } from './route.js';
+import { ZOidcSettings } from './oidc.js';
 import { ZAccessPolicy, ZApiTokenScope, ZBackupSummary, ZLoginProtection, ZSafeUrl, ZUpdateInfo } from './safe.js';
 
 /** Spec section 9: 2 Error, 3 Warn, 4 Info, 5 Debug, 6 Trace. */
@@ -50,6 +51,8 @@ export const ZBaseConfigFile = ZBaseSettings.extend({
   TwoFARecoveryHashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(16).default([]),
   Access: ZAccessPolicy.default(ZAccessPolicy.parse({})),
   LoginProtection: ZLoginProtection.default(ZLoginProtection.parse({})),
+  /** Single sign-on (OpenID Connect): off until an operator sets it up. */
+  Oidc: ZOidcSettings.default(ZOidcSettings.parse({})),
   /** Secret path prefix; empty = none. */
   SafeURL: ZSafeUrl.default(''),
   // Here and not in ZBaseSettings: a default there would fill every partial update (ZBaseConfigUpdate).

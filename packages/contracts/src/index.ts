@@ -23,6 +23,7 @@ export * from './filebrowser.js';
 export * from './cron.js';
 export * from './wanji.js';
 export * from './safe.js';
+export * from './oidc.js';
 export * from './infofeed.js';
 export * from './openapi.js';
 

@@ -8,6 +8,7 @@ import { ok, ZOk } from './envelope.js';
 import { msgKey } from './i18n.js';
 import { ZCidr } from './net.js';
 import { route } from './route.js';
+import { ZOidcInfo, ZOidcSettings } from './oidc.js';
 
 export const ZAccessEntry = z.object({
   cidr: ZCidr,
@@ -167,6 +168,31 @@ export const safeRoutes = {
     summary: 'Change login lockout settings',
     body: ZLoginProtection,
     response: ZOk,
+  }),
+  getOidc: route({ method: 'GET', path: '/api/safe/oidc', summary: 'Single sign-on (OpenID Connect) settings', response: ok({ oidc: ZOidcSettings }) }),
+  putOidc: route({ method: 'PUT', path: '/api/safe/oidc', summary: 'Change the single sign-on settings (the provider is asked first)', body: ZOidcSettings, response: ok({ msg: z.string() }) }),
+  oidcInfo: route({ method: 'GET', path: '/api/oidc', summary: 'Whether the login page offers single sign-on, and its label', public: true, response: ok(ZOidcInfo.shape) }),
+  oidcLogin: route({
+    method: 'GET',
+    path: '/api/oidc/login',
+    summary: 'Sends the browser to the provider to sign in to the console (a redirect, not JSON)',
+    public: true,
+    response: ZOk,
+  }),
+  oidcCallback: route({
+    method: 'GET',
+    path: '/api/oidc/callback',
+    summary: 'Where the provider sends the browser back; redirects to the console with a one-time code or the reason of a refusal',
+    public: true,
+    response: ZOk,
+  }),
+  oidcExchange: route({
+    method: 'POST',
+    path: '/api/oidc/exchange',
+    summary: 'Trades the one-time code the sign-in callback gave the console for a session token',
+    public: true,
+    body: z.object({ code: z.string().max(128) }),
+    response: ok({ token: z.string(), msg: z.string() }),
   }),
   lockouts: route({ method: 'GET', path: '/api/safe/lockouts', summary: 'Addresses with failed logins', response: ok({ list: z.array(ZLockout) }) }),
   clearLockouts: route({ method: 'DELETE', path: '/api/safe/lockouts', summary: 'Forget failed logins and lift every lock', response: ZOk }),

@@ -12,6 +12,7 @@ import type { DnsProvidersService } from './dnsProviders.js';
 import type { HttpChallengesService } from './httpChallenges.js';
 import type { PortMappingsService } from './portMappings.js';
 import type { PortalService } from './portal.js';
+import type { OidcService } from './oidc.js';
 import type { RulesService } from './rules.js';
 import type { StunAddressesService } from './stunAddresses.js';
 import type { StoragesService } from './storages.js';
@@ -31,6 +32,7 @@ export interface ServiceMap {
   stunAddresses: StunAddressesService;
   rules: RulesService;
   portal: PortalService;
+  oidc: OidcService;
 }
 
 export type ServiceName = keyof ServiceMap;
@@ -47,4 +49,5 @@ export type { ModuleRuleRead, OwnerRef, RulesService } from './rules.js';
 export type { LoginAttempt, ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from './storages.js';
 export type { PortMapping, PortMappingRequest, PortMappingState, PortMappingsService } from './portMappings.js';
 export type { StunAddress, StunAddressesService } from './stunAddresses.js';
-export type { PortalCookie, PortalPass, PortalService, PortalSignIn, PortalSignInRequest } from './portal.js';
+export type { PortalCookie, PortalPass, PortalService, PortalSignIn, PortalSignInRequest, PortalSsoFinish, PortalSsoStart } from './portal.js';
+export type { OidcService, SsoIdentity } from './oidc.js';

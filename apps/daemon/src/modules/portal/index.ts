@@ -18,6 +18,7 @@ export default defineModule({
   contract: portalContract,
   migrations: portalMigrations,
   services: {
+    needs: ['oidc'],
     provides: { portal: (mod) => stateOf(mod).portal },
   },
   engine: async (mod) => new (await import('./portal.engine.js')).PortalEngine(stateOf(mod).portal),

@@ -6,13 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { PortalSettings, PortalUser } from '@lucky/contracts';
-import type { PortalService, PortalSignIn, PortalSignInRequest } from '../../core/services/portal.js';
+import type { PortalService, PortalSignIn, PortalSignInRequest, PortalSsoFinish, PortalSsoStart } from '../../core/services/portal.js';
+import type { OidcService } from '../../core/services/oidc.js';
+import { errorMsg } from '../../core/envelope.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { hashPassword, verifyPassword } from '../../core/password.js';
 import { verifyTotp } from '../../core/totp.js';
 import type { LoginGuard } from '../../core/loginguard.js';
 import type { Say } from '../../core/logs.js';
-import { sessionIdOf, type Lifetimes, type PortalSessions } from './portal.sessions.js';
+import { sessionIdOf, SSO_STAMP, type Lifetimes, type PortalSessions } from './portal.sessions.js';
 
 /** How long a serving thread may reuse a pass before asking again (revocations reach it at once anyway). */
 const PASS_REUSE_MS = 30_000;
@@ -31,6 +33,7 @@ export interface PortalParts {
   settings(): PortalSettings;
   sessions: PortalSessions;
   guard: LoginGuard;
+  oidc: OidcService;
   say: Say;
   /** A successful sign-in (the user's view shows the last one). */
   signedIn(user: string): void;
@@ -59,6 +62,8 @@ export class Portal implements PortalService {
   pass(token: string) {
     const s = this.p.sessions.use(token, lifetimes(this.p.settings()));
     if (!s) return null;
+    // The provider vouched for this person at sign-in, for the rules their groups allowed then.
+    if (s.stamp === SSO_STAMP) return { sessionId: sessionIdOf(s.tokenHash), user: s.user, rules: s.rules, until: Date.now() + PASS_REUSE_MS };
     const u = this.user(s.user);
     // Switched off, deleted, or a new password or second factor since this login: signed out.
     if (!u || stampOf(u) !== s.stamp) {
@@ -94,6 +99,34 @@ export class Portal implements PortalService {
     } finally {
       release();
     }
+  }
+
+  sso() {
+    return this.p.oidc.info();
+  }
+
+  ssoStart(r: PortalSsoStart): Promise<string> {
+    return this.p.oidc.start(r.redirectUri, { for: 'portal', rd: r.rd, rule: r.rule });
+  }
+
+  async ssoFinish(r: PortalSsoFinish): Promise<PortalSignIn & { rd?: string }> {
+    let done: Awaited<ReturnType<OidcService['finish']>>;
+    try {
+      done = await this.p.oidc.finish(new URL(r.callback));
+      if (done.extra.for !== 'portal') throw new Error('not a portal sign-in');
+    } catch (err) {
+      return { ok: false, reason: 'sso', msg: errorMsg(err) };
+    }
+    const { identity, extra } = done;
+    const rd = extra.rd ?? '/';
+    const rules = this.p.oidc.portalRules(identity.groups);
+    if (rules === false || (rules !== null && !rules.includes(extra.rule ?? ''))) {
+      this.p.say.warn({ key: 'portalLoginFailed', vars: { user: identity.user, address: r.address } });
+      return { ok: false, reason: 'notAllowed', user: identity.user, rd };
+    }
+    const token = this.p.sessions.create(identity.user, SSO_STAMP, r.address, r.agent, rules);
+    this.p.say.info({ key: 'portalLogin', vars: { user: identity.user, address: r.address } });
+    return { ok: true, token, user: identity.user, rd };
   }
 
   signOut(token: string): void {

@@ -22,7 +22,16 @@ export const portalMigrations: Migration[] = [
       agent TEXT NOT NULL
     );`,
   },
+  {
+    version: 2,
+    name: 'single sign-on sessions',
+    // JSON of the web rules a single sign-on session may open (its groups at sign-in); NULL = every one.
+    up: 'ALTER TABLE portal_sessions ADD COLUMN rules TEXT',
+  },
 ];
+
+/** The stamp of a session made by single sign-on: its user is the provider's, not a portal user. */
+export const SSO_STAMP = 'sso';
 
 export interface PortalSessionRow {
   tokenHash: string;
@@ -32,6 +41,8 @@ export interface PortalSessionRow {
   lastSeen: number;
   address: string;
   agent: string;
+  /** Single sign-on: the rules it may open (null = every one). */
+  rules: string[] | null;
 }
 
 interface Row {
@@ -42,6 +53,7 @@ interface Row {
   last_seen: number;
   address: string;
   agent: string;
+  rules: string | null;
 }
 
 /** last_seen is written at most this often: a busy site does not write on every request. */
@@ -64,17 +76,18 @@ export class PortalSessions {
     private now: () => number = Date.now,
   ) {
     for (const r of db.prepare<[], Row>('SELECT * FROM portal_sessions').all()) {
-      this.byHash.set(r.token_hash, { tokenHash: r.token_hash, user: r.user, stamp: r.stamp, createdAt: r.created_at, lastSeen: r.last_seen, address: r.address, agent: r.agent });
+      const rules = r.rules === null ? null : (JSON.parse(r.rules) as string[]);
+      this.byHash.set(r.token_hash, { tokenHash: r.token_hash, user: r.user, stamp: r.stamp, createdAt: r.created_at, lastSeen: r.last_seen, address: r.address, agent: r.agent, rules });
     }
   }
 
-  create(user: string, stamp: string, address: string, agent: string): string {
+  create(user: string, stamp: string, address: string, agent: string, rules: string[] | null = null): string {
     const token = randomBytes(32).toString('base64url');
     const t = this.now();
-    const row: PortalSessionRow = { tokenHash: tokenHash(token), user, stamp, createdAt: t, lastSeen: t, address, agent: agent.slice(0, 256) };
+    const row: PortalSessionRow = { tokenHash: tokenHash(token), user, stamp, createdAt: t, lastSeen: t, address, agent: agent.slice(0, 256), rules };
     this.db
-      .prepare('INSERT INTO portal_sessions (token_hash, user, stamp, created_at, last_seen, address, agent) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(row.tokenHash, row.user, row.stamp, row.createdAt, row.lastSeen, row.address, row.agent);
+      .prepare('INSERT INTO portal_sessions (token_hash, user, stamp, created_at, last_seen, address, agent, rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(row.tokenHash, row.user, row.stamp, row.createdAt, row.lastSeen, row.address, row.agent, rules === null ? null : JSON.stringify(rules));
     this.byHash.set(row.tokenHash, row);
     return token;
   }

@@ -8,7 +8,7 @@ import type { PortalEngine } from './portal.engine.js';
 import { Portal } from './portal.service.js';
 import { PortalSessions } from './portal.sessions.js';
 
-export type PortalContext = ModuleContext<typeof portalContract, never, PortalEngine>;
+export type PortalContext = ModuleContext<typeof portalContract, 'oidc', PortalEngine>;
 
 export interface PortalState {
   sessions: PortalSessions;
@@ -29,6 +29,7 @@ export function stateOf(mod: PortalContext): PortalState {
       settings: () => mod.rules.settings() as PortalSettings,
       sessions,
       guard: mod.loginGuard,
+      oidc: mod.services.oidc,
       say: mod.say,
       signedIn: (user) => lastLogin.set(user, Date.now()),
     });

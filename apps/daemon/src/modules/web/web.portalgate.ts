@@ -12,7 +12,10 @@ import { parseLang, PORTAL_COOKIE, PORTAL_FORM_COOKIE, PORTAL_PATH, type Lang } 
 import type { PortalCookie } from '../../core/services/portal.js';
 import { webPortal } from './web.portal.js';
 import { setRequestHeaders } from './web.reqheaders.js';
-import { loginPage, signedInPage, signedOutPage, type PageOptions } from './web.portalpage.js';
+import { loginPage, signedInPage, signedOutPage, type LoginForm, type PageOptions } from './web.portalpage.js';
+import { msgOf } from '../../lib/msgerror.js';
+
+type LoginError = NonNullable<LoginForm['error']>;
 
 export interface PortalSite {
   /** The header the app gets the user's name in; '' = none. */
@@ -146,9 +149,37 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
 
 const newFormValue = () => randomBytes(18).toString('base64url');
 
-function showLogin(g: PortalRequest, status: number, rd: string, extra: Partial<Parameters<typeof loginPage>[2]> = {}, headers?: Record<string, string>): void {
+async function showLogin(g: PortalRequest, status: number, rd: string, extra: Partial<Parameters<typeof loginPage>[2]> = {}, headers?: Record<string, string>): Promise<void> {
   const form = newFormValue();
-  loginPage(g.res, { lang: langOf(g.req), status, cookies: [formCookie(g, form)], ...(headers ? { headers } : {}) }, { form, rd, ...extra });
+  const sso = await webPortal.sso();
+  const button = sso.enable ? { sso: { label: sso.label, href: `${PORTAL_PATH}sso?rd=${encodeURIComponent(rd)}` } } : {};
+  loginPage(g.res, { lang: langOf(g.req), status, cookies: [formCookie(g, form)], ...(headers ? { headers } : {}) }, { form, rd, ...button, ...extra });
+}
+
+const origin = (g: PortalRequest) => `${g.secure ? 'https' : 'http'}://${g.req.headers.host ?? g.host}`;
+
+/** Single sign-on: to the provider, and back with the person it vouches for. */
+async function ssoPages(g: PortalRequest, page: string, query: URLSearchParams): Promise<void> {
+  const { req, res } = g;
+  if (page === 'sso') {
+    const rd = safeReturn(query.get('rd'));
+    let url: string;
+    try {
+      url = await webPortal.ssoStart({ redirectUri: `${origin(g)}${PORTAL_PATH}sso/callback`, rd, rule: g.rule });
+    } catch (err) {
+      return showLogin(g, 503, rd, { error: msgOf(err) as LoginError });
+    }
+    res.writeHead(302, { Location: url, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    return void res.end();
+  }
+  const { result, cookie } = await webPortal.ssoFinish({ callback: `${origin(g)}${g.path}`, address: g.ip, agent: String(req.headers['user-agent'] ?? '') });
+  const rd = safeReturn(result.rd);
+  if (result.ok) {
+    res.writeHead(303, { Location: rd, 'Set-Cookie': sessionCookie(g, cookie, result.token), 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    return void res.end();
+  }
+  if (result.reason === 'notAllowed') return showLogin(g, 403, rd, { error: { key: 'portalPageNotAllowed', vars: { user: result.user ?? '' } } });
+  return showLogin(g, 401, rd, { error: (result.msg ?? { key: 'oidcOff' }) as LoginError });
 }
 
 /** The pages under `/.lucky/`: sign in (GET form, POST), sign out. */
@@ -159,6 +190,7 @@ async function portalPages(g: PortalRequest): Promise<void> {
   const page = (q >= 0 ? g.path.slice(0, q) : g.path).slice(PORTAL_PATH.length);
   const query = new URLSearchParams(q >= 0 ? g.path.slice(q + 1) : '');
   const opts = (status: number, cookies: string[] = []): PageOptions => ({ lang, status, cookies });
+  if ((page === 'sso' || page === 'sso/callback') && (req.method === 'GET' || req.method === 'HEAD')) return ssoPages(g, page, query);
   if (page === 'login' && (req.method === 'GET' || req.method === 'HEAD')) {
     const token = cookieValue(req.headers.cookie, PORTAL_COOKIE);
     const pass = token ? await webPortal.pass(token) : null;

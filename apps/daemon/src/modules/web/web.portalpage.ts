@@ -11,7 +11,7 @@ const STYLE =
   'main{background:#fff;border-radius:10px;box-shadow:0 2px 12px #0002;padding:28px 32px;width:320px}h1{font-size:20px;margin:0 0 16px}' +
   'label{display:block;margin:10px 0 4px;font-weight:600}input{box-sizing:border-box;width:100%;padding:8px;border:1px solid #bbb;border-radius:6px;font:inherit}' +
   'small{color:#666}button{margin-top:18px;width:100%;padding:9px;border:0;border-radius:6px;background:#2563eb;color:#fff;font:inherit;cursor:pointer}' +
-  'p.error{color:#b91c1c;margin:0 0 8px}p.note{margin:0 0 8px}';
+  'p.error{color:#b91c1c;margin:0 0 8px}p.note{margin:14px 0 0}a.sso{display:block;text-align:center;padding:8px;border:1px solid #2563eb;border-radius:6px;color:#2563eb;text-decoration:none}';
 
 const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -52,6 +52,8 @@ export interface LoginForm {
   rd: string;
   user?: string;
   error?: { key: MessageKey; vars?: Record<string, MsgValue> };
+  /** Single sign-on's button: its label (the provider's name) and where it goes. */
+  sso?: { label: string; href: string };
 }
 
 export function loginPage(res: ServerResponse, o: PageOptions, f: LoginForm): void {
@@ -66,7 +68,8 @@ export function loginPage(res: ServerResponse, o: PageOptions, f: LoginForm): vo
       `<label for="user">${t(lang, 'portalPageUser')}</label><input id="user" name="user" autocomplete="username" required autofocus value="${esc(f.user ?? '')}">` +
       `<label for="password">${t(lang, 'portalPagePassword')}</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
       `<label for="code">${t(lang, 'portalPageCode')}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6"><small>${t(lang, 'portalPageCodeHint')}</small>` +
-      `<button type="submit">${t(lang, 'portalPageSubmit')}</button></form>`,
+      `<button type="submit">${t(lang, 'portalPageSubmit')}</button></form>` +
+      (f.sso ? `<p class="note"><a class="sso" href="${esc(f.sso.href)}">${t(lang, 'portalPageSso', { label: f.sso.label })}</a></p>` : ''),
   );
 }
 
