@@ -94,6 +94,22 @@ export const ZWebForwardAuth = z.object({
   skipTlsVerify: z.boolean().default(false),
 });
 
+/**
+ * Limits per client address on the whole rule: answered 429 with Retry-After (requests, connections)
+ * or 413 (body), and counted under those codes in the rule's figures. 0 = no limit.
+ */
+export const ZWebLimits = z.object({
+  /** Requests per second one address may make, on average (a token bucket). */
+  rate: z.number().min(0).max(1_000_000).default(0),
+  /** Requests it may make at once beyond the rate before it must wait (the bucket's depth). */
+  burst: z.number().int().min(0).max(1_000_000).default(20),
+  /** Connections one address may hold open to the rule at once. */
+  connections: z.number().int().min(0).max(100_000).default(0),
+  /** The largest request body in bytes. */
+  maxBodyBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+});
+export type WebLimits = z.infer<typeof ZWebLimits>;
+
 export const ZFilterMode = z.enum(['off', 'blacklist', 'whitelist']);
 export const ZWebIpFilter = z.object({
   mode: ZFilterMode.default('off'),
@@ -278,6 +294,7 @@ export const ZWebRule = z.object({
   defaultService: ZWebService.default({ type: 'text', status: 404, contentType: 'text/plain; charset=utf-8', body: 'not found\n' }),
   subRules: z.array(ZWebSubRule).max(512).default([]),
   ...accessShape,
+  limits: ZWebLimits.prefault({}),
   /** Peers whose client-IP headers are believed. */
   trustedProxies: z.array(ZCidr).max(256).default([]),
   clientIpHeaders: z.array(ZHeaderName).max(8).default([...DEFAULT_CLIENT_IP_HEADERS]),

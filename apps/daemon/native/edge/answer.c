@@ -114,6 +114,15 @@ void answer_plain(Client *c, int status, const char *text) {
   answer_text(c, status, type, sizeof type - 1, NULL, NULL, text, (uint32_t)strlen(text), NULL);
 }
 
+/* A limit's answer: 429 with how long to wait, or 413. */
+void answer_limited(Client *c, int status, int retry_after) {
+  static const char type[] = "text/plain; charset=utf-8";
+  char extra[48] = "";
+  if (retry_after > 0) snprintf(extra, sizeof extra, "Retry-After: %d\r\n", retry_after);
+  const char *text = status == 413 ? "payload too large\n" : c->over_limit || (c->h2_parent && c->h2_parent->over_limit) ? "too many connections\n" : "too many requests\n";
+  answer_text(c, status, type, sizeof type - 1, NULL, NULL, text, (uint32_t)strlen(text), extra[0] ? extra : NULL);
+}
+
 void answer_robots(Client *c, Site *s) {
   static const char type[] = "text/plain; charset=utf-8";
   answer_text(c, 200, type, sizeof type - 1, NULL, NULL, s->robots, s->robots_len, NULL);

@@ -12,6 +12,7 @@
 #include "tls.h"
 #include "h2.h"
 #include "auth.h"
+#include "limit.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -96,6 +97,8 @@ void client_close(Client *c) {
   }
   if (c->h2c) h2_free(c);
 #endif
+  if (c->limit_counted) limit_closed(c->rule->limiter, c->peer, c->family);
+  c->limit_counted = 0;
   if (c->table) table_unref(c->table);
   c->table = NULL;
   if (c->hs_table) table_unref(c->hs_table);
@@ -179,6 +182,11 @@ void client_accept(Worker *w, Rule *r) {
       }
       c->hs_table = table_ref(t);
       c->state = C_HANDSHAKE;
+    }
+    if (t && t->limit_conns && r->limiter) {
+      int counted = limit_opened(r->limiter, c->peer, c->family, w->now, t->limit_conns);
+      c->limit_counted = counted >= 0;
+      c->over_limit = counted == 0;
     }
     c->next = w->clients;
     if (w->clients) w->clients->prev = c;
@@ -295,6 +303,26 @@ static int is_robots(Route *r) { return r->path_n >= 11 && memcmp(r->path, "/rob
 
 void client_request(Client *c, uint32_t head_len) { request_head(c, head_len); }
 
+/* The rule's limits for this client: 1 when answered here (429, 413). */
+static int limited(Client *c, Table *t, h1_request *h, uint32_t head_len) {
+  const Client *conn = c->h2_parent ? c->h2_parent : c;
+  int status = 0, wait = 0;
+  if (conn->over_limit) status = 429, wait = 1;
+  else if (t->limit_per_ms && (wait = limit_take(c->rule->limiter, c->peer, c->family, c->w->now, t->limit_per_ms, t->limit_cap)) > 0) status = 429;
+  else if (t->max_body && h->content_length > 0 && (uint64_t)h->content_length > t->max_body) status = 413;
+  if (!status) return 0;
+  c->off += head_len;
+  if (h->upgrade) {
+    reject(c, status);
+    return 1;
+  }
+  /* Its body is not read (413, or a body with a refused request): the connection ends after the answer. */
+  if (status == 413 || conn->over_limit) c->keep_alive = 0;
+  answer_limited(c, status, wait);
+  c->state = C_ANSWER;
+  return 1;
+}
+
 static void request_head(Client *c, uint32_t head_len) {
   Worker *w = c->w;
   h1_request *h = &w->req;
@@ -337,7 +365,9 @@ static void request_head(Client *c, uint32_t head_len) {
     c->state = C_ANSWER;
     return;
   }
-  int fallback = s->type == SVC_FALLBACK || h->minor == 0 ||
+  if (limited(c, t, h, head_len)) return;
+  /* A body of no announced length past the rule's limit is counted by the Node path. */
+  int fallback = s->type == SVC_FALLBACK || h->minor == 0 || (t->max_body && h->chunked) ||
                  (t->ntrusted && cidr_match(t->trusted, t->ntrusted, c->peer, c->family)) ||
                  (t->challenges && r.path_n >= sizeof CHALLENGE - 1 && memcmp(r.path, CHALLENGE, sizeof CHALLENGE - 1) == 0) ||
                  (!h->upgrade && s->cors && h->origin.p);

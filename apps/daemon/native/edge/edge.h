@@ -53,6 +53,7 @@ typedef struct Upstream Upstream;
 typedef struct Pool Pool;
 struct TlsConf;
 struct AuthCache;
+struct Limiter;
 struct ssl_st;
 typedef struct H2Conn H2Conn;
 
@@ -182,6 +183,11 @@ struct Table {
   Site *sites; /* [0]: the default service */
   uint32_t log_capacity;
   struct TlsConf *tls_conf; /* NULL: plain HTTP */
+  /* Limits per client address (limit.c), kept in the rule's Limiter; 0 = none. */
+  int64_t limit_per_ms; /* tokens (millionths) a ms */
+  int64_t limit_cap;    /* the bucket's depth, in millionths */
+  int limit_conns;
+  uint64_t max_body;
 };
 
 Table *table_ref(Table *t);
@@ -224,6 +230,7 @@ struct Rule {
   Table *latest;                   /* under the edge lock */
   Table *tables[EDGE_MAX_WORKERS]; /* each thread's own, swapped by a command */
   Stats *stats[EDGE_MAX_WORKERS];
+  struct Limiter *limiter; /* made with the first table that has limits; kept across saves */
   AccessLog log;
   volatile int removing;
   volatile int workers_done; /* threads that have let go of it */
@@ -332,6 +339,8 @@ struct Client {
   int http11;
   int in_request;
   int requests;
+  int limit_counted; /* this connection is counted in the rule's Limiter */
+  int over_limit;    /* one connection too many for its address: its requests get 429 */
   int queued; /* in the worker's `again` list */
   Client *again_next;
   int tunnel_eof, tunnel_down_done;
@@ -433,6 +442,7 @@ int fallback_connect(Worker *w, Rule *r);
 
 /* answer.c */
 void answer_status(Client *c, int status, int close);
+void answer_limited(Client *c, int status, int retry_after);
 
 /* log.c */
 void log_init(AccessLog *l, uint32_t capacity);

@@ -24,6 +24,7 @@
 #include "edge.h"
 #include "log.h"
 #include "auth.h"
+#include "limit.h"
 #include "ocsp.h"
 #include "ticketkeys.h"
 #include "tls.h"
@@ -391,6 +392,10 @@ static Table *table_of(napi_env env, napi_value v, char *err, size_t errlen) {
   t->port = (int)num(env, v, "port", 0);
   t->challenges = flag(env, v, "challenges");
   t->log_capacity = (uint32_t)num(env, v, "logCapacity", 0);
+  t->limit_per_ms = (int64_t)num(env, v, "limitPerMs", 0);
+  t->limit_cap = (int64_t)num(env, v, "limitCap", 0);
+  t->limit_conns = (int)num(env, v, "limitConnections", 0);
+  t->max_body = (uint64_t)num(env, v, "maxBody", 0);
   napi_value arr;
   uint32_t n;
   int ok = cidrs(env, v, "trusted", &t->trusted, &t->ntrusted) && array(env, v, "sites", &arr, &n) && n > 0;
@@ -495,6 +500,8 @@ static void post_all(int op, Rule *r, Table *t) {
   }
 }
 
+static int needs_limiter(const Table *t) { return t->limit_per_ms > 0 || t->limit_conns > 0; }
+
 static napi_value js_add(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   if (!args(env, info, 2, argv)) return NULL;
@@ -512,6 +519,7 @@ static napi_value js_add(napi_env env, napi_callback_info info) {
   }
   r->ev.kind = EV_LISTEN;
   r->fd = fd;
+  if (needs_limiter(t)) r->limiter = limit_new();
   for (int i = 0; i < edge_workers; i++) r->stats[i] = calloc(1, sizeof(Stats));
   log_init(&r->log, t->log_capacity);
   t->refs = 1 + edge_workers;
@@ -538,6 +546,8 @@ static napi_value js_apply(napi_env env, napi_callback_info info) {
   Table *t = table_of(env, argv[1], err, sizeof err);
   if (!t) return throw_msg(env, err);
   t->refs = 1 + edge_workers;
+  /* Before the threads see the table: they find the rule's Limiter there. */
+  if (needs_limiter(t) && !r->limiter) r->limiter = limit_new();
   Table *old = r->latest;
   r->latest = t;
   log_resize(&r->log, t->log_capacity);
@@ -571,6 +581,7 @@ static napi_value js_free(napi_env env, napi_callback_info info) {
   log_destroy(&r->log);
   for (int i = 0; i < EDGE_MAX_WORKERS; i++) free(r->stats[i]);
   table_unref(r->latest);
+  limit_free(r->limiter);
   free(r);
   return NULL;
 }

@@ -25,6 +25,7 @@ import {
 import { ResponseCache } from './web.cache.js';
 import type { PortalSite } from './web.portalgate.js';
 import { ForwardAuth } from './web.forwardauth.js';
+import { ClientLimits } from './web.limits.js';
 import { FileServer } from './web.files.js';
 import { ReverseProxy, type BackendEvent } from './web.proxy.js';
 
@@ -71,6 +72,8 @@ export interface Compiled {
   challenges: Map<string, string>;
   /** What the rule runs with but should not (a file root that is missing...). */
   warnings: Msg[];
+  /** Its limits per client address on the Node path (kept across saves that leave them as they were). */
+  limits: ClientLimits | null;
 }
 
 export interface CompileOptions {
@@ -192,6 +195,7 @@ export function compile(plan: WebPlan, o: CompileOptions): Compiled {
     tls,
     challenges: new Map(Object.entries(plan.challenges ?? {})),
     warnings,
+    limits: ClientLimits.of(rule.limits),
   };
 }
 

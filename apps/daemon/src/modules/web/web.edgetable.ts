@@ -70,6 +70,11 @@ export interface EdgeTable {
   port: number;
   challenges: boolean;
   logCapacity: number;
+  /** Limits per client address (native/edge/limit.c): tokens in millionths a ms and the bucket's depth; 0 = none. */
+  limitPerMs: number;
+  limitCap: number;
+  limitConnections: number;
+  maxBody: number;
   trusted: Buffer;
   /** Flat [name, site, ...]. */
   exact: Array<string | number>;
@@ -223,6 +228,10 @@ export async function edgeTable(plan: WebPlan, o: { h2: boolean; resolve?: typeo
       port: rule.port,
       challenges: Object.keys(plan.challenges ?? {}).length > 0,
       logCapacity: rule.accessLog.capacity,
+      limitPerMs: rule.limits.rate > 0 ? Math.max(1, Math.round(rule.limits.rate * 1000)) : 0,
+      limitCap: (rule.limits.burst + 1) * 1_000_000,
+      limitConnections: rule.limits.connections,
+      maxBody: rule.limits.maxBodyBytes,
       trusted: packCidrs(rule.trustedProxies),
       exact: [...exact].flat(),
       wild: [...wild].flat(),

@@ -13,7 +13,8 @@ import { PORTAL_COOKIE } from '@lucky/contracts/runtime';
 import { bytesWrittenOf } from '../../core/filebody.js';
 import { acceptInBursts } from '../../core/native.js';
 import { wallClockAt } from '../../core/time.js';
-import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, peerIp, takeEdgePeer, uaAllowed } from './web.access.js';
+import { clientIp, corsHeaders, corsPreflight, inAny, ipAllowed, peerIp, plainIp, takeEdgePeer, uaAllowed } from './web.access.js';
+import type { ClientLimits } from './web.limits.js';
 import type { Compiled, Site } from './web.compile.js';
 import { ALPN_H2, bodyBytes, isH2, resetStream, serveH2, streamTunnel } from './web.h2.js';
 import { hostOf, parseHost, type HostPort } from './web.match.js';
@@ -206,8 +207,19 @@ export function createListenerServer(rt: Listener, fault: (err: unknown) => void
   return server;
 }
 
+/** A connection past the rule's limit for its address: its requests get 429. */
+const OVER = Symbol('overLimit');
+type LimitedSocket = Duplex & { [OVER]?: boolean };
+
 function track(rt: Listener, s: Duplex): void {
   rt.sockets.add(s);
+  // Behind the edge every connection is the edge's own: it counts the clients' itself.
+  const limits = rt.edge ? null : rt.compiled.limits;
+  if (limits) {
+    const ip = plainIp((s as unknown as { remoteAddress?: string }).remoteAddress);
+    if (!limits.opened(ip)) (s as LimitedSocket)[OVER] = true;
+    s.once('close', () => limits.closed(ip));
+  }
   s.once('close', () => {
     rt.sockets.delete(s);
     rt.stats.closedIn += (s as unknown as { bytesRead?: number }).bytesRead ?? 0;
@@ -257,6 +269,7 @@ function onRequest(rt: Listener, req: IncomingMessage, res: ServerResponse): voi
   res.on('close', responseClosed);
   const path = target(req);
   if (!hp || path === null) return plain(res, 400, 'bad request\n');
+  if (c.limits && limited(rt, c.limits, req, res, ip)) return;
   // ACME HTTP-01 while an order needs it: the CA's check passes no filter, login or service.
   if (c.challenges.size > 0 && path.startsWith(CHALLENGE_PREFIX)) {
     const answer = c.challenges.get(path.slice(CHALLENGE_PREFIX.length).split('?')[0]!);
@@ -311,6 +324,34 @@ function basicAuth(site: Site, req: IncomingMessage, res: ServerResponse, ip: st
     },
     () => unauthorized(site, res),
   );
+}
+
+/** The rule's limits for this client (the edge applied its share already): true when answered here. */
+function limited(rt: Listener, limits: ClientLimits, req: IncomingMessage, res: ServerResponse, ip: string): boolean {
+  if (!rt.edge) {
+    // A TLS connection's socket wraps the one counted (its `_parent`).
+    const sock = req.socket as LimitedSocket & { _parent?: LimitedSocket };
+    if (sock[OVER] || sock._parent?.[OVER]) {
+      res.setHeader('Retry-After', '1');
+      res.setHeader('Connection', 'close');
+      plain(res, 429, 'too many connections\n');
+      return true;
+    }
+    const wait = limits.take(ip);
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      plain(res, 429, 'too many requests\n');
+      return true;
+    }
+  }
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (limits.maxBody > 0 && length > limits.maxBody) {
+    // Its body is not read: the connection ends with the answer.
+    res.setHeader('Connection', 'close');
+    plain(res, 413, 'payload too large\n');
+    return true;
+  }
+  return false;
 }
 
 function tooManyLogins(res: ServerResponse, seconds: number): void {
@@ -373,7 +414,7 @@ function serve(rt: Listener, site: Site, req: IncomingMessage, res: ServerRespon
           ? `${hp.host}\n${path}\n${req.headers['accept-encoding'] ?? ''}`
           : null;
       const ctx: ProxyContext = { clientIp: ip, peerTrusted, tls: rt.compiled.tls !== null, host: hp.host, path };
-      return site.proxy!.handle(req, res, ctx, extra, cacheKey);
+      return site.proxy!.handle(req, res, ctx, extra, cacheKey, rt.compiled.limits?.maxBody ?? 0);
     }
     case 'redirect': {
       if (site.cors) corsHeaders(site.cors, req, res);

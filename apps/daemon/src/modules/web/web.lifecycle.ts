@@ -179,6 +179,8 @@ export class WebListeners implements Serving {
     if (!rt) throw new Error(`web rule ${key} is not listening here`);
     const compiled = this.compile(plan, rt.events);
     const prev = rt.compiled;
+    // The addresses followed and their open connections stay while the limits stay as they were.
+    if (JSON.stringify(prev.rule.limits) === JSON.stringify(plan.rule.limits)) compiled.limits = prev.limits;
     rt.compiled = compiled;
     if (!rt.edge) rt.log.resize(plan.rule.accessLog.capacity);
     if (compiled.tls && !rt.edge) {

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { Transform, type Duplex, type Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { ZProxyService } from '@lucky/contracts';
 import { cacheLifetime, type ResponseCache } from './web.cache.js';
@@ -471,8 +471,11 @@ export class ReverseProxy {
     return out;
   }
 
-  /** Forwards one HTTP request. `extra` are response headers to add (CORS). */
-  handle(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, extra: string[] | null, cacheKey: string | null): void {
+  /**
+   * Forwards one HTTP request. `extra` are response headers to add (CORS). `maxBody`, when given, is
+   * the rule's body limit for a body of no announced length (chunked): past it the client gets 413.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext, extra: string[] | null, cacheKey: string | null, maxBody = 0): void {
     if (cacheKey && this.cache) {
       const hit = this.cache.get(cacheKey);
       if (hit) {
@@ -484,7 +487,8 @@ export class ReverseProxy {
       }
     }
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
-    this.attempt(req, res, ctx, extra, cacheKey, hasBody, null);
+    const body = hasBody && maxBody > 0 && req.headers['content-length'] === undefined ? cappedBody(req, res, maxBody) : req;
+    this.attempt(req, res, ctx, extra, cacheKey, hasBody, null, body);
   }
 
   /** Sends the request to the next backend (`tried` are those that failed it already). */
@@ -496,6 +500,7 @@ export class ReverseProxy {
     cacheKey: string | null,
     hasBody: boolean,
     tried: Set<Backend> | null,
+    body: Readable = req,
   ): void {
     const b = this.pick(ctx.clientIp, tried);
     if (!b) {
@@ -510,7 +515,7 @@ export class ReverseProxy {
     // One listener per response, whichever attempt is current.
     if (res[CALL] === undefined) res.on('close', clientClosed);
     res[CALL] = call;
-    const ex = b.pool.request({ method: req.method ?? 'GET', path: b.basePath + ctx.path, headers: this.requestHeaders(req, b, ctx), body: hasBody ? req : null }, call);
+    const ex = b.pool.request({ method: req.method ?? 'GET', path: b.basePath + ctx.path, headers: this.requestHeaders(req, b, ctx), body: hasBody ? body : null }, call);
     call.ex = ex;
     if (res.destroyed) call.clientGone();
   }
@@ -580,4 +585,28 @@ export class ReverseProxy {
       setTimeout(() => p.destroy(), 30_000).unref();
     }
   }
+}
+
+/**
+ * A chunked body counted on its way to the backend: past `max` bytes the client gets 413 (its
+ * connection closes) and the body breaks off, which ends the exchange with the backend.
+ */
+function cappedBody(req: IncomingMessage, res: ServerResponse, max: number): Readable {
+  let seen = 0;
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen <= max) return done(null, chunk);
+      if (!res.headersSent) {
+        res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '18', Connection: 'close' });
+        res.end('payload too large\n');
+      }
+      done(new Error('request body too large'));
+      req.destroy();
+    },
+  });
+  // The exchange asks whether the client's body arrived whole.
+  Object.defineProperty(out, 'complete', { get: () => req.complete && seen <= max });
+  req.pipe(out);
+  return out;
 }
