@@ -85,6 +85,7 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
   stun: { title: 'route.stun', module: 'stun', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/stun/StunPage')), 'StunPage') },
   acme: { title: 'route.acme', module: 'acme', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/acme/AcmePage')), 'AcmePage') },
   publish: { title: 'route.publish', module: 'publish', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/publish/PublishPage')), 'PublishPage') },
+  portal: { title: 'route.portal', module: 'portal', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portal/PortalPage')), 'PortalPage') },
   portforward: { title: 'route.portforward', module: 'portforward', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/portforward/PortforwardPage')), 'PortforwardPage') },
 };
 

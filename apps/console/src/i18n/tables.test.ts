@@ -12,6 +12,8 @@ import { en_US as ftpEn } from '../modules/ftpserver/i18n.en_US';
 import { zh_CN as ftpZh } from '../modules/ftpserver/i18n.zh_CN';
 import { en_US as pfEn } from '../modules/portforward/i18n.en_US';
 import { zh_CN as pfZh } from '../modules/portforward/i18n.zh_CN';
+import { en_US as portalEn } from '../modules/portal/i18n.en_US';
+import { zh_CN as portalZh } from '../modules/portal/i18n.zh_CN';
 import { en_US as publishEn } from '../modules/publish/i18n.en_US';
 import { zh_CN as publishZh } from '../modules/publish/i18n.zh_CN';
 import { en_US as safeEn } from '../modules/safe/i18n.en_US';
@@ -42,6 +44,7 @@ const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['file browser', fbZh, fbEn],
   ['ftpserver', ftpZh, ftpEn],
   ['portforward', pfZh, pfEn],
+  ['portal', portalZh, portalEn],
   ['publish', publishZh, publishEn],
   ['safe', safeZh, safeEn],
   ['settings system panel', systemZh, systemEn],

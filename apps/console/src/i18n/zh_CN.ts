@@ -18,6 +18,7 @@ export const zh_CN = {
   'route.stun': 'STUN内网穿透',
   'route.acme': '证书',
   'route.publish': '发布服务',
+  'route.portal': '登录门户',
   'route.portforward': '端口转发',
   'route.wanjiadmin': '万吉管理',
   'menu.status': '总览',
@@ -28,6 +29,7 @@ export const zh_CN = {
   'menu.stun': 'STUN内网穿透',
   'menu.acme': '证书',
   'menu.publish': '发布服务',
+  'menu.portal': '登录门户',
   'menu.storage': '网络存储',
   'menu.storagemanagement': '存储管理',
   'menu.webdav': 'WebDAV',
@@ -184,6 +186,7 @@ export const zh_CN = {
   'module.cron': '计划任务',
   'module.safe': '安全管理',
   'module.publish': '发布',
+  'module.portal': '登录门户',
   // log levels
   'level.2': '错误 (Error)',
   'level.3': '警告 (Warn)',

@@ -6,9 +6,9 @@ const ids = (m: MenuEntry[]) =>
 
 describe('menu', () => {
   it('follows the spec order with every module on', () => {
-    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol', 'publish'];
+    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol', 'publish', 'portal'];
     expect(ids(buildMenu(all))).toEqual([
-      'status', 'log', '|', 'publish', 'ddns', 'web', 'portforward', 'stun', 'acme', '|',
+      'status', 'log', '|', 'publish', 'ddns', 'web', 'portal', 'portforward', 'stun', 'acme', '|',
       'storage[storagemanagement,webdav,ftpserver,filebrowser]', 'wanjiadmin', '|', 'wol', 'cron', 'safe', 'set', 'about', 'logout',
     ]);
   });
@@ -21,6 +21,12 @@ describe('menu', () => {
     expect(ids(buildMenu(['ftpserver', 'storagemanagement']))).toEqual(['status', 'log', '|', 'safe', 'set', 'about', 'logout']);
     expect(ids(buildMenu(['filebrowser', 'ftpserver']))).toEqual(['status', 'log', '|', 'storage[ftpserver,filebrowser]', '|', 'safe', 'set', 'about', 'logout']);
     expect(ids(buildMenu(['webdav']))).toEqual(['status', 'log', '|', 'storage[webdav]', '|', 'safe', 'set', 'about', 'logout']);
+  });
+
+  it('shows the login portal after the web services, only with its module on', () => {
+    expect(ids(buildMenu(['reverseproxy', 'portal']))).toEqual(['status', 'log', '|', 'web', 'portal', '|', 'safe', 'set', 'about', 'logout']);
+    expect(buildMenu(['portal']).find((e) => e.id === 'portal')).toMatchObject({ kind: 'link', label: 'menu.portal', to: '/portal' });
+    expect(ids(buildMenu(['reverseproxy']))).not.toContain('portal');
   });
 
   it('uses the menu keys of the module list (reverseproxy → /web, wanji_admin → /wanjiadmin)', () => {

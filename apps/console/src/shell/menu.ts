@@ -29,6 +29,8 @@ export function buildMenu(modules: readonly string[]): MenuEntry[] {
   if (on('publish')) out.push(link('publish', '/publish'));
   if (on('ddns')) out.push(link('ddns', '/ddns'));
   if (on('reverseproxy')) out.push(link('web', '/web'));
+  // Its users sign in to the web rules above that require Lucky login.
+  if (on('portal')) out.push(link('portal', '/portal'));
   if (on('portforward')) out.push(link('portforward', '/portforward'));
   if (on('stun')) out.push(link('stun', '/stun'));
   if (on('acme')) out.push(link('acme', '/acme'));

@@ -64,6 +64,30 @@ export function FirstEntries(props: { entries: readonly string[]; text: RuleText
 }
 
 /**
+ * A list field as badges (the services using a storage, the web rules a portal user may open), or a
+ * dimmed line while it is empty; `attr` carries the entries' keys for scripts and tests.
+ */
+export function BadgeList(props: { entries: readonly { key: string; label: string }[]; emptyText: string; color: string; testId: string; attr: `data-${string}` }) {
+  const data = { 'data-testid': props.testId, [props.attr]: props.entries.map((e) => e.key).join(',') };
+  if (props.entries.length === 0) {
+    return (
+      <Text fz="xs" c="dimmed" {...data}>
+        {props.emptyText}
+      </Text>
+    );
+  }
+  return (
+    <Group gap={4} {...data}>
+      {props.entries.map((e) => (
+        <Badge key={e.key} size="sm" variant="light" color={props.color} tt="none">
+          {e.label}
+        </Badge>
+      ))}
+    </Group>
+  );
+}
+
+/**
  * A rule another module made for one of its objects ("Publish: Home Assistant"): still the user's to
  * edit here, marked so that its origin is known. Nothing for a rule made in its own module.
  */

@@ -1,14 +1,13 @@
 /** Console sessions: address, client, last seen; this one marked; end one, or all others. */
-import { Badge, Button, Group, Table, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Table } from '@mantine/core';
 import { safeRoutes } from '@lucky/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
-import { shortAgent } from './helpers';
 import { safeText } from './i18n';
 import { sessionsQuery } from './queries';
-import { ConfirmModal, Listing, RefreshButton, Section, fmtTime } from './ui';
+import { ConfirmModal, Listing, RefreshButton, Section, SessionCells } from './ui';
 import { ScrolledTable } from '../../kit/table/ScrolledTable';
 
 export function SessionsSection() {
@@ -67,15 +66,7 @@ export function SessionsSection() {
         <ScrolledTable minWidth={760} striped data-testid="safe-sessions-table" titles={[safeText('se.address'), safeText('se.agent'), safeText('se.created'), safeText('se.lastSeen'), safeText('se.expires'), '']}>
           {list.map((s) => (
             <Table.Tr key={s.id} data-testid="safe-session-row" data-current={s.current}>
-              <Table.Td style={{ fontFamily: 'monospace', fontSize: 13 }}>{s.address}</Table.Td>
-              <Table.Td fz="sm">
-                <Tooltip label={s.agent || '-'} multiline maw={420} openDelay={300}>
-                  <span>{shortAgent(s.agent)}</span>
-                </Tooltip>
-              </Table.Td>
-              <Table.Td fz="sm">{fmtTime(s.created)}</Table.Td>
-              <Table.Td fz="sm">{fmtTime(s.lastSeen)}</Table.Td>
-              <Table.Td fz="sm">{fmtTime(s.expires)}</Table.Td>
+              <SessionCells session={s} />
               <Table.Td>
                 {s.current ? (
                   <Badge color="green" variant="light" data-testid="safe-session-current">

@@ -1,14 +1,36 @@
-/** Small pieces shared by the security sections and the system panel. */
-import { Button, Card, Group, Modal, Skeleton, Text, type ButtonProps } from '@mantine/core';
+/** Small pieces shared by the security sections, the system panel and the login portal's sessions. */
+import { Button, Card, Group, Modal, Skeleton, Table, Text, Tooltip, type ButtonProps } from '@mantine/core';
+import type { PortalSession } from '@lucky/contracts';
 import { useState, type ReactNode } from 'react';
 import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
+import { shortAgent } from './helpers';
 import { safeText } from './i18n';
 import { copyText } from './transfer';
 
 export function fmtTime(ms: number): string {
   if (!ms) return safeText('never');
   return new Date(ms).toLocaleString(lang === 'en_US' ? 'en-US' : 'zh-CN', { hour12: false });
+}
+
+/** What a sign-in session is listed with, a console one or a login portal one alike (they have the same fields). */
+type SessionFacts = Pick<PortalSession, 'address' | 'agent' | 'created' | 'lastSeen' | 'expires'>;
+
+/** A session's cells: from where, with what (the whole User-Agent on hover), signed in, last seen, ends. */
+export function SessionCells({ session: s }: { session: SessionFacts }) {
+  return (
+    <>
+      <Table.Td style={{ fontFamily: 'monospace', fontSize: 13 }}>{s.address}</Table.Td>
+      <Table.Td fz="sm">
+        <Tooltip label={s.agent || '-'} multiline maw={420} openDelay={300}>
+          <span>{shortAgent(s.agent)}</span>
+        </Tooltip>
+      </Table.Td>
+      <Table.Td fz="sm">{fmtTime(s.created)}</Table.Td>
+      <Table.Td fz="sm">{fmtTime(s.lastSeen)}</Table.Td>
+      <Table.Td fz="sm">{fmtTime(s.expires)}</Table.Td>
+    </>
+  );
 }
 
 export function CopyBtn(props: { text: string; testid?: string } & ButtonProps) {

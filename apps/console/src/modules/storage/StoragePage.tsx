@@ -1,7 +1,7 @@
 /** Storage management: storages (directory, read-only and quota, usage bars, the services using each, status, switch, log, edit, delete) and, under them, the users with their permissions. */
 import { Badge, Group, Progress, Stack, Text, Tooltip } from '@mantine/core';
 import type { storageRoutes } from '@lucky/contracts';
-import { RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
+import { BadgeList, RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { formatBytes } from '../../lib/helpers';
@@ -91,21 +91,6 @@ function UsageCell({ r }: { r: Row }) {
 }
 
 function UsedByCell({ r }: { r: Row }) {
-  const services = r.usage.usedBy;
-  if (services.length === 0) {
-    return (
-      <Text fz="xs" c="dimmed" data-testid="storage-used-by" data-services="">
-        {storageText('notUsed')}
-      </Text>
-    );
-  }
-  return (
-    <Group gap={4} data-testid="storage-used-by" data-services={services.join(',')}>
-      {services.map((s) => (
-        <Badge key={s} size="sm" variant="light" color="teal" tt="none">
-          {serviceName(s, storageText)}
-        </Badge>
-      ))}
-    </Group>
-  );
+  const services = r.usage.usedBy.map((s) => ({ key: s, label: serviceName(s, storageText) }));
+  return <BadgeList entries={services} emptyText={storageText('notUsed')} color="teal" testId="storage-used-by" attr="data-services" />;
 }

@@ -1,4 +1,4 @@
-/** Access settings of a rule or a sub rule, each in its own fold: basic auth, IP and UA filters, cache, CORS, robots.txt. */
+/** Access settings of a rule or a sub rule, each in its own fold: basic auth, Lucky login, IP and UA filters, cache, CORS, robots.txt. */
 import { Accordion, Badge, Group, Stack, Switch, TextInput } from '@mantine/core';
 import { DEFAULT_CORS_METHODS } from '@lucky/contracts';
 import type { ReactNode } from 'react';
@@ -10,6 +10,7 @@ import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { BasicAuthUsers } from './BasicAuthUsers';
 import { FILTER_MODES, type AccessForm } from './form';
 import { webText } from './i18n';
+import { PortalLoginFields } from './PortalLoginFields';
 
 type ErrorAt = (field: string) => string | undefined;
 type Section = keyof AccessForm;
@@ -69,6 +70,9 @@ export function AccessEditor(props: { value: AccessForm; onChange: (v: AccessFor
           </Group>
           <BasicAuthUsers users={a.basicAuth.users} onChange={(users) => set('basicAuth', { users })} errorAt={props.errorAt} testId={tid} />
         </Stack>
+      </Fold>
+      <Fold value="portal" title={webText('portal')} badge={onBadge(a.portal.enable)} testId={tid}>
+        <PortalLoginFields value={a.portal} onChange={(patch) => set('portal', patch)} errorAt={props.errorAt} testId={tid} />
       </Fold>
       <Fold value="ipFilter" title={webText('ipFilter')} badge={modeBadge(a.ipFilter.mode)} testId={tid}>
         {filter('ipFilter', 'ip')}

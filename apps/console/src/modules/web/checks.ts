@@ -37,6 +37,7 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   'basicAuth.users.user': 'field.user',
   'basicAuth.users.password': 'field.password',
   'basicAuth.realm': 'field.realm',
+  'portal.userHeader': 'field.portalHeader',
   'ipFilter.list': 'field.ipList',
   'uaFilter.list': 'field.uaList',
   'cache.maxBytes': 'field.cacheMax',
@@ -158,13 +159,13 @@ export function tabOf(path: string): RuleTab {
   if (path.startsWith('certs') || path === 'minTls' || path === 'httpRedirectPort') return 'https';
   if (path.startsWith('defaultService')) return 'service';
   if (path.startsWith('subRules')) return 'subrules';
-  if (/^(basicAuth|ipFilter|uaFilter|cache|cors|robots|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';
+  if (/^(basicAuth|portal|ipFilter|uaFilter|cache|cors|robots|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';
   return 'basic';
 }
 
 /** Which section of the access editor holds a path (so it can be opened). */
 export function accessSectionOf(path: string): string | null {
-  const m = /^(?:subRules\.\d+\.)?(basicAuth|ipFilter|uaFilter|cache|cors|robots)/.exec(path);
+  const m = /^(?:subRules\.\d+\.)?(basicAuth|portal|ipFilter|uaFilter|cache|cors|robots)/.exec(path);
   return m ? m[1]! : null;
 }
 

@@ -172,6 +172,47 @@ describe('web form helpers', () => {
     expect(formToSubRule(emptySubRule()).basicAuth.users).toEqual([]);
   });
 
+  it('Lucky login: off with the Remote-User header by default, on the rule and each sub rule, back and forth', () => {
+    expect(emptyAccess().portal).toEqual({ enable: false, userHeader: 'Remote-User' });
+    const f = proxyRule();
+    f.access.portal = { enable: true, userHeader: ' X-User ' };
+    f.subRules[0]!.access.portal = { enable: true, userHeader: '' };
+    const rule = formToRule(f);
+    expect(rule.portal).toEqual({ enable: true, userHeader: 'X-User' });
+    // Empty: the app gets no user header.
+    expect(rule.subRules[0]!.portal).toEqual({ enable: true, userHeader: '' });
+    expect(ZWebRule.safeParse(rule).success).toBe(true);
+    const again = ruleToForm(ZWebRule.parse(rule));
+    expect(again.access.portal).toEqual({ enable: true, userHeader: 'X-User' });
+    expect(again.subRules[0]!.access.portal).toEqual({ enable: true, userHeader: '' });
+    expect(formToSubRule(emptySubRule()).portal).toEqual({ enable: false, userHeader: 'Remote-User' });
+  });
+
+  it('a bad user header is named, on the access tab, in the Lucky login fold', () => {
+    const f = proxyRule();
+    f.subRules[0]!.access.portal = { enable: true, userHeader: 'Remote User' };
+    const p = first(checkRule(f, 'en_US'));
+    expect(p?.path).toBe('subRules.0.portal.userHeader');
+    expect(p?.message).toMatch(/^Sub rule 1 · User header: /);
+    expect(tabOf(p!.path)).toBe('subrules');
+    expect(accessSectionOf(p!.path)).toBe('portal');
+    f.subRules[0]!.access.portal.userHeader = 'Remote-User';
+    f.access.portal = { enable: true, userHeader: 'a:b' };
+    expect(tabOf(first(checkRule(f, 'zh_CN'))!.path)).toBe('access');
+    expect(first(checkRule(f, 'zh_CN'))?.message).toMatch(/^用户名请求头/);
+  });
+
+  it('keeps what the form has no fields for (forward auth, limits) as the API set it', () => {
+    const set = ZWebRule.parse({
+      name: 'r',
+      port: 1,
+      forwardAuth: { enable: true, url: 'http://127.0.0.1:9091/api/authz/forward-auth' },
+      limits: { rate: 5, connections: 10 },
+      subRules: [{ name: 's', domains: ['a.example.com'], service: { type: 'close' }, forwardAuth: { enable: true, url: 'http://127.0.0.1:4180/oauth2/auth', copyHeaders: ['X-Auth'] } }],
+    });
+    expect(formToRule(ruleToForm(set))).toEqual(set);
+  });
+
   it('list texts: listen address, open link, domains, figures, codes', () => {
     expect(listenText({ network: 'tcp4', address: '', port: 80 })).toBe('0.0.0.0:80');
     expect(listenText({ network: 'tcp6', address: '', port: 443 })).toBe('[::]:443');

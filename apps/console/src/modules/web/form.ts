@@ -2,7 +2,7 @@
  * The web service forms' state (lists as one-entry-a-line text, numbers as typed) and its
  * conversion to and from the contracts' rule, sub rule and service.
  */
-import { SECRET_MASK, ZWebRule, type WebRule, type WebService, type WebServiceType, type WebSubRule } from '@lucky/contracts';
+import { SECRET_MASK, ZWebRule, type WebLimits, type WebRule, type WebService, type WebServiceType, type WebSubRule } from '@lucky/contracts';
 import { joinLines, toNumber, type Num } from '../../kit/form/values';
 import { certToBody, certToForm, type CertForm } from '../../kit/tls/certs';
 import { lines } from '../../lib/helpers';
@@ -53,6 +53,10 @@ export const keepsPassword = (u: UserForm) => u.stored && u.user.trim() === u.st
 
 export interface AccessForm {
   basicAuth: { enable: boolean; realm: string; users: UserForm[] };
+  /** Lucky login: a portal session (module portal) lets a request through; the user's name goes to the app in `userHeader`. */
+  portal: { enable: boolean; userHeader: string };
+  /** Kept as read: the form has no fields for it yet, and sending it back unchanged keeps what the API set. */
+  forwardAuth: WebRule['forwardAuth'];
   ipFilter: { mode: (typeof FILTER_MODES)[number]; list: string };
   uaFilter: { mode: (typeof FILTER_MODES)[number]; list: string };
   cache: { enable: boolean; maxBytes: Num; maxEntryBytes: Num; ttlSeconds: Num };
@@ -87,6 +91,8 @@ export interface RuleForm {
   defaultService: ServiceForm;
   subRules: SubRuleForm[];
   access: AccessForm;
+  /** Kept as read, as `forwardAuth` is. */
+  limits: WebLimits;
   trustedProxies: string;
   clientIpHeaders: string;
   accessLogCapacity: Num;
@@ -211,13 +217,15 @@ export function formToService(f: ServiceForm): WebService {
   }
 }
 
-type Access = Pick<WebRule, 'basicAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
+type Access = Pick<WebRule, 'basicAuth' | 'portal' | 'forwardAuth' | 'ipFilter' | 'uaFilter' | 'cache' | 'cors' | 'robots'>;
 
 export function accessToForm(a: Access, stored: boolean): AccessForm {
   // A stored password comes masked; the field stays blank, which keeps it (the daemon's rule for hashed secrets).
   const users = a.basicAuth.users.map((u) => ({ user: u.user, password: u.password === SECRET_MASK ? '' : u.password, stored, storedName: u.user }));
   return {
     basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users },
+    portal: { ...a.portal },
+    forwardAuth: structuredClone(a.forwardAuth),
     ipFilter: { mode: a.ipFilter.mode, list: joinLines(a.ipFilter.list) },
     uaFilter: { mode: a.uaFilter.mode, list: joinLines(a.uaFilter.list) },
     cache: { ...a.cache },
@@ -236,6 +244,8 @@ export function accessToForm(a: Access, stored: boolean): AccessForm {
 export function formToAccess(f: AccessForm): Access {
   return {
     basicAuth: { enable: f.basicAuth.enable, realm: f.basicAuth.realm, users: f.basicAuth.users.map((u) => ({ user: u.user.trim(), password: u.password })) },
+    portal: { enable: f.portal.enable, userHeader: f.portal.userHeader.trim() },
+    forwardAuth: f.forwardAuth,
     ipFilter: { mode: f.ipFilter.mode, list: lines(f.ipFilter.list) },
     uaFilter: { mode: f.uaFilter.mode, list: lines(f.uaFilter.list) },
     cache: { enable: f.cache.enable, maxBytes: toNumber(f.cache.maxBytes), maxEntryBytes: toNumber(f.cache.maxEntryBytes), ttlSeconds: toNumber(f.cache.ttlSeconds) },
@@ -287,6 +297,7 @@ export function ruleToForm(r: WebRule): RuleForm {
     defaultService: serviceToForm(r.defaultService),
     subRules: r.subRules.map((s) => subRuleToForm(s)),
     access: accessToForm(r, true),
+    limits: { ...r.limits },
     trustedProxies: joinLines(r.trustedProxies),
     clientIpHeaders: r.clientIpHeaders.join(', '),
     accessLogCapacity: r.accessLog.capacity,
@@ -331,6 +342,7 @@ export function formToRule(f: RuleForm): WebRule {
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),
     ...formToAccess(f.access),
+    limits: f.limits,
     trustedProxies: lines(f.trustedProxies),
     clientIpHeaders: f.clientIpHeaders.trim() === '' ? [] : words(f.clientIpHeaders),
     accessLog: { capacity: toNumber(f.accessLogCapacity) },
