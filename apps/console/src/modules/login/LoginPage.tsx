@@ -1,15 +1,19 @@
-/** Login (spec sections 5 and 8): account + password (+ 2FA code when the daemon asks for it). */
+/**
+ * Login (spec sections 5 and 8): account + password (+ 2FA code when the daemon asks for it), and
+ * single sign-on when the daemon offers it (the button, and the way back from the provider).
+ */
 import { Alert, Button, Card, Center, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { coreRoutes } from '@lucky/contracts';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiError, api, call } from '../../api';
-import { pushNotice } from '../../api/notices';
+import { call } from '../../api';
 import { versionQuery } from '../../api/queries';
 import { shellText } from '../../i18n';
-import { preloadChrome } from '../../shell/Shell';
 import { storage } from '../../storage';
+import { loginText } from './i18n';
+import { failureText, useSignedIn } from './signIn';
+import { SsoButton } from './SsoButton';
+import { useSsoReturn } from './useSsoReturn';
 
 export function LoginPage() {
   const version = useQuery(versionQuery());
@@ -19,8 +23,8 @@ export function LoginPage() {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
+  const signedIn = useSignedIn();
+  const ssoBusy = useSsoReturn(setError);
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -36,15 +40,9 @@ export function LoginPage() {
         { body: { Account: account.trim(), Password: password, ...(twoFA ? { TwoFA: code.trim() } : {}) } },
         { silent: true },
       );
-      storage.set('token', res.token);
-      preloadChrome();
-      api.resetFailures();
-      queryClient.clear();
-      pushNotice(shellText('login.success'), 'green');
-      await navigate({ to: '/status' });
+      await signedIn(res.token);
     } catch (err) {
-      // The daemon's message is already in the user's language; a transport error gets the spec's text.
-      setError(err instanceof ApiError && err.kind === 'backend' ? err.message : shellText('login.failed'));
+      setError(failureText(err));
     } finally {
       setBusy(false);
     }
@@ -90,14 +88,20 @@ export function LoginPage() {
                 data-testid="login-2fa"
               />
             )}
+            {ssoBusy && (
+              <Text fz="sm" c="dimmed" ta="center" data-testid="login-sso-busy">
+                {loginText('ssoFinishing')}
+              </Text>
+            )}
             {error && (
               <Alert color="red" data-testid="login-error" p="xs">
                 {error}
               </Alert>
             )}
-            <Button type="submit" loading={busy} fullWidth data-testid="login-submit">
+            <Button type="submit" loading={busy || ssoBusy} fullWidth data-testid="login-submit">
               {shellText('login.submit')}
             </Button>
+            <SsoButton disabled={busy || ssoBusy} />
             <Text fz="xs" c="dimmed" data-testid="login-reset-hint">
               {shellText('login.resetHint')}
             </Text>

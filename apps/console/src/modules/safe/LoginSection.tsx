@@ -2,7 +2,7 @@
  * Login protection: lockout settings with the allow list (never locked), and the addresses with
  * failed logins, each liftable, with a clear button.
  */
-import { Alert, Badge, Button, Group, NumberInput, SimpleGrid, Stack, Table, Text, Textarea } from '@mantine/core';
+import { Badge, Button, Group, NumberInput, SimpleGrid, Stack, Table, Text, Textarea } from '@mantine/core';
 import { ZLoginProtection, safeRoutes, type LoginProtection } from '@lucky/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -11,7 +11,7 @@ import { pushNotice } from '../../api/notices';
 import { lang } from '../../i18n';
 import { safeText } from './i18n';
 import { lockoutsQuery } from './queries';
-import { ConfirmModal, Listing, RefreshButton, Section, fmtTime } from './ui';
+import { ConfirmModal, Listing, RefreshButton, Section, SettingsSection, fmtTime } from './ui';
 import { useSubmit } from './useSubmit';
 import { ScrolledTable } from '../../kit/table/ScrolledTable';
 import { lines } from '../../lib/helpers';
@@ -92,21 +92,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
   const now = Date.now();
   return (
     <Stack>
-      <Section
-        testid="safe-login-protection"
-        title={safeText('lp.title')}
-        right={
-          <Button size="xs" onClick={() => void save()} loading={busy} data-testid="safe-lp-save">
-            {safeText('save')}
-          </Button>
-        }
-        intro={safeText('lp.intro')}
-      >
-        {error && (
-          <Alert color="red" p="xs" mb="sm" data-testid="safe-lp-error">
-            {error}
-          </Alert>
-        )}
+      <SettingsSection testid="safe-login-protection" prefix="safe-lp" texts="lp" onSave={() => void save()} busy={busy} error={error}>
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           {field('freeFailures', safeText('lp.freeFailures'), 1, 100)}
           {field('globalFailuresPerMinute', safeText('lp.global'), 1, 10000, safeText('lp.globalHint'))}
@@ -125,7 +111,7 @@ export function LoginSection(props: { settings: LoginProtection }) {
           styles={{ input: { fontFamily: 'monospace' } }}
           data-testid="safe-lp-allowList"
         />
-      </Section>
+      </SettingsSection>
       <Section
         testid="safe-lockouts"
         title={safeText('lp.locksTitle')}

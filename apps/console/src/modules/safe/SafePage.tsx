@@ -1,6 +1,6 @@
 /**
  * Security management (/safe): the state at a glance, then one tab per concern — 2FA, access
- * control, login protection, safe entry path, API tokens, sessions, audit log.
+ * control, login protection, single sign-on, safe entry path, API tokens, sessions, audit log.
  */
 import { Alert, Badge, Button, Card, Group, Skeleton, Stack, Tabs, Text } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,10 +13,11 @@ import { LoginSection } from './LoginSection';
 import { safeOverviewQuery } from './queries';
 import { SafeUrlSection } from './SafeUrlSection';
 import { SessionsSection } from './SessionsSection';
+import { SsoSection } from './SsoSection';
 import { TokensSection } from './TokensSection';
 import { TwoFASection } from './TwoFASection';
 
-export const SAFE_TABS = ['twoFA', 'access', 'login', 'safeUrl', 'tokens', 'sessions', 'audit'] as const;
+export const SAFE_TABS = ['twoFA', 'access', 'login', 'sso', 'safeUrl', 'tokens', 'sessions', 'audit'] as const;
 export type SafeTab = (typeof SAFE_TABS)[number];
 
 function Fact(props: { label: string; value: string; color: string; testid: string }) {
@@ -83,6 +84,9 @@ export function SafePage() {
             </Tabs.Panel>
             <Tabs.Panel value="login" pt="md">
               <LoginSection settings={o.loginProtection} />
+            </Tabs.Panel>
+            <Tabs.Panel value="sso" pt="md">
+              <SsoSection />
             </Tabs.Panel>
             <Tabs.Panel value="safeUrl" pt="md">
               <SafeUrlSection safeURL={o.safeURL} />

@@ -11,6 +11,7 @@ export const safeOverviewQuery = () => routeQuery(['safe', 'overview'], safeRout
 export const lockoutsQuery = () => routeQuery(['safe', 'lockouts'], safeRoutes.lockouts, { retry: true });
 export const tokensQuery = () => routeQuery(['safe', 'tokens'], safeRoutes.tokens, { retry: true });
 export const sessionsQuery = () => routeQuery(['safe', 'sessions'], safeRoutes.sessions, { retry: true });
+export const oidcQuery = () => routeQuery(['safe', 'oidc'], safeRoutes.getOidc, { retry: true });
 
 /** Newest first, AUDIT_PAGE at a time; the next page starts below the last id seen. */
 export const auditQuery = () =>

@@ -1,5 +1,5 @@
 /** Small pieces shared by the security sections, the system panel and the login portal's sessions. */
-import { Button, Card, Group, Modal, Skeleton, Table, Text, Tooltip, type ButtonProps } from '@mantine/core';
+import { Alert, Button, Card, Group, Modal, Skeleton, Table, Text, Tooltip, type ButtonProps } from '@mantine/core';
 import type { PortalSession } from '@lucky/contracts';
 import { useState, type ReactNode } from 'react';
 import { pushNotice } from '../../api/notices';
@@ -108,6 +108,33 @@ export function Section(props: { testid: string; title: ReactNode; right?: React
       )}
       {props.children}
     </Card>
+  );
+}
+
+/**
+ * A card of settings saved at once: its title and intro (the texts `<texts>.title`, `<texts>.intro`),
+ * its save button top right (`<prefix>-save`), and above the fields why the last save was refused
+ * (`<prefix>-error`), by the schema or by the daemon.
+ */
+export function SettingsSection(props: { testid: string; prefix: string; texts: 'lp' | 'sso'; onSave: () => void; busy: boolean; error: string | null; children: ReactNode }) {
+  return (
+    <Section
+      testid={props.testid}
+      title={safeText(`${props.texts}.title`)}
+      right={
+        <Button size="xs" onClick={props.onSave} loading={props.busy} data-testid={`${props.prefix}-save`}>
+          {safeText('save')}
+        </Button>
+      }
+      intro={safeText(`${props.texts}.intro`)}
+    >
+      {props.error && (
+        <Alert color="red" p="xs" mb="sm" data-testid={`${props.prefix}-error`}>
+          {props.error}
+        </Alert>
+      )}
+      {props.children}
+    </Section>
   );
 }
 
