@@ -35,6 +35,7 @@ export const BENCH_PACKAGES = {
   defender: [P.taskset],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
+  protect: [P.wrk, P.nginx, P.taskset],
   // The NAT lab's peers (pebble, BIND, miniupnpd; dig and curl for the WAN client, upnpc for the
   // router's list), openssl for pebble's own certificate, and Caddy as the reference peer.
   publish: [

@@ -13,6 +13,7 @@
 #include "h2.h"
 #include "auth.h"
 #include "limit.h"
+#include "cookie.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -303,6 +304,24 @@ static int is_robots(Route *r) { return r->path_n >= 11 && memcmp(r->path, "/rob
 
 void client_request(Client *c, uint32_t head_len) { request_head(c, head_len); }
 
+/*
+ * Lucky login: a request with the token of a session Node verified for this site (and one Cookie
+ * header only) is the edge's to serve, as that session's user; the portal's pages, and anything
+ * else, are Node's.
+ */
+static int portal_pass(Client *c, Site *s, h1_request *h, Route *r) {
+  static const char pages[] = "/.lucky/";
+  if (r->path_n >= sizeof pages - 1 && memcmp(r->path, pages, sizeof pages - 1) == 0) return 0;
+  if (h->cookies != 1) return 0;
+  const char *token;
+  uint32_t n;
+  if (!cookie_find(h->cookie.p, h->cookie.n, "lucky_portal", 12, &token, &n) || n == 0) return 0;
+  int len = auth_user(s->sessions, token, n, c->w->now, c->portal_user);
+  if (len < 0) return 0;
+  c->portal_user_len = len;
+  return 1;
+}
+
 /* The rule's limits for this client: 1 when answered here (429, 413). */
 static int limited(Client *c, Table *t, h1_request *h, uint32_t head_len) {
   const Client *conn = c->h2_parent ? c->h2_parent : c;
@@ -337,6 +356,7 @@ static void request_head(Client *c, uint32_t head_len) {
     return;
   }
   c->table = table_ref(t);
+  c->portal_user_len = -1;
   c->in_request = 1;
   c->requests++;
   stats_of(c)->requests++;
@@ -397,8 +417,15 @@ static void request_head(Client *c, uint32_t head_len) {
       c->state = C_ANSWER;
       return;
     }
-    /* A login Node has verified already is the edge's to accept; any other goes to Node. */
-    fallback = s->auth && !auth_ok(s->authorized, h->authorization.p, h->authorization.n, w->now);
+    /* A login Node has verified already is the edge's to accept; any other goes to Node. With Lucky
+     * login too, a request with an Authorization header is basic auth's, one without is the portal's. */
+    c->portal_user_len = -1;
+    if (s->auth && (!s->portal || h->authorization.p)) {
+      fallback = !auth_ok(s->authorized, h->authorization.p, h->authorization.n, w->now);
+      if (s->portal) c->portal_user_len = 0; /* the app gets no user header, and no forged one */
+    } else if (s->portal) {
+      fallback = !portal_pass(c, s, h, &r);
+    }
   }
   if (fallback || s->type == SVC_PROXY) {
     c->keep_alive = h->keep_alive && !c->rule->removing;

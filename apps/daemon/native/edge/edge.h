@@ -148,6 +148,10 @@ struct Site {
   /* Requests this site sends to the Node path whatever they are. */
   int auth;       /* basic auth: Node checks it (scrypt) */
   struct AuthCache *authorized; /* headers Node verified (auth.c) */
+  int portal;     /* Lucky login: Node checks a session; its pages are Node's */
+  struct AuthCache *sessions;   /* session tokens Node verified, with their users */
+  char *user_header;            /* the app gets the user in it ("" = not at all) */
+  uint32_t user_header_len;
   int cors;       /* requests with an Origin */
   int nip, nua;
   IpFilter *ip;
@@ -340,6 +344,8 @@ struct Client {
   int in_request;
   int requests;
   int limit_counted; /* this connection is counted in the rule's Limiter */
+  int portal_user_len;        /* -1: the request is not a portal session's */
+  char portal_user[129];      /* AUTH_USER_MAX + 1 */
   int over_limit;    /* one connection too many for its address: its requests get 429 */
   int queued; /* in the worker's `again` list */
   Client *again_next;

@@ -7,6 +7,7 @@
  */
 #include "edge.h"
 #include "exchange.h"
+#include "cookie.h"
 #include "out.h"
 #include "h2.h"
 
@@ -209,20 +210,41 @@ static int build_line(Client *c) {
   return out.failed ? -1 : 0;
 }
 
+/* A Cookie header without the portal's cookies; none at all when nothing else is left. */
+static void put_cookie(Buf *out, const char *v, uint32_t n) {
+  char *kept = malloc((size_t)n * 2 + 2);
+  if (!kept) {
+    out->failed = 1;
+    return;
+  }
+  uint32_t len = cookie_strip_portal(v, n, kept);
+  if (len) buf_header(out, "cookie", 6, kept, len);
+  free(kept);
+}
+
 /* The rest: the client's headers less this hop's, the forwarded ones, the rule's own, the framing. */
 static int build_rest(Client *c, h1_request *h) {
   Exchange *x = &c->x;
   Proxy *p = &x->site->proxy;
   Buf out = {0};
   int has_length = 0;
+  /* A portal session's request: the app gets its user, never a client's forgery or the session's cookie. */
+  const Site *site = x->site;
+  int portal = c->portal_user_len >= 0 && site->portal;
   for (int i = 0; i < h->nheaders; i++) {
     h1_header *k = &h->headers[i];
     if (request_hop(k->name) || connection_listed(h, k->name)) continue;
     if (p->forwarded && forwarded_name(k->name)) continue;
     if (p->nreq && custom_has(p->req_headers, p->nreq, k->name.p, k->name.n)) continue;
+    if (portal && site->user_header_len && ieq(k->name.p, k->name.n, site->user_header, site->user_header_len)) continue;
+    if (portal && k->name.n == 6 && h1_is(k->name, "cookie")) {
+      put_cookie(&out, k->value.p, k->value.n);
+      continue;
+    }
     if (k->name.n == 14 && h1_is(k->name, "content-length")) has_length = 1;
     buf_header(&out, k->name.p, k->name.n, k->value.p, k->value.n);
   }
+  if (portal && site->user_header_len && c->portal_user_len > 0) buf_header(&out, site->user_header, site->user_header_len, c->portal_user, (uint32_t)c->portal_user_len);
   if (p->forwarded) {
     const char *proto = c->table->tls ? "https" : "http";
 #define FWD(name, value, len) \

@@ -52,6 +52,8 @@ typedef struct {
   int expect_continue;
   int host_count;
   h1_str host, upgrade_proto, user_agent, authorization, origin;
+  h1_str cookie;   /* the first Cookie header */
+  int cookies;     /* how many Cookie headers there were */
   int is_head;     /* HEAD: the answer has no body */
   int is_connect;  /* CONNECT: not served here */
 } h1_request;

@@ -34,8 +34,9 @@ int h1_parse_request(const char *buf, size_t len, h1_request *r) {
   r->upgrade = 0;
   r->expect_continue = 0;
   r->host_count = 0;
-  r->host.p = r->upgrade_proto.p = r->user_agent.p = r->authorization.p = r->origin.p = NULL;
-  r->host.n = r->upgrade_proto.n = r->user_agent.n = r->authorization.n = r->origin.n = 0;
+  r->host.p = r->upgrade_proto.p = r->user_agent.p = r->authorization.p = r->origin.p = r->cookie.p = NULL;
+  r->host.n = r->upgrade_proto.n = r->user_agent.n = r->authorization.n = r->origin.n = r->cookie.n = 0;
+  r->cookies = 0;
   r->head_len = (uint32_t)len;
   if (len < 4 || memcmp(buf + len - 4, "\r\n\r\n", 4) != 0) return H1_BAD;
   const char *end = buf + len - 2; /* the blank line's CRLF */
@@ -66,6 +67,7 @@ int h1_parse_request(const char *buf, size_t len, h1_request *r) {
           if (h1_is(h->value, "100-continue")) r->expect_continue = 1;
           else if (h->value.n) return H1_EXPECT;
         } else if (h1_is(h->name, "origin") && !r->origin.p) r->origin = h->value;
+        else if (h1_is(h->name, "cookie") && r->cookies++ == 0) r->cookie = h->value;
         break;
       case 7:
         if (h1_is(h->name, "upgrade")) r->upgrade_proto = h->value;

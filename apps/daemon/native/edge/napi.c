@@ -255,6 +255,11 @@ static int site_of(napi_env env, napi_value v, Site *s) {
   if (s->type < SVC_PROXY || s->type > SVC_FALLBACK) return 0;
   s->auth = flag(env, v, "auth");
   if (s->auth && !(s->authorized = auth_new())) return 0;
+  s->portal = flag(env, v, "portal");
+  if (s->portal) {
+    s->user_header = str(env, v, "userHeader", &s->user_header_len);
+    if (!s->user_header || !(s->sessions = auth_new())) return 0;
+  }
   s->cors = flag(env, v, "cors");
   napi_value arr;
   uint32_t n;
@@ -697,22 +702,57 @@ static napi_value js_health(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* The credentials a site keeps (basic auth's headers, or the portal's sessions); NULL when it keeps none. */
+static AuthCache *site_cache(napi_env env, napi_value rule, napi_value site_v, int sessions) {
+  Rule *r = rule_arg(env, rule);
+  if (!r) return NULL;
+  int32_t site = -1;
+  napi_get_value_int32(env, site_v, &site);
+  Table *t = r->latest;
+  if (site < 0 || site >= t->nsites) return NULL;
+  return sessions ? t->sites[site].sessions : t->sites[site].authorized;
+}
+
+/* An Authorization header Node verified for a site: (rule, site, header, ms). */
 static napi_value js_authorized(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   if (!args(env, info, 4, argv)) return NULL;
-  Rule *r = rule_arg(env, argv[0]);
-  if (!r) return NULL;
-  int32_t site = -1;
+  AuthCache *cache = site_cache(env, argv[0], argv[1], 0);
+  if (!cache) return NULL;
   int64_t ms = 0;
-  napi_get_value_int32(env, argv[1], &site);
   napi_get_value_int64(env, argv[3], &ms);
-  Table *t = r->latest;
-  if (site < 0 || site >= t->nsites || !t->sites[site].authorized) return NULL;
   uint32_t len = 0;
   char *header = string_of(env, argv[2], &len);
-  if (!header) return NULL;
-  auth_add(t->sites[site].authorized, header, len, edge_now_ms() + ms);
+  if (header) auth_add(cache, header, len, edge_now_ms() + ms, NULL, 0);
   free(header);
+  return NULL;
+}
+
+/* A portal session Node checked and allowed for a site: (rule, site, token, ms, user). */
+static napi_value js_session(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  if (!args(env, info, 5, argv)) return NULL;
+  AuthCache *cache = site_cache(env, argv[0], argv[1], 1);
+  if (!cache) return NULL;
+  int64_t ms = 0;
+  napi_get_value_int64(env, argv[3], &ms);
+  uint32_t len = 0, user_len = 0;
+  char *token = string_of(env, argv[2], &len);
+  char *user = string_of(env, argv[4], &user_len);
+  if (token && user) auth_add(cache, token, len, edge_now_ms() + ms, user, user_len);
+  free(token);
+  free(user);
+  return NULL;
+}
+
+/* Sessions ended or users changed: every site of the rule asks Node again. */
+static napi_value js_forget_sessions(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!args(env, info, 1, argv)) return NULL;
+  Rule *r = rule_arg(env, argv[0]);
+  if (!r) return NULL;
+  Table *t = r->latest;
+  for (int i = 0; i < t->nsites; i++) auth_clear(t->sites[i].sessions);
   return NULL;
 }
 
@@ -799,6 +839,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"edgeHealth", NULL, js_health, NULL, NULL, NULL, napi_default, NULL},
       {"edgeOcsp", NULL, js_ocsp, NULL, NULL, NULL, napi_default, NULL},
       {"edgeAuthorized", NULL, js_authorized, NULL, NULL, NULL, napi_default, NULL},
+      {"edgeSession", NULL, js_session, NULL, NULL, NULL, napi_default, NULL},
+      {"edgeForgetSessions", NULL, js_forget_sessions, NULL, NULL, NULL, napi_default, NULL},
       {"ocspRequest", NULL, js_ocsp_request, NULL, NULL, NULL, napi_default, NULL},
       {"ocspCheck", NULL, js_ocsp_check, NULL, NULL, NULL, napi_default, NULL},
       {"edgeTicketRotation", NULL, js_ticket_rotation, NULL, NULL, NULL, napi_default, NULL},

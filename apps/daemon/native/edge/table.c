@@ -44,6 +44,8 @@ void table_free(Table *t) {
     free(s->ua);
     free(s->robots);
     auth_free(s->authorized);
+    auth_free(s->sessions);
+    free(s->user_header);
     free(s->content_type);
     free_template(&s->body);
     Proxy *p = &s->proxy;

@@ -87,6 +87,8 @@ export interface CompileOptions {
   health?(site: number, backend: number, up: boolean): void;
   /** A site's basic auth verified this Authorization header, good for `ms` (the native data plane accepts it then). */
   authorized?(site: number, header: string, ms: number): void;
+  /** A site's portal session was checked and allowed, good for `ms` (the native data plane serves its token then). */
+  session?(site: number, token: string, ms: number, user: string): void;
 }
 
 /** A sub rule's access settings where it enables them, else the rule's (the native data plane's tables merge the same way). */
@@ -153,7 +155,9 @@ function compileSite(index: number, name: string, service: WebService, rule: Web
     auth: access.basicAuth.enable
       ? new BasicAuthGate(access.basicAuth as z.output<typeof ZWebBasicAuth>, undefined, undefined, o.authorized ? (header, ms) => o.authorized!(index, header, ms) : null)
       : null,
-    portal: access.portal.enable ? { userHeader: access.portal.userHeader } : null,
+    portal: access.portal.enable
+      ? { userHeader: access.portal.userHeader, ...(o.session ? { verified: (token: string, ms: number, user: string) => o.session!(index, token, ms, user) } : {}) }
+      : null,
     forwardAuth:
       access.forwardAuth.enable && access.forwardAuth.url
         ? new ForwardAuth(access.forwardAuth, (url, detail) => o.note({ key: 'webForwardAuthDown', vars: { site, url, detail } }))
@@ -201,5 +205,8 @@ export function compile(plan: WebPlan, o: CompileOptions): Compiled {
 
 /** Lets go of what a compiled rule holds open (backend pools, health checks). */
 export function dispose(c: Compiled): void {
-  for (const s of c.all) s.proxy?.close();
+  for (const s of c.all) {
+    s.proxy?.close();
+    s.forwardAuth?.close();
+  }
 }

@@ -25,6 +25,7 @@ import { mainStapler, ocspStapling, type OcspAddon, type OcspWatch } from './web
 import type { AccessLogPage, Serving, ServingEvents } from './web.serving.js';
 import { listenFailure } from './web.threads.js';
 import { onTicketRotation } from './web.tickets.js';
+import { webPortal } from './web.portal.js';
 
 /** native/edge/napi.c */
 export interface EdgeAddon extends OcspAddon {
@@ -41,6 +42,10 @@ export interface EdgeAddon extends OcspAddon {
   edgeHealth(rule: number, site: number, backend: number, healthy: boolean): void;
   /** Node verified this Authorization header for the site (scrypt): the edge accepts it itself for `ms`. */
   edgeAuthorized(rule: number, site: number, header: string, ms: number): void;
+  /** Node checked and allowed this portal session for the site: the edge serves its token itself for `ms`, as `user`. */
+  edgeSession(rule: number, site: number, token: string, ms: number, user: string): void;
+  /** Sessions ended or users changed: every site of the rule asks Node again. */
+  edgeForgetSessions(rule: number): void;
   edgeOcsp(rule: number, cert: number, der: Buffer | null): void;
   edgeTicketRotation(ms: number): void;
 }
@@ -115,6 +120,10 @@ export class EdgeServing implements Serving {
     this.node = new WebListeners({ say: o.say, nativeFiles: o.nativeFiles ?? false });
     this.direct = new WebListeners({ say: o.say, stapling: mainStapler, nativeFiles: o.nativeFiles ?? false });
     this.threads = addon.edgeStart(o.threads, (kind, id, a, b, c) => EdgeServing.dispatch(kind, id, a, b, c));
+    // A revoked session (or a changed user) is refused by the edge at once, not when its token's time runs out.
+    this.unfollowPortal = webPortal.subscribe(() => {
+      for (const r of this.rules.values()) if (r.id) this.addon.edgeForgetSessions(r.id);
+    });
     users++;
     if (!rotationFollowed) {
       rotationFollowed = true;
@@ -159,6 +168,9 @@ export class EdgeServing implements Serving {
       health: (site, backend, up) => this.health(rule, site, backend, up),
       authorized: (site, header, ms) => {
         if (rule.id) this.addon.edgeAuthorized(rule.id, site, header, ms);
+      },
+      session: (site, token, ms, user) => {
+        if (rule.id && ms > 0) this.addon.edgeSession(rule.id, site, token, ms, user);
       },
     });
     let fd = -1;
@@ -292,7 +304,10 @@ export class EdgeServing implements Serving {
     return n;
   }
 
+  private unfollowPortal: () => void;
+
   async close(): Promise<void> {
+    this.unfollowPortal();
     await Promise.all([...this.rules.keys()].map((k) => this.stop(k)));
     await this.node.close();
     await this.direct.close();

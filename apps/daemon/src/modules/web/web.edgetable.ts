@@ -32,6 +32,9 @@ export interface EdgeSite {
   name: string;
   type: number;
   auth: boolean;
+  /** Lucky login: sessions Node verified are served here; the portal's pages go to Node. */
+  portal: boolean;
+  userHeader: string;
   cors: boolean;
   ip: Array<{ whitelist: boolean; cidrs: Buffer }>;
   ua: Array<{ whitelist: boolean; list: string[] }>;
@@ -189,12 +192,14 @@ async function siteOf(name: string, service: WebService, rule: WebRule, sub: Web
   return {
     name,
     auth: access.basicAuth.enable,
+    portal: access.portal.enable,
+    userHeader: access.portal.userHeader,
     cors: access.cors.enable,
     ip: filters.filter((f) => f.ipFilter.mode !== 'off').map((f) => ({ whitelist: f.ipFilter.mode === 'whitelist', cidrs: packCidrs(f.ipFilter.list) })),
     ua: filters.filter((f) => f.uaFilter.mode !== 'off').map((f) => ({ whitelist: f.uaFilter.mode === 'whitelist', list: f.uaFilter.list.map((s) => s.toLowerCase()) })),
     robots: access.robots.enable ? access.robots.text : null,
-    // Lucky login (its sessions live with the portal module) and forward auth are Node's, request by request.
-    ...(access.portal.enable || access.forwardAuth.enable ? { type: SVC.fallback } : await serviceOf(service, access, resolve)),
+    // Forward auth is Node's, request by request.
+    ...(access.forwardAuth.enable ? { type: SVC.fallback } : await serviceOf(service, access, resolve)),
   };
 }
 

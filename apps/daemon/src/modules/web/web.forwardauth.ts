@@ -7,9 +7,9 @@
  * with its challenge, a 403) goes back to the client as it is. An authorizer that cannot be asked
  * lets nothing through (503).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { WebSubRule } from '@lucky/contracts';
+import { UpstreamPool } from './web.upstream.js';
 
 type Config = WebSubRule['forwardAuth'];
 
@@ -36,8 +36,10 @@ export interface ForwardRequest {
 const UNAVAILABLE: ForwardVerdict = { pass: false, status: 503, headers: ['Content-Type', 'text/plain; charset=utf-8'], body: Buffer.from('authorizer unavailable\n') };
 
 export class ForwardAuth {
-  private readonly url: URL;
-  private readonly agent: HttpAgent;
+  /** The authorizer's kept-alive connections: the proxy's own client (web.upstream.ts). */
+  private readonly pool: UpstreamPool;
+  private readonly path: string;
+  private readonly host: string;
   /** The copied headers, lower-cased: dropped from every client request of the site first. */
   readonly copied: string[];
 
@@ -46,71 +48,79 @@ export class ForwardAuth {
     /** The authorizer could not be asked (for the rule's log). */
     private readonly onFailure: (url: string, detail: string) => void,
   ) {
-    this.url = new URL(cfg.url);
-    const opts = { keepAlive: true, maxFreeSockets: 16, timeout: 15_000 };
-    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ ...opts, rejectUnauthorized: !cfg.skipTlsVerify }) : new HttpAgent(opts);
+    const u = new URL(cfg.url);
+    const tls = u.protocol === 'https:';
+    const timeoutMs = cfg.timeoutSeconds * 1000;
+    this.pool = new UpstreamPool(
+      { tls, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) || (tls ? 443 : 80), rejectUnauthorized: !cfg.skipTlsVerify },
+      { maxConnections: 256, idleMs: 30_000, timeoutMs, connectTimeoutMs: Math.min(10_000, timeoutMs) },
+    );
+    this.path = u.pathname + u.search;
+    this.host = u.host;
     this.copied = cfg.copyHeaders.map((h) => h.toLowerCase());
   }
 
   check(req: IncomingMessage, r: ForwardRequest): Promise<ForwardVerdict> {
-    const headers: Record<string, string | string[]> = {};
+    const headers: string[] = [];
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
       const lower = name.toLowerCase();
       // h2's pseudo-headers are not headers; X-Forwarded-* and X-Original-* are ours to say.
       if (name.charCodeAt(0) === 58 || NOT_SENT.has(lower) || lower.startsWith('x-forwarded-') || lower.startsWith('x-original-')) continue;
-      const had = headers[lower];
-      headers[lower] = had === undefined ? raw[i + 1]! : lower === 'cookie' ? `${String(had)}; ${raw[i + 1]!}` : [...(Array.isArray(had) ? had : [had]), raw[i + 1]!];
+      headers.push(name, raw[i + 1]!);
     }
     const proto = r.tls ? 'https' : 'http';
     const method = req.method ?? 'GET';
-    Object.assign(headers, {
-      'x-forwarded-method': method,
-      'x-forwarded-proto': proto,
-      'x-forwarded-host': r.host,
-      'x-forwarded-uri': r.path,
-      'x-forwarded-for': r.clientIp,
-      'x-real-ip': r.clientIp,
-      'x-original-url': `${proto}://${r.host}${r.path}`,
-      'x-original-method': method,
-    });
+    headers.push(
+      'host', this.host,
+      'x-forwarded-method', method,
+      'x-forwarded-proto', proto,
+      'x-forwarded-host', r.host,
+      'x-forwarded-uri', r.path,
+      'x-forwarded-for', r.clientIp,
+      'x-real-ip', r.clientIp,
+      'x-original-url', `${proto}://${r.host}${r.path}`,
+      'x-original-method', method,
+    );
     return new Promise((resolve) => {
-      const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const ask = send(this.url, { method: 'GET', headers, agent: this.agent, timeout: this.cfg.timeoutSeconds * 1000 }, (res) => {
-        const status = res.statusCode ?? 502;
-        if (status >= 200 && status < 300) {
-          res.resume();
-          const out: string[] = [];
-          const back = res.rawHeaders;
-          for (let i = 0; i < back.length; i += 2) if (this.copied.includes(back[i]!.toLowerCase())) out.push(back[i]!, back[i + 1]!);
-          return resolve({ pass: true, headers: out });
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          if (size >= ANSWER_MAX) return;
-          chunks.push(c.subarray(0, ANSWER_MAX - size));
-          size += c.length;
-        });
-        res.on('end', () => {
-          const out: string[] = [];
-          const back = res.rawHeaders;
-          for (let i = 0; i < back.length; i += 2) if (!NOT_RETURNED.has(back[i]!.toLowerCase())) out.push(back[i]!, back[i + 1]!);
-          resolve({ pass: false, status, headers: out, body: Buffer.concat(chunks) });
-        });
-        res.on('error', () => resolve(UNAVAILABLE));
-      });
-      ask.on('timeout', () => ask.destroy(new Error(`no answer in ${this.cfg.timeoutSeconds} s`)));
-      ask.on('error', (err) => {
-        this.onFailure(this.cfg.url, err.message);
-        resolve(UNAVAILABLE);
-      });
-      ask.end();
+      let status = 0;
+      let head: string[] = [];
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const passes = () => status >= 200 && status < 300;
+      this.pool.request(
+        { method: 'GET', path: this.path, headers },
+        {
+          onHead: (s, h) => {
+            status = s;
+            head = h;
+            return true;
+          },
+          onData: (chunk) => {
+            // A 2xx's body means nothing; a refusal's goes to the client, within bounds.
+            if (!passes() && size < ANSWER_MAX) chunks.push(chunk.subarray(0, ANSWER_MAX - size));
+            size += chunk.length;
+            return true;
+          },
+          onEnd: () => {
+            const out: string[] = [];
+            for (let i = 0; i < head.length; i += 2) {
+              const lower = head[i]!.toLowerCase();
+              if (passes() ? this.copied.includes(lower) : !NOT_RETURNED.has(lower)) out.push(head[i]!, head[i + 1]!);
+            }
+            resolve(passes() ? { pass: true, headers: out } : { pass: false, status, headers: out, body: Buffer.concat(chunks) });
+          },
+          onError: (err) => {
+            this.onFailure(this.cfg.url, err.message);
+            resolve(UNAVAILABLE);
+          },
+        },
+      );
     });
   }
 
   close(): void {
-    this.agent.destroy();
+    this.pool.close();
   }
 }

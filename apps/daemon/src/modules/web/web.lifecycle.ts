@@ -78,6 +78,7 @@ export class WebListeners implements Serving {
       note: events.note,
       ...(events.health ? { health: events.health } : {}),
       ...(events.authorized ? { authorized: events.authorized } : {}),
+      ...(events.session ? { session: events.session } : {}),
     });
   }
 

@@ -171,6 +171,13 @@ describe.each(SETUPS)('Lucky login on a web rule ($name)', ({ env, threads }) =>
       expect(r.status).toBe(200);
       expect(JSON.parse(r.body)).toEqual({ user: 'alice', cookie: 'theme=dark' });
     }
+    if (env.webEngine === 'native') {
+      // Once Node has checked the session, the edge serves its requests itself, with the same result.
+      const r = await app(`theme=dark; ${session}`, 'a.home.test', { 'Remote-User': 'mallory' });
+      expect(JSON.parse(r.body)).toEqual({ user: 'alice', cookie: 'theme=dark' });
+      const figures = await d.call<{ rule: { figures: { engine?: { native: number } } } }>('GET', `/api/web/rules/${ruleKey}`);
+      expect(figures.rule.figures.engine!.native).toBeGreaterThan(0);
+    }
     // Already signed in: the sign-in page says as whom.
     expect((await hit(port, { host: 'a.home.test', path: '/.lucky/login', headers: { cookie: session, 'accept-language': 'en' } })).body).toContain('signed in as alice');
   });

@@ -20,6 +20,8 @@ type LoginError = NonNullable<LoginForm['error']>;
 export interface PortalSite {
   /** The header the app gets the user's name in; '' = none. */
   userHeader: string;
+  /** Behind the native data plane: a session checked and allowed, which it may then serve itself for `ms`. */
+  verified?(token: string, ms: number, user: string): void;
 }
 
 export interface PortalRequest {
@@ -267,6 +269,7 @@ export function portalGate(g: PortalRequest, go: () => void, basic: { challenge:
   const decide = (pass: Awaited<ReturnType<typeof webPortal.pass>>) => {
     if (g.res.destroyed) return;
     if (pass && (pass.rules === null || pass.rules.includes(g.rule))) {
+      g.site.verified?.(token, Math.min(pass.until - Date.now(), 30_000), pass.user);
       passOn(g.req, g.site.userHeader, pass.user);
       return go();
     }

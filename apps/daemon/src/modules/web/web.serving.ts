@@ -25,6 +25,8 @@ export interface ServingEvents {
   health?(site: number, backend: number, up: boolean): void;
   /** A site's basic auth verified an Authorization header (sites by index), good for `ms`. */
   authorized?(site: number, header: string, ms: number): void;
+  /** A site's portal session checked and allowed here: the edge accepts its token itself for `ms`, as `user`. */
+  session?(site: number, token: string, ms: number, user: string): void;
 }
 
 export interface AccessLogPage {
