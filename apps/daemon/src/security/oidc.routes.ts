@@ -48,7 +48,8 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   addRoute(app, routes.oidcLogin, async ({ req, reply }) => {
     try {
-      return reply.redirect(await oidc.start(`${origin(req)}/api/oidc/callback`, { for: 'console' }), 302);
+      // Behind a safe entry path the callback is under it too (anywhere else the daemon shows nothing).
+      return reply.redirect(await oidc.start(`${origin(req)}${consolePath()}api/oidc/callback`, { for: 'console' }), 302);
     } catch (err) {
       return reply.redirect(`${consolePath()}#/login?ssoError=${encodeURIComponent(renderMsg(req.lang, errorMsg(err)))}`, 302);
     }

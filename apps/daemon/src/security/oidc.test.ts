@@ -154,6 +154,13 @@ describe('single sign-on through a real OpenID provider', () => {
     expect(decodeURIComponent(bob.headers.location!)).toContain('ssoError=bob is not in a group that may manage Lucky');
   });
 
+  it('sends the provider back under the safe entry path when there is one', async () => {
+    expect((await d.call('PUT', '/api/safe/safeurl', { safeURL: 's3cret' })).ret).toBe(0);
+    const start = await hit(`${consoleOrigin}/s3cret/api/oidc/login`);
+    expect(new URL(start.headers.location!).searchParams.get('redirect_uri')).toBe(`${consoleOrigin}/s3cret/api/oidc/callback`);
+    expect((await d.call('PUT', '/s3cret/api/safe/safeurl', { safeURL: '' })).ret).toBe(0);
+  });
+
   it('signs people in on a web rule with Lucky login by their groups', async () => {
     const made = await d.call('POST', '/api/web/rules', {
       name: 'family',

@@ -78,5 +78,6 @@ export const en_US: Record<SystemTextId, string> = {
   'field.LoginProtection': 'Login protection',
   'field.SafeURL': 'Safe entry',
   'field.InfoFeedUrl': 'Info feed URL',
+  'field.Oidc': 'Single sign-on (OpenID Connect)',
   'field.version': 'Config format version',
 };

@@ -83,5 +83,6 @@ export const zh_CN = {
   'field.LoginProtection': '登录保护',
   'field.SafeURL': '安全入口',
   'field.InfoFeedUrl': '信息源地址',
+  'field.Oidc': '单点登录（OpenID Connect）',
   'field.version': '配置格式版本',
 } as const;
