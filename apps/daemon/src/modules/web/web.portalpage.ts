@@ -36,7 +36,8 @@ function send(res: ServerResponse, o: PageOptions, title: string, body: string):
     'Cache-Control': 'no-store',
     'Content-Security-Policy': POLICY,
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: with it, browsers send `Origin: null` on the form's POST, which the form check refuses.
+    'Referrer-Policy': 'same-origin',
     ...(o.cookies?.length ? { 'Set-Cookie': o.cookies } : {}),
     ...o.headers,
   });
