@@ -104,14 +104,21 @@ export function uaAllowed(ua: string | undefined, f: CompiledUaFilter): boolean 
 
 /**
  * Basic auth against stored scrypt hashes. scrypt is slow on purpose, so a verified (or refused)
- * header is remembered for a short while, and checks of the same header run once at a time.
+ * header is remembered for a short while, and checks of the same header run once at a time. One
+ * client address has at most two checks running (as the defender bounds every login,
+ * core/loginguard.ts): a flood of new guesses from one address is refused unchecked instead of
+ * filling the thread pool, and another client's login is checked at once meanwhile.
  */
 export class BasicAuthGate {
   private users = new Map<string, string>();
   private known = new Map<string, { ok: boolean; until: number }>();
   private pending = new Map<string, Promise<boolean>>();
+  /** Checks running, by client address. */
+  private running = new Map<string, number>();
   readonly challenge: string;
-  static readonly MAX_PENDING = 16;
+  static readonly PER_ADDRESS = 2;
+  /** All addresses together: a spray from many addresses still leaves the pool to file I/O. */
+  static readonly MAX_PENDING = 64;
 
   constructor(
     cfg: BasicAuth,
@@ -124,8 +131,8 @@ export class BasicAuthGate {
     this.challenge = `Basic realm="${cfg.realm}", charset="UTF-8"`;
   }
 
-  /** true/false when known at once, a promise otherwise. */
-  check(header: string | undefined): boolean | Promise<boolean> {
+  /** true/false when known at once, a promise otherwise; `ip` is the client's address. */
+  check(header: string | undefined, ip = ''): boolean | Promise<boolean> {
     if (!header || !/^basic /i.test(header) || header.length > 4096) return false;
     const now = Date.now();
     const k = this.known.get(header);
@@ -135,11 +142,16 @@ export class BasicAuthGate {
     }
     const p = this.pending.get(header);
     if (p) return p;
-    // scrypt runs on libuv's small thread pool (shared with file I/O): a flood of new guesses is
+    // scrypt runs on libuv's small thread pool (shared with file I/O): guesses past the bounds are
     // refused at once instead of queueing there.
-    if (this.pending.size >= BasicAuthGate.MAX_PENDING) return false;
+    const mine = this.running.get(ip) ?? 0;
+    if (mine >= BasicAuthGate.PER_ADDRESS || this.pending.size >= BasicAuthGate.MAX_PENDING) return false;
+    this.running.set(ip, mine + 1);
     const run = this.verify(header).then((ok) => {
       this.pending.delete(header);
+      const left = (this.running.get(ip) ?? 1) - 1;
+      if (left > 0) this.running.set(ip, left);
+      else this.running.delete(ip);
       if (this.known.size > 4096) this.known.clear();
       this.known.set(header, { ok, until: Date.now() + (ok ? this.okMs : this.badMs) });
       if (ok) this.onVerified?.(header, this.okMs);

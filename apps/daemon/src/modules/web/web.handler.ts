@@ -312,7 +312,7 @@ function forwardThen(fa: ForwardAuth, req: IncomingMessage, res: ServerResponse,
 function basicAuth(site: Site, req: IncomingMessage, res: ServerResponse, ip: string, go: () => void): void {
   const wait = webDefender.lockedFor(ip);
   if (wait > 0) return tooManyLogins(res, wait);
-  const ok = site.auth!.check(req.headers.authorization);
+  const ok = site.auth!.check(req.headers.authorization, ip);
   if (ok === true) return go();
   if (ok === false) return unauthorized(site, res);
   ok.then(
@@ -522,7 +522,7 @@ function onTunnel(rt: Listener, req: IncomingMessage, client: TunnelClient, head
   if (site.portal) passOn(req, site.portal.userHeader, null);
   const wait = webDefender.lockedFor(ip);
   if (wait > 0) return refuse(429, ['Retry-After', String(wait)]);
-  const ok = site.auth.check(req.headers.authorization);
+  const ok = site.auth.check(req.headers.authorization, ip);
   const challenge = ['WWW-Authenticate', site.auth.challenge];
   if (ok === true) return go();
   if (ok === false) return refuse(401, challenge);

@@ -1,7 +1,8 @@
 /** Pure parts of the web module: host parsing, matching, ranges, path safety, cache, ring, filters. */
 import { describe, expect, it } from 'vitest';
 import { ZWebRule } from '@lucky/contracts';
-import { compileCidrs, compileUaFilter, inAny, uaAllowed } from './web.access.js';
+import { BasicAuthGate, compileCidrs, compileUaFilter, inAny, uaAllowed } from './web.access.js';
+import { hashPassword } from '../../core/password.js';
 import { cacheLifetime, ResponseCache } from './web.cache.js';
 import { parseRange } from '../../lib/http/files.js';
 import { safeSegments } from './web.files.js';
@@ -119,5 +120,23 @@ describe('filters and defaults', () => {
     expect(ZWebRule.safeParse({ name: 'x', port: 80, accessLog: { capacity: 0 } }).success).toBe(true);
     expect(ZWebRule.safeParse({ name: 'x', port: 80, accessLog: { capacity: 102400 } }).success).toBe(true);
     expect(ZWebRule.safeParse({ name: 'x', port: 80, accessLog: { capacity: -1 } }).success).toBe(false);
+  });
+});
+
+describe('basic auth checks under a flood of guesses', () => {
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+  it('checks at most two guesses of one address at once, and another client at once meanwhile', async () => {
+    const gate = new BasicAuthGate({ enable: true, realm: 'x', users: [{ user: 'alice', password: await hashPassword('wonderland') }] });
+    const flood = Array.from({ length: 10 }, (_, i) => gate.check(basic('alice', `guess-${i}`), '192.0.2.66'));
+    // Two are being checked; the other eight are refused unchecked.
+    expect(flood.filter((r) => r instanceof Promise)).toHaveLength(2);
+    expect(flood.filter((r) => r === false)).toHaveLength(8);
+    const legit = gate.check(basic('alice', 'wonderland'), '192.0.2.10');
+    expect(legit).toBeInstanceOf(Promise);
+    expect(await legit).toBe(true);
+    expect(await Promise.all(flood)).toEqual(Array(10).fill(false));
+    // Done: the flooding address may have its next guess checked again.
+    expect(gate.check(basic('alice', 'guess-x'), '192.0.2.66')).toBeInstanceOf(Promise);
   });
 });
