@@ -1,4 +1,4 @@
-/** Access settings of a rule or a sub rule, each in its own fold: basic auth, Lucky login, IP and UA filters, cache, CORS, robots.txt. */
+/** Access settings of a rule or a sub rule, each in its own fold: basic auth, Lucky login, forward auth, IP and UA filters, cache, CORS, robots.txt. */
 import { Accordion, Badge, Group, Stack, Switch, TextInput } from '@mantine/core';
 import { DEFAULT_CORS_METHODS } from '@lucky/contracts';
 import type { ReactNode } from 'react';
@@ -9,6 +9,7 @@ import { mono } from '../../kit/fields/styles';
 import { WholeNumberInput } from '../../kit/fields/WholeNumberInput';
 import { BasicAuthUsers } from './BasicAuthUsers';
 import { FILTER_MODES, type AccessForm } from './form';
+import { ForwardAuthFields } from './ForwardAuthFields';
 import { webText } from './i18n';
 import { PortalLoginFields } from './PortalLoginFields';
 
@@ -73,6 +74,9 @@ export function AccessEditor(props: { value: AccessForm; onChange: (v: AccessFor
       </Fold>
       <Fold value="portal" title={webText('portal')} badge={onBadge(a.portal.enable)} testId={tid}>
         <PortalLoginFields value={a.portal} onChange={(patch) => set('portal', patch)} errorAt={props.errorAt} testId={tid} />
+      </Fold>
+      <Fold value="forwardAuth" title={webText('forwardAuth')} badge={onBadge(a.forwardAuth.enable)} testId={tid}>
+        <ForwardAuthFields value={a.forwardAuth} onChange={(patch) => set('forwardAuth', patch)} errorAt={props.errorAt} testId={tid} />
       </Fold>
       <Fold value="ipFilter" title={webText('ipFilter')} badge={modeBadge(a.ipFilter.mode)} testId={tid}>
         {filter('ipFilter', 'ip')}

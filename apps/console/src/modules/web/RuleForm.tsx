@@ -1,4 +1,4 @@
-/** Add/edit a web rule: listener, HTTPS (its certificates and HTTP redirect port), default service, sub rules, access settings. */
+/** Add/edit a web rule: listener, HTTPS (its certificates and HTTP redirect port), default service, sub rules, access settings and limits. */
 import { Alert, Button, Group, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { DEFAULT_CLIENT_IP_HEADERS, type webRoutes } from '@lucky/contracts';
 import { useState } from 'react';
@@ -18,6 +18,7 @@ import { AccessEditor } from './AccessEditor';
 import { accessSectionOf, checkRule, tabOf, type RuleTab } from './checks';
 import { certsChanged, emptyRule, formToRule, ruleToForm, TLS_VERSIONS, type RuleForm as Form } from './form';
 import { webText } from './i18n';
+import { RuleLimits } from './RuleLimits';
 import { webRules } from './ruleModule';
 import { ServiceEditor } from './ServiceEditor';
 import { SubRules } from './SubRules';
@@ -117,7 +118,7 @@ export function RuleForm(props: RuleFormProps<typeof webRoutes>) {
   );
 }
 
-/** What applies to every request of the rule: access folds, whose address is the client's, the access log. */
+/** What applies to every request of the rule: access folds, limits per client address, whose address is the client's, the access log. */
 function AccessTab(props: { form: Form; set: (patch: Partial<Form>) => void; err: ErrorAt; open: string[]; onOpen: (v: string[]) => void }) {
   const { form, set, err } = props;
   const b = bindFields(form, set, err);
@@ -127,6 +128,7 @@ function AccessTab(props: { form: Form; set: (patch: Partial<Form>) => void; err
         {webText('accessRuleHint')}
       </Text>
       <AccessEditor value={form.access} onChange={(access) => set({ access })} errorAt={err} open={props.open} onOpen={props.onOpen} testId="web-access" />
+      <RuleLimits value={form.limits} onChange={(patch) => set({ limits: { ...form.limits, ...patch } })} errorAt={err} />
       <Text fz="sm" fw={500} mt="xs">
         {webText('sectionClientIp')}
       </Text>

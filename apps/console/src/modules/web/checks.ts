@@ -5,7 +5,7 @@
 import { autoCertNames, autoCertOf, renderMsg, ZWebDomainReplace, ZWebRule, ZWebSubRule, type Lang, type Msg, type WebRule } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { firstProblem, isEmptyIssue, type FormProblem, type Schema } from '../../kit/form/problems';
-import { formToRule, formToSubRule, keepsPassword, type RuleForm, type SubRuleForm, type UserForm } from './form';
+import { formToRule, formToSubRule, keepsPassword, type AccessForm, type RuleForm, type SubRuleForm, type UserForm } from './form';
 import { webTextIn, type WebText } from './i18n';
 
 /** Field labels by path with the numbers dropped; sub rule paths without their `subRules.N.` prefix. */
@@ -38,6 +38,9 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   'basicAuth.users.password': 'field.password',
   'basicAuth.realm': 'field.realm',
   'portal.userHeader': 'field.portalHeader',
+  'forwardAuth.url': 'field.forwardAuthUrl',
+  'forwardAuth.copyHeaders': 'field.forwardAuthHeaders',
+  'forwardAuth.timeoutSeconds': 'field.forwardAuthTimeout',
   'ipFilter.list': 'field.ipList',
   'uaFilter.list': 'field.uaList',
   'cache.maxBytes': 'field.cacheMax',
@@ -48,6 +51,10 @@ const FIELD_LABELS: Record<string, Parameters<WebText>[0]> = {
   'cors.headers': 'field.corsHeaders',
   'cors.maxAgeSeconds': 'field.corsMaxAge',
   'robots.text': 'field.robots',
+  'limits.rate': 'field.limitRate',
+  'limits.burst': 'field.limitBurst',
+  'limits.connections': 'field.limitConnections',
+  'limits.maxBodyBytes': 'field.limitMaxBody',
   trustedProxies: 'field.trustedProxies',
   clientIpHeaders: 'field.clientIpHeaders',
   'accessLog.capacity': 'field.accessLogCapacity',
@@ -125,16 +132,24 @@ function httpsProblem(r: WebRule, inLang: Lang): FormProblem[] {
   return [];
 }
 
+/** What the daemon refuses of valid access settings: a new user without a password, forward auth on without its authorizer. */
+function accessProblem(a: AccessForm, prefix: string, inLang: Lang): FormProblem[] {
+  const password = passwordProblem(a.basicAuth.users, prefix, inLang);
+  if (password.length) return password;
+  if (a.forwardAuth.enable && a.forwardAuth.url.trim() === '') return daemonProblem(`${prefix}forwardAuth.url`, { key: 'webForwardAuthNoUrl' }, inLang);
+  return [];
+}
+
 export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
   const rule = formToRule(f);
   const found = webProblem(ZWebRule, rule, inLang);
   if (found.length) return found;
   const https = httpsProblem(ZWebRule.parse(rule), inLang);
   if (https.length) return https;
-  const own = passwordProblem(f.access.basicAuth.users, '', inLang);
+  const own = accessProblem(f.access, '', inLang);
   if (own.length) return own;
   for (const [i, s] of f.subRules.entries()) {
-    const sub = passwordProblem(s.access.basicAuth.users, `subRules.${i}.`, inLang);
+    const sub = accessProblem(s.access, `subRules.${i}.`, inLang);
     if (sub.length) return sub;
   }
   return [];
@@ -142,7 +157,7 @@ export function checkRule(f: RuleForm, inLang: Lang = lang): FormProblem[] {
 
 export function checkSubRule(f: SubRuleForm, inLang: Lang = lang): FormProblem[] {
   const found = webProblem(ZWebSubRule, formToSubRule(f), inLang);
-  return found.length ? found : passwordProblem(f.access.basicAuth.users, '', inLang);
+  return found.length ? found : accessProblem(f.access, '', inLang);
 }
 
 export interface ReplaceForm {
@@ -159,13 +174,13 @@ export function tabOf(path: string): RuleTab {
   if (path.startsWith('certs') || path === 'minTls' || path === 'httpRedirectPort') return 'https';
   if (path.startsWith('defaultService')) return 'service';
   if (path.startsWith('subRules')) return 'subrules';
-  if (/^(basicAuth|portal|ipFilter|uaFilter|cache|cors|robots|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';
+  if (/^(basicAuth|portal|forwardAuth|ipFilter|uaFilter|cache|cors|robots|limits|trustedProxies|clientIpHeaders|accessLog)/.test(path)) return 'access';
   return 'basic';
 }
 
 /** Which section of the access editor holds a path (so it can be opened). */
 export function accessSectionOf(path: string): string | null {
-  const m = /^(?:subRules\.\d+\.)?(basicAuth|portal|ipFilter|uaFilter|cache|cors|robots)/.exec(path);
+  const m = /^(?:subRules\.\d+\.)?(basicAuth|portal|forwardAuth|ipFilter|uaFilter|cache|cors|robots)/.exec(path);
   return m ? m[1]! : null;
 }
 

@@ -4,6 +4,8 @@ import { errorFor } from '../../kit/form/problems';
 import { clampShow } from './AccessLog';
 import { accessSectionOf, checkReplace, checkRule, checkSubRule, fieldLabel, missingPassword, tabOf } from './checks';
 import {
+  bodyToBytes,
+  bodyToForm,
   emptyAccess,
   emptyRule,
   emptyService,
@@ -202,12 +204,106 @@ describe('web form helpers', () => {
     expect(first(checkRule(f, 'zh_CN'))?.message).toMatch(/^用户名请求头/);
   });
 
-  it('keeps what the form has no fields for (forward auth, limits) as the API set it', () => {
+  it('forward auth: off with the four Remote-* headers by default, on the rule and each sub rule, back and forth', () => {
+    expect(emptyAccess().forwardAuth).toEqual({ enable: false, url: '', copyHeaders: 'Remote-User\nRemote-Groups\nRemote-Email\nRemote-Name', timeoutSeconds: 10, skipTlsVerify: false });
+    const f = proxyRule();
+    f.access.forwardAuth = { enable: true, url: ' http://authelia:9091/api/authz/forward-auth ', copyHeaders: 'Remote-User\n\n Remote-Groups ', timeoutSeconds: 5, skipTlsVerify: true };
+    f.subRules[0]!.access.forwardAuth = { ...emptyAccess().forwardAuth, enable: true, url: 'http://127.0.0.1:4180/oauth2/auth', copyHeaders: '' };
+    const rule = formToRule(f);
+    expect(rule.forwardAuth).toEqual({ enable: true, url: 'http://authelia:9091/api/authz/forward-auth', copyHeaders: ['Remote-User', 'Remote-Groups'], timeoutSeconds: 5, skipTlsVerify: true });
+    // None listed: the app gets no header of the authorizer's.
+    expect(rule.subRules[0]!.forwardAuth).toEqual({ enable: true, url: 'http://127.0.0.1:4180/oauth2/auth', copyHeaders: [], timeoutSeconds: 10, skipTlsVerify: false });
+    expect(first(checkRule(f, 'en_US'))).toBeNull();
+    const again = ruleToForm(ZWebRule.parse(rule));
+    expect(again.access.forwardAuth.copyHeaders).toBe('Remote-User\nRemote-Groups');
+    expect(formToRule(again)).toEqual(ZWebRule.parse(rule));
+    expect(formToSubRule(emptySubRule()).forwardAuth).toEqual(ZWebRule.parse({ name: 'x', port: 1 }).forwardAuth);
+  });
+
+  it('forward auth on without its authorizer: the daemon\'s message, on the field, its tab and its fold; the sub rule dialog says it too', () => {
+    const f = proxyRule();
+    f.access.forwardAuth.enable = true;
+    let p = first(checkRule(f, 'zh_CN'));
+    expect(p?.path).toBe('forwardAuth.url');
+    expect(p?.message).toBe('开启转发认证需要填写认证服务地址');
+    expect(errorFor(checkRule(f, 'zh_CN'), 'forwardAuth.url')).toBe(p?.message);
+    expect(tabOf(p!.path)).toBe('access');
+    expect(accessSectionOf(p!.path)).toBe('forwardAuth');
+    expect(first(checkRule(f, 'en_US'))?.message).toBe('forward auth needs the address of the authorizer');
+    // Off, an empty address is no problem.
+    f.access.forwardAuth.enable = false;
+    expect(first(checkRule(f, 'en_US'))).toBeNull();
+    f.subRules[0]!.access.forwardAuth.enable = true;
+    f.subRules[0]!.access.forwardAuth.url = '  ';
+    p = first(checkRule(f, 'en_US'));
+    expect(p?.path).toBe('subRules.0.forwardAuth.url');
+    expect(tabOf(p!.path)).toBe('subrules');
+    expect(accessSectionOf(p!.path)).toBe('forwardAuth');
+    expect(first(checkSubRule(f.subRules[0]!, 'en_US'))).toMatchObject({ path: 'forwardAuth.url', message: 'forward auth needs the address of the authorizer' });
+  });
+
+  it('forward auth fields are checked with the contracts: the address, the header names, the timeout', () => {
+    const f = proxyRule();
+    f.access.forwardAuth = { ...emptyAccess().forwardAuth, enable: true, url: 'ftp://auth' };
+    expect(first(checkRule(f, 'zh_CN'))?.message).toMatch(/^认证服务地址/);
+    f.access.forwardAuth.url = 'http://auth:9091/api/authz/forward-auth';
+    f.access.forwardAuth.copyHeaders = 'Remote-User\nRemote Groups';
+    const p = first(checkRule(f, 'en_US'));
+    expect(p?.path).toBe('forwardAuth.copyHeaders.1');
+    expect(p?.message).toMatch(/^Headers copied to the app, line 2: /);
+    f.access.forwardAuth.copyHeaders = 'Remote-User';
+    f.access.forwardAuth.timeoutSeconds = 61;
+    expect(first(checkRule(f, 'en_US'))?.message).toBe('Authorizer timeout cannot be more than 60');
+    f.access.forwardAuth.timeoutSeconds = '';
+    expect(first(checkRule(f, 'zh_CN'))?.path).toBe('forwardAuth.timeoutSeconds');
+  });
+
+  it('limits: none by default (burst 20), the body size in the largest whole unit, back in bytes', () => {
+    expect(emptyRule().limits).toEqual({ rate: 0, burst: 20, connections: 0, maxBody: 0, maxBodyUnit: 'MB' });
+    expect(bodyToForm(10e6)).toEqual({ maxBody: 10, maxBodyUnit: 'MB' });
+    expect(bodyToForm(2e9)).toEqual({ maxBody: 2, maxBodyUnit: 'GB' });
+    expect(bodyToForm(2.5e9)).toEqual({ maxBody: 2500, maxBodyUnit: 'MB' });
+    expect(bodyToForm(1_048_576)).toEqual({ maxBody: 1048.576, maxBodyUnit: 'KB' });
+    expect(bodyToBytes(1.5, 'KB')).toBe(1500);
+    expect(bodyToBytes('0.25', 'GB')).toBe(250_000_000);
+    expect(bodyToBytes('', 'MB')).toBeNaN();
+    const f = proxyRule();
+    f.limits = { rate: 0.5, burst: 10, connections: 8, maxBody: 1048.576, maxBodyUnit: 'KB' };
+    const rule = formToRule(f);
+    expect(rule.limits).toEqual({ rate: 0.5, burst: 10, connections: 8, maxBodyBytes: 1_048_576 });
+    expect(first(checkRule(f, 'en_US'))).toBeNull();
+    expect(ruleToForm(ZWebRule.parse(rule)).limits).toEqual(f.limits);
+    // Limits belong to the rule: a sub rule has none.
+    expect('limits' in formToSubRule(f.subRules[0]!)).toBe(false);
+  });
+
+  it('bad limits are named on the access tab', () => {
+    const f = proxyRule();
+    f.limits.burst = 2.5;
+    let p = first(checkRule(f, 'en_US'));
+    expect(p?.path).toBe('limits.burst');
+    expect(p?.message).toMatch(/^Burst: /);
+    expect(tabOf(p!.path)).toBe('access');
+    expect(accessSectionOf(p!.path)).toBeNull();
+    f.limits.burst = 20;
+    f.limits.rate = 2_000_000;
+    expect(first(checkRule(f, 'zh_CN'))?.message).toBe('请求频率不能大于 1000000');
+    f.limits.rate = 1;
+    f.limits.connections = '';
+    p = first(checkRule(f, 'zh_CN'));
+    expect(p?.path).toBe('limits.connections');
+    expect(p?.message).toMatch(/^并发连接数/);
+    f.limits.connections = 0;
+    f.limits.maxBody = 'x';
+    expect(first(checkRule(f, 'en_US'))?.path).toBe('limits.maxBodyBytes');
+  });
+
+  it('keeps forward auth and limits the API set through a save unchanged', () => {
     const set = ZWebRule.parse({
       name: 'r',
       port: 1,
       forwardAuth: { enable: true, url: 'http://127.0.0.1:9091/api/authz/forward-auth' },
-      limits: { rate: 5, connections: 10 },
+      limits: { rate: 5, connections: 10, maxBodyBytes: 12345 },
       subRules: [{ name: 's', domains: ['a.example.com'], service: { type: 'close' }, forwardAuth: { enable: true, url: 'http://127.0.0.1:4180/oauth2/auth', copyHeaders: ['X-Auth'] } }],
     });
     expect(formToRule(ruleToForm(set))).toEqual(set);

@@ -55,8 +55,8 @@ export interface AccessForm {
   basicAuth: { enable: boolean; realm: string; users: UserForm[] };
   /** Lucky login: a portal session (module portal) lets a request through; the user's name goes to the app in `userHeader`. */
   portal: { enable: boolean; userHeader: string };
-  /** Kept as read: the form has no fields for it yet, and sending it back unchanged keeps what the API set. */
-  forwardAuth: WebRule['forwardAuth'];
+  /** Forward auth: an authorizer is asked first; `copyHeaders` one header name a line. */
+  forwardAuth: { enable: boolean; url: string; copyHeaders: string; timeoutSeconds: Num; skipTlsVerify: boolean };
   ipFilter: { mode: (typeof FILTER_MODES)[number]; list: string };
   uaFilter: { mode: (typeof FILTER_MODES)[number]; list: string };
   cache: { enable: boolean; maxBytes: Num; maxEntryBytes: Num; ttlSeconds: Num };
@@ -72,6 +72,18 @@ export interface SubRuleForm {
   access: AccessForm;
 }
 
+/** Body size units, 1000-based like the sizes the console shows (formatBytes, storage quotas). */
+export const BODY_UNITS = { KB: 1e3, MB: 1e6, GB: 1e9 } as const;
+export type BodyUnit = keyof typeof BODY_UNITS;
+
+/** The rule's limits per client address (0 = none); the largest body as a number and a unit. */
+export interface LimitsForm {
+  rate: Num;
+  burst: Num;
+  connections: Num;
+  maxBody: Num;
+  maxBodyUnit: BodyUnit;
+}
 
 export interface RuleForm {
   name: string;
@@ -91,8 +103,7 @@ export interface RuleForm {
   defaultService: ServiceForm;
   subRules: SubRuleForm[];
   access: AccessForm;
-  /** Kept as read, as `forwardAuth` is. */
-  limits: WebLimits;
+  limits: LimitsForm;
   trustedProxies: string;
   clientIpHeaders: string;
   accessLogCapacity: Num;
@@ -225,7 +236,7 @@ export function accessToForm(a: Access, stored: boolean): AccessForm {
   return {
     basicAuth: { enable: a.basicAuth.enable, realm: a.basicAuth.realm, users },
     portal: { ...a.portal },
-    forwardAuth: structuredClone(a.forwardAuth),
+    forwardAuth: { ...a.forwardAuth, copyHeaders: joinLines(a.forwardAuth.copyHeaders) },
     ipFilter: { mode: a.ipFilter.mode, list: joinLines(a.ipFilter.list) },
     uaFilter: { mode: a.uaFilter.mode, list: joinLines(a.uaFilter.list) },
     cache: { ...a.cache },
@@ -245,7 +256,13 @@ export function formToAccess(f: AccessForm): Access {
   return {
     basicAuth: { enable: f.basicAuth.enable, realm: f.basicAuth.realm, users: f.basicAuth.users.map((u) => ({ user: u.user.trim(), password: u.password })) },
     portal: { enable: f.portal.enable, userHeader: f.portal.userHeader.trim() },
-    forwardAuth: f.forwardAuth,
+    forwardAuth: {
+      enable: f.forwardAuth.enable,
+      url: f.forwardAuth.url.trim(),
+      copyHeaders: lines(f.forwardAuth.copyHeaders),
+      timeoutSeconds: toNumber(f.forwardAuth.timeoutSeconds),
+      skipTlsVerify: f.forwardAuth.skipTlsVerify,
+    },
     ipFilter: { mode: f.ipFilter.mode, list: lines(f.ipFilter.list) },
     uaFilter: { mode: f.uaFilter.mode, list: lines(f.uaFilter.list) },
     cache: { enable: f.cache.enable, maxBytes: toNumber(f.cache.maxBytes), maxEntryBytes: toNumber(f.cache.maxEntryBytes), ttlSeconds: toNumber(f.cache.ttlSeconds) },
@@ -279,6 +296,23 @@ export function formToSubRule(f: SubRuleForm): WebSubRule {
   return { name: f.name.trim(), enable: f.enable, domains: lines(f.domains), service: formToService(f.service), ...formToAccess(f.access) };
 }
 
+/** A body size in the largest unit it is a whole number of (KB otherwise, with decimals); none in MB. */
+export function bodyToForm(bytes: number): { maxBody: Num; maxBodyUnit: BodyUnit } {
+  if (bytes === 0) return { maxBody: 0, maxBodyUnit: 'MB' };
+  const unit = (['GB', 'MB', 'KB'] as const).find((u) => bytes % BODY_UNITS[u] === 0) ?? 'KB';
+  return { maxBody: bytes / BODY_UNITS[unit], maxBodyUnit: unit };
+}
+
+/** Whole bytes; not a number stays NaN so validation names the field. */
+export const bodyToBytes = (n: Num, unit: BodyUnit): number => Math.round(toNumber(n) * BODY_UNITS[unit]);
+
+export function limitsToForm(l: WebLimits): LimitsForm {
+  return { rate: l.rate, burst: l.burst, connections: l.connections, ...bodyToForm(l.maxBodyBytes) };
+}
+
+export function formToLimits(f: LimitsForm): WebLimits {
+  return { rate: toNumber(f.rate), burst: toNumber(f.burst), connections: toNumber(f.connections), maxBodyBytes: bodyToBytes(f.maxBody, f.maxBodyUnit) };
+}
 
 export function ruleToForm(r: WebRule): RuleForm {
   return {
@@ -297,7 +331,7 @@ export function ruleToForm(r: WebRule): RuleForm {
     defaultService: serviceToForm(r.defaultService),
     subRules: r.subRules.map((s) => subRuleToForm(s)),
     access: accessToForm(r, true),
-    limits: { ...r.limits },
+    limits: limitsToForm(r.limits),
     trustedProxies: joinLines(r.trustedProxies),
     clientIpHeaders: r.clientIpHeaders.join(', '),
     accessLogCapacity: r.accessLog.capacity,
@@ -342,7 +376,7 @@ export function formToRule(f: RuleForm): WebRule {
     defaultService: formToService(f.defaultService),
     subRules: f.subRules.map(formToSubRule),
     ...formToAccess(f.access),
-    limits: f.limits,
+    limits: formToLimits(f.limits),
     trustedProxies: lines(f.trustedProxies),
     clientIpHeaders: f.clientIpHeaders.trim() === '' ? [] : words(f.clientIpHeaders),
     accessLog: { capacity: toNumber(f.accessLogCapacity) },
