@@ -267,3 +267,23 @@ export async function pickOption(p: Page, select: Locator, label: string): Promi
   await select.click();
   await p.getByRole('option', { name: label, exact: true }).click();
 }
+
+/**
+ * A Mantine switch's input sits hidden under its track, so it is clicked directly; the state is
+ * awaited so that the next action does not race the form's update (a click right after could be
+ * overwritten by the switch's change, computed from the form before it).
+ */
+export async function flip(sw: Locator, on: boolean): Promise<void> {
+  await sw.dispatchEvent('click');
+  await expect.poll(() => sw.isChecked()).toBe(on);
+}
+
+/**
+ * Opens an access-control fold and waits for its opening transition to end: the fold's content is
+ * shown at once but is measured and grown over 200 ms, and the next action waits for it to settle.
+ */
+export async function openFold(control: Locator): Promise<void> {
+  await control.click();
+  const region = control.page().locator(`[id="${await control.getAttribute('aria-controls')}"]`);
+  await expect.poll(() => region.evaluate((e) => e.getAttribute('aria-hidden') !== 'true' && (e as HTMLElement).style.height === '')).toBe(true);
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, freePort, newPage, openConsole, ROOT, shooter, shotOnFailure, type OpenConsole } from './harness';
+import { closeConsole, freePort, newPage, openConsole, openFold, ROOT, shooter, shotOnFailure, type OpenConsole } from './harness';
 
 // otpauth is a daemon dependency; the test makes codes the way an authenticator app would.
 const { Secret, TOTP } = createRequire(join(ROOT, 'apps/daemon/package.json'))('otpauth') as typeof import('otpauth');
@@ -109,6 +109,26 @@ describe('login portal and single sign-on e2e (chromium + built daemon)', () => 
     await v.waitForURL(/\/\.lucky\/login\?rd=/);
   });
 
+  it('shows the rule’s protection in its editor; limits set there answer 429 past the rate', async () => {
+    await page.goto(`${c.daemon.url}#/web`);
+    const row = page.getByTestId('web-row').filter({ has: page.getByTestId('web-row-name').getByText('family photos', { exact: true }) });
+    await row.getByTestId('web-edit').click();
+    await page.getByTestId('web-tab-access').click();
+    await openFold(page.getByTestId('web-access-portal'));
+    await expect.poll(() => page.getByTestId('web-access-portal-enable').isChecked()).toBe(true);
+    await page.getByTestId('web-limits-rate').fill('0.05');
+    await page.getByTestId('web-limits-burst').fill('1');
+    await shot(page, '04-rule-protection');
+    await page.getByTestId('web-save').click();
+    await expect.poll(() => page.getByTestId('web-name').count()).toBe(0);
+    const saved = (await c.daemon.api('GET', '/api/web/rules', undefined, c.apiToken)) as { list: Array<{ name: string; limits: { rate: number; burst: number } }> };
+    expect(saved.list.find((r) => r.name === 'family photos')!.limits).toMatchObject({ rate: 0.05, burst: 1 });
+    // Two requests of the burst (sent to sign in), then the rate's refusal.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`http://127.0.0.1:${webPort}/`, { redirect: 'manual' })).status);
+    expect(statuses.slice(-1)).toEqual([429]);
+  });
+
   it('sets up single sign-on in Security management and signs in to the console through the provider', async () => {
     // The provider: oidc-provider (a daemon dev dependency, ESM) with its development sign-in pages.
     const { default: Provider } = (await import(pathToFileURL(join(ROOT, 'apps/daemon/node_modules/oidc-provider/lib/index.js')).href)) as {
@@ -137,7 +157,7 @@ describe('login portal and single sign-on e2e (chromium + built daemon)', () => 
     await page.getByTestId('safe-sso-adminGroups').press('Enter');
     await page.getByTestId('safe-sso-save').click();
     await expect.poll(async () => ((await c.daemon.api('GET', '/api/oidc')) as { enable?: boolean }).enable).toBe(true);
-    await shot(page, '04-sso-settings');
+    await shot(page, '05-sso-settings');
 
     // Signed out, the login page offers the provider; its pages sign alice in and send her back.
     await page.evaluate(() => localStorage.clear());

@@ -10,9 +10,9 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeConsole, Daemon, freePort, openConsole, requirePrerequisites, shooter, shotOnFailure } from './harness';
+import { closeConsole, Daemon, flip, freePort, openConsole, openFold, requirePrerequisites, shooter, shotOnFailure } from './harness';
 
 const shot = shooter('');
 
@@ -28,26 +28,6 @@ let blockedPort = 0;
 let rulePort = 0;
 const backendHits: string[] = [];
 const pageErrors: string[] = [];
-
-/**
- * A Mantine switch's input sits hidden under its track, so it is clicked directly; the state is
- * awaited so that the next action does not race the form's update (a click right after could be
- * overwritten by the switch's change, computed from the form before it).
- */
-async function flip(sw: Locator, on: boolean): Promise<void> {
-  await sw.dispatchEvent('click');
-  await expect.poll(() => sw.isChecked()).toBe(on);
-}
-
-/**
- * Opens an access-control fold and waits for its opening transition to end: the fold's content is
- * shown at once but is measured and grown over 200 ms, and the next action waits for it to settle.
- */
-async function openFold(control: Locator): Promise<void> {
-  await control.click();
-  const region = control.page().locator(`[id="${await control.getAttribute('aria-controls')}"]`);
-  await expect.poll(() => region.evaluate((e) => e.getAttribute('aria-hidden') !== 'true' && (e as HTMLElement).style.height === '')).toBe(true);
-}
 
 function listen(server: Server | TcpServer): Promise<number> {
   return new Promise((r, rej) => {

@@ -181,6 +181,7 @@ describe('secrets in backups', () => {
       acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password', 'auto.eabHmac'],
       wanji: ['token'],
       publish: [],
+      portal: ['password', 'totp'],
     });
   });
 });

@@ -1,5 +1,5 @@
-// Lucky login on a web rule, on each engine (the native edge passing the site to Node, the Node path
-// on the main thread, the Node path on serving threads): a browser without a session is sent to the
+// Lucky login on a web rule, on the native edge (Node checks a session first, the edge then serves
+// it) and on the Node path's serving threads: a browser without a session is sent to the
 // rule's own sign-in page; the form refuses forgeries, wrong passwords and a missing second factor;
 // a sign-in sets a cookie for the operator's parent domain that every name under it accepts; the app
 // gets the user's name (never a client's forgery, never the session cookie); a user is kept to their
@@ -62,9 +62,9 @@ async function sessionOf(port: number, host: string, user: string, password: str
   return cookiePair(setCookie(r, 'lucky_portal')!);
 }
 
+// The main thread's Node path serves the portal's pages and first checks behind the edge as well.
 const SETUPS = [
   { name: 'native edge', env: { ...DEFAULT_ENV, webEngine: 'native' as const }, threads: null },
-  { name: 'Node path, main thread', env: { ...DEFAULT_ENV, webEngine: 'node' as const }, threads: null },
   { name: 'Node path, serving threads', env: { ...DEFAULT_ENV, webEngine: 'node' as const }, threads: 2 },
 ];
 
