@@ -5,36 +5,18 @@
 // by their groups; a token with a wrong signature, issuer, audience, nonce, or an expired one is
 // refused; settings naming a provider that cannot be read are not saved.
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZOidcSettings } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../test/harness.js';
+import { hitUrl as hit } from '../test/httphit.js';
 import { Oidc } from './oidc.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const GROUPS: Record<string, string[]> = { alice: ['admins', 'family'], bob: ['family'], eve: [] };
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-function hit(url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const headers = { ...o.headers, ...(o.body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(o.body)) } : {}) };
-    const req = request({ host: '127.0.0.1', port: u.port, path: u.pathname + u.search, method: o.method ?? 'GET', agent: false, headers: { host: u.host, ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 /**
  * A person at the provider's development pages: follows its redirects with its cookies, signs in

@@ -3,29 +3,16 @@
 // the authorizer hears where each request was going and with which credentials; its 2xx lets the
 // request through with the headers it names (a client's forgeries of them dropped), its 302 and 401
 // reach the client as they are, and an authorizer that cannot be asked lets nothing through.
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENV } from '../../core/env.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { hit as hitAny, type Hit } from '../../test/httphit.js';
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
+/** Every request of this file asks for the same site. */
+const hit = (port: number, o: Hit) => hitAny(port, { host: 'app.home.test', ...o });
 
-function hit(port: number, o: { path?: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: o.path ?? '/', method: o.method ?? 'GET', agent: false, headers: { host: 'app.home.test', ...o.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 const listen = async (s: Server) => {
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));

@@ -5,38 +5,17 @@
 // gets the user's name (never a client's forgery, never the session cookie); a user is kept to their
 // rules; revoking, signing out and switching a user off end the session at once; wrong guesses count
 // in the defender that guards the console too.
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENV } from '../../core/env.js';
 import { totpCode } from '../../core/totp.js';
 import { freePort, startTestDaemon, TEST_PASSWORD, type TestDaemon } from '../../test/harness.js';
+import { hit, type HitAnswer as Answer } from '../../test/httphit.js';
 
 const EN = { headers: { 'lucky-lang': 'en_US' } };
 const TOTP = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-function hit(port: number, o: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { host: o.host, ...o.headers };
-    if (o.body !== undefined) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers['content-length'] = String(Buffer.byteLength(o.body));
-    }
-    const req = request({ host: '127.0.0.1', port, path: o.path ?? '/', method: o.method ?? 'GET', agent: false, headers }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
 
 /** `name=value` of a Set-Cookie line. */
 const cookiePair = (line: string) => line.split(';')[0]!;
