@@ -31,6 +31,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** A hash no password matches, checked for unknown names so that timing does not tell which names exist. */
+let decoy: Promise<string> | undefined;
+
+/**
+ * Whether `password` matches `hash`. Without a hash (an unknown name) a decoy is checked all the same,
+ * so a wrong name costs the time of a wrong password. An empty password never matches.
+ */
+export async function checkPassword(password: string, hash: string | undefined): Promise<boolean> {
+  const against = hash || (await (decoy ??= hashPassword(randomBytes(16).toString('base64'))));
+  if (password === '') return false;
+  const ok = await verifyPassword(password, against).catch(() => false);
+  return ok && !!hash;
+}
+
 /** A password nobody can guess and a person can still type: 20 characters without look-alikes. */
 export function randomPassword(length = 20): string {
   const alphabet = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';

@@ -3,7 +3,7 @@
  * `portal` service the web rules ask (sign-in, sessions, the pass of each request). The web module
  * serves the login page on each protected rule; nothing here listens.
  */
-import { Ret, portalContract, type PortalSettings } from '@lucky/contracts';
+import { Ret, portalContract } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import { defineModule } from '../../core/module.js';
 import { lifetimes } from './portal.service.js';
@@ -30,7 +30,7 @@ export default defineModule({
   },
   view: (rule, _figures, _lang, mod) => {
     const { sessions, lastLogin } = stateOf(mod);
-    const mine = sessions.list(lifetimes(mod.rules.settings() as PortalSettings)).filter((s) => s.user === rule.data.name);
+    const mine = sessions.list(lifetimes(mod.rules.settings())).filter((s) => s.user === rule.data.name);
     return { sessions: mine.length, lastLogin: lastLogin.get(rule.data.name) ?? mine[0]?.createdAt ?? 0 };
   },
   routes: portalRoutes,

@@ -10,7 +10,7 @@ import type { PortalService, PortalSignIn, PortalSignInRequest, PortalSsoFinish,
 import type { OidcService } from '../../core/services/oidc.js';
 import { errorMsg } from '../../core/envelope.js';
 import type { StoredRule } from '../../core/rulestore.js';
-import { hashPassword, verifyPassword } from '../../core/password.js';
+import { checkPassword } from '../../core/password.js';
 import { verifyTotp } from '../../core/totp.js';
 import type { LoginGuard } from '../../core/loginguard.js';
 import type { Say } from '../../core/logs.js';
@@ -41,7 +41,6 @@ export interface PortalParts {
 
 export class Portal implements PortalService {
   private listeners = new Set<() => void>();
-  private decoy: Promise<string> | undefined;
   /** Enabled users by lower-cased name, built again after a user changed (`usersChanged`). */
   private byName: Map<string, PortalUser> | null = null;
 
@@ -81,9 +80,7 @@ export class Portal implements PortalService {
     if (!release) return { ok: false, reason: 'busy' };
     try {
       const u = this.user(r.user);
-      // The hash is checked whatever the name, so a wrong name costs the time of a wrong password.
-      const hash = u?.password || (await (this.decoy ??= hashPassword(Math.random().toString(36))));
-      const passwordOk = r.password !== '' && (await verifyPassword(r.password, hash).catch(() => false));
+      const passwordOk = await checkPassword(r.password, u?.password);
       const codeOk = !u?.totp || verifyTotp(u.totp, r.code);
       if (!u || !passwordOk || !codeOk) {
         const seconds = guard.fail(r.address);

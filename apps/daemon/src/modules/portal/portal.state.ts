@@ -2,7 +2,7 @@
  * What the module keeps beside its rules, one per loaded module (two daemons in one test process
  * never mix): the sessions, the service the web rules ask, and each user's last sign-in.
  */
-import type { portalContract, PortalSettings, PortalUser } from '@lucky/contracts';
+import type { portalContract } from '@lucky/contracts';
 import type { ModuleContext } from '../../core/module.js';
 import type { PortalEngine } from './portal.engine.js';
 import { Portal } from './portal.service.js';
@@ -25,8 +25,8 @@ export function stateOf(mod: PortalContext): PortalState {
     const sessions = new PortalSessions(mod.db);
     const lastLogin = new Map<string, number>();
     const portal = new Portal({
-      users: () => mod.rules.list() as Array<{ key: string; data: PortalUser; created: number; updated: number; owner: null }>,
-      settings: () => mod.rules.settings() as PortalSettings,
+      users: () => mod.rules.list(),
+      settings: () => mod.rules.settings(),
       sessions,
       guard: mod.loginGuard,
       oidc: mod.services.oidc,

@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Msg, Storage, StoragePermission } from '@lucky/contracts';
-import { hashPassword, verifyPassword } from '../../core/password.js';
+import { checkPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { nativeAddon } from '../../core/native.js';
 import { STORAGE_TEMP_PREFIX, type LoginAttempt, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
@@ -61,9 +61,6 @@ const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o1000
  * flight (16 at once, a second of CPU, every 30 s).
  */
 const LOGIN_TRUST_MS = 30_000;
-
-/** A hash no password matches, checked for unknown accounts so timing does not tell which accounts exist. */
-let decoy: Promise<string> | undefined;
 
 export function storagesService(mod: StorageContext): StoragesService {
   const state = stateOf(mod);
@@ -151,9 +148,7 @@ export function storagesService(mod: StorageContext): StoragesService {
   async function verify(users: ReturnType<typeof settings>['users'], memo: string, { account, password, ip, service }: LoginAttempt): Promise<StoragePrincipal | null> {
     const guard = mod.loginGuard;
     const user = users.find((u) => u.account === account);
-    // The hash is checked whatever the account, so a wrong account costs the same time as a wrong password.
-    const hash = user?.password ?? (await (decoy ??= hashPassword(Math.random().toString(36))));
-    const passwordOk = password !== '' && (await verifyPassword(password, hash));
+    const passwordOk = await checkPassword(password, user?.password);
     if (user && user.enable && passwordOk) {
       guard.succeed(ip);
       const who: StoragePrincipal = { kind: 'user', account: user.account };

@@ -60,7 +60,7 @@ export const webPortal = {
     return (ask({ op: 'pass', token }) as Promise<PortalPass | null>).then(
       (pass) => {
         if (kept.size >= KEPT_MAX) kept.clear();
-        kept.set(token, { pass, until: pass ? Math.min(pass.until, Date.now() + 30_000) : Date.now() + REFUSED_MS });
+        kept.set(token, { pass, until: pass ? pass.until : Date.now() + REFUSED_MS });
         return pass;
       },
       () => null,

@@ -269,7 +269,7 @@ export function portalGate(g: PortalRequest, go: () => void, basic: { challenge:
   const decide = (pass: Awaited<ReturnType<typeof webPortal.pass>>) => {
     if (g.res.destroyed) return;
     if (pass && (pass.rules === null || pass.rules.includes(g.rule))) {
-      g.site.verified?.(token, Math.min(pass.until - Date.now(), 30_000), pass.user);
+      g.site.verified?.(token, pass.until - Date.now(), pass.user);
       passOn(g.req, g.site.userHeader, pass.user);
       return go();
     }
