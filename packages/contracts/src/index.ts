@@ -19,6 +19,8 @@ export * from './web.js';
 export * from './stun.js';
 export * from './storage.js';
 export * from './ftpserver.js';
+export * from './sftpserver.js';
+export * from './sshkeys.js';
 export * from './filebrowser.js';
 export * from './cron.js';
 export * from './wanji.js';
@@ -39,6 +41,7 @@ import { webContract, webRoutes } from './web.js';
 import { stunContract, stunRoutes } from './stun.js';
 import { storageContract, storageRoutes, webdavContract, webdavRoutes } from './storage.js';
 import { ftpserverContract, ftpserverRoutes } from './ftpserver.js';
+import { sftpserverContract, sftpserverRoutes } from './sftpserver.js';
 import { filebrowserContract, filebrowserRoutes } from './filebrowser.js';
 import { cronContract, cronRoutes } from './cron.js';
 import { acmeContract, acmeRoutes } from './acme.js';
@@ -58,6 +61,7 @@ export const API = {
   storage: storageRoutes,
   webdav: webdavRoutes,
   ftpserver: ftpserverRoutes,
+  sftpserver: sftpserverRoutes,
   filebrowser: filebrowserRoutes,
   cron: cronRoutes,
   acme: acmeRoutes,
@@ -76,6 +80,7 @@ export interface ModuleContracts {
   storage: typeof storageContract;
   webdav: typeof webdavContract;
   ftpserver: typeof ftpserverContract;
+  sftpserver: typeof sftpserverContract;
   filebrowser: typeof filebrowserContract;
   cron: typeof cronContract;
   acme: typeof acmeContract;
@@ -99,6 +104,7 @@ export const MODULE_CONTRACTS: Partial<Record<ModuleKey, ModuleContract>> = {
   storage: storageContract,
   webdav: webdavContract,
   ftpserver: ftpserverContract,
+  sftpserver: sftpserverContract,
   filebrowser: filebrowserContract,
   cron: cronContract,
   acme: acmeContract,

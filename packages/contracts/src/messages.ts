@@ -11,6 +11,7 @@ import { ddnsMessages } from './messages/ddns.js';
 import { dnsMessages } from './messages/dns.js';
 import { dnsProviderMessages } from './messages/dnsproviders.js';
 import { ftpserverMessages } from './messages/ftpserver.js';
+import { sftpserverMessages } from './messages/sftpserver.js';
 import { filebrowserMessages } from './messages/filebrowser.js';
 import { httpMessages } from './messages/http.js';
 import { portforwardMessages } from './messages/portforward.js';
@@ -39,7 +40,7 @@ export function parseLang(value: unknown): Lang {
   return /^en\b/i.test(value) ? 'en_US' : DEFAULT_LANG;
 }
 
-const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, dnsProviderMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, filebrowserMessages, cronMessages, acmeMessages, wanjiMessages, publishMessages, portalMessages] as const;
+const TABLES = [coreMessages, rulesMessages, wolMessages, ddnsMessages, dnsMessages, dnsProviderMessages, httpMessages, webMessages, portforwardMessages, certificatesMessages, stunMessages, storageMessages, ftpserverMessages, sftpserverMessages, filebrowserMessages, cronMessages, acmeMessages, wanjiMessages, publishMessages, portalMessages] as const;
 
 type Table = (typeof TABLES)[number]['zh_CN'];
 type KeysOf<T> = T extends unknown ? keyof T : never;

@@ -11,6 +11,7 @@ import { isIP } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
 import { secret } from './secrets.js';
+import { parseAuthorizedKeys } from './sshkeys.js';
 import { ZTlsCert } from './web.js';
 
 // ------------------------------------------------------------------ storage management
@@ -68,6 +69,17 @@ export const ZStorageUser = z.object({
   enable: z.boolean().default(true),
   /** By storage key; a storage not listed is not seen at all. */
   permissions: z.record(ZRuleKey, ZStoragePermission).default({}),
+  /** OpenSSH public keys (`authorized_keys` lines) that log this user in over SFTP without the password. */
+  publicKeys: z
+    .string()
+    .max(65_536)
+    .default('')
+    .superRefine((text, ctx) => {
+      const lines = parseAuthorizedKeys(text);
+      const bad = lines.find((l) => 'problem' in l);
+      if (bad && 'problem' in bad) ctx.addIssue({ code: 'custom', message: msgKey(bad.problem) });
+      else if (lines.length > 64) ctx.addIssue({ code: 'custom', message: msgKey('sshKeyTooMany') });
+    }),
   note: z.string().max(512).default(''),
 });
 export type StorageUser = z.infer<typeof ZStorageUser>;
