@@ -4,10 +4,10 @@
  * as its last row, and the add/edit dialog. Every change PUTs the whole settings object; passwords
  * come back as the mask, which keeps them.
  */
-import { ActionIcon, Alert, Button, Checkbox, Group, Modal, Skeleton, Stack, Switch, Table, Text, TextInput, Tooltip } from '@mantine/core';
-import { SECRET_MASK, storageRoutes, type StorageConfigure, type StorageView } from '@lucky/contracts';
+import { ActionIcon, Alert, Button, Checkbox, Group, Modal, Skeleton, Stack, Switch, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { parseAuthorizedKeys, SECRET_MASK, storageRoutes, type StorageConfigure, type StorageView } from '@lucky/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { call } from '../../api';
 import { pushNotice } from '../../api/notices';
 import { TitledCard } from '../../shell/TitledCard';
@@ -16,7 +16,7 @@ import { FormFrame, savingFrame } from '../../kit/form/FormFrame';
 import { useSavingForm } from '../../kit/form/useSavingForm';
 import { SecretInput } from '../../kit/fields/SecretInput';
 import { ConfirmDelete } from '../../kit/rule-list/ConfirmDelete';
-import { checkUser, emptyUser, PERMISSION_OPS, permissionOf, userToForm, withAnonymous, withoutUser, withPermission, withUser, type PermissionOp } from './form';
+import { checkUser, emptyUser, PERMISSION_OPS, permissionOf, publicKeysSummary, userToForm, withAnonymous, withoutUser, withPermission, withUser, type PermissionOp } from './form';
 import { storageText } from './i18n';
 import { storageQueries } from './queries';
 
@@ -110,6 +110,7 @@ export function UsersSection(props: { storages: StorageView[] }) {
                       <Text fz="sm" fw={500}>
                         {u.account}
                       </Text>
+                      <UserKeys publicKeys={u.publicKeys} />
                       {u.note && (
                         <Text fz="xs" c="dimmed" truncate="end" maw={200}>
                           {u.note}
@@ -260,8 +261,59 @@ function UserForm(props: { configure: StorageConfigure; index: number | null; on
           {saved ? storageText('passwordKeep', { mask: SECRET_MASK }) : storageText('passwordNew')}
         </Text>
         <Switch label={storageText('enable')} {...b.check('enable')} data-testid="storage-user-enable" />
+        <PublicKeysField value={form.form.publicKeys} onChange={(publicKeys) => form.set({ publicKeys })} error={form.err('publicKeys')} />
         <TextInput label={storageText('userNote')} {...b.text('note')} data-testid="storage-user-note" />
       </Stack>
     </FormFrame>
+  );
+}
+
+/** Under a user's account in the table: how many public keys it has (nothing when none). */
+function UserKeys({ publicKeys }: { publicKeys: string }) {
+  const n = useMemo(() => parseAuthorizedKeys(publicKeys).filter((l) => 'key' in l).length, [publicKeys]);
+  if (n === 0) return null;
+  return (
+    <Text fz="xs" c="dimmed" data-testid="storage-user-keys" data-value={n}>
+      {storageText('userKeys', { n })}
+    </Text>
+  );
+}
+
+/**
+ * The user's OpenSSH public keys, one `authorized_keys` line each: the number of usable keys and
+ * each line's problem are shown as they are typed; `error` is the form's own check (on save).
+ */
+function PublicKeysField(props: { value: string; onChange: (v: string) => void; error: string | undefined }) {
+  const summary = useMemo(() => publicKeysSummary(props.value), [props.value]);
+  const problems = summary.problems.length > 0 && (
+    <Stack gap={0} component="span">
+      {summary.problems.map((p) => (
+        <span key={p.line} data-testid="storage-user-key-problem" data-line={p.line}>
+          {p.message}
+        </span>
+      ))}
+    </Stack>
+  );
+  return (
+    <Stack gap={4}>
+      <Textarea
+        label={storageText('publicKeys')}
+        description={storageText('publicKeysHint')}
+        placeholder="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… user@laptop"
+        autosize
+        minRows={2}
+        maxRows={8}
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+        error={problems || props.error}
+        spellCheck={false}
+        autoComplete="off"
+        styles={{ input: { fontFamily: 'monospace', fontSize: 12, whiteSpace: 'pre', overflowX: 'auto' } }}
+        data-testid="storage-user-keys-input"
+      />
+      <Text fz="xs" c="dimmed" data-testid="storage-user-keys-count" data-value={summary.count}>
+        {summary.count > 0 ? storageText('publicKeysCount', { n: summary.count }) : storageText('publicKeysNone')}
+      </Text>
+    </Stack>
   );
 }

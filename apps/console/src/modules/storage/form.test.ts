@@ -7,16 +7,21 @@ import {
   checkUser,
   emptyForm,
   formToRule,
+  publicKeysSummary,
   quotaToBytes,
   quotaToForm,
   serviceName,
   toForm,
   usageBars,
+  userToForm,
   withAnonymous,
   withoutUser,
   withPermission,
   withUser,
 } from './form';
+
+/** A real Ed25519 public key (its blob names its type). */
+const ED25519 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBV3Tgu2DOrAQbIdX5GQTwevKsmHn5Dqi5LKy6zaKqKi';
 
 const settings = (): StorageConfigure =>
   ZStorageConfigure.parse({
@@ -80,10 +85,10 @@ describe('the list', () => {
 describe('users', () => {
   it('a new user is added without storages; an existing one keeps its password by the mask and its permissions', () => {
     const c = settings();
-    const added = withUser(c, null, { account: ' carol ', password: 'pw', enable: true, note: '' });
-    expect(added.users[2]).toEqual({ account: 'carol', password: 'pw', enable: true, permissions: {}, note: '' });
-    const edited = withUser(c, 0, { account: 'alice2', password: '', enable: true, note: 'n' });
-    expect(edited.users[0]).toEqual({ account: 'alice2', password: SECRET_MASK, enable: true, permissions: { s1: { read: true, write: true, delete: false } }, note: 'n' });
+    const added = withUser(c, null, { account: ' carol ', password: 'pw', enable: true, publicKeys: '', note: '' });
+    expect(added.users[2]).toEqual({ account: 'carol', password: 'pw', enable: true, permissions: {}, publicKeys: '', note: '' });
+    const edited = withUser(c, 0, { account: 'alice2', password: '', enable: true, publicKeys: '', note: 'n' });
+    expect(edited.users[0]).toEqual({ account: 'alice2', password: SECRET_MASK, enable: true, permissions: { s1: { read: true, write: true, delete: false } }, publicKeys: '', note: 'n' });
     expect(edited.users[1]).toBe(c.users[1]);
     expect(ZStorageConfigure.safeParse(edited).success).toBe(true);
     expect(withoutUser(c, 0).users.map((u) => u.account)).toEqual(['bob']);
@@ -91,12 +96,31 @@ describe('users', () => {
 
   it('checks the one user edited: a new user needs a password, accounts are unique and well-formed', () => {
     const c = settings();
-    expect(checkUser(c, null, { account: 'carol', password: '', enable: true, note: '' }, 'zh_CN').map((p) => [p.path, p.message])).toEqual([['password', '密码不能为空']]);
-    expect(checkUser(c, null, { account: 'ALICE', password: 'x', enable: true, note: '' }, 'en_US').map((p) => p.path)).toEqual(['account']);
-    expect(checkUser(c, 1, { account: 'bad name', password: '', enable: true, note: '' }, 'en_US').map((p) => [p.path, p.inline])).toEqual([
+    expect(checkUser(c, null, { account: 'carol', password: '', enable: true, publicKeys: '', note: '' }, 'zh_CN').map((p) => [p.path, p.message])).toEqual([['password', '密码不能为空']]);
+    expect(checkUser(c, null, { account: 'ALICE', password: 'x', enable: true, publicKeys: '', note: '' }, 'en_US').map((p) => p.path)).toEqual(['account']);
+    expect(checkUser(c, 1, { account: 'bad name', password: '', enable: true, publicKeys: '', note: '' }, 'en_US').map((p) => [p.path, p.inline])).toEqual([
       ['account', 'an account is 1-64 letters, digits or . _ @ -'],
     ]);
-    expect(checkUser(c, 1, { account: 'bob', password: '', enable: true, note: '' })).toEqual([]);
+    expect(checkUser(c, 1, { account: 'bob', password: '', enable: true, publicKeys: '', note: '' })).toEqual([]);
+  });
+
+  it('public keys: kept with the user, counted, and each bad line named by its number in the reader\'s language', () => {
+    const c = settings();
+    const keys = `# laptop\n${ED25519} alice@laptop\n\nssh-dss AAAA\nno-pty ${ED25519}\nssh-ed25519 AAAAC3NzaC1yc2E=`;
+    expect(publicKeysSummary('')).toEqual({ count: 0, problems: [] });
+    expect(publicKeysSummary(`${ED25519} a\n${ED25519} b`, 'en_US')).toEqual({ count: 2, problems: [] });
+    const s = publicKeysSummary(keys, 'en_US');
+    expect(s.count).toBe(1);
+    expect(s.problems.map((p) => p.line)).toEqual([4, 5, 6]);
+    expect(s.problems[0]!.message).toMatch(/^line 4: unsupported key type/);
+    expect(s.problems[1]!.message).toMatch(/^line 5: a key line cannot start with options/);
+    expect(s.problems[2]!.message).toMatch(/^line 6: the key is not valid/);
+    expect(publicKeysSummary(keys, 'zh_CN').problems[0]!.message).toMatch(/^第 4 行：不支持的公钥类型/);
+    const saved = withUser(c, 0, { ...userToForm(c.users[0]!), publicKeys: `${ED25519} alice@laptop` });
+    expect(saved.users[0]!.publicKeys).toBe(`${ED25519} alice@laptop`);
+    expect(userToForm(saved.users[0]!).publicKeys).toBe(`${ED25519} alice@laptop`);
+    expect(checkUser(c, 0, { ...userToForm(c.users[0]!), publicKeys: keys }, 'en_US').map((p) => p.path)).toEqual(['publicKeys']);
+    expect(checkUser(c, 0, { ...userToForm(c.users[0]!), publicKeys: `${ED25519} alice@laptop` })).toEqual([]);
   });
 
   it('the matrix: write and delete need read; unticking read takes the storage away; read-only storages take read alone', () => {

@@ -3,7 +3,7 @@
  * unit), the list's usage figures, and the storage users — the whole settings object PUT replaces,
  * with a user's form, its password kept by the mask, and the permission matrix's changes.
  */
-import { SECRET_MASK, ZStorage, ZStorageConfigure, type Lang, type Storage, type StorageConfigure, type StoragePermission, type StorageUsage, type StorageUser } from '@lucky/contracts';
+import { MESSAGES, parseAuthorizedKeys, SECRET_MASK, ZStorage, ZStorageConfigure, type Lang, type Storage, type StorageConfigure, type StoragePermission, type StorageUsage, type StorageUser } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
@@ -44,8 +44,8 @@ export const formToRule = (f: RuleForm): Storage => ({
   note: f.note,
 });
 
-const FIELDS = ['name', 'path', 'quota', 'note', 'account', 'password'] as const;
-const SERVICES = ['webdav', 'ftpserver', 'filebrowser'] as const;
+const FIELDS = ['name', 'path', 'quota', 'note', 'account', 'password', 'publicKeys'] as const;
+const SERVICES = ['webdav', 'ftpserver', 'sftpserver', 'filebrowser'] as const;
 const known = <T extends string>(list: readonly T[], s: string): s is T => (list as readonly string[]).includes(s);
 
 /** Field names in messages: a user's fields (`users.2.account`) by their last name. */
@@ -101,11 +101,13 @@ export interface UserForm {
   /** The mask while a stored password is kept; empty keeps it too. */
   password: string;
   enable: boolean;
+  /** OpenSSH public keys, one `authorized_keys` line each, as typed. */
+  publicKeys: string;
   note: string;
 }
 
-export const emptyUser = (): UserForm => ({ account: '', password: '', enable: true, note: '' });
-export const userToForm = (u: StorageUser): UserForm => ({ account: u.account, password: u.password, enable: u.enable, note: u.note });
+export const emptyUser = (): UserForm => ({ account: '', password: '', enable: true, publicKeys: '', note: '' });
+export const userToForm = (u: StorageUser): UserForm => ({ account: u.account, password: u.password, enable: u.enable, publicKeys: u.publicKeys, note: u.note });
 
 /**
  * The whole settings object with user `index` replaced by the form (null: added at the end, with
@@ -114,9 +116,21 @@ export const userToForm = (u: StorageUser): UserForm => ({ account: u.account, p
 export function withUser(c: StorageConfigure, index: number | null, f: UserForm): StorageConfigure {
   const old = index === null ? undefined : c.users[index];
   const password = old && f.password === '' ? SECRET_MASK : f.password;
-  const user: StorageUser = { account: f.account.trim(), password, enable: f.enable, permissions: old?.permissions ?? {}, note: f.note };
+  const user: StorageUser = { account: f.account.trim(), password, enable: f.enable, permissions: old?.permissions ?? {}, publicKeys: f.publicKeys, note: f.note };
   const users = index === null ? [...c.users, user] : c.users.map((u, i) => (i === index ? user : u));
   return { ...c, users };
+}
+
+/**
+ * What the public keys field says as it is typed: how many lines are keys the SFTP server can use,
+ * and each line that is not, by its number, in the reader's language (the contracts read the lines,
+ * as the daemon does).
+ */
+export function publicKeysSummary(keys: string, inLang: Lang = lang): { count: number; problems: { line: number; message: string }[] } {
+  const text = storageTextIn(inLang);
+  const lines = parseAuthorizedKeys(keys);
+  const problems = lines.flatMap((l) => ('problem' in l ? [{ line: l.line, message: text('publicKeyLine', { line: l.line, problem: MESSAGES[inLang][l.problem] }) }] : []));
+  return { count: lines.length - problems.length, problems };
 }
 
 export const withoutUser = (c: StorageConfigure, index: number): StorageConfigure => ({ ...c, users: c.users.filter((_, i) => i !== index) });

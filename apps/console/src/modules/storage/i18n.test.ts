@@ -7,7 +7,7 @@ describe('storage management texts', () => {
     for (const l of ['zh_CN', 'en_US'] as const) {
       const text = storageTextIn(l);
       for (const op of ['read', 'write', 'delete'] as const) expect(text(`perm.${op}`)).toBeTruthy();
-      for (const s of ['webdav', 'ftpserver', 'filebrowser'] as const) expect(text(`service.${s}`)).toBeTruthy();
+      for (const s of ['webdav', 'ftpserver', 'sftpserver', 'filebrowser'] as const) expect(text(`service.${s}`)).toBeTruthy();
       expect(text('passwordKeep', { mask: '******' })).toContain('******');
     }
   });
