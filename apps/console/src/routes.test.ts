@@ -11,7 +11,7 @@ describe('route table', () => {
     expect(paths).toEqual(
       [
         '/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin', '/wanjiadmin/$key',
-        '/ftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward', '/acme', '/publish', '/portal',
+        '/ftpserver', '/sftpserver', '/cron', '/wol', '/webdav', '/filebrowser', '/storagemanagement', '/ddns', '/web', '/stun', '/portforward', '/acme', '/publish', '/portal',
       ].sort(),
     );
     const modulePaths = paths.filter((p) => !['/', '/login', '/about', '/set', '/safe', '/status', '/wanjiadmin', '/wanjiadmin/$key'].includes(p));
@@ -28,6 +28,7 @@ describe('route table', () => {
     expect(title('/login')).toBe('登录');
     expect(title('/stun')).toBe('STUN内网穿透');
     expect(title('/ftpserver')).toBe('FTP服务');
+    expect(title('/sftpserver')).toBe('SFTP服务');
     expect(title('/publish')).toBe('发布服务');
     expect(title('/portal')).toBe('登录门户');
     expect(title('/')).toBeUndefined();

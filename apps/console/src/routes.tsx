@@ -67,6 +67,11 @@ const MODULE_SCREENS: Partial<Record<(typeof CONSOLE_MODULE_NAMES)[number], { ti
     module: 'ftpserver',
     component: lazyRouteComponent(() => importWithRetry(() => import('./modules/ftpserver/FtpserverPage')), 'FtpserverPage'),
   },
+  sftpserver: {
+    title: 'route.sftpserver',
+    module: 'sftpserver',
+    component: lazyRouteComponent(() => importWithRetry(() => import('./modules/sftpserver/SftpserverPage')), 'SftpserverPage'),
+  },
   cron: { title: 'route.cron', module: 'cron', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/cron/CronPage')), 'CronPage') },
   wol: { title: 'route.wol', module: 'wol', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/wol/WolPage')), 'WolPage') },
   webdav: { title: 'route.webdav', module: 'webdav', component: lazyRouteComponent(() => importWithRetry(() => import('./modules/webdav/WebdavPage')), 'WebdavPage') },

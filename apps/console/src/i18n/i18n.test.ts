@@ -1,3 +1,4 @@
+import { MODULES } from '@lucky/contracts';
 import { describe, expect, it } from 'vitest';
 import { en_US } from './en_US';
 import { zh_CN } from './zh_CN';
@@ -14,5 +15,11 @@ describe('i18n', () => {
     expect(en_US['login.empty']).toBe('Account or password cannot be empty');
     expect(zh_CN['login.resetHint']).toContain('lucky_base.lkcf');
     expect(en_US['login.resetHint']).toContain('lucky_base.lkcf');
+  });
+
+  it('names every module (the settings page switches, restore summaries, the module-off notice)', () => {
+    for (const table of [zh_CN, en_US] as Record<string, string>[]) {
+      expect(MODULES.map((m) => m.key).filter((k) => !table[`module.${k}`])).toEqual([]);
+    }
   });
 });

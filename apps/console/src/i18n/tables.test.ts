@@ -10,6 +10,8 @@ import { en_US as fbEn } from '../modules/filebrowser/i18n.en_US';
 import { zh_CN as fbZh } from '../modules/filebrowser/i18n.zh_CN';
 import { en_US as ftpEn } from '../modules/ftpserver/i18n.en_US';
 import { zh_CN as ftpZh } from '../modules/ftpserver/i18n.zh_CN';
+import { en_US as sftpEn } from '../modules/sftpserver/i18n.en_US';
+import { zh_CN as sftpZh } from '../modules/sftpserver/i18n.zh_CN';
 import { en_US as pfEn } from '../modules/portforward/i18n.en_US';
 import { zh_CN as pfZh } from '../modules/portforward/i18n.zh_CN';
 import { en_US as portalEn } from '../modules/portal/i18n.en_US';
@@ -43,6 +45,7 @@ const TABLES: [string, Record<string, string>, Record<string, string>][] = [
   ['ddns', ddnsZh, ddnsEn],
   ['file browser', fbZh, fbEn],
   ['ftpserver', ftpZh, ftpEn],
+  ['sftpserver', sftpZh, sftpEn],
   ['portforward', pfZh, pfEn],
   ['portal', portalZh, portalEn],
   ['publish', publishZh, publishEn],

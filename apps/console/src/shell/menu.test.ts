@@ -6,10 +6,10 @@ const ids = (m: MenuEntry[]) =>
 
 describe('menu', () => {
   it('follows the spec order with every module on', () => {
-    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'wanji_admin', 'cron', 'wol', 'publish', 'portal'];
+    const all = ['ddns', 'reverseproxy', 'portforward', 'stun', 'acme', 'webdav', 'filebrowser', 'storagemanagement', 'ftpserver', 'sftpserver', 'wanji_admin', 'cron', 'wol', 'publish', 'portal'];
     expect(ids(buildMenu(all))).toEqual([
       'status', 'log', '|', 'publish', 'ddns', 'web', 'portal', 'portforward', 'stun', 'acme', '|',
-      'storage[storagemanagement,webdav,ftpserver,filebrowser]', 'wanjiadmin', '|', 'wol', 'cron', 'safe', 'set', 'about', 'logout',
+      'storage[storagemanagement,webdav,ftpserver,sftpserver,filebrowser]', 'wanjiadmin', '|', 'wol', 'cron', 'safe', 'set', 'about', 'logout',
     ]);
   });
 
@@ -21,6 +21,7 @@ describe('menu', () => {
     expect(ids(buildMenu(['ftpserver', 'storagemanagement']))).toEqual(['status', 'log', '|', 'safe', 'set', 'about', 'logout']);
     expect(ids(buildMenu(['filebrowser', 'ftpserver']))).toEqual(['status', 'log', '|', 'storage[ftpserver,filebrowser]', '|', 'safe', 'set', 'about', 'logout']);
     expect(ids(buildMenu(['webdav']))).toEqual(['status', 'log', '|', 'storage[webdav]', '|', 'safe', 'set', 'about', 'logout']);
+    expect(buildMenu(['webdav', 'sftpserver']).find((e) => e.id === 'storage')).toMatchObject({ children: [{ id: 'webdav' }, { id: 'sftpserver', label: 'menu.sftpserver', to: '/sftpserver' }] });
   });
 
   it('shows the login portal after the web services, only with its module on', () => {

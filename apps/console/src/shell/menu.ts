@@ -40,6 +40,7 @@ export function buildMenu(modules: readonly string[]): MenuEntry[] {
       { id: 'storagemanagement', to: '/storagemanagement', module: 'storagemanagement' },
       { id: 'webdav', to: '/webdav', module: 'webdav' },
       { id: 'ftpserver', to: '/ftpserver', module: 'ftpserver' },
+      { id: 'sftpserver', to: '/sftpserver', module: 'sftpserver' },
       { id: 'filebrowser', to: '/filebrowser', module: 'filebrowser' },
     ]
       .filter((c) => on(c.module))

@@ -57,6 +57,8 @@ export function TrafficCell(props: {
   figures: Traffic;
   /** Beside the connections: WebDAV's requests, FTP's logged-in sessions. */
   activity: Figure;
+  /** A line of its own under them, when the service counts more (SFTP's requests and files). */
+  more?: Figure[];
   quiet: boolean;
   quietText: string;
   /** What counts as denied, as this service refuses. */
@@ -71,6 +73,7 @@ export function TrafficCell(props: {
       quietText={props.quietText}
       lines={[
         [{ text: kitText('connections', { n: s.connections }), testId: `${t}-fig-connections`, value: s.connections }, props.activity],
+        ...(props.more?.length ? [props.more] : []),
         [
           { text: `↑ ${kitText('bytesIn', { v: f.bytesIn })}`, testId: `${t}-fig-in`, value: s.bytesIn },
           { text: `↓ ${kitText('bytesOut', { v: f.bytesOut })}`, testId: `${t}-fig-out`, value: s.bytesOut },

@@ -1,5 +1,5 @@
 /**
- * The rule list of a storage server (WebDAV, FTP): name with its scheme, where it listens, what it
+ * The rule list of a storage server (WebDAV, FTP, SFTP): name with its scheme, where it listens, what it
  * mounts, the address to copy, status and traffic. Each server brings its scheme, the line under
  * its listen address, and what it counts besides the common traffic.
  */
@@ -39,8 +39,11 @@ export interface ServerColumnsOptions<R extends ServerRow> {
   scheme: (r: R) => { label: string; secure: boolean };
   /** The line under the listen address (WebDAV's prefix, FTP's passive ports). */
   listenDetail: (r: R) => ReactNode;
-  /** What the server counts besides connections and bytes, and whether nothing happened yet. */
-  activity: (r: R) => { figure: Figure; quiet: boolean };
+  /**
+   * What the server counts besides connections and bytes (`more`: a line of its own), and whether
+   * nothing happened yet.
+   */
+  activity: (r: R) => { figure: Figure; more?: Figure[]; quiet: boolean };
 }
 
 export function serverColumns<R extends ServerRow>(o: ServerColumnsOptions<R>): RuleColumn<R>[] {
@@ -92,6 +95,7 @@ export function serverColumns<R extends ServerRow>(o: ServerColumnsOptions<R>): 
           <TrafficCell
             figures={s}
             activity={a.figure}
+            {...(a.more ? { more: a.more } : {})}
             quiet={s.connections === 0 && a.quiet && s.denied === 0}
             quietText={o.text('noTraffic')}
             deniedHint={o.text('deniedHint')}
