@@ -100,6 +100,7 @@ describe('console e2e (chromium + built daemon)', () => {
       ['/safe', '安全管理'],
       ['/status', '总览'],
       ['/ftpserver', 'FTP服务'],
+      ['/sftpserver', 'SFTP服务'],
       ['/cron', '计划任务'],
       ['/wol', '网络唤醒'],
       ['/webdav', 'WebDAV'],
