@@ -191,6 +191,8 @@ export function UsersSection(props: { storages: StorageView[] }) {
             onClose={closeEditing}
             onExitTransitionEnd={() => setEditing(null)}
             title={editing?.index === null ? storageText('userAdd') : storageText('userEdit')}
+            // Wide enough for a public key line (they scroll sideways, never wrap).
+            size="lg"
             closeOnClickOutside={false}
             data-testid="storage-user-form"
           >
