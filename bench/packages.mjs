@@ -26,6 +26,8 @@ const P = {
   vsftpd: { pkg: 'vsftpd', probe: '/usr/sbin/vsftpd' },
   iperf3: { pkg: 'iperf3', probe: '/usr/bin/iperf3' },
   socat: { pkg: 'socat', probe: '/usr/bin/socat' },
+  // sshd, to run OpenSSH's own sftp-server as the SFTP bench's reference.
+  sshd: { pkg: 'openssh-server', probe: '/usr/sbin/sshd' },
 };
 
 /** By benchmark (its folder's name); one without an entry needs nothing but Node and the build. */
@@ -35,6 +37,7 @@ export const BENCH_PACKAGES = {
   defender: [P.taskset],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
+  sftp: [shared('openssh-client'), P.sshd, P.taskset],
   protect: [P.wrk, P.nginx, P.taskset],
   // The NAT lab's peers (pebble, BIND, miniupnpd; dig and curl for the WAN client, upnpc for the
   // router's list), openssl for pebble's own certificate, and Caddy as the reference peer.

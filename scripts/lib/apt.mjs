@@ -37,6 +37,8 @@ export const TEST_PACKAGES = [
   // rclone copies trees both ways through it as a real client would.
   { pkg: 'litmus', probe: '/usr/bin/litmus' },
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
+  // The SFTP server's tests: OpenSSH's sftp, scp and ssh (and ssh-keygen for their keys) as the real clients.
+  { pkg: 'openssh-client', probe: '/usr/bin/sftp' },
   // davfs2 mounts the WebDAV server as a file system (FUSE), as a Linux desktop or NAS would.
   { pkg: 'davfs2', probe: '/usr/sbin/mount.davfs' },
   // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.
@@ -69,7 +71,7 @@ const POLICY = '/usr/sbin/policy-rc.d';
 
 /**
  * Installs the packages of `list` whose probe is missing (apt-get, as root or through `sudo -n`).
- * Nothing a package brings starts listening: nginx, caddy, vsftpd, bind9 and coturn enable a service
+ * Nothing a package brings starts listening: nginx, caddy, vsftpd, bind9, coturn and openssh-server enable a service
  * that their postinst would start on every address, and the tests and benchmarks run their own on
  * loopback. `who` names what needs them, for the messages.
  */

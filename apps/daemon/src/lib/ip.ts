@@ -57,3 +57,10 @@ export function ipText(b: Uint8Array): string {
 export function fmtAddr(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
+
+/** A socket's remote address as users read it: an IPv4 client on a dual-stack socket without its `::ffff:`. */
+export function plainAddress(a: string | undefined): string {
+  if (!a) return '';
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  return (m ? m[1]! : a).toLowerCase();
+}

@@ -15,6 +15,7 @@ export const MODULE_TABLE: readonly ModuleEntry[] = [
   { key: 'storage', provides: ['storages'], load: () => import('./storage/index.js') },
   { key: 'webdav', load: () => import('./webdav/index.js') },
   { key: 'ftpserver', load: () => import('./ftpserver/index.js') },
+  { key: 'sftpserver', load: () => import('./sftpserver/index.js') },
   { key: 'filebrowser', load: () => import('./filebrowser/index.js') },
   { key: 'cron', load: () => import('./cron/index.js') },
   { key: 'wanji', load: () => import('./wanji/index.js') },

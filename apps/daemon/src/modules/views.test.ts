@@ -38,6 +38,7 @@ const SAMPLES: Record<ModuleKey, (f: Fixtures) => Record<string, unknown>> = {
   storage: () => ({ name: 'files', enable: false, path: tempDir('views') }),
   webdav: (f) => ({ name: 'dav', enable: false, port: 18081, mounts: [{ name: '', storage: f.storage }] }),
   ftpserver: (f) => ({ name: 'ftp', enable: false, port: 18021, mounts: [{ name: '', storage: f.storage }] }),
+  sftpserver: (f) => ({ name: 'sftp', enable: false, port: 18022, mounts: [{ name: '', storage: f.storage }] }),
   filebrowser: (f) => ({ name: 'share', storage: f.storage, path: '/', password: 'share-pass-1' }),
   cron: () => ({
     name: 'nightly',

@@ -176,6 +176,7 @@ describe('secrets in backups', () => {
       storage: ['users.[].password'],
       webdav: ['certs.[].key'],
       ftpserver: ['certs.[].key'],
+      sftpserver: [],
       filebrowser: ['password'],
       cron: ['actions.[].headers.[]', 'actions.[].proxy.password', 'actions.[].webhook.proxy.password'],
       acme: ['privateKey', 'eabHmac', 'accountKey', 'webhook.proxy.password', 'auto.eabHmac'],

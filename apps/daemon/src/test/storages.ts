@@ -36,6 +36,8 @@ export interface TestStorageUser {
   enable?: boolean;
   /** By storage key. */
   permissions?: Record<string, Partial<StoragePermission>>;
+  /** OpenSSH public keys, one per line (SFTP). */
+  publicKeys?: string;
 }
 
 /** Replaces the storage users and anonymous access (off unless given) through the API. */

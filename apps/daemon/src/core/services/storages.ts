@@ -77,9 +77,24 @@ export interface LoginAttempt {
   service: string;
 }
 
+/** A public key a client offers (SFTP): its type and the key blob as sent. */
+export interface OfferedKey {
+  account: string;
+  /** The blob's bytes (its own type name first, as in an authorized_keys line's base64). */
+  blob: Buffer;
+  ip: string;
+  service: string;
+}
+
 export interface StoragesService {
   /** The principal for these credentials, or null (wrong, switched off, locked out: the attempt is counted). */
   login(attempt: LoginAttempt): Promise<StoragePrincipal | null>;
+  /**
+   * The user (enabled) whose public keys hold this key, or null; null too while the address is
+   * locked out. Nothing is counted: offering a key is no guess (a client offers each of its keys in
+   * turn), and the caller still has to check the client's signature.
+   */
+  keyOwner(offer: OfferedKey): StoragePrincipal | null;
   /** The anonymous principal when anonymous access is on. */
   anonymous(): StoragePrincipal | null;
   /** The enabled storages this principal can see, with what it may do in each. */

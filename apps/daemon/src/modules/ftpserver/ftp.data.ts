@@ -7,16 +7,12 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { plainAddress } from '../../lib/ip.js';
+
+export { plainAddress };
 
 /** How long a data connection may take to come (and to finish its TLS handshake). */
 export const DATA_CONNECT_MS = 30_000;
-
-/** `::ffff:1.2.3.4` → `1.2.3.4`: how the same IPv4 peer looks on a dual-stack socket. */
-export function plainAddress(a: string | undefined): string {
-  if (!a) return '';
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
-  return (m ? m[1]! : a).toLowerCase();
-}
 
 /** The ports of a rule's passive range, handed out round-robin so that sessions rarely meet. */
 export class PassivePorts {

@@ -6,19 +6,11 @@
  * root). The only `..` this file understands is the whole argument of CWD/CDUP, which moves the
  * virtual directory up one level and can never go above `/`.
  */
-import type { FtpRule } from '@lucky/contracts';
+import { locate, virtualOf, type Mount } from '../../core/storagemounts.js';
 import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 
-export type Mount = FtpRule['mounts'][number];
-
-export type Place =
-  /** The virtual root listing the mounts (several storages as top-level folders). */
-  | { kind: 'root' }
-  /** Inside a mount: `inner` is still unchecked (storages.resolve checks it). */
-  | { kind: 'mount'; mount: Mount; inner: string; virtual: string }
-  /** A top-level name that is no mount. */
-  | { kind: 'none' };
+export { locate, type Mount };
 
 /** The client's argument as a virtual path, without any normalisation of `..`. */
 export function joinVirtual(cwd: string, arg: string): string {
@@ -31,18 +23,6 @@ export function joinVirtual(cwd: string, arg: string): string {
 export function parentOf(cwd: string): string {
   const i = cwd.lastIndexOf('/');
   return i <= 0 ? '/' : cwd.slice(0, i);
-}
-
-export function locate(virtual: string, mounts: readonly Mount[]): Place {
-  const single = mounts.length === 1 && mounts[0]!.name === '' ? mounts[0] : undefined;
-  if (single) return { kind: 'mount', mount: single, inner: virtual, virtual };
-  // Empty and `.` segments only; `..` is kept for storages.resolve (or is no mount's name).
-  const segments = virtual.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.length === 0) return { kind: 'root' };
-  const name = segments[0]!;
-  const mount = mounts.find((m) => m.name.toLowerCase() === name.toLowerCase());
-  if (!mount) return { kind: 'none' };
-  return { kind: 'mount', mount, inner: `/${segments.slice(1).join('/')}`, virtual };
 }
 
 /** A place resolved and permitted: the grant and the storages service's answer. */
@@ -62,13 +42,6 @@ export class PathRefused extends Error {
   ) {
     super(reason);
   }
-}
-
-/** The clean virtual path of a resolved place. */
-export function virtualOf(mount: Mount, mounts: readonly Mount[], inner: string): string {
-  const single = mounts.length === 1 && mounts[0]!.name === '';
-  if (single) return inner;
-  return inner === '/' ? `/${mount.name}` : `/${mount.name}${inner}`;
 }
 
 /**

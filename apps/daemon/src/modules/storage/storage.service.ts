@@ -8,11 +8,11 @@ import { realpathSync, type Stats } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Msg, Storage, StoragePermission } from '@lucky/contracts';
+import { parseAuthorizedKeys, type Msg, type Storage, type StoragePermission } from '@lucky/contracts';
 import { checkPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { nativeAddon } from '../../core/native.js';
-import { STORAGE_TEMP_PREFIX, type LoginAttempt, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type LoginAttempt, type OfferedKey, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { cleanClientPath, underRoot } from './storage.paths.js';
 import { stateOf, type StorageContext } from './storage.state.js';
@@ -198,6 +198,17 @@ export function storagesService(mod: StorageContext): StoragesService {
       });
       checking.set(memo, check);
       return check;
+    },
+
+    keyOwner({ account, blob, ip, service }: OfferedKey): StoragePrincipal | null {
+      if (mod.loginGuard.lockedFor(ip) > 0) {
+        mod.say.warn({ key: 'storageLoginLocked', vars: { service, client: ip, seconds: mod.loginGuard.lockedFor(ip) } });
+        return null;
+      }
+      const user = settings().users.find((u) => u.account === account);
+      if (!user || !user.enable) return null;
+      const b64 = blob.toString('base64');
+      return parseAuthorizedKeys(user.publicKeys).some((l) => 'key' in l && l.key.blob === b64) ? { kind: 'user', account: user.account } : null;
     },
 
     anonymous(): StoragePrincipal | null {

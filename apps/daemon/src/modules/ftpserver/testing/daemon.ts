@@ -3,11 +3,10 @@
  * for, and the real clients (lftp, curl) run as child processes with a time limit. Storages and
  * storage users come from test/storages.ts.
  */
-import { execFile } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import type { FtpRuleInput, FtpRuleView } from '@lucky/contracts';
 import { freePort, startTestDaemon, type TestDaemon } from '../../../test/harness.js';
 import { EN } from '../../../test/storages.js';
+import { runTool, type Run } from '../../../test/tool.js';
 
 export async function ruleView(d: TestDaemon, key: string): Promise<FtpRuleView> {
   return (await d.call<{ rule: FtpRuleView }>('GET', `/api/ftpserver/rules/${key}`, undefined, EN)).rule;
@@ -51,20 +50,9 @@ export async function makeFtp(d: TestDaemon, rule: Partial<FtpRuleInput> & Pick<
   return { key: r.key, port };
 }
 
-export interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
 /** Runs a client; never rejects (the exit code and output are the test's to judge). */
 export function run(cmd: string, args: string[], timeout = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, HOME: tmpdir(), LC_ALL: 'C.UTF-8' } }, (e, out, err) => {
-      const code = e ? (typeof (e as { code?: unknown }).code === 'number' ? ((e as { code: number }).code) : -1) : 0;
-      resolve({ code, out: String(out), err: String(err) });
-    });
-  });
+  return runTool(cmd, args, { timeout });
 }
 
 /**
@@ -87,4 +75,4 @@ export function lftp(port: number, user: [string, string] | null, script: string
   return run('lftp', ['-c', `${settings}; open ${login} -p ${port} 127.0.0.1; ${script}`]);
 }
 
-export { freePort, startTestDaemon, type TestDaemon };
+export { freePort, startTestDaemon, type Run, type TestDaemon };
