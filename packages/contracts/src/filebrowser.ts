@@ -17,6 +17,12 @@ export const FB_TEXT_MAX = 512 * 1024;
 /** Upload chunks the console sends; the daemon takes any size up to FB_CHUNK_MAX per request. */
 export const FB_CHUNK = 8 * 1024 * 1024;
 export const FB_CHUNK_MAX = 64 * 1024 * 1024;
+/** Thumbnail sizes (the longest side, px) the daemon makes; the console's list asks for 128, previews for 512. */
+export const FB_THUMB_SIZES = ['128', '256', '512'] as const;
+/** Images larger than this many pixels get no thumbnail (a decompression bomb is refused from its header). */
+export const FB_THUMB_PIXELS_MAX = 40_000_000;
+/** File names the console offers a thumbnail for (the daemon judges the content, not the name). */
+export const FB_THUMB_NAMES = /\.(jpe?g|png|webp|gif|avif|tiff?)$/i;
 
 /** A path inside a storage as the client names it: `/a/b`; the storages service judges it. */
 export const ZFbPath = z.string().max(4096).default('/');
@@ -104,6 +110,13 @@ export const ZFilebrowserConfigure = z
     /** Search: results and folder depth at most. */
     searchMax: z.number().int().min(10).max(5000).default(500),
     searchDepth: z.number().int().min(1).max(64).default(16),
+    /**
+     * Names the search index keeps in memory, all storages together (about 60 bytes each); a storage
+     * whose walk reaches it is searched in the part indexed (the answer says `partial`).
+     */
+    indexMax: z.number().int().min(100).max(5_000_000).default(200_000),
+    /** The thumbnails kept on disk (under the data folder), MiB; the least recently used go first. */
+    thumbCacheMb: z.number().int().min(1).max(65_536).default(64),
   })
   .superRefine((c, ctx) => {
     if (c.identity === 'user' && c.account === '') ctx.addIssue({ code: 'custom', path: ['account'], message: msgKey('cannotBeEmpty') });
@@ -155,10 +168,34 @@ export const filebrowserContract = moduleContract(
     search: route({
       method: 'GET',
       path: '/api/filebrowser/search',
-      summary: 'Names containing a text, in a folder and below (bounded in results and depth)',
+      summary:
+        'Names containing a text (case-insensitive; * and ? make it a pattern of the whole name), in a folder and below, from the storage\'s name index; without storage, in every storage the identity may read',
       module: M,
-      query: z.object({ ...at, q: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(255) }),
-      response: ok({ results: z.array(ZFbEntry.extend({ path: z.string() })), truncated: z.boolean() }),
+      query: z.object({
+        storage: ZRuleKey.optional(),
+        path: ZFbPath,
+        q: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(255),
+      }),
+      response: ok({
+        results: z.array(ZFbEntry.extend({ path: z.string(), storage: ZRuleKey })),
+        /** More names matched than the results carry (the setting searchMax). */
+        truncated: z.boolean(),
+        /** A storage's first walk had not finished: names it has not reached yet are missing. */
+        indexing: z.boolean(),
+        /** The index reached its bound (the setting indexMax): only the part indexed was searched. */
+        partial: z.boolean(),
+        /** Names in the index(es) searched. */
+        indexed: z.number(),
+      }),
+    }),
+    thumb: route({
+      method: 'GET',
+      path: '/api/filebrowser/thumb',
+      summary: 'A WebP thumbnail of an image (JPEG, PNG, WebP, GIF, AVIF, TIFF), made on demand and cached on disk; a refusal is the usual {ret, msg}',
+      module: M,
+      query: z.object({ ...at, size: z.enum(FB_THUMB_SIZES).default('128') }),
+      raw: 'download',
+      response: z.unknown(),
     }),
     download: route({
       method: 'GET',

@@ -35,6 +35,10 @@ export const filebrowserMessages = defineMessages(
     fbShareEmpty: '文件夹为空',
     fbShareTitle: 'Lucky 分享：{name}',
     fbShareUp: '上一级',
+    fbThumbNotImage: '无法生成缩略图：{path} 不是支持的图片（JPEG、PNG、WebP、GIF、AVIF、TIFF）',
+    fbThumbTooLarge: '无法生成缩略图：图片 {path} 有 {pixels} 百万像素，超过上限 {max} 百万像素',
+    fbThumbBusy: '正在生成的缩略图太多，请稍后再试',
+    fbThumbFailed: '无法生成 {path} 的缩略图：{detail}',
   },
   {
     fbNameInvalid: 'invalid name: it must not be empty, contain / \\ or NUL, or be . or ..',
@@ -69,5 +73,9 @@ export const filebrowserMessages = defineMessages(
     fbShareEmpty: 'the folder is empty',
     fbShareTitle: 'Lucky share: {name}',
     fbShareUp: 'Up',
+    fbThumbNotImage: 'no thumbnail: {path} is not a supported image (JPEG, PNG, WebP, GIF, AVIF, TIFF)',
+    fbThumbTooLarge: 'no thumbnail: the image {path} has {pixels} megapixels, more than the limit of {max}',
+    fbThumbBusy: 'too many thumbnails being made; try again shortly',
+    fbThumbFailed: 'no thumbnail of {path}: {detail}',
   },
 );

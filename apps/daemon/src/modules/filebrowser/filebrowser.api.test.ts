@@ -189,6 +189,7 @@ describe('file browser API', () => {
         ['GET', `/api/filebrowser/list?${q({ storage: s1, path: p })}`],
         ['GET', `/api/filebrowser/stat?${q({ storage: s1, path: p })}`],
         ['GET', `/api/filebrowser/search?${q({ storage: s1, path: p, q: 'secret' })}`],
+        ['GET', `/api/filebrowser/thumb?${q({ storage: s1, path: p })}`],
         ['GET', `/api/filebrowser/text?${q({ storage: s1, path: p })}`],
         ['GET', `/api/filebrowser/download?${q({ storage: s1, path: p })}`],
         ['POST', '/api/filebrowser/zip', { storage: s1, paths: [p] }],

@@ -1,10 +1,10 @@
 /**
  * The file operations of the file browser over the storages service: whose permissions apply,
- * entries, listings, search, tree walks, and what a failure means to the caller. Every path is
+ * entries, listings, tree walks, and what a failure means to the caller. Every path is
  * resolved by `storages.resolve` (the one permission and path check) before it is touched.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { lstat, opendir, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ret, type FbEntry, type FbKind, type MessageKey } from '@lucky/contracts';
 import { AppError, fail } from '../../core/envelope.js';
@@ -14,7 +14,7 @@ import type { FbContext } from './filebrowser.state.js';
 import type { ZipSource } from './filebrowser.zip.js';
 
 export const ADMIN: StoragePrincipal = { kind: 'admin', account: 'admin' };
-/** Temporary files of uploads (every storage service's): never listed, searched or zipped. */
+/** Temporary files of uploads (every storage service's): never listed, indexed or zipped. */
 export const hidden = (name: string) => name.startsWith(STORAGE_TEMP_PREFIX);
 
 /** Whose permissions the console acts with now (the module's settings). */
@@ -149,51 +149,6 @@ export function sortEntries(entries: FbEntry[], sort: 'name' | 'size' | 'mtime',
     const by = sort === 'size' ? a.size - b.size : sort === 'mtime' ? a.mtime - b.mtime : 0;
     return (by || coll.compare(a.name, b.name)) * dir;
   });
-}
-
-export interface SearchLimits {
-  max: number;
-  depth: number;
-  /** Entries looked at before giving up (a huge archive must not hold the daemon). */
-  entries: number;
-  ms: number;
-}
-
-/** Names containing `q` (case-insensitive) in a folder and below; symlinks are not followed. */
-export async function searchTree(rp: ResolvedPath, q: string, limits: SearchLimits): Promise<{ results: Array<FbEntry & { path: string }>; truncated: boolean }> {
-  const needle = q.toLowerCase();
-  const results: Array<FbEntry & { path: string }> = [];
-  const started = Date.now();
-  let seen = 0;
-  const queue: Array<{ path: string; real: string; depth: number }> = [{ path: rp.path, real: rp.real, depth: 0 }];
-  while (queue.length > 0) {
-    const cur = queue.shift()!;
-    let dir;
-    try {
-      dir = await opendir(cur.real);
-    } catch {
-      continue;
-    }
-    for await (const ent of dir) {
-      if (hidden(ent.name)) continue;
-      if (++seen > limits.entries || Date.now() - started > limits.ms) {
-        await dir.close().catch(() => undefined);
-        return { results, truncated: true };
-      }
-      const p = childPath(cur.path, ent.name);
-      const real = join(cur.real, ent.name);
-      if (ent.name.toLowerCase().includes(needle)) {
-        const s = await lstat(real).catch(() => null);
-        if (s) results.push({ ...entryOf(ent.name, s, s.isSymbolicLink()), path: p });
-        if (results.length >= limits.max) {
-          await dir.close().catch(() => undefined);
-          return { results, truncated: true };
-        }
-      }
-      if (ent.isDirectory() && cur.depth + 1 < limits.depth) queue.push({ path: p, real, depth: cur.depth + 1 });
-    }
-  }
-  return { results, truncated: false };
 }
 
 /** Bytes under a path (files only; symlinks are not followed). */

@@ -7,9 +7,10 @@
  */
 import { chmod, cp, lstat, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
-import { FB_TEXT_MAX, Ret, message, type filebrowserContract, type Lang, type MessageKey, type MsgValue } from '@lucky/contracts';
+import { FB_TEXT_MAX, Ret, message, type FbEntry, type filebrowserContract, type Lang, type MessageKey, type MsgValue } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { ResolvedPath, StorageGrant } from '../../core/services/storages.js';
@@ -23,13 +24,13 @@ import {
   listDir,
   principalOf,
   resolveOr,
-  searchTree,
   sortEntries,
   treeSize,
 } from './filebrowser.fs.js';
 import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
 import { contentTypeOf } from '../../lib/http/files.js';
 import { sendFile, sendZip } from './filebrowser.send.js';
+import { INDEX_RECHECK_MS, matcher, RECHECK_WAIT_MS } from './filebrowser.index.js';
 import { shareHandlers } from './filebrowser.share.js';
 import { stateOf, TICKET_MS, type FbContext } from './filebrowser.state.js';
 import { cancelUpload, checkRoom, completeUpload, createUpload, uploadOf, uploadView, writeChunk } from './filebrowser.uploads.js';
@@ -39,6 +40,16 @@ type Handlers = OwnHandlers<typeof filebrowserContract>;
 /** A plain-text HTTP error, for what a browser fetches directly (a ticket's link). */
 export function httpError(reply: FastifyReply, status: number, lang: Lang, key: MessageKey, vars?: Record<string, MsgValue>): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(message(lang, key, vars));
+}
+
+/** How long a search waits for a storage's first walk before it answers with what is indexed (saying so). */
+const FIRST_WALK_WAIT_MS = 5000;
+
+/** A real path below a root as the index names it: `/a/b`, `/` for the root; null outside it. */
+function treePath(root: string, real: string): string | null {
+  const rel = relative(root, real);
+  if (rel.startsWith('..') || rel.startsWith(sep)) return null;
+  return rel === '' ? '/' : `/${rel.split(sep).join('/')}`;
 }
 
 const human = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
@@ -91,6 +102,15 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       plan.push({ src, dst, replace: dst.exists });
     }
     await checkRoom(storages, state, dg, need);
+    try {
+      await run(plan, move);
+    } finally {
+      if (move) await state.indexes.touch(g.storage, sources.map((rp) => dirname(rp.real)));
+      await state.indexes.touch(dg.storage, [dir.real]);
+    }
+  }
+
+  async function run(plan: Array<{ src: ResolvedPath; dst: ResolvedPath; replace: boolean }>, move: boolean): Promise<void> {
     for (const { src, dst, replace } of plan) {
       try {
         if (replace) await rm(dst.real, { recursive: true, force: true });
@@ -132,6 +152,9 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     browse: async ({ query }) => {
       const g = grant(query.storage);
       const rp = await folder(g, query.path, 'read');
+      // Someone is browsing this storage: its name index is walked meanwhile, ready for a search.
+      state.indexes.setMax(mod.rules.settings().indexMax);
+      state.indexes.of(g.storage, g.root);
       try {
         return { path: rp.path, entries: sortEntries(await listDir(storages, g, rp), query.sort, query.order), can: g.can };
       } catch (err) {
@@ -150,10 +173,63 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     },
 
     search: async ({ query }) => {
-      const g = grant(query.storage);
-      const rp = await folder(g, query.path, 'read');
       const s = mod.rules.settings();
-      return searchTree(rp, query.q, { max: s.searchMax, depth: s.searchDepth, entries: 200_000, ms: 10_000 });
+      state.indexes.setMax(s.indexMax);
+      // One storage (its grant and the folder's path check, as a listing), or every one the identity may read.
+      const targets: ResolvedPath[] = [];
+      if (query.storage) targets.push(await folder(grant(query.storage), query.path, 'read'));
+      else for (const g of storages.grants(principalOf(mod))) if (g.can.read) targets.push(await folder(g, '/', 'read'));
+      const m = matcher(query.q);
+      const results: Array<FbEntry & { path: string; storage: string }> = [];
+      let truncated = false;
+      let indexing = false;
+      let partial = false;
+      let indexed = 0;
+      for (const rp of targets) {
+        const g = rp.grant;
+        const under = treePath(g.root, rp.real);
+        if (under === null) continue;
+        const idx = state.indexes.of(g.storage, g.root);
+        if (!idx.built) await Promise.race([idx.ready, sleep(FIRST_WALK_WAIT_MS, undefined, { ref: false })]);
+        // Others' writes (WebDAV, FTP, a shell) since the last check: folders whose mtime moved are read again.
+        else if (Date.now() - idx.lastCheck > INDEX_RECHECK_MS) await Promise.race([idx.check(), sleep(RECHECK_WAIT_MS, undefined, { ref: false })]);
+        indexing ||= !idx.built;
+        partial ||= idx.partial;
+        indexed += idx.count;
+        if (results.length >= s.searchMax) {
+          truncated = true;
+          continue;
+        }
+        const hits = idx.search(under, m, s.searchDepth, s.searchMax - results.length);
+        truncated ||= hits.more;
+        // Each hit as it is now (a few at a time); one gone since the walk is left out, its folder read again later.
+        for (let i = 0; i < hits.paths.length; i += 64) {
+          const batch = hits.paths.slice(i, i + 64);
+          const stats = await Promise.all(batch.map((p) => lstat(join(g.root, p)).catch(() => null)));
+          batch.forEach((p, j) => {
+            const st = stats[j];
+            if (!st) return idx.stale(p);
+            const path = rp.path === '/' ? (under === '/' ? p : p.slice(under.length)) : `${rp.path}${p.slice(under === '/' ? 0 : under.length)}`;
+            results.push({ ...entryOf(baseName(p), st, st.isSymbolicLink()), path: path || '/', storage: g.storage });
+          });
+        }
+      }
+      return { results, truncated, indexing, partial, indexed };
+    },
+
+    thumb: async ({ query, reply }) => {
+      const g = grant(query.storage);
+      const [rp] = await resolveAll(g, [query.path], 'read');
+      const st = await stat(rp!.real).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
+      if (!st.isFile()) throw fail(Ret.badRequest, 'fbThumbNotImage', { path: rp!.path });
+      state.thumbs.cap = mod.rules.settings().thumbCacheMb * 1024 * 1024;
+      const t = await state.thumbs.get({ storage: g.storage, path: rp!.path, real: rp!.real, mtimeMs: st.mtimeMs, size: st.size }, Number(query.size));
+      return reply
+        .type('image/webp')
+        .header('cache-control', 'private, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .header('x-lucky-thumb', t.cached ? 'cached' : 'made')
+        .send(t.data);
     },
 
     download: async ({ query, reply, req }) => {
@@ -198,6 +274,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
       if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
       await mkdir(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      await state.indexes.touch(g.storage, [dir.real]);
       return { path: rp.path };
     },
 
@@ -207,6 +284,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
       if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
       await writeFile(rp.real, '', { flag: 'wx' }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      await state.indexes.touch(g.storage, [dir.real]);
       return { path: rp.path };
     },
 
@@ -220,6 +298,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       // Only the case of the name changes (a.txt → A.txt) on a case-insensitive disk: the same file.
       if (dst.exists && dst.path.toLowerCase() !== src!.path.toLowerCase()) throw fail(Ret.failed, 'fbExists', { path: dst.path });
       await rename(src!.real, dst.real).catch((e: unknown) => Promise.reject(asAppError(e, src!.path)));
+      await state.indexes.touch(g.storage, [dirname(src!.real), dirname(dst.real)]);
       return { path: dst.path };
     },
 
@@ -236,7 +315,11 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     deletePaths: async ({ body }) => {
       const g = grant(body.storage);
       const items = await resolveAll(g, body.paths, 'delete');
-      for (const rp of items) await rm(rp.real, { recursive: true, force: true }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      try {
+        for (const rp of items) await rm(rp.real, { recursive: true, force: true }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      } finally {
+        await state.indexes.touch(g.storage, items.map((rp) => dirname(rp.real)));
+      }
       return { deleted: items.length };
     },
 
@@ -291,6 +374,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
         await rm(tmp, { force: true });
         throw asAppError(err, rp.path);
       }
+      if (!rp.exists) await state.indexes.touch(g.storage, [dirname(rp.real)]);
       const s = await stat(rp.real);
       return { size: s.size, mtime: Math.round(s.mtimeMs) };
     },
@@ -316,7 +400,12 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
 
     uploadComplete: async ({ params }) => {
       const u = uploadOf(state, params.id);
-      return { path: await completeUpload(storages, state, grant(u.storage), u) };
+      const g = grant(u.storage);
+      const path = await completeUpload(storages, state, g, u);
+      // The deepest folder of the path the index has (the upload may have made the ones below it).
+      const rp = await resolveOr(storages, g, path, 'read');
+      await state.indexes.touch(g.storage, [dirname(rp.real)]);
+      return { path };
     },
 
     uploadCancel: async ({ params }) => {

@@ -1,13 +1,17 @@
 /**
  * What the module keeps in memory beside its rules (the shares): uploads under way, download
- * tickets, the key that signs a share's password access, and download counts. Kept per module
+ * tickets, the key that signs a share's password access, download counts, the search indexes and
+ * the thumbnail cache. Kept per module
  * context, so two daemons in one test process never mix.
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { filebrowserContract } from '@lucky/contracts';
 import type { ModuleContext } from '../../core/module.js';
 import type { StoragePrincipal } from '../../core/services/storages.js';
+import { SearchIndexes } from './filebrowser.index.js';
+import { ThumbCache } from './filebrowser.thumbs.js';
 
 export type FbContext = ModuleContext<typeof filebrowserContract, 'storages'>;
 
@@ -46,9 +50,13 @@ export class FbState {
   readonly downloads = new Map<string, number>();
   /** Signs the access a share's password gives (a restart asks for the password again). */
   readonly shareKey = randomBytes(32);
+  /** The storages' name indexes, for search. */
+  readonly indexes = new SearchIndexes();
+  readonly thumbs: ThumbCache;
   private sweeper: NodeJS.Timeout;
 
-  constructor() {
+  constructor(dataDir: string) {
+    this.thumbs = new ThumbCache(join(dataDir, 'thumbs'));
     this.sweeper = setInterval(() => void this.sweep(), 10 * 60_000);
     this.sweeper.unref();
   }
@@ -100,7 +108,7 @@ const states = new WeakMap<object, FbState>();
 export function stateOf(mod: FbContext): FbState {
   let s = states.get(mod);
   if (!s) {
-    s = new FbState();
+    s = new FbState(mod.dataDir);
     states.set(mod, s);
   }
   return s;
