@@ -70,6 +70,12 @@ interface FileOpen {
   budget: number;
   /** The file's size as the quota counts it: the largest end written so far. */
   end: number;
+  /**
+   * Opened to append: its writes go to the end in the order they arrived, whatever their offsets
+   * (OpenSSH's reput sends them so). Requests run concurrently here, so they wait in this chain
+   * for the ones before them; positional writes of other handles never wait.
+   */
+  appendChain: Promise<unknown> | null;
 }
 
 interface DirOpen {
@@ -241,7 +247,7 @@ export class SftpSession {
     if (pflags & OPEN_MODE.CREAT) flags |= fsc.O_CREAT;
     if (pflags & OPEN_MODE.TRUNC) flags |= fsc.O_TRUNC;
     if (pflags & OPEN_MODE.EXCL) flags |= fsc.O_EXCL;
-    if (pflags & OPEN_MODE.APPEND) flags |= fsc.O_APPEND;
+    // APPEND is not O_APPEND: the writes are put at the end one after the other (FileOpen.appendChain).
     // The name was checked as resolved just now; a link put in its place since is not followed.
     flags |= fsc.O_NOFOLLOW;
     const fh = await open(t.rp.real, flags, 0o644);
@@ -254,7 +260,8 @@ export class SftpSession {
       throw err;
     }
     const budget = writing ? await this.d.storages.room(t.grant) : Infinity;
-    const o: FileOpen = { kind: 'file', fh, path: t.virtual, write: writing, bytes: 0, budget, end: s.size };
+    const append = (pflags & OPEN_MODE.APPEND) !== 0;
+    const o: FileOpen = { kind: 'file', fh, path: t.virtual, write: writing, bytes: 0, budget, end: s.size, appendChain: append ? Promise.resolve() : null };
     let h: Buffer;
     try {
       h = this.handleOf(o);
@@ -280,6 +287,15 @@ export class SftpSession {
   private async write(reqid: number, h: Buffer, offset: number, data: Buffer): Promise<void> {
     const o = this.file(h);
     if (!o.write) throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Handle not open for writing');
+    if (o.appendChain) {
+      const mine = o.appendChain.then(() => this.writeAt(reqid, o, o.end, data));
+      o.appendChain = mine.catch(() => undefined);
+      return mine;
+    }
+    return this.writeAt(reqid, o, offset, data);
+  }
+
+  private async writeAt(reqid: number, o: FileOpen, offset: number, data: Buffer): Promise<void> {
     const end = offset + data.length;
     // Only growth counts against the quota: rewriting bytes already there costs nothing.
     if (end > o.end && end - o.end > o.budget) throw new Status(STATUS_CODE.FAILURE, 'Storage quota exceeded');
