@@ -9,7 +9,7 @@ import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHan
 import type { LoginGuard } from '../../core/loginguard.js';
 import type { StoragesService } from '../../core/services/storages.js';
 import { fmtAddr } from '../../lib/ip.js';
-import type { HostKeys } from './sftp.hostkeys.js';
+import { HostKeyError, type HostKeys } from './sftp.hostkeys.js';
 import { SftpServer } from './sftp.server.js';
 
 export interface SftpEngineDeps {
@@ -28,7 +28,10 @@ export class SftpEngine implements Engine<SftpRule, SftpConfigure, SftpFigures> 
   }
 
   async start(rule: SftpRule, ctx: RuleContext<SftpConfigure>): Promise<RuleHandle<SftpRule, SftpFigures>> {
-    const keys = await this.d.hostKeys();
+    const keys = await this.d.hostKeys().catch((err: unknown) => {
+      if (err instanceof HostKeyError) throw new RuleProblem({ key: 'sftpHostKeyUnreadable', vars: { file: err.file, detail: err.detail } });
+      throw err;
+    });
     const sftp = new SftpServer(rule, {
       storages: this.d.storages,
       loginGuard: this.d.loginGuard,

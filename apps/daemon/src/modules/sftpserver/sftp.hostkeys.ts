@@ -17,6 +17,16 @@ const KINDS = [
   { file: 'ssh_host_rsa_key', type: 'rsa' as const, opts: { bits: 3072 } },
 ];
 
+/** A key file that is there but cannot be used: the rule's error, never a new key in its place. */
+export class HostKeyError extends Error {
+  constructor(
+    readonly file: string,
+    readonly detail: string,
+  ) {
+    super(`${file}: ${detail}`);
+  }
+}
+
 export interface HostKeys {
   /** The private keys in OpenSSH format, for ssh2's server. */
   privateKeys: Buffer[];
@@ -53,7 +63,7 @@ export async function loadHostKeys(dir: string, note: (m: Msg) => void): Promise
   const shown: SftpHostKey[] = [];
   for (const kind of KINDS) {
     const file = join(dir, kind.file);
-    let pem = await readFile(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(err)));
+    let pem = await readFile(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(new HostKeyError(file, err.message))));
     let made = false;
     if (!pem) {
       pem = Buffer.from(await generate(kind.type, kind.opts));
@@ -62,7 +72,12 @@ export async function loadHostKeys(dir: string, note: (m: Msg) => void): Promise
       await rename(`${file}.new`, file);
       made = true;
     }
-    const one = shownOf(pem);
+    let one: SftpHostKey;
+    try {
+      one = shownOf(pem);
+    } catch (err) {
+      throw new HostKeyError(file, err instanceof Error ? err.message : String(err));
+    }
     if (made) note({ key: 'sftpHostKeyMade', vars: { type: one.type, fingerprint: one.fingerprint } });
     privateKeys.push(pem);
     shown.push(one);
