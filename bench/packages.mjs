@@ -28,6 +28,8 @@ const P = {
   socat: { pkg: 'socat', probe: '/usr/bin/socat' },
   // sshd, to run OpenSSH's own sftp-server as the SFTP bench's reference.
   sshd: { pkg: 'openssh-server', probe: '/usr/sbin/sshd' },
+  // GNU find, the file search bench's reference (a walk per search).
+  find: { pkg: 'findutils', probe: '/usr/bin/find' },
 };
 
 /** By benchmark (its folder's name); one without an entry needs nothing but Node and the build. */
@@ -35,6 +37,7 @@ export const BENCH_PACKAGES = {
   acme: [shared('pebble'), shared('bind9'), P.nginx, P.wrk, P.taskset],
   console: [shared('chromium')],
   defender: [P.taskset],
+  filesearch: [P.find, P.taskset],
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
   sftp: [shared('openssh-client'), P.sshd, P.taskset],
