@@ -4,11 +4,13 @@
  * breadcrumbs), upload a file through the file picker (progress to done, on disk), rename, download
  * (the browser's download has the file's bytes), a share link made in the dialog and served to a
  * client without the session, revoked from the share list (404 at once), English after a language
- * switch. Screenshots: filebrowser-*.png.
+ * switch; an image's thumbnail in its folder, a search by name whose result opens the folder it is in
+ * (marked there). Screenshots: filebrowser-*.png.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeConsole, Daemon, enableModules, openConsole, openSubmenuEntry, requirePrerequisites, shooter, shotOnFailure } from './harness';
@@ -25,6 +27,25 @@ let dir = '';
 let root = '';
 const pageErrors: string[] = [];
 
+/** A real 64 × 48 PNG (a colour gradient), written without an image library. */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rows.set([x * 4, y * 5, 128], y * (width * 3 + 1) + 1 + x * 3);
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 const row = (p: Page, name: string): Locator => p.locator(`[data-testid="fb-row"][data-name="${name}"]`);
 async function rowAction(p: Page, name: string, action: string): Promise<void> {
   await row(p, name).getByTestId('fb-row-menu').click();
@@ -39,6 +60,7 @@ describe('FileBrowser console e2e (chromium + built daemon, temporary storage)',
     mkdirSync(join(root, '文档', 'inner'), { recursive: true });
     writeFileSync(join(root, 'hello.txt'), 'hello from the storage\n');
     writeFileSync(join(root, '文档', 'inner', 'deep.txt'), 'deep');
+    writeFileSync(join(root, '文档', 'inner', 'sunset 日落.png'), png(64, 48));
     ({ daemon, apiToken, browser, context, page } = await openConsole(1440, 1000, pageErrors));
     await enableModules(daemon, apiToken, ['storage', 'filebrowser']);
     await makeStorage(daemon, apiToken, 'Files', root);
@@ -64,6 +86,42 @@ describe('FileBrowser console e2e (chromium + built daemon, temporary storage)',
     await shot(page, '01-folder');
     await page.getByTestId('fb-crumb-root').click();
     await row(page, 'hello.txt').waitFor();
+  });
+
+  it('shows an image\'s thumbnail; a search by name finds it deep down and opens its folder', async () => {
+    await row(page, '文档').getByTestId('fb-open').click();
+    await row(page, 'inner').getByTestId('fb-open').click();
+    const thumb = row(page, 'sunset 日落.png').getByTestId('fb-thumb');
+    await thumb.waitFor();
+    // The daemon's WebP of the 64 × 48 image (never enlarged), decoded by the browser.
+    await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => `${img.naturalWidth}x${img.naturalHeight}`)).toBe('64x48');
+    expect(await row(page, 'deep.txt').getByTestId('fb-thumb').count()).toBe(0);
+    await shot(page, '01b-thumbnail');
+    await page.getByTestId('fb-crumb-root').click();
+    await row(page, 'hello.txt').waitFor();
+
+    await page.getByTestId('fb-search').fill('日落');
+    await page.getByTestId('fb-search').press('Enter');
+    const hit = row(page, 'sunset 日落.png');
+    await hit.waitFor();
+    expect(await page.getByTestId('fb-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('fb-search-summary').textContent()).toContain('1');
+    await hit.getByTestId('fb-thumb').waitFor();
+    await expect.poll(() => hit.getByTestId('fb-result-folder').textContent()).toBe('/文档/inner');
+    await shot(page, '01c-search');
+    await hit.getByTestId('fb-result-folder').click();
+    await expect.poll(() => page.getByTestId('fb-crumb').allTextContents()).toEqual(['文档', 'inner']);
+    await expect.poll(() => row(page, 'sunset 日落.png').getAttribute('data-marked')).toBe('true');
+    await row(page, 'deep.txt').waitFor();
+    // A pattern, from the root: both files of inner whose names end so, nothing else.
+    await page.getByTestId('fb-crumb-root').click();
+    await row(page, 'hello.txt').waitFor();
+    await page.getByTestId('fb-search').fill('*.TXT');
+    await page.getByTestId('fb-search').press('Enter');
+    await expect.poll(async () => (await page.getByTestId('fb-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')))).sort()).toEqual(['deep.txt', 'hello.txt']);
+    await page.getByTestId('fb-search-clear').click();
+    await page.getByTestId('fb-search').fill('');
+    await row(page, '文档').waitFor();
   });
 
   it('uploads a file with the picker: progress to done, the file on disk', async () => {

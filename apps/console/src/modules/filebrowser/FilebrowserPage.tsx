@@ -1,6 +1,7 @@
 /**
  * FileBrowser: the storages as folders — storage picker, breadcrumbs, a sortable table with
- * multi-select, search, uploads (files and folders, drag and drop, progress, resume, cancel),
+ * multi-select, image thumbnails, search by name (from the daemon's index; a result opens its
+ * folder), uploads (files and folders, drag and drop, progress, resume, cancel),
  * downloads (a file, or a zip of a folder or a selection), rename, move, copy, delete, new folder,
  * new text file, previews (text with an editor, images, audio, video), details, share links; and
  * the list of share links with revoke. The daemon decides every permission.
@@ -34,6 +35,7 @@ import { fbText } from './i18n';
 import { fb, fbKeys, human, joinPath, listQuery, parentOf, startDownload, storagesQuery } from './queries';
 import { SharesTab } from './SharesTab';
 import { UploadPanel } from './UploadPanel';
+import { hasThumb, Thumb } from './thumbs';
 import { droppedFiles, UploadQueue } from './uploads';
 
 type Sort = 'name' | 'size' | 'mtime';
@@ -109,7 +111,9 @@ function Files() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<Dialog>(null);
   const [search, setSearch] = useState('');
-  const [found, setFound] = useState<{ q: string; rows: Row[]; truncated: boolean } | null>(null);
+  const [found, setFound] = useState<{ q: string; rows: Row[]; truncated: boolean; indexing: boolean; partial: boolean } | null>(null);
+  /** The name a search result led to: marked in its folder. */
+  const [marked, setMarked] = useState('');
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -133,6 +137,9 @@ function Files() {
     setSelected(new Set());
     setFound(null);
   }, [storage, path]);
+  useEffect(() => {
+    if (found) setMarked('');
+  }, [found]);
 
   const rows: Row[] = found ? found.rows : (folder.data?.entries ?? []).map((e) => ({ ...e, path: joinPath(folder.data!.path, e.name) }));
   const can = current?.can ?? { read: true, write: false, delete: false };
@@ -157,7 +164,13 @@ function Files() {
     const q = search.trim();
     if (!q) return setFound(null);
     const r = await fb.search(storage, path, q);
-    setFound({ q, rows: r.results, truncated: r.truncated });
+    setFound({ q, rows: r.results, truncated: r.truncated, indexing: r.indexing, partial: r.partial });
+  };
+  /** A search result's folder, the result marked in it. */
+  const reveal = (r: Row) => {
+    setFound(null);
+    setMarked(r.name);
+    setPath(parentOf(r.path));
   };
   const addFiles = (files: Array<{ file: File; rel: string }>) => {
     if (files.length > 0) queue.add(storage, path, files);
@@ -267,10 +280,20 @@ function Files() {
           <Text fz="sm" data-testid="fb-search-summary">
             {fbText('searchResults', { q: found.q, n: found.rows.length })} {found.truncated ? fbText('searchTruncated') : ''}
           </Text>
-          <Button size="compact-xs" variant="subtle" onClick={() => setFound(null)}>
+          <Button size="compact-xs" variant="subtle" onClick={() => setFound(null)} data-testid="fb-search-clear">
             {fbText('clearSearch')}
           </Button>
         </Group>
+      )}
+      {found?.indexing && (
+        <Alert color="blue" p="xs" data-testid="fb-search-indexing">
+          {fbText('searchIndexing')}
+        </Alert>
+      )}
+      {found?.partial && (
+        <Alert color="yellow" p="xs" data-testid="fb-search-partial">
+          {fbText('searchPartial')}
+        </Alert>
       )}
 
       {selected.size > 0 && (
@@ -341,7 +364,14 @@ function Files() {
               </Table.Tr>
             )}
             {rows.map((r) => (
-              <Table.Tr key={r.path} data-testid="fb-row" data-name={r.name} data-kind={r.kind}>
+              <Table.Tr
+                key={r.path}
+                data-testid="fb-row"
+                data-name={r.name}
+                data-kind={r.kind}
+                data-marked={!found && r.name === marked ? 'true' : undefined}
+                bg={!found && r.name === marked ? 'var(--mantine-color-yellow-light)' : undefined}
+              >
                 <Table.Td>
                   <Checkbox
                     aria-label={r.name}
@@ -356,14 +386,17 @@ function Files() {
                   />
                 </Table.Td>
                 <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {hasThumb(r) && <Thumb storage={storage} entry={r} />}
                   <Anchor component="button" fz="sm" onClick={() => open(r)} data-testid="fb-open">
                     {r.link ? '↪ ' : ''}
                     {r.kind === 'dir' ? <b>{r.name}/</b> : r.name}
                   </Anchor>
                 </Table.Td>
                 {found && (
-                  <Table.Td fz="xs" c="dimmed">
-                    {parentOf(r.path)}
+                  <Table.Td fz="xs">
+                    <Anchor component="button" fz="xs" title={fbText('openFolder')} onClick={() => reveal(r)} data-testid="fb-result-folder">
+                      {parentOf(r.path)}
+                    </Anchor>
                   </Table.Td>
                 )}
                 <Table.Td fz="sm" data-testid="fb-size">

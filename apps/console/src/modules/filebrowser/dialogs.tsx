@@ -263,7 +263,7 @@ export function SettingsDialog(props: { onClose: () => void }) {
   const qc = useQueryClient();
   const current = useQuery(settingsQuery());
   const users = useQuery(storageUsersQuery());
-  const [form, setForm] = useState<{ identity: 'admin' | 'user'; account: string; searchMax: number; searchDepth: number } | null>(null);
+  const [form, setForm] = useState<{ identity: 'admin' | 'user'; account: string; searchMax: number; searchDepth: number; indexMax: number; thumbCacheMb: number } | null>(null);
   useEffect(() => {
     if (current.data && !form) setForm({ ...current.data.configure });
   }, [current.data, form]);
@@ -290,6 +290,24 @@ export function SettingsDialog(props: { onClose: () => void }) {
           )}
           <NumberInput label={fbText('setSearchMax')} min={10} max={5000} value={form.searchMax} onChange={(v) => setForm({ ...form, searchMax: Number(v) || 500 })} />
           <NumberInput label={fbText('setSearchDepth')} min={1} max={64} value={form.searchDepth} onChange={(v) => setForm({ ...form, searchDepth: Number(v) || 16 })} />
+          <NumberInput
+            label={fbText('setIndexMax')}
+            min={100}
+            max={5_000_000}
+            step={10_000}
+            thousandSeparator=" "
+            value={form.indexMax}
+            onChange={(v) => setForm({ ...form, indexMax: Number(v) || 200_000 })}
+            data-testid="fb-set-indexmax"
+          />
+          <NumberInput
+            label={fbText('setThumbCacheMb')}
+            min={1}
+            max={65_536}
+            value={form.thumbCacheMb}
+            onChange={(v) => setForm({ ...form, thumbCacheMb: Number(v) || 64 })}
+            data-testid="fb-set-thumbcache"
+          />
         </Stack>
       )}
       <Actions onClose={props.onClose} submit={fbText('save')} busy={save.isPending} disabled={!form || (form.identity === 'user' && !form.account)} onSubmit={() => save.mutate()} testId="fb-settings-save" />
