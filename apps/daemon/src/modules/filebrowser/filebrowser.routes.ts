@@ -178,7 +178,10 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       // One storage (its grant and the folder's path check, as a listing), or every one the identity may read.
       const targets: ResolvedPath[] = [];
       if (query.storage) targets.push(await folder(grant(query.storage), query.path, 'read'));
-      else for (const g of storages.grants(principalOf(mod))) if (g.can.read) targets.push(await folder(g, '/', 'read'));
+      else {
+        // A storage whose folder is gone (a disk not mounted) is left out, not the whole search.
+        for (const g of storages.grants(principalOf(mod))) if (g.can.read) await folder(g, '/', 'read').then((rp) => targets.push(rp), () => undefined);
+      }
       const m = matcher(query.q);
       const results: Array<FbEntry & { path: string; storage: string }> = [];
       let truncated = false;
