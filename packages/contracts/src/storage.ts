@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ok } from './envelope.js';
 import { msgKey } from './i18n.js';
-import { isIP } from './net.js';
+import { isIP, ZPort } from './net.js';
 import { route } from './route.js';
 import { moduleContract, ruleView, ZRuleKey } from './rules.js';
 import { secret } from './secrets.js';
@@ -16,20 +16,99 @@ import { ZTlsCert } from './web.js';
 
 // ------------------------------------------------------------------ storage management
 
-export const ZStorage = z.object({
+/** Where a storage's files are: a local directory, or a remote server served as if it were one. */
+export const STORAGE_KINDS = ['local', 'webdav', 'sftp', 's3'] as const;
+export const ZStorageKind = z.enum(STORAGE_KINDS);
+export type StorageKind = z.infer<typeof ZStorageKind>;
+
+const HTTP_URL = /^https?:\/\/[^\s/?#]+\S*$/i;
+const ZRemoteUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((u) => u === '' || HTTP_URL.test(u), { error: msgKey('invalidUrl') })
+  .default('');
+
+/** A remote WebDAV server (Nextcloud, another Lucky, rclone serve webdav…): the folder at `url` is the storage's root. */
+export const ZRemoteWebdav = z.object({
+  url: ZRemoteUrl,
+  username: z.string().max(256).default(''),
+  password: secret(z.string().max(1024), { boundTo: ['url', 'username'] }).default(''),
+  /** A server with a certificate of its own (a NAS on the LAN): no check of the chain. */
+  skipTlsVerify: z.boolean().default(false),
+});
+export type RemoteWebdav = z.infer<typeof ZRemoteWebdav>;
+
+/** `SHA256:` and 43 base64 characters: a host key's fingerprint as `ssh-keygen -l` prints it. */
+export const SSH_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
+/** An SFTP server: the directory `root` on it is the storage's root. Its host key is pinned. */
+export const ZRemoteSftp = z.object({
+  host: z.string().trim().max(253).default(''),
+  port: ZPort.default(22),
+  username: z.string().max(256).default(''),
+  password: secret(z.string().max(1024), { boundTo: ['host', 'port', 'username'] }).default(''),
+  /** An OpenSSH private key (PEM or `-----BEGIN OPENSSH PRIVATE KEY-----`), unencrypted. */
+  privateKey: secret(z.string().max(16_384), { boundTo: ['host', 'port', 'username'] }).default(''),
+  /** The server's host key fingerprint; "test connection" shows the one it sees. */
+  hostKey: z.string().trim().max(64).default(''),
+  root: z.string().trim().max(4096).default('/'),
+});
+export type RemoteSftp = z.infer<typeof ZRemoteSftp>;
+
+/** An S3-compatible bucket (AWS, MinIO, Garage, Ceph, R2…), SigV4; `prefix` is the storage's root inside it. */
+export const ZRemoteS3 = z.object({
+  endpoint: ZRemoteUrl,
+  region: z.string().trim().max(64).default('us-east-1'),
+  bucket: z.string().trim().max(63).regex(/^$|^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { error: msgKey('s3BucketInvalid') }).default(''),
+  prefix: z.string().trim().max(1024).default(''),
+  accessKeyId: z.string().trim().max(256).default(''),
+  secretAccessKey: secret(z.string().max(256), { boundTo: ['endpoint', 'bucket', 'accessKeyId'] }).default(''),
+  /** `endpoint/bucket/key` (most self-hosted servers) rather than `bucket.endpoint/key` (AWS's default). */
+  pathStyle: z.boolean().default(true),
+});
+export type RemoteS3 = z.infer<typeof ZRemoteS3>;
+
+export const ZStorageFields = z.object({
   name: z.string().trim().min(1, { error: msgKey('cannotBeEmpty') }).max(64),
   enable: z.boolean().default(true),
-  /** An absolute local directory that exists (checked at save). */
+  kind: ZStorageKind.default('local'),
+  /** The local directory, absolute, that exists (checked at save); unused by remote kinds. */
   path: z
     .string()
     .trim()
-    .min(1, { error: msgKey('cannotBeEmpty') })
     .max(4096)
-    .refine((p) => p.startsWith('/') && !p.includes('\0'), { error: msgKey('storagePathAbsolute') }),
+    .refine((p) => p === '' || (p.startsWith('/') && !p.includes('\0')), { error: msgKey('storagePathAbsolute') })
+    .default(''),
+  webdav: ZRemoteWebdav.default(ZRemoteWebdav.parse({})),
+  sftp: ZRemoteSftp.default(ZRemoteSftp.parse({})),
+  s3: ZRemoteS3.default(ZRemoteS3.parse({})),
+  /** Seconds a remote listing is reused (our own writes drop it at once); 0 = ask every time. */
+  cacheSeconds: z.number().int().min(0).max(3600).default(10),
   readOnly: z.boolean().default(false),
   /** Bytes the storage may hold; null = only the filesystem's limit. */
   quota: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
   note: z.string().max(512).default(''),
+});
+
+/** What each kind needs filled in. */
+export const ZStorage = ZStorageFields.superRefine((r, ctx) => {
+  const need = (ok: boolean, path: (string | number)[], key: Parameters<typeof msgKey>[0] = 'cannotBeEmpty') => {
+    if (!ok) ctx.addIssue({ code: 'custom', path, message: msgKey(key) });
+  };
+  if (r.kind === 'local') need(r.path !== '', ['path'], 'cannotBeEmpty');
+  if (r.kind === 'webdav') need(r.webdav.url !== '', ['webdav', 'url']);
+  if (r.kind === 'sftp') {
+    need(r.sftp.host !== '', ['sftp', 'host']);
+    need(r.sftp.username !== '', ['sftp', 'username']);
+    need(r.sftp.password !== '' || r.sftp.privateKey !== '', ['sftp', 'password'], 'sftpRemoteNoCredential');
+    need(SSH_FINGERPRINT.test(r.sftp.hostKey), ['sftp', 'hostKey'], 'sftpRemoteHostKeyNeeded');
+  }
+  if (r.kind === 's3') {
+    need(r.s3.endpoint !== '', ['s3', 'endpoint']);
+    need(r.s3.bucket !== '', ['s3', 'bucket']);
+    need(r.s3.accessKeyId !== '' && r.s3.secretAccessKey !== '', ['s3', 'accessKeyId'], 's3CredentialsNeeded');
+  }
 });
 export type Storage = z.infer<typeof ZStorage>;
 export type StorageInput = z.input<typeof ZStorage>;
@@ -47,7 +126,7 @@ export const ZStorageUsage = z.object({
 });
 export type StorageUsage = z.infer<typeof ZStorageUsage>;
 
-export const ZStorageView = ruleView(ZStorage, { usage: ZStorageUsage });
+export const ZStorageView = ruleView(ZStorageFields, { usage: ZStorageUsage });
 export type StorageView = z.infer<typeof ZStorageView>;
 
 export const ZStoragePermission = z.object({
@@ -107,6 +186,21 @@ export const storageContract = moduleContract('storage', { input: ZStorage, view
     module: 'storage',
     body: z.object({ path: z.string().max(4096) }),
     response: ok({ exists: z.boolean(), directory: z.boolean(), writable: z.boolean(), fsTotal: z.number(), fsFree: z.number(), msg: z.string() }),
+  }),
+  testRemote: route({
+    method: 'POST',
+    path: '/api/storage/testremote',
+    summary: "Connects to a remote storage as the form has it (a stored storage's masked secrets are its own) and lists its root",
+    module: 'storage',
+    body: z.object({ key: ZRuleKey.optional(), storage: z.unknown() }),
+    response: ok({
+      ok: z.boolean(),
+      msg: z.string(),
+      /** Entries at the root, when listed. */
+      entries: z.number(),
+      /** SFTP: the host key fingerprint the server showed (to pin it). */
+      hostKey: z.string(),
+    }),
   }),
 });
 export const storageRoutes = storageContract.routes;

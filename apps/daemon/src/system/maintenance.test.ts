@@ -173,7 +173,7 @@ describe('secrets in backups', () => {
       web: expect.arrayContaining(['basicAuth.users.[].password', 'certs.[].key', 'subRules.[].basicAuth.users.[].password']),
       portforward: ['tls.key'],
       stun: ['webhook.proxy.password'],
-      storage: ['users.[].password'],
+      storage: ['webdav.password', 'sftp.password', 'sftp.privateKey', 's3.secretAccessKey', 'users.[].password'],
       webdav: ['certs.[].key'],
       ftpserver: ['certs.[].key'],
       sftpserver: [],

@@ -51,7 +51,7 @@ describe('the storage form', () => {
     expect(fetchSpy).not.toHaveBeenCalled();
     change('storage-path', '/srv');
     change('storage-quota', '2');
-    expect(await sentOnClick(fetchSpy, 'storage-save', '/api/storage/rules', 'POST')).toEqual({ name: 'data', enable: true, path: '/srv', readOnly: false, quota: 2e9, note: '' });
+    expect(await sentOnClick(fetchSpy, 'storage-save', '/api/storage/rules', 'POST')).toEqual(ZStorage.parse({ name: 'data', enable: true, path: '/srv', readOnly: false, quota: 2e9, note: '' }));
   });
 
   it('edits: unchanged fields go back as they were', async () => {

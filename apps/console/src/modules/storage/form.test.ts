@@ -34,7 +34,7 @@ const settings = (): StorageConfigure =>
 describe('a storage ↔ the form', () => {
   it('a new form is the contracts defaults; blank quota is none', () => {
     const r = formToRule({ ...emptyForm(), name: ' data ', path: ' /srv/data ' });
-    expect(r).toEqual({ name: 'data', enable: true, path: '/srv/data', readOnly: false, quota: null, note: '' });
+    expect(r).toEqual(ZStorage.parse({ name: 'data', enable: true, path: '/srv/data', readOnly: false, quota: null, note: '' }));
     expect(ZStorage.safeParse(r).success).toBe(true);
   });
 

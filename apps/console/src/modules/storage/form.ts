@@ -3,7 +3,7 @@
  * unit), the list's usage figures, and the storage users — the whole settings object PUT replaces,
  * with a user's form, its password kept by the mask, and the permission matrix's changes.
  */
-import { MESSAGES, parseAuthorizedKeys, SECRET_MASK, ZStorage, ZStorageConfigure, type Lang, type Storage, type StorageConfigure, type StoragePermission, type StorageUsage, type StorageUser } from '@lucky/contracts';
+import { MESSAGES, parseAuthorizedKeys, SECRET_MASK, ZRemoteS3, ZRemoteSftp, ZRemoteWebdav, ZStorage, ZStorageConfigure, ZStorageFields, type Lang, type Storage, type StorageConfigure, type StoragePermission, type StorageUsage, type StorageUser } from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
@@ -31,14 +31,44 @@ export function quotaToBytes(quota: Num, unit: QuotaUnit): number | null {
   return Number.isFinite(n) ? Math.round(n * QUOTA_UNITS[unit]) : Number.NaN;
 }
 
-export const toForm = (s: Storage): RuleForm => ({ name: s.name, enable: s.enable, path: s.path, readOnly: s.readOnly, ...quotaToForm(s.quota), note: s.note });
+export const toForm = (s: Storage): RuleForm => ({
+  name: s.name,
+  enable: s.enable,
+  kind: s.kind,
+  path: s.path,
+  webdav: s.webdav,
+  sftp: s.sftp,
+  s3: s.s3,
+  cacheSeconds: s.cacheSeconds,
+  readOnly: s.readOnly,
+  ...quotaToForm(s.quota),
+  note: s.note,
+});
 
-export const emptyForm = (): RuleForm => ({ name: '', enable: true, path: '', readOnly: false, quota: '', quotaUnit: 'GB', note: '' });
+export const emptyForm = (): RuleForm => ({
+  name: '',
+  enable: true,
+  kind: 'local',
+  path: '',
+  webdav: ZRemoteWebdav.parse({}),
+  sftp: ZRemoteSftp.parse({}),
+  s3: ZRemoteS3.parse({}),
+  cacheSeconds: ZStorageFields.shape.cacheSeconds.parse(undefined),
+  readOnly: false,
+  quota: '',
+  quotaUnit: 'GB',
+  note: '',
+});
 
 export const formToRule = (f: RuleForm): Storage => ({
   name: f.name.trim(),
   enable: f.enable,
+  kind: f.kind,
   path: f.path.trim(),
+  webdav: f.webdav,
+  sftp: f.sftp,
+  s3: f.s3,
+  cacheSeconds: f.cacheSeconds,
   readOnly: f.readOnly,
   quota: quotaToBytes(f.quota, f.quotaUnit),
   note: f.note,

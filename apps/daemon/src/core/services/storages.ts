@@ -21,6 +21,42 @@ export interface StoragePrincipal {
   account: string;
 }
 
+/** What a remote storage says of a name. */
+export interface RemoteStat {
+  kind: 'file' | 'dir';
+  size: number;
+  mtimeMs: number;
+}
+
+export interface RemoteEntry extends RemoteStat {
+  name: string;
+}
+
+/**
+ * A remote storage's files (a WebDAV server, an SFTP server, an S3 bucket) by clean paths inside
+ * the storage (`/`, `/a/b.txt`, as storages.resolve answers them). Bodies are streams both ways,
+ * never whole in memory. A failure of the remote is a MsgError `storageRemoteDown` naming it, for
+ * that request only. Listings may come from a short cache that our own changes drop at once.
+ */
+export interface RemoteFs {
+  /** null when the name does not exist. */
+  stat(path: string): Promise<RemoteStat | null>;
+  list(path: string): Promise<RemoteEntry[]>;
+  /** The file's bytes from `start` to `end` (inclusive, as HTTP ranges), or all of them. */
+  read(path: string, range?: { start: number; end?: number }): Promise<NodeJS.ReadableStream>;
+  /**
+   * Streams `body` into the file. It is there complete when this resolves, and never as if complete
+   * when it rejects (an interrupted body leaves the old file or none).
+   */
+  write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void>;
+  mkdir(path: string): Promise<void>;
+  /** A file. */
+  remove(path: string): Promise<void>;
+  /** A folder and everything in it. */
+  removeTree(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+}
+
 /** A storage as a principal may use it. */
 export interface StorageGrant {
   /** The storage's rule key. */
@@ -34,6 +70,8 @@ export interface StorageGrant {
   can: StoragePermission;
   /** The storages' version when it was taken: resolve trusts a grant no storage change has passed since. */
   version: number;
+  /** A remote storage's files; null for a local directory (then `root` and ResolvedPath.real are paths on disk). */
+  remote: RemoteFs | null;
 }
 
 /** A path inside a storage, checked: `real` is under the grant's root (symlinks resolved). */
@@ -41,7 +79,10 @@ export interface ResolvedPath {
   grant: StorageGrant;
   /** The path inside the storage, normalised: `/a/b.txt`, `/` for the root. */
   path: string;
-  /** The absolute path on disk; for a name that does not exist yet, its resolved parent joined with the name. */
+  /**
+   * The absolute path on disk; for a name that does not exist yet, its resolved parent joined with
+   * the name. For a remote storage, the clean path inside it (the same as `path`).
+   */
   real: string;
   exists: boolean;
 }
@@ -86,6 +127,11 @@ export interface OfferedKey {
   service: string;
 }
 
+/** A service that reads and writes through StorageGrant.remote where a storage has one. */
+export interface ServesRemote {
+  remote?: boolean;
+}
+
 export interface StoragesService {
   /** The principal for these credentials, or null (wrong, switched off, locked out: the attempt is counted). */
   login(attempt: LoginAttempt): Promise<StoragePrincipal | null>;
@@ -97,9 +143,13 @@ export interface StoragesService {
   keyOwner(offer: OfferedKey): StoragePrincipal | null;
   /** The anonymous principal when anonymous access is on. */
   anonymous(): StoragePrincipal | null;
-  /** The enabled storages this principal can see, with what it may do in each. */
-  grants(who: StoragePrincipal): StorageGrant[];
-  grant(who: StoragePrincipal, storage: string): StorageGrant | null;
+  /**
+   * The enabled storages this principal can see, with what it may do in each. Remote storages only
+   * for a service that says it serves them (`remote: true`): their ResolvedPath.real is no path on
+   * disk, and a service that took it for one would touch the daemon's own files.
+   */
+  grants(who: StoragePrincipal, o?: ServesRemote): StorageGrant[];
+  grant(who: StoragePrincipal, storage: string, o?: ServesRemote): StorageGrant | null;
   /**
    * Resolves a client's path (already URL-decoded once) inside a grant and checks the operation:
    * `..`, encoded or doubly encoded separators, backslashes, NUL bytes and symlinks out of the root

@@ -24,12 +24,15 @@ export default defineModule({
   engine: async (mod) => new (await import('./storage.engine.js')).StorageEngine(stateOf(mod)),
   // A storage must point at a directory that is there now; a typo is refused, nothing saved.
   prepare: async (rule) => {
+    // A remote one is checked by its engine (a server down now may be up in a minute).
+    if (rule.kind !== 'local') return rule;
     const problem = await directoryProblem(rule.path);
     if (problem) throw fail(Ret.badRequest, problem.key, problem.vars);
     return rule;
   },
   view: async (rule, _figures, _lang, mod) => {
     const state = stateOf(mod);
+    if (rule.data.kind !== 'local') return { usage: { fsTotal: 0, fsFree: 0, used: null, usedAt: null, usedBy: state.usedBy(rule.key) } };
     const walked = (await directoryProblem(rule.data.path)) ? null : state.usage.peek(rule.data.path);
     return {
       usage: {

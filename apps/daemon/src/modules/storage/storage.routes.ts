@@ -1,14 +1,38 @@
 /** The storage module's own route: the directory check the form runs before saving. */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { message } from '@lucky/contracts';
+import { formatIssues, message, renderMsg, restoreSecrets, Ret, ZStorage, type Storage } from '@lucky/contracts';
+import { AppError } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { storageContract } from '@lucky/contracts';
+import { msgOf } from '../../lib/msgerror.js';
+import { openRemote } from './remote/index.js';
 import type { StorageContext } from './storage.state.js';
 import { fsSpace } from './storage.usage.js';
 
-export function storageRoutes(_mod: StorageContext): OwnHandlers<typeof storageContract> {
+export function storageRoutes(mod: StorageContext): OwnHandlers<typeof storageContract> {
   return {
+    testRemote: async ({ body, req }) => {
+      // The form's masked secrets are the stored storage's (only while what they are bound to is unchanged).
+      const stored = body.key ? mod.rules.get(body.key)?.data : undefined;
+      const input = restoreSecrets(ZStorage, body.storage, stored);
+      const parsed = ZStorage.safeParse(input);
+      if (!parsed.success) throw new AppError(Ret.badRequest, null, {}, formatIssues(ZStorage, input, req.lang));
+      const s: Storage = { ...parsed.data, cacheSeconds: 0 };
+      if (s.kind === 'local') throw new AppError(Ret.badRequest, 'storageRemoteFailed', { detail: 'local' });
+      const seen = { hostKey: '' };
+      try {
+        const client = await openRemote(s, seen);
+        try {
+          const entries = (await client.fs.list('/')).length;
+          return { ok: true, msg: message(req.lang, 'storageRemoteOk', { entries }), entries, hostKey: seen.hostKey };
+        } finally {
+          await client.close().catch(() => undefined);
+        }
+      } catch (err) {
+        return { ok: false, msg: message(req.lang, 'storageRemoteFailed', { detail: renderMsg(req.lang, msgOf(err)) }), entries: 0, hostKey: seen.hostKey };
+      }
+    },
     checkPath: async ({ body, req }) => {
       const path = body.path.trim();
       const none = { exists: false, directory: false, writable: false, fsTotal: 0, fsFree: 0 };

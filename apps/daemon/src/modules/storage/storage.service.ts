@@ -8,11 +8,12 @@ import { realpathSync, type Stats } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { parseAuthorizedKeys, type Msg, type Storage, type StoragePermission } from '@lucky/contracts';
 import { checkPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import { nativeAddon } from '../../core/native.js';
-import { STORAGE_TEMP_PREFIX, type LoginAttempt, type OfferedKey, type ReadResult, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
+import { STORAGE_TEMP_PREFIX, type LoginAttempt, type OfferedKey, type ReadResult, type RemoteFs, type ServesRemote, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService, type WriteResult } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { cleanClientPath, underRoot } from './storage.paths.js';
 import { stateOf, type StorageContext } from './storage.state.js';
@@ -31,6 +32,8 @@ async function checked(g: StorageGrant, rootReal: string, path: string, op: Stor
   const clean = cleanClientPath(path);
   // Neither the root nor anything above it is the client's to delete.
   if (op === 'delete' && clean === '/') throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME[op] } });
+  // A remote storage has no disk of ours to escape from: the clean path is all it is given.
+  if (g.remote) return { grant: g, path: clean, real: clean, exists: (await g.remote.stat(clean)) !== null };
   const { real, exists } = await underRoot(rootReal, clean);
   return { grant: { ...g, root: rootReal }, path: clean, real, exists };
 }
@@ -62,6 +65,30 @@ const kindOf = (mode: number): ReadResult['kind'] => ((mode & S_IFMT) === 0o1000
  */
 const LOGIN_TRUST_MS = 30_000;
 
+/** A remote file's stat, and its content when it is at most `max` bytes. */
+async function readRemote(remote: RemoteFs, rp: ResolvedPath, max: number): Promise<ReadResult | null> {
+  const st = rp.exists ? await remote.stat(rp.path) : null;
+  if (!st) return null;
+  let data: Buffer | null = null;
+  if (st.kind === 'file' && st.size <= max) {
+    const chunks: Buffer[] = [];
+    for await (const c of await remote.read(rp.path)) chunks.push(c as Buffer);
+    data = Buffer.concat(chunks);
+    if (data.length !== st.size) data = null;
+  }
+  return { path: rp.path, kind: st.kind, size: st.size, mtimeMs: st.mtimeMs, ino: 0, data };
+}
+
+async function writeRemote(remote: RemoteFs, clean: string, data: Buffer): Promise<WriteResult> {
+  const old = await remote.stat(clean);
+  if (old?.kind === 'dir') throw new MsgError({ key: 'storageIsFolder', vars: { path: clean } });
+  const parent = dirname(clean);
+  if (parent !== '/' && (await remote.stat(parent))?.kind !== 'dir') throw new MsgError({ key: 'storageNoFolder', vars: { path: parent } });
+  await remote.write(clean, Readable.from([data]), data.length);
+  const now = await remote.stat(clean);
+  return { path: clean, created: !old, size: now?.size ?? data.length, mtimeMs: now?.mtimeMs ?? Date.now(), ino: 0 };
+}
+
 export function storagesService(mod: StorageContext): StoragesService {
   const state = stateOf(mod);
   const settings = () => mod.rules.settings();
@@ -92,19 +119,18 @@ export function storagesService(mod: StorageContext): StoragesService {
 
   function grantOf(rule: StoredRule<Storage>, can: StoragePermission): StorageGrant | null {
     if (!rule.data.enable) return null;
+    const ro = rule.data.readOnly;
+    const allowed = { read: can.read, write: can.write && !ro, delete: can.delete && !ro };
+    if (rule.data.kind !== 'local') {
+      // Not running (unreachable at start, or starting): nothing to offer until it answers.
+      const client = state.remotes.get(rule.key);
+      if (!client) return null;
+      return { storage: rule.key, name: rule.data.name, root: '', readOnly: ro, quota: null, can: allowed, version: state.version, remote: client.fs };
+    }
     const root = rootOf(rule.data.path);
     // The directory is gone (a disk unmounted): nothing to offer until it is back.
     if (root === null) return null;
-    const ro = rule.data.readOnly;
-    return {
-      storage: rule.key,
-      name: rule.data.name,
-      root,
-      readOnly: ro,
-      quota: rule.data.quota,
-      can: { read: can.read, write: can.write && !ro, delete: can.delete && !ro },
-      version: state.version,
-    };
+    return { storage: rule.key, name: rule.data.name, root, readOnly: ro, quota: rule.data.quota, can: allowed, version: state.version, remote: null };
   }
 
   /** What this principal may do in this storage, before the storage's own switches. */
@@ -120,10 +146,11 @@ export function storagesService(mod: StorageContext): StoragesService {
     return user.permissions[storage] ?? null;
   }
 
-  function grant(who: StoragePrincipal, storage: string): StorageGrant | null {
+  function grant(who: StoragePrincipal, storage: string, o: ServesRemote = {}): StorageGrant | null {
     const rule = mod.rules.get(storage);
-    const can = rule ? permissionOf(who, storage) : null;
-    return rule && can ? grantOf(rule, can) : null;
+    if (!rule || (rule.data.kind !== 'local' && !o.remote)) return null;
+    const can = permissionOf(who, storage);
+    return can ? grantOf(rule, can) : null;
   }
 
   /**
@@ -137,6 +164,10 @@ export function storagesService(mod: StorageContext): StoragesService {
     if (!rule) throw new MsgError({ key: 'storageUnknown', vars: { storage: g.storage } });
     if (!rule.data.enable) throw new MsgError({ key: 'storageDisabled', vars: { name: rule.data.name } });
     if (op !== 'read' && rule.data.readOnly) throw new MsgError({ key: 'storageReadOnly', vars: { name: rule.data.name } });
+    if (g.remote) {
+      if (!state.remotes.has(g.storage)) throw new MsgError({ key: 'storageDisabled', vars: { name: rule.data.name } });
+      return '';
+    }
     try {
       return await realpath(rule.data.path);
     } catch {
@@ -215,10 +246,10 @@ export function storagesService(mod: StorageContext): StoragesService {
       return settings().anonymous.enable ? { kind: 'anonymous', account: '' } : null;
     },
 
-    grants(who: StoragePrincipal): StorageGrant[] {
+    grants(who: StoragePrincipal, o: ServesRemote = {}): StorageGrant[] {
       const out: StorageGrant[] = [];
       for (const rule of mod.rules.list()) {
-        const g = grant(who, rule.key);
+        const g = grant(who, rule.key, o);
         if (g) out.push(g);
       }
       return out;
@@ -232,6 +263,7 @@ export function storagesService(mod: StorageContext): StoragesService {
 
     async read(g: StorageGrant, path: string, max: number): Promise<ReadResult | null> {
       const rootReal = await rootNow(g, 'read');
+      if (g.remote) return readRemote(g.remote, await checked(g, rootReal, path, 'read'), max);
       const addon = nativeAddon();
       if (addon) {
         // The grant's and the path's checks first, as resolve makes them; the kernel then keeps
@@ -264,6 +296,7 @@ export function storagesService(mod: StorageContext): StoragesService {
       if (!g.can.write) throw new MsgError({ key: 'storageDenied', vars: { op: OP_NAME.write } });
       const clean = cleanClientPath(path);
       if (clean === '/') throw new MsgError({ key: 'storageIsFolder', vars: { path: clean } });
+      if (g.remote) return writeRemote(g.remote, clean, data);
       const addon = nativeAddon();
       // With a quota the old file's size counts (an overwrite frees it): the checked way below.
       if (addon && g.quota === null) {
@@ -294,7 +327,8 @@ export function storagesService(mod: StorageContext): StoragesService {
     },
 
     async room(g: StorageGrant): Promise<number> {
-      if (g.quota === null) return Infinity;
+      // A remote storage's room is its server's to decide (its own quota answers the upload).
+      if (g.quota === null || g.remote) return Infinity;
       // Keyed like the view's figure (the stored path), so both share one walk.
       const rule = mod.rules.get(g.storage);
       const used = (await state.usage.get(rule?.data.path ?? g.root)).used;

@@ -5,6 +5,7 @@
  */
 import type { storageContract } from '@lucky/contracts';
 import type { ModuleContext } from '../../core/module.js';
+import type { RemoteClient } from './remote/index.js';
 import { UsageCache } from './storage.usage.js';
 
 export type StorageContext = ModuleContext<typeof storageContract, never, import('./storage.engine.js').StorageEngine>;
@@ -13,6 +14,8 @@ export class StorageState {
   readonly usage = new UsageCache();
   /** Moves on whenever a storage starts, changes or stops: grants older than that are read again. */
   version = 0;
+  /** The clients of the remote storages running now, by storage key (their engine holds them). */
+  readonly remotes = new Map<string, RemoteClient>();
   /** service → the storage keys it serves now (setUsage). */
   private serving = new Map<string, Set<string>>();
 

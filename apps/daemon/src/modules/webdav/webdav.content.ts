@@ -15,7 +15,7 @@ import { checkLocks, checkPreconditions, evaluateIf, locksFor } from './webdav.c
 import { encodePath } from './webdav.paths.js';
 import { Answer, etagOf, goAhead, readBytes, received, SMALL_FILE } from './webdav.request.js';
 import { statOf, targetOfCtx, type Ctx } from './webdav.site.js';
-import { esc } from './webdav.xml.js';
+import { esc } from '../../lib/xml.js';
 
 export async function get(ctx: Ctx, head: boolean): Promise<void> {
   let s: ReadResult | null;

@@ -8,7 +8,7 @@ import { checkLocks, evaluateIf, locksFor } from './webdav.conditions.js';
 import { parseIf, parseTimeout, type DavLock } from './webdav.locks.js';
 import { Answer, davBody, hdr, MAX_XML, readBody } from './webdav.request.js';
 import { statOf, targetOfCtx, type Ctx } from './webdav.site.js';
-import { child, DAV, esc, serialise } from './webdav.xml.js';
+import { child, DAV, esc, serialise } from '../../lib/xml.js';
 
 /** A lock as DAV:activelock XML, for lock discovery and the LOCK answer. */
 export function activeLock(l: DavLock): string {

@@ -13,7 +13,7 @@ import { activeLock } from './webdav.lockmethods.js';
 import { propKey, type PropMap } from './webdav.props.js';
 import { Answer, davBody, depthOf, etagOf, hdr, MAX_XML, multistatus, readBody } from './webdav.request.js';
 import { hrefIn, lockKey, statOf, targetOfCtx, type Ctx, type DavCounters, type DavSite, type Target } from './webdav.site.js';
-import { child, DAV, elements, esc, serialise, type XmlElement } from './webdav.xml.js';
+import { child, DAV, elements, esc, serialise, type XmlElement } from '../../lib/xml.js';
 
 export async function quotaOf(site: DavSite, grant: StorageGrant): Promise<{ available: number; used: number }> {
   const fs = await statfs(grant.root);

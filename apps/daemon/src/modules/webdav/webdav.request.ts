@@ -5,7 +5,7 @@
  */
 import type { Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DAV, parseXml, XmlError, type XmlElement } from './webdav.xml.js';
+import { DAV, parseXml, XmlError, type XmlElement } from '../../lib/xml.js';
 import type { DavCounters } from './webdav.site.js';
 
 /** An answer decided before the method ran to the end. */

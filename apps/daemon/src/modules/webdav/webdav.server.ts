@@ -19,7 +19,7 @@ import { propfind, propRequest, propResponse, proppatch, quotaOf } from './webda
 import { ALLOW, Answer, awaiting, depthOf, hdr, multistatus, received, statusOfFsError } from './webdav.request.js';
 import type { Ctx, DavCounters, DavDeps, DavSite } from './webdav.site.js';
 import { copyMove, mkcol, remove } from './webdav.tree.js';
-import { DAV, esc } from './webdav.xml.js';
+import { DAV, esc } from '../../lib/xml.js';
 
 export type { AccessEntry, DavCounters, DavDeps } from './webdav.site.js';
 

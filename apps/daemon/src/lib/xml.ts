@@ -1,7 +1,8 @@
 /**
- * The little XML WebDAV needs: request bodies (PROPFIND, PROPPATCH, LOCK) parsed into elements with
- * resolved namespaces, and answers written as text. Bodies are small and capped by the caller; a
- * DOCTYPE is refused outright so that no entity expansion can ever blow up (the "billion laughs").
+ * The little XML the daemon reads and writes (WebDAV bodies, a remote WebDAV server's multistatus,
+ * S3's listings): documents parsed into elements with resolved namespaces, and answers written as
+ * text. Bodies are capped by the caller; a DOCTYPE is refused outright so that no entity expansion
+ * can ever blow up (the "billion laughs").
  */
 
 export interface XmlElement {
