@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { parseIf, type DavLock, type IfList } from './webdav.locks.js';
 import { locate, rawPath } from './webdav.paths.js';
 import { Answer, etagOf, type Meta } from './webdav.request.js';
-import { lockKey, parentPath, statOf, targetOf, type Ctx, type DavSite, type Target } from './webdav.site.js';
+import { statOf } from './webdav.files.js';
+import { lockKey, parentPath, targetOf, type Ctx, type DavSite, type Target } from './webdav.site.js';
 
 /**
  * The If header evaluated against current locks and ETags: 412 when no list holds. Returns the

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { Transform } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { STORAGE_TEMP_PREFIX, type ReadResult, type WriteResult } from '../../core/services/storages.js';
 import { sendFileBody } from '../../core/filebody.js';
@@ -14,7 +15,8 @@ import { MsgError } from '../../lib/msgerror.js';
 import { checkLocks, checkPreconditions, evaluateIf, locksFor } from './webdav.conditions.js';
 import { encodePath } from './webdav.paths.js';
 import { Answer, etagOf, goAhead, readBytes, received, SMALL_FILE } from './webdav.request.js';
-import { statOf, targetOfCtx, type Ctx } from './webdav.site.js';
+import { childrenOf, parentIsFolder, sendRemote, statOf, writeTo } from './webdav.files.js';
+import { targetOfCtx, type Ctx, type Target } from './webdav.site.js';
 import { esc } from '../../lib/xml.js';
 
 export async function get(ctx: Ctx, head: boolean): Promise<void> {
@@ -33,9 +35,9 @@ export async function get(ctx: Ctx, head: boolean): Promise<void> {
   const common = { etag: etagOf(s), 'last-modified': new Date(s.mtimeMs).toUTCString(), 'accept-ranges': 'bytes' };
   if (s.kind === 'dir') {
     const t = await targetOfCtx(ctx, 'read');
-    const names = (await readdir(t.rp.real, { withFileTypes: true })).filter((e) => !e.name.startsWith(STORAGE_TEMP_PREFIX));
+    const names = await childrenOf(t, async (path) => (await ctx.site.d.storages.resolve(t.grant, path, 'read').catch(() => null))?.real ?? null);
     const base = t.href(true);
-    const body = `<!doctype html><meta charset="utf-8"><ul>${names.map((e) => `<li><a href="${esc(base + encodePath(e.name) + (e.isDirectory() ? '/' : ''))}">${esc(e.name)}</a></li>`).join('')}</ul>\n`;
+    const body = `<!doctype html><meta charset="utf-8"><ul>${names.map((e) => `<li><a href="${esc(base + encodePath(e.name) + (e.stat.isDirectory() ? '/' : ''))}">${esc(e.name)}</a></li>`).join('')}</ul>\n`;
     ctx.res.writeHead(200, { ...common, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     ctx.res.end(head ? undefined : body);
     return;
@@ -72,6 +74,10 @@ export async function get(ctx: Ctx, head: boolean): Promise<void> {
     return;
   }
   const t = await targetOfCtx(ctx, 'read');
+  if (t.grant.remote) {
+    ctx.res.writeHead(status, headers);
+    return sendRemote(t, ctx.res, start, last, (n) => (ctx.site.counters.bytesOut += n));
+  }
   // Opened before the head: a file that cannot be read is still a status, not a cut connection.
   const file = await open(t.rp.real, 'r');
   ctx.res.writeHead(status, headers);
@@ -121,9 +127,9 @@ export async function put(ctx: Ctx): Promise<void> {
   checkPreconditions(ctx.req, s);
   checkLocks(ctx, tokens, locksFor(ctx.site, t, { membership: !s }));
   if (ctx.req.headers['content-range']) throw new Answer(400);
+  if (!(await parentIsFolder(t))) throw new Answer(409);
+  if (t.grant.remote) return putRemote(ctx, t, s !== null);
   const dir = dirname(t.rp.real);
-  const ps = await stat(dir).catch(() => null);
-  if (!ps?.isDirectory()) throw new Answer(409);
   const room = await ctx.site.d.storages.room(t.grant);
   // macOS Finder sends its uploads chunked and says their size in X-Expected-Entity-Length.
   const declared = Number(ctx.req.headers['x-expected-entity-length'] ?? ctx.req.headers['content-length'] ?? NaN);
@@ -168,5 +174,40 @@ export async function put(ctx: Ctx): Promise<void> {
   }
   const now = await stat(t.rp.real);
   ctx.res.writeHead(s ? 204 : 201, { etag: etagOf(now), 'last-modified': now.mtime.toUTCString(), 'content-length': 0 });
+  ctx.res.end();
+}
+
+/**
+ * A PUT to a remote storage: the request body streamed to the remote as it arrives (its size
+ * passed on when the client said it), the remote keeping the file's old content until the new one
+ * is complete. A client that goes away mid-body aborts the remote upload.
+ */
+async function putRemote(ctx: Ctx, t: Target, existed: boolean): Promise<void> {
+  const declared = Number(ctx.req.headers['content-length'] ?? NaN);
+  goAhead(ctx.req);
+  let written = 0;
+  const counted = new Transform({
+    transform(c: Buffer, _e, cb) {
+      written += c.length;
+      ctx.site.counters.bytesIn += c.length;
+      received.set(ctx.req, written);
+      cb(null, c);
+    },
+    flush(cb) {
+      // Cut short: the remote must not take this as the whole file.
+      cb(ctx.req.complete ? null : new Error('request body cut short'));
+    },
+  });
+  ctx.req.on('aborted', () => counted.destroy(new Error('client went away')));
+  ctx.req.pipe(counted);
+  try {
+    await writeTo(t, counted, Number.isFinite(declared) ? declared : undefined);
+  } catch (err) {
+    if (!ctx.req.complete) throw new Answer(400);
+    throw err;
+  }
+  const now = await statOf({ ...t, rp: { ...t.rp, exists: true } });
+  const meta = now ?? { ino: 0, size: written, mtimeMs: Date.now() };
+  ctx.res.writeHead(existed ? 204 : 201, { etag: etagOf(meta), 'last-modified': new Date(meta.mtimeMs).toUTCString(), 'content-length': 0 });
   ctx.res.end();
 }

@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { checkLocks, evaluateIf, locksFor } from './webdav.conditions.js';
 import { parseIf, parseTimeout, type DavLock } from './webdav.locks.js';
 import { Answer, davBody, hdr, MAX_XML, readBody } from './webdav.request.js';
-import { statOf, targetOfCtx, type Ctx } from './webdav.site.js';
+import { createEmpty, statOf } from './webdav.files.js';
+import { targetOfCtx, type Ctx } from './webdav.site.js';
 import { child, DAV, esc, serialise } from '../../lib/xml.js';
 
 /** A lock as DAV:activelock XML, for lock discovery and the LOCK answer. */
@@ -49,7 +50,7 @@ export async function lockResource(ctx: Ctx): Promise<void> {
     // Locking an unmapped URL creates an empty resource (RFC 4918 §7.3; no lock-null resources).
     checkLocks(ctx, tokens, locksFor(ctx.site, t, { membership: true }));
     try {
-      await writeFile(t.rp.real, '', { flag: 'wx' });
+      await createEmpty(t);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Answer(409);
       throw err;

@@ -2,20 +2,22 @@
  * Properties (RFC 4918 §9.1, §9.2, RFC 4331): PROPFIND of live properties (computed from a stat),
  * dead ones (kept per storage and path) and quota, and PROPPATCH of dead ones, all or nothing.
  */
-import type { Stats } from 'node:fs';
-import { readdir, stat, statfs } from 'node:fs/promises';
+import { statfs } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { basename, join } from 'node:path';
-import { STORAGE_TEMP_PREFIX, type StorageGrant } from '../../core/services/storages.js';
+import { basename } from 'node:path';
+import type { StorageGrant } from '../../core/services/storages.js';
 import { contentTypeOf } from '../../lib/http/files.js';
 import { checkLocks, evaluateIf, locksFor } from './webdav.conditions.js';
 import { activeLock } from './webdav.lockmethods.js';
 import { propKey, type PropMap } from './webdav.props.js';
 import { Answer, davBody, depthOf, etagOf, hdr, MAX_XML, multistatus, readBody } from './webdav.request.js';
-import { hrefIn, lockKey, statOf, targetOfCtx, type Ctx, type DavCounters, type DavSite, type Target } from './webdav.site.js';
+import { childrenOf, statOf, type DavStat } from './webdav.files.js';
+import { hrefIn, lockKey, targetOfCtx, type Ctx, type DavCounters, type DavSite, type Target } from './webdav.site.js';
 import { child, DAV, elements, esc, serialise, type XmlElement } from '../../lib/xml.js';
 
-export async function quotaOf(site: DavSite, grant: StorageGrant): Promise<{ available: number; used: number }> {
+export async function quotaOf(site: DavSite, grant: StorageGrant): Promise<{ available: number; used: number } | null> {
+  // A remote's space is its server's: not said rather than guessed.
+  if (grant.remote) return null;
   const fs = await statfs(grant.root);
   const fsAvail = fs.bavail * fs.bsize;
   const room = await site.d.storages.room(grant);
@@ -24,7 +26,7 @@ export async function quotaOf(site: DavSite, grant: StorageGrant): Promise<{ ava
 }
 
 /** The live properties of a resource, by name in DAV:, as XML text of their values. */
-function live(site: DavSite, t: Target | null, s: Stats, name: string, displayName: string): string | undefined {
+function live(site: DavSite, t: Target | null, s: DavStat, name: string, displayName: string): string | undefined {
   switch (name) {
     case 'resourcetype':
       return s.isDirectory() ? '<D:collection/>' : '';
@@ -61,20 +63,10 @@ export async function propfind(ctx: Ctx): Promise<void> {
   const quota = req.names?.some((n) => n.ns === DAV && /^quota-(available|used)-bytes$/.test(n.name)) ? await quotaOf(ctx.site, t.grant) : null;
   const parts = noroot && depth === '1' ? [] : [propResponse(ctx.site, t.href(s.isDirectory()), t, s, req, quota, t.grant.storage, t.rp.path, basename(t.rp.path) || ctx.mount.name || '/')];
   if (depth === '1' && s.isDirectory()) {
-    for (const e of await readdir(t.rp.real, { withFileTypes: true })) {
-      if (e.name.startsWith(STORAGE_TEMP_PREFIX)) continue;
-      const innerPath = t.rp.path === '/' ? `/${e.name}` : `${t.rp.path}/${e.name}`;
-      let real = join(t.rp.real, e.name);
-      // A symlink is listed only when the storages service lets it resolve inside the root.
-      if (e.isSymbolicLink()) {
-        const c = await ctx.site.d.storages.resolve(t.grant, innerPath, 'read').catch(() => null);
-        if (!c?.exists) continue;
-        real = c.real;
-      }
-      const cs = await stat(real).catch(() => null);
-      if (!cs) continue;
-      const ct: Target = { ...t, rp: { ...t.rp, path: innerPath, real, exists: true }, key: lockKey(t.grant.storage, innerPath), href: (c) => hrefIn(ctx.site, ctx.site.rule.prefix, ctx.mount, innerPath, c) };
-      parts.push(propResponse(ctx.site, ct.href(cs.isDirectory()), ct, cs, req, quota, t.grant.storage, innerPath, e.name));
+    const resolveLink = async (path: string) => (await ctx.site.d.storages.resolve(t.grant, path, 'read').catch(() => null))?.real ?? null;
+    for (const c of await childrenOf(t, resolveLink)) {
+      const ct: Target = { ...t, rp: { ...t.rp, path: c.path, real: c.real, exists: true }, key: lockKey(t.grant.storage, c.path), href: (col) => hrefIn(ctx.site, ctx.site.rule.prefix, ctx.mount, c.path, col) };
+      parts.push(propResponse(ctx.site, ct.href(c.stat.isDirectory()), ct, c.stat, req, quota, t.grant.storage, c.path, c.name));
     }
   }
   multistatus(ctx.res, parts);
@@ -99,7 +91,7 @@ export function propResponse(
   site: DavSite,
   href: string,
   t: Target | null,
-  s: Stats,
+  s: DavStat,
   req: { mode: string; names?: Array<{ ns: string; name: string }> },
   quota: { available: number; used: number } | null,
   storage: string | null,

@@ -6,8 +6,8 @@
  * The methods are in webdav.content.ts (GET, PUT), webdav.tree.ts (DELETE, MKCOL, COPY, MOVE),
  * webdav.properties.ts (PROPFIND, PROPPATCH) and webdav.lockmethods.ts (LOCK, UNLOCK).
  */
-import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { FOLDER_STAT } from './webdav.files.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebdavRule } from '@lucky/contracts';
 import type { StorageGrant, StoragePrincipal } from '../../core/services/storages.js';
@@ -125,7 +125,7 @@ export class DavServer implements DavSite {
     setUser(who.kind === 'anonymous' ? '(anonymous)' : who.account);
     if (place.kind === 'none') throw new Answer(404);
     if (place.kind === 'root') return this.virtualRoot(method, who, req, res);
-    const grant = this.d.storages.grant(who, place.mount.storage);
+    const grant = this.d.storages.grant(who, place.mount.storage, { remote: true });
     if (!grant) throw new Answer(place.mount.name === '' ? 403 : 404);
     const ctx: Ctx = { site: this, who, req, res, mount: place.mount, grant, inner: place.inner };
     const run = METHODS.get(method);
@@ -169,16 +169,16 @@ export class DavServer implements DavSite {
   // ------------------------------------------------------------------ the top level of several mounts
 
   private async virtualRoot(method: string, who: StoragePrincipal, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const visible = this.rule.mounts.map((m) => ({ m, g: this.d.storages.grant(who, m.storage) })).filter((x): x is { m: Mount; g: StorageGrant } => x.g !== null);
+    const visible = this.rule.mounts.map((m) => ({ m, g: this.d.storages.grant(who, m.storage, { remote: true }) })).filter((x): x is { m: Mount; g: StorageGrant } => x.g !== null);
     if (method === 'PROPFIND') {
       const { depth, noroot } = depthOf(hdr(req, 'depth'));
       if (depth !== '0' && depth !== '1') throw new Answer(403, 'propfind-finite-depth');
       const pr = await propRequest(req, this.counters);
-      const rootStat = { isDirectory: () => true, mtime: new Date(0), mtimeMs: 0, birthtimeMs: 0, ctimeMs: 0, ino: 0, size: 0 } as unknown as Stats;
+      const rootStat = FOLDER_STAT;
       const parts = noroot && depth === '1' ? [] : [propResponse(this, hrefOf(this.rule.prefix, null, '/', true), null, rootStat, pr, null, null, '/', '/')];
       if (depth === '1')
         for (const { m, g } of visible) {
-          const s = await stat(g.root).catch(() => null);
+          const s = g.remote ? FOLDER_STAT : await stat(g.root).catch(() => null);
           if (!s) continue;
           const q = pr.names?.some((n) => n.ns === DAV && /^quota-/.test(n.name)) ? await quotaOf(this, g) : null;
           parts.push(propResponse(this, hrefOf(this.rule.prefix, m, '/', true), null, s, pr, q, g.storage, '/', m.name));

@@ -3,8 +3,6 @@
  * (`DavSite`), the request being served (`Ctx`), and the places a request names, each resolved and
  * permitted by the storages service (`Target`).
  */
-import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Msg, WebdavRule } from '@lucky/contracts';
 import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesService } from '../../core/services/storages.js';
@@ -89,15 +87,6 @@ export async function targetOf(site: DavSite, mount: Mount, grant: StorageGrant,
 /** The request's own place, resolved for `op`. */
 export const targetOfCtx = (ctx: Ctx, op: StorageOp): Promise<Target> => targetOf(ctx.site, ctx.mount, ctx.grant, ctx.inner, op);
 
-export async function statOf(t: Target): Promise<Stats | null> {
-  if (!t.rp.exists) return null;
-  try {
-    return await stat(t.rp.real);
-  } catch {
-    return null;
-  }
-}
-
 /** The Destination header as a place we serve, resolved for writing. */
 export async function destination(ctx: Ctx): Promise<Target> {
   const h = hdr(ctx.req, 'destination');
@@ -107,7 +96,7 @@ export async function destination(ctx: Ctx): Promise<Target> {
   if (place.kind === 'bad') throw new Answer(400);
   if (place.kind === 'none') throw new Answer(502);
   if (place.kind === 'root') throw new Answer(403);
-  const grant = d.storages.grant(ctx.who, place.mount.storage);
+  const grant = d.storages.grant(ctx.who, place.mount.storage, { remote: true });
   if (!grant) throw new Answer(403);
   return targetOf(ctx.site, place.mount, grant, place.inner, 'write');
 }
