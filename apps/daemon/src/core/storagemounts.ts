@@ -4,7 +4,9 @@
  * a tree of their own (FTP, SFTP). Only mount names are matched here; everything below a mount is
  * handed unchanged to storages.resolve, which makes the one path and permission decision.
  */
-import type { StorageMount } from '@lucky/contracts';
+import { Ret, type StorageMount } from '@lucky/contracts';
+import { fail } from './envelope.js';
+import type { StoragesService } from './services/storages.js';
 
 export type Mount = StorageMount;
 
@@ -37,4 +39,16 @@ export function locate(virtual: string, mounts: readonly Mount[]): Place {
 export function virtualOf(mount: Mount, mounts: readonly Mount[], inner: string): string {
   if (rootMount(mounts)) return inner;
   return inner === '/' ? `/${mount.name}` : `/${mount.name}${inner}`;
+}
+
+/**
+ * At save: every mounted storage exists, and a service that does not serve remote storages yet is
+ * not given one (refused with its name, rather than a storage that would serve nothing).
+ */
+export function checkMountedStorages(storages: StoragesService, mounts: readonly Mount[], service: string, servesRemote: boolean): void {
+  for (const m of mounts) {
+    const s = storages.describe(m.storage);
+    if (!s) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
+    if (s.kind !== 'local' && !servesRemote) throw fail(Ret.badRequest, 'storageRemoteNotServed', { service, name: s.name });
+  }
 }

@@ -4,7 +4,7 @@
  * calls: one account works everywhere, one rule decides everywhere, and no path leaves its root.
  * Provided by the storage management module.
  */
-import type { StoragePermission } from '@lucky/contracts';
+import type { StorageKind, StoragePermission } from '@lucky/contracts';
 
 export type StorageOp = 'read' | 'write' | 'delete';
 
@@ -141,6 +141,8 @@ export interface StoragesService {
    * turn), and the caller still has to check the client's signature.
    */
   keyOwner(offer: OfferedKey): StoragePrincipal | null;
+  /** A storage by its key, whatever its state (switched off, unreachable): its name and kind; null when there is none. */
+  describe(storage: string): { name: string; kind: StorageKind } | null;
   /** The anonymous principal when anonymous access is on. */
   anonymous(): StoragePrincipal | null;
   /**

@@ -7,6 +7,7 @@
  */
 import { ftpserverContract, Ret, type FtpFigures, type FtpRule } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
+import { checkMountedStorages } from '../../core/storagemounts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { Endpoint } from '../../core/ports.js';
 import { refuseBadCerts } from '../../core/rulecerts.js';
@@ -25,8 +26,7 @@ export function ftpEndpoints(rule: FtpRule): Endpoint[] {
 
 /** What the schema cannot check: the storages and the DDNS task exist, every PEM certificate goes with its key. */
 function checkRule(rule: FtpRule, mod: FtpContext): FtpRule {
-  const admin = { kind: 'admin', account: 'admin' } as const;
-  for (const m of rule.mounts) if (!mod.services.storages.grant(admin, m.storage)) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
+  checkMountedStorages(mod.services.storages, rule.mounts, 'FTP', false);
   if (rule.pasvMode === 'ddns' && !mod.services.dnsProviders.tasks().some((t) => t.key === rule.pasvDdnsTask)) {
     throw fail(Ret.badRequest, 'ftpDdnsTaskUnknown', { task: rule.pasvDdnsTask });
   }

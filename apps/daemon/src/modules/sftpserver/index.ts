@@ -6,8 +6,8 @@
  * made at the first need and kept in the data directory.
  */
 import { join } from 'node:path';
-import { Ret, sftpserverContract, type SftpFigures } from '@lucky/contracts';
-import { fail } from '../../core/envelope.js';
+import { sftpserverContract, type SftpFigures } from '@lucky/contracts';
+import { checkMountedStorages } from '../../core/storagemounts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 
 type SftpContext = ModuleContext<typeof sftpserverContract, 'storages'>;
@@ -32,8 +32,7 @@ export default defineModule({
   listens: (rule) => [{ proto: 'tcp', address: rule.address, port: rule.port }],
   // The storages must exist (the schema cannot know them).
   prepare: (rule, _previous, mod) => {
-    const admin = { kind: 'admin', account: 'admin' } as const;
-    for (const m of rule.mounts) if (!mod.services.storages.grant(admin, m.storage)) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
+    checkMountedStorages(mod.services.storages, rule.mounts, 'SFTP', false);
     return rule;
   },
   view: (rule, figures) => {

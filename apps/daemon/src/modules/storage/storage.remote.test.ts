@@ -7,7 +7,7 @@
  * dies mid-upload (a clear error, nothing left under the file's name), and a service that does not
  * say it serves remote storages never given one.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,29 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageView } from '@lucky/contracts';
 import type { RemoteFs, StorageGrant, StoragesService } from '../../core/services/storages.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
 import { EN, storagesOf, tempDir } from '../../test/storages.js';
 
 const ADMIN = { kind: 'admin', account: 'admin' } as const;
-
-/** rclone serving `dir` over WebDAV with a login, started and waited for. */
-async function rcloneWebdav(dir: string, port: number): Promise<ChildProcess> {
-  const p = spawn('rclone', ['serve', 'webdav', '--config', '/dev/null', '--dir-cache-time', '0s', '--addr', `127.0.0.1:${port}`, '--user', 'ruser', '--pass', 'rpass', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rclone did not start: ${out}`)), 15_000);
-    const on = (c: Buffer) => {
-      out += c.toString();
-      if (/WebDav Server started|Serving on|listening/i.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    p.stdout!.on('data', on);
-    p.stderr!.on('data', on);
-    p.once('exit', () => reject(new Error(`rclone exited: ${out}`)));
-  });
-  return p;
-}
 
 async function text(s: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -68,7 +49,7 @@ describe('a remote WebDAV storage (rclone serve webdav)', () => {
   let s: StoragesService;
   let g: StorageGrant;
   let fs: RemoteFs;
-  const webdav = () => ({ url: `http://127.0.0.1:${port}/base`, username: 'ruser', password: 'rpass' });
+  const webdav = () => ({ url: `http://127.0.0.1:${port}/base`, username: RCLONE_USER, password: RCLONE_PASS });
 
   beforeAll(async () => {
     dir = tempDir('remote-dav');

@@ -242,6 +242,11 @@ export function storagesService(mod: StorageContext): StoragesService {
       return parseAuthorizedKeys(user.publicKeys).some((l) => 'key' in l && l.key.blob === b64) ? { kind: 'user', account: user.account } : null;
     },
 
+    describe(storage: string) {
+      const rule = mod.rules.get(storage);
+      return rule ? { name: rule.data.name, kind: rule.data.kind } : null;
+    },
+
     anonymous(): StoragePrincipal | null {
       return settings().anonymous.enable ? { kind: 'anonymous', account: '' } : null;
     },

@@ -3,9 +3,9 @@
  * listener per rule, HTTP or HTTPS, storages mounted at the root or as top-level folders. Every path
  * and permission decision is the `storages` service's; certificates come from `certificates`.
  */
-import { Ret, webdavContract, type WebdavFigures, type WebdavRule } from '@lucky/contracts';
-import { fail } from '../../core/envelope.js';
+import { webdavContract, type WebdavFigures, type WebdavRule } from '@lucky/contracts';
 import { refuseBadCerts } from '../../core/rulecerts.js';
+import { checkMountedStorages } from '../../core/storagemounts.js';
 import { defineModule, type ModuleContext } from '../../core/module.js';
 import type { Endpoint } from '../../core/ports.js';
 
@@ -19,8 +19,7 @@ function endpoint(rule: WebdavRule): Endpoint {
 
 /** What the schema cannot check: every mounted storage exists, every PEM certificate goes with its key. */
 function checkRule(rule: WebdavRule, mod: WebdavContext): WebdavRule {
-  const admin = { kind: 'admin', account: 'admin' } as const;
-  for (const m of rule.mounts) if (!mod.services.storages.grant(admin, m.storage)) throw fail(Ret.badRequest, 'storageUnknown', { storage: m.storage });
+  checkMountedStorages(mod.services.storages, rule.mounts, 'WebDAV', true);
   refuseBadCerts(rule.certs, mod.services.certificates);
   return rule;
 }

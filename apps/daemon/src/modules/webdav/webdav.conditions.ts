@@ -35,7 +35,7 @@ async function listHolds(ctx: Ctx, self: Target, list: IfList): Promise<boolean>
   if (list.tag !== undefined) {
     const place = locate(rawPath(list.tag), rule.prefix, rule.mounts);
     if (place.kind !== 'mount') return false;
-    const grant = d.storages.grant(ctx.who, place.mount.storage);
+    const grant = d.storages.grant(ctx.who, place.mount.storage, { remote: true });
     if (!grant) return false;
     t = await targetOf(ctx.site, place.mount, grant, place.inner, 'read').catch(() => null);
     if (!t) return false;
