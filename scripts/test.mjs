@@ -69,9 +69,10 @@ function runOn(node) {
       LUCKY_TEST_OUTPUT: outDir,
       LUCKY_TEST_NODES: nodesVar,
       // What does not depend on the Node is shared out rather than done twice: the fuzzing minute is
-      // split between the runs (each with its own random seed), screenshots come from the first run.
+      // split between the runs (each with its own random seed), and so are the browser tests (each
+      // file in one run, with its screenshots: they drive the console, the browser's code).
       LUCKY_FUZZ_SECONDS: String(Math.ceil(25 / nodes.length)),
-      ...(node === nodes[0] ? {} : { LUCKY_SCREENSHOTS: '0' }),
+      LUCKY_E2E_SHARE: `${nodes.indexOf(node)}/${nodes.length}`,
     },
   });
   const prefix = nodes.length > 1 ? `[${major(node.version)}] ` : '';

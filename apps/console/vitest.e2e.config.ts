@@ -1,10 +1,26 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
+
+/**
+ * LUCKY_E2E_SHARE=`i/n` (scripts/test.mjs, one share per Node run): this run's files, every n-th
+ * from the i-th by name. The browser tests exercise the console, which is the browser's code; the
+ * daemon under them is tested on every Node by its own tests. Unset: every file.
+ */
+function shareOf(spec: string | undefined): string[] {
+  const all = readdirSync(join(dirname(fileURLToPath(import.meta.url)), 'e2e')).filter((f) => f.endsWith('.test.ts')).sort();
+  const m = /^(\d+)\/(\d+)$/.exec(spec ?? '');
+  if (!m) return all.map((f) => `e2e/${f}`);
+  const [i, n] = [Number(m[1]), Number(m[2])];
+  return all.filter((_, k) => k % n === i).map((f) => `e2e/${f}`);
+}
 
 // The browser tests: the built daemon and Debian's chromium driven by playwright-core (e2e/harness.ts).
 export default defineProject({
   test: {
     name: 'console-e2e',
-    include: ['e2e/**/*.test.ts'],
+    include: shareOf(process.env.LUCKY_E2E_SHARE),
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,
