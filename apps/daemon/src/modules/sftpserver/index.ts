@@ -32,7 +32,7 @@ export default defineModule({
   listens: (rule) => [{ proto: 'tcp', address: rule.address, port: rule.port }],
   // The storages must exist (the schema cannot know them).
   prepare: (rule, _previous, mod) => {
-    checkMountedStorages(mod.services.storages, rule.mounts, 'SFTP', false);
+    checkMountedStorages(mod.services.storages, rule.mounts, 'SFTP', true);
     return rule;
   },
   view: (rule, figures) => {

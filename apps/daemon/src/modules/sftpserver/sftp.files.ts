@@ -16,7 +16,8 @@ import type { Dir } from 'node:fs';
 import ssh2, { type Attributes, type FileEntry, type SFTPWrapper } from 'ssh2';
 import type { SftpRule } from '@lucky/contracts';
 import { locate, rootMount, virtualOf, type Mount } from '../../core/storagemounts.js';
-import { STORAGE_TEMP_PREFIX, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService } from '../../core/services/storages.js';
+import { OutOfOrder, RemoteReader, RemoteWriter } from './sftp.remote.js';
+import { STORAGE_TEMP_PREFIX, type RemoteFs, type RemoteStat, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 
 const { OPEN_MODE, STATUS_CODE } = ssh2.utils.sftp;
@@ -87,7 +88,25 @@ interface DirOpen {
   pending: FileEntry[] | null;
 }
 
-type Open = FileOpen | DirOpen;
+/** A file of a remote storage: read as a stream, or written as one (sftp.remote.ts). */
+interface RemoteOpen {
+  kind: 'remote';
+  path: string;
+  reader: RemoteReader | null;
+  writer: RemoteWriter | null;
+  bytes: number;
+}
+
+type Open = FileOpen | DirOpen | RemoteOpen;
+
+const FILE_MODE = fsc.S_IFREG | 0o644;
+const DIR_MODE = fsc.S_IFDIR | 0o755;
+
+/** What a remote's stat shows a client. */
+function remoteAttrs(r: RemoteStat): Attributes {
+  const t = Math.floor(r.mtimeMs / 1000);
+  return { mode: r.kind === 'dir' ? DIR_MODE : FILE_MODE, uid: 0, gid: 0, size: r.size, atime: t, mtime: t };
+}
 
 /** What a stat shows a client. */
 function attrsOf(s: Stats): Attributes {
@@ -127,7 +146,12 @@ export function normalise(path: string): string {
 /** A failure of the file system as the client's status. */
 function fsStatus(err: unknown): Status {
   if (err instanceof Status) return err;
-  if (err instanceof MsgError) return new Status(STATUS_CODE.PERMISSION_DENIED, err.message);
+  if (err instanceof MsgError) {
+    if (err.msg.key === 'storageNotFound') return new Status(STATUS_CODE.NO_SUCH_FILE, err.message);
+    // The remote did not answer: a failure of this request, not a refusal.
+    if (err.msg.key === 'storageRemoteDown') return new Status(STATUS_CODE.FAILURE, err.message);
+    return new Status(STATUS_CODE.PERMISSION_DENIED, err.message);
+  }
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
   if (code === 'EACCES' || code === 'EPERM') return new Status(STATUS_CODE.PERMISSION_DENIED, 'Permission denied');
@@ -157,7 +181,7 @@ export class SftpSession {
     on('OPEN', (id, path: string, flags: number) => this.openFile(id, path, flags));
     on('READ', (id, h: Buffer, offset: number, len: number) => this.read(id, h, offset, len));
     on('WRITE', (id, h: Buffer, offset: number, data: Buffer) => this.write(id, h, offset, data));
-    on('FSTAT', async (id, h: Buffer) => this.sftp.attrs(id, attrsOf(await this.file(h).fh.stat())));
+    on('FSTAT', (id, h: Buffer) => this.fstat(id, h));
     on('FSETSTAT', (id, h: Buffer, attrs: Attributes) => this.fsetstat(id, h, attrs));
     on('CLOSE', (id, h: Buffer) => this.close(id, h));
     on('OPENDIR', (id, path: string) => this.openDir(id, path));
@@ -211,7 +235,7 @@ export class SftpSession {
     const place = locate(normalise(path), mounts);
     if (place.kind === 'root') throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Permission denied');
     if (place.kind === 'none') throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
-    const grant = this.d.storages.grant(this.d.who, place.mount.storage);
+    const grant = this.d.storages.grant(this.d.who, place.mount.storage, { remote: true });
     if (!grant) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
     const rp = await this.d.storages.resolve(grant, place.inner, op);
     return { rp, grant, mount: place.mount, virtual: virtualOf(place.mount, mounts, rp.path) };
@@ -243,6 +267,7 @@ export class SftpSession {
     const reading = (pflags & OPEN_MODE.READ) !== 0 || !writing;
     const t = await this.target(path, writing ? 'write' : 'read');
     if (t.rp.path === '/') throw new Status(STATUS_CODE.FAILURE, 'Is a directory');
+    if (t.grant.remote) return this.openRemote(reqid, t.grant.remote, t.rp.path, t.virtual, pflags);
     let flags = reading && writing ? fsc.O_RDWR : writing ? fsc.O_WRONLY : fsc.O_RDONLY;
     if (pflags & OPEN_MODE.CREAT) flags |= fsc.O_CREAT;
     if (pflags & OPEN_MODE.TRUNC) flags |= fsc.O_TRUNC;
@@ -274,6 +299,8 @@ export class SftpSession {
   }
 
   private async read(reqid: number, h: Buffer, offset: number, len: number): Promise<void> {
+    const r = this.lookup(h);
+    if (r.kind === 'remote') return this.readRemote(reqid, r, offset, len);
     const o = this.file(h);
     const want = Math.min(len, MAX_READ);
     const buf = Buffer.allocUnsafe(want);
@@ -285,6 +312,8 @@ export class SftpSession {
   }
 
   private async write(reqid: number, h: Buffer, offset: number, data: Buffer): Promise<void> {
+    const r = this.lookup(h);
+    if (r.kind === 'remote') return this.writeRemote(reqid, r, offset, data);
     const o = this.file(h);
     if (!o.write) throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Handle not open for writing');
     if (o.appendChain) {
@@ -319,7 +348,16 @@ export class SftpSession {
     }
   }
 
+  private async fstat(reqid: number, h: Buffer): Promise<void> {
+    const o = this.lookup(h);
+    if (o.kind !== 'remote') return this.sftp.attrs(reqid, attrsOf(await this.file(h).fh.stat()));
+    const size = o.writer ? o.writer.pos : (o.reader?.size ?? 0);
+    this.sftp.attrs(reqid, { mode: FILE_MODE, uid: 0, gid: 0, size, atime: 0, mtime: 0 });
+  }
+
   private async fsetstat(reqid: number, h: Buffer, attrs: Attributes): Promise<void> {
+    // A remote keeps its own times (and its size is what was written): nothing to apply.
+    if (this.lookup(h).kind === 'remote') return this.ok(reqid);
     const o = this.file(h);
     if (!o.write && (attrs.size !== undefined || attrs.mtime !== undefined || attrs.atime !== undefined)) {
       throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Handle not open for writing');
@@ -332,11 +370,16 @@ export class SftpSession {
     const changes = attrs.size !== undefined || attrs.mtime !== undefined || attrs.atime !== undefined;
     const t = await this.target(path, changes ? 'write' : 'read');
     if (!t.rp.exists) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+    if (t.grant.remote) {
+      if (attrs.size !== undefined) throw new Status(STATUS_CODE.OP_UNSUPPORTED, 'A remote storage cannot change a file in place');
+      return this.ok(reqid);
+    }
     await this.applyAttrs(t.rp.real, attrs);
     this.ok(reqid);
   }
 
   private async release(o: Open, report: boolean): Promise<void> {
+    if (o.kind === 'remote') return this.releaseRemote(o, report);
     if (o.kind === 'dir') {
       await o.dir?.close().catch(() => undefined);
       return;
@@ -369,6 +412,16 @@ export class SftpSession {
       return this.sftp.handle(reqid, this.handleOf({ kind: 'dir', path: '/', dir: null, real: null, pending }));
     }
     const t = await this.target(virtual, 'read');
+    if (t.grant.remote) {
+      const st = await t.grant.remote.stat(t.rp.path);
+      if (!st) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+      if (st.kind !== 'dir') throw new Status(STATUS_CODE.FAILURE, 'Not a directory');
+      const pending = (await t.grant.remote.list(t.rp.path)).map((e) => {
+        const a = remoteAttrs(e);
+        return { filename: e.name, longname: longname(e.name, a), attrs: a };
+      });
+      return this.sftp.handle(reqid, this.handleOf({ kind: 'dir', path: t.virtual, dir: null, real: null, pending }));
+    }
     const s = await stat(t.rp.real);
     if (!s.isDirectory()) throw new Status(STATUS_CODE.FAILURE, 'Not a directory');
     const dir = await opendir(t.rp.real, { bufferSize: DIR_BATCH });
@@ -407,20 +460,29 @@ export class SftpSession {
     if (!rootMount(mounts) && locate(virtual, mounts).kind === 'root') return this.sftp.attrs(reqid, DIR_ATTRS);
     const t = await this.target(virtual, 'read');
     if (!t.rp.exists) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+    if (t.grant.remote) {
+      const st = await t.grant.remote.stat(t.rp.path);
+      if (!st) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+      return this.sftp.attrs(reqid, remoteAttrs(st));
+    }
     this.sftp.attrs(reqid, attrsOf(await stat(t.rp.real)));
   }
 
   private async remove(reqid: number, path: string): Promise<void> {
     const t = await this.target(path, 'delete');
     if (!t.rp.exists) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
-    await unlink(t.rp.real);
+    if (t.grant.remote) await t.grant.remote.remove(t.rp.path);
+    else await unlink(t.rp.real);
     this.d.access('remove', t.virtual, true, 0);
     this.ok(reqid);
   }
 
   private async mkdir(reqid: number, path: string): Promise<void> {
     const t = await this.target(path, 'write');
-    await mkdir(t.rp.real);
+    if (t.grant.remote) {
+      if (t.rp.exists) throw new Status(STATUS_CODE.FAILURE, 'File exists');
+      await t.grant.remote.mkdir(t.rp.path);
+    } else await mkdir(t.rp.real);
     this.d.access('mkdir', t.virtual, true, 0);
     this.ok(reqid);
   }
@@ -428,7 +490,10 @@ export class SftpSession {
   private async rmdir(reqid: number, path: string): Promise<void> {
     const t = await this.target(path, 'delete');
     if (!t.rp.exists) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
-    await rmdir(t.rp.real);
+    if (t.grant.remote) {
+      if ((await t.grant.remote.list(t.rp.path)).length > 0) throw new Status(STATUS_CODE.FAILURE, 'Directory not empty');
+      await t.grant.remote.removeTree(t.rp.path);
+    } else await rmdir(t.rp.real);
     this.d.access('rmdir', t.virtual, true, 0);
     this.ok(reqid);
   }
@@ -438,6 +503,7 @@ export class SftpSession {
     // it lands as a path of its own tree, never a path of the daemon's disk.
     const t = await this.target(path, 'read');
     if (!t.rp.exists) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+    if (t.grant.remote) throw new Status(STATUS_CODE.FAILURE, 'Not a symbolic link');
     const root = t.rp.grant.root;
     const inner = t.rp.real === root ? '/' : t.rp.real.slice(root.length);
     const landing = virtualOf(t.mount, this.d.rule().mounts, inner);
@@ -451,8 +517,74 @@ export class SftpSession {
     const b = await this.target(to, 'write');
     if (b.grant.storage !== a.grant.storage) throw new Status(STATUS_CODE.OP_UNSUPPORTED, 'Cannot rename across storages');
     if (b.rp.exists) throw new Status(STATUS_CODE.FAILURE, 'File exists');
-    await rename(a.rp.real, b.rp.real);
+    if (a.grant.remote) await a.grant.remote.rename(a.rp.path, b.rp.path);
+    else await rename(a.rp.real, b.rp.real);
     this.d.access('rename', `${a.virtual} → ${b.virtual}`, true, 0);
     this.ok(reqid);
+  }
+
+  // ------------------------------------------------------------------ remote storages
+
+  private async openRemote(reqid: number, remote: RemoteFs, path: string, virtual: string, pflags: number): Promise<void> {
+    const writing = (pflags & OPEN_MODE.WRITE) !== 0;
+    const st = await remote.stat(path);
+    let o: RemoteOpen;
+    if (!writing) {
+      if (!st) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+      if (st.kind !== 'file') throw new Status(STATUS_CODE.FAILURE, 'Not a regular file');
+      o = { kind: 'remote', path: virtual, reader: new RemoteReader(remote, path, st.size), writer: null, bytes: 0 };
+    } else {
+      // A remote file is written whole: new, or replaced from its first byte.
+      if (pflags & OPEN_MODE.READ || pflags & OPEN_MODE.APPEND || (st && !(pflags & OPEN_MODE.TRUNC))) {
+        throw new Status(STATUS_CODE.OP_UNSUPPORTED, 'A remote storage cannot change a file in place');
+      }
+      if (st && pflags & OPEN_MODE.EXCL) throw new Status(STATUS_CODE.FAILURE, 'File exists');
+      if (st?.kind === 'dir') throw new Status(STATUS_CODE.FAILURE, 'Is a directory');
+      if (!st && !(pflags & OPEN_MODE.CREAT)) throw new Status(STATUS_CODE.NO_SUCH_FILE, 'No such file');
+      o = { kind: 'remote', path: virtual, reader: null, writer: new RemoteWriter(remote, path), bytes: 0 };
+    }
+    const h = this.handleOf(o);
+    if (this.closed) return void (await this.release(o, false));
+    this.sftp.handle(reqid, h);
+  }
+
+  private async readRemote(reqid: number, o: RemoteOpen, offset: number, len: number): Promise<void> {
+    if (!o.reader) throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Handle not open for reading');
+    const data = await o.reader.read(offset, Math.min(len, MAX_READ));
+    if (data.length === 0) return this.sftp.status(reqid, STATUS_CODE.EOF);
+    o.bytes += data.length;
+    this.d.counters.bytesOut += data.length;
+    this.sftp.data(reqid, data);
+  }
+
+  private async writeRemote(reqid: number, o: RemoteOpen, offset: number, data: Buffer): Promise<void> {
+    if (!o.writer) throw new Status(STATUS_CODE.PERMISSION_DENIED, 'Handle not open for writing');
+    try {
+      await o.writer.write(offset, data);
+    } catch (err) {
+      if (err instanceof OutOfOrder) throw new Status(STATUS_CODE.OP_UNSUPPORTED, 'A remote storage takes a file\'s bytes in order only');
+      throw err;
+    }
+    o.bytes += data.length;
+    this.d.counters.bytesIn += data.length;
+    this.ok(reqid);
+  }
+
+  /** Closed by the client (`report`): the upload becomes the file. Dropped with the session: it never does. */
+  private async releaseRemote(o: RemoteOpen, report: boolean): Promise<void> {
+    o.reader?.close();
+    if (o.writer) {
+      if (!report) {
+        o.writer.abort();
+        this.d.access('put', o.path, false, o.bytes);
+        return;
+      }
+      await o.writer.finish();
+      this.d.counters.uploads++;
+      this.d.access('put', o.path, true, o.bytes);
+    } else if (o.bytes > 0) {
+      this.d.counters.downloads++;
+      this.d.access('get', o.path, report, o.bytes);
+    }
   }
 }
