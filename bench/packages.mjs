@@ -41,6 +41,7 @@ export const BENCH_PACKAGES = {
   ftp: [shared('curl'), P.vsftpd, P.taskset],
   portforward: [P.iperf3, P.socat],
   sftp: [shared('openssh-client'), P.sshd, P.taskset],
+  remotestorage: [shared('rclone'), shared('curl'), P.taskset],
   protect: [P.wrk, P.nginx, P.taskset],
   // The NAT lab's peers (pebble, BIND, miniupnpd; dig and curl for the WAN client, upnpc for the
   // router's list), openssl for pebble's own certificate, and Caddy as the reference peer.
