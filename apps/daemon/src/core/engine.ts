@@ -11,6 +11,7 @@ import type { Lang, Msg, RuleStatus } from '@lucky/contracts';
 import { renderMsgs } from '@lucky/contracts/runtime';
 import type { Say } from './logs.js';
 import type { Endpoint } from './ports.js';
+import { fmtAddr } from '../lib/ip.js';
 
 /** One sentence of a status or a log line: a message key and its values, rendered when read. */
 export type StatusPart = Msg;
@@ -124,4 +125,38 @@ export interface Engine<R, S = unknown, F = unknown> {
   connections?(): number;
   /** Every rule has stopped (module switched off, daemon closing): free what the engine shares. */
   close?(): Promise<void>;
+}
+
+/**
+ * A TCP server listening on `host` (every address: `::`, and `0.0.0.0` on a system without IPv6),
+ * or the rule's error status naming the address and why (a port in use, an address not here).
+ */
+export async function listenTcp(server: import('node:net').Server, host: string, port: number): Promise<string> {
+  const once = (h: string) =>
+    new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException) => reject(err);
+      server.once('error', onError);
+      server.listen({ host: h, port }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  const all = host === '';
+  const first = all ? '::' : host;
+  try {
+    await once(first);
+    return first;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (all && (e.code === 'EAFNOSUPPORT' || e.code === 'EADDRNOTAVAIL')) {
+      try {
+        await once('0.0.0.0');
+        return '0.0.0.0';
+      } catch (err2) {
+        const e2 = err2 as NodeJS.ErrnoException;
+        throw new RuleProblem(listenProblem(fmtAddr('0.0.0.0', port), port, e2.code, e2.message));
+      }
+    }
+    throw new RuleProblem(listenProblem(fmtAddr(first, port), port, e.code, e.message));
+  }
 }

@@ -9,7 +9,7 @@ import { createServer as createNet, type Server, type Socket } from 'node:net';
 import { createServer as createTls, Server as TlsServer } from 'node:tls';
 import type { FtpConfigure, FtpFigures, FtpRule, Msg } from '@lucky/contracts';
 import { isLocalAddress } from '../../core/cidr.js';
-import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import { listenTcp, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import { awaitStoreCerts, followStoreCerts } from '../../core/rulecerts.js';
 import type { CertificatesService } from '../../core/services/certificates.js';
 import type { DnsProvidersService } from '../../core/services/dnsProviders.js';
@@ -98,14 +98,7 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
         : createNet((s: Socket) => ftp.accept(s, false));
     // A client that fails its implicit TLS handshake is simply dropped.
     server.on('tlsClientError', (_e: unknown, s: Socket) => s.destroy());
-    const host = rule.address || '::';
-    await this.listen(server, host, rule.port).catch(async (err: NodeJS.ErrnoException) => {
-      // Every address on a system without IPv6: IPv4 only.
-      if (rule.address === '' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) return this.listen(server, '0.0.0.0', rule.port);
-      throw err;
-    }).catch((err: NodeJS.ErrnoException) => {
-      throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
-    });
+    const host = await listenTcp(server, rule.address, rule.port);
     server.on('error', () => undefined);
     // A certificate of the store the rule names (renewed by ACME) is swapped in; connections carry on.
     const unsubscribe =
@@ -141,16 +134,5 @@ export class FtpEngine implements Engine<FtpRule, FtpConfigure, FtpFigures> {
       },
       figures: () => ftp.figures(),
     };
-  }
-
-  private listen(server: Server, host: string, port: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException) => reject(err);
-      server.once('error', onError);
-      server.listen({ host, port }, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
   }
 }

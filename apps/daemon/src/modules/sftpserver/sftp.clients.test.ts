@@ -5,30 +5,14 @@
  * the ones the clients check. Refused: a symlink out of the storage, a read-only user's upload, a
  * wrong key, a wrong password, a shell, a command and a forward.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { ALL, EN, makeStorage, READ, setStorageUsers, tempDir } from '../../test/storages.js';
 import { runTool } from '../../test/tool.js';
-import { hostKeys, keyPair, makeSftp, OpenSsh, ruleView, type Login } from './testing/clients.js';
-
-const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-/** Every file under `dir` by its relative path, with its sha256. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(dir, p)] = sha(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { hostKeys, keyPair, type Login, makeSftp, OpenSsh, ruleView, sha, tree } from './testing/clients.js';
 
 /** A small tree with UTF-8 names, an empty file and one of a few MiB (several hundred SFTP requests). */
 function makeTree(dir: string): void {

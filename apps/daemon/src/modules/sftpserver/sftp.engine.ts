@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import type { SftpConfigure, SftpFigures, SftpRule } from '@lucky/contracts';
-import { listenProblem, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
+import { listenTcp, RuleProblem, type Engine, type RuleContext, type RuleHandle } from '../../core/engine.js';
 import type { LoginGuard } from '../../core/loginguard.js';
 import type { StoragesService } from '../../core/services/storages.js';
 import { fmtAddr } from '../../lib/ip.js';
@@ -40,16 +40,7 @@ export class SftpEngine implements Engine<SftpRule, SftpConfigure, SftpFigures> 
       accessLog: () => ctx.settings().accessLog,
     });
     const server: Server = createServer((s) => sftp.accept(s));
-    const host = rule.address || '::';
-    await listen(server, host, rule.port)
-      .catch(async (err: NodeJS.ErrnoException) => {
-        // Every address on a system without IPv6: IPv4 only.
-        if (rule.address === '' && (err.code === 'EAFNOSUPPORT' || err.code === 'EADDRNOTAVAIL')) return listen(server, '0.0.0.0', rule.port);
-        throw err;
-      })
-      .catch((err: NodeJS.ErrnoException) => {
-        throw new RuleProblem(listenProblem(fmtAddr(host, rule.port), rule.port, err.code, err.message));
-      });
+    const host = await listenTcp(server, rule.address, rule.port);
     server.on('error', () => undefined);
     ctx.note({ key: 'sftpListening', vars: { address: fmtAddr(host, rule.port) } });
     const storagesOf = (r: SftpRule) => r.mounts.map((m) => m.storage);
@@ -74,15 +65,4 @@ export class SftpEngine implements Engine<SftpRule, SftpConfigure, SftpFigures> 
       figures: () => sftp.figures(),
     };
   }
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => reject(err);
-    server.once('error', onError);
-    server.listen({ host, port }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }

@@ -5,29 +5,14 @@
  * a remote that dies mid-upload fails the transfer and leaves nothing under the name.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
 import { EN, setStorageUsers, tempDir } from '../../test/storages.js';
-import { hostKeys, keyPair, makeSftp, OpenSsh, type Login } from './testing/clients.js';
-
-const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(dir, p)] = sha(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { hostKeys, keyPair, type Login, makeSftp, OpenSsh, sha, tree } from './testing/clients.js';
 
 describe('SFTP over a remote WebDAV storage', () => {
   let d: TestDaemon;
