@@ -31,6 +31,11 @@ export interface V4Request {
   /** Headers to sign besides host and the date (lower-case names). */
   headers: Record<string, string>;
   body: string;
+  /**
+   * The payload's hash as signed, instead of the body's SHA-256: S3's `UNSIGNED-PAYLOAD` for a body
+   * streamed (not known in advance); the caller sends it as `x-amz-content-sha256` too.
+   */
+  payloadHash?: string;
   accessKey: string;
   secretKey: string;
   region: string;
@@ -58,7 +63,7 @@ export function signV4(scheme: V4Scheme, r: V4Request): Record<string, string> {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const canonHeaders = names.map((h) => `${h}:${lower[h]!.trim().replace(/\s+/g, ' ')}\n`).join('');
   const path = r.url.pathname.split('/').map((s) => rfc3986(decodeURIComponent(s))).join('/') || '/';
-  const canonical = [r.method, path, canonicalQuery(r.url), canonHeaders, names.join(';'), sha256hex(r.body)].join('\n');
+  const canonical = [r.method, path, canonicalQuery(r.url), canonHeaders, names.join(';'), r.payloadHash ?? sha256hex(r.body)].join('\n');
   const scope = `${day}/${r.region}/${r.service}/${scheme.terminator}`;
   const toSign = [scheme.algorithm, stamp, scope, sha256hex(canonical)].join('\n');
   const key = hmac(hmac(hmac(hmac(`${scheme.keyPrefix}${r.secretKey}`, day), r.region), r.service), scheme.terminator);

@@ -22,6 +22,8 @@ async function clientOf(s: Storage, _seen: RemoteSeen): Promise<RemoteFs & { clo
   switch (s.kind) {
     case 'webdav':
       return new (await import('./webdav.js')).RemoteWebdavFs(s.name, s.webdav);
+    case 's3':
+      return new (await import('./s3.js')).RemoteS3Fs(s.name, s.s3);
     default:
       throw new MsgError({ key: 'storageRemoteNotServed', vars: { service: s.kind, name: s.name } });
   }
