@@ -11,7 +11,6 @@ import { AppError, fail } from '../../core/envelope.js';
 import { STORAGE_TEMP_PREFIX, type ResolvedPath, type StorageGrant, type StorageOp, type StoragePrincipal, type StoragesService } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
 import type { FbContext } from './filebrowser.state.js';
-import type { ZipSource } from './filebrowser.zip.js';
 
 export const ADMIN: StoragePrincipal = { kind: 'admin', account: 'admin' };
 /** Temporary files of uploads (every storage service's): never listed, indexed or zipped. */
@@ -23,8 +22,9 @@ export function principalOf(mod: FbContext): StoragePrincipal {
   return s.identity === 'user' ? { kind: 'user', account: s.account } : ADMIN;
 }
 
+/** The file browser serves remote storages too (filebrowser.storage.ts answers for both kinds). */
 export function grantFor(storages: StoragesService, who: StoragePrincipal, storage: string): StorageGrant {
-  const g = storages.grant(who, storage);
+  const g = storages.grant(who, storage, { remote: true });
   if (!g) throw fail(Ret.notFound, 'storageUnknown', { storage });
   return g;
 }
@@ -52,6 +52,7 @@ const MSG_RET: Partial<Record<string, number>> = {
   storageUnknown: Ret.notFound,
   storageDisabled: Ret.notFound,
   storagePathMissing: Ret.notFound,
+  storageNotFound: Ret.notFound,
 };
 
 /** Any failure of an operation as the API's answer, naming the path inside the storage (never the disk's). */
@@ -158,47 +159,4 @@ export async function treeSize(real: string): Promise<number> {
   let total = 0;
   for (const e of await readdir(real)) total += await treeSize(join(real, e));
   return total;
-}
-
-/**
- * The entries of a zip for resolved paths: a file as itself, a folder as itself and everything
- * under it (empty folders too, so the archive unpacks to the same tree). Symlinks are left out:
- * what they point at may be outside the storage.
- */
-export async function* zipSources(items: ResolvedPath[]): AsyncGenerator<ZipSource> {
-  const used = new Set<string>();
-  for (const rp of items) {
-    const s = await lstat(rp.real);
-    let base = baseName(rp.path) || 'files';
-    // Two selected items of one name (from different folders): the second gets a suffix.
-    for (let i = 2; used.has(base); i++) base = `${baseName(rp.path)} (${i})`;
-    used.add(base);
-    if (s.isFile()) {
-      yield { name: base, real: rp.real, size: s.size, mtime: s.mtime, mode: s.mode };
-      continue;
-    }
-    if (!s.isDirectory()) continue;
-    yield* walkForZip(rp.real, base);
-  }
-}
-
-async function* walkForZip(real: string, name: string): AsyncGenerator<ZipSource> {
-  const s = await lstat(real);
-  yield { name: `${name}/`, size: 0, mtime: s.mtime, mode: s.mode };
-  let entries: Dirent[];
-  try {
-    entries = await readdir(real, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    if (hidden(e.name)) continue;
-    const p = join(real, e.name);
-    if (e.isDirectory()) yield* walkForZip(p, `${name}/${e.name}`);
-    else if (e.isFile()) {
-      const fs = await lstat(p).catch(() => null);
-      if (fs) yield { name: `${name}/${e.name}`, real: p, size: fs.size, mtime: fs.mtime, mode: fs.mode };
-    }
-  }
 }

@@ -5,8 +5,7 @@
  * identity of the module's settings before touching anything; a batch (move, copy, delete) is
  * checked whole before its first change.
  */
-import { chmod, cp, lstat, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
@@ -21,15 +20,30 @@ import {
   entryOf,
   grantFor,
   isRootPath,
-  listDir,
   principalOf,
   resolveOr,
   sortEntries,
-  treeSize,
 } from './filebrowser.fs.js';
-import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
 import { contentTypeOf } from '../../lib/http/files.js';
-import { sendFile, sendZip } from './filebrowser.send.js';
+import { sendZip } from './filebrowser.send.js';
+import {
+  createEmptyAt,
+  listAt,
+  lstatAt,
+  mkdirAt,
+  parentIsFolder,
+  readAllAt,
+  removeAt,
+  renameAt,
+  saveAt,
+  sendAt,
+  statAt,
+  thumbSourceAt,
+  touched,
+  transferAt,
+  treeSizeAt,
+  zipSourcesAt,
+} from './filebrowser.storage.js';
 import { INDEX_RECHECK_MS, matcher, RECHECK_WAIT_MS } from './filebrowser.index.js';
 import { shareHandlers } from './filebrowser.share.js';
 import { stateOf, TICKET_MS, type FbContext } from './filebrowser.state.js';
@@ -74,7 +88,8 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
   async function folder(g: StorageGrant, path: string, op: 'read' | 'write'): Promise<ResolvedPath> {
     const rp = await resolveOr(storages, g, path, op);
     if (!rp.exists) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path });
-    if (!(await stat(rp.real)).isDirectory()) throw fail(Ret.badRequest, 'fbNotDir', { path: rp.path });
+    const s = await statAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+    if (!s.isDirectory()) throw fail(Ret.badRequest, 'fbNotDir', { path: rp.path });
     return rp;
   }
 
@@ -91,40 +106,31 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     for (const src of sources) {
       const name = baseName(src.path);
       const dst = await resolveOr(storages, dg, childPath(dir.path, name), 'write');
-      const s = await lstat(src.real);
+      const s = await lstatAt(src).catch((e: unknown) => Promise.reject(asAppError(e, src.path)));
       if (same && s.isDirectory() && (dst.path === src.path || dst.path.startsWith(`${src.path}/`))) throw fail(Ret.badRequest, 'fbIntoItself', { path: src.path });
       if (same && dst.path === src.path) throw fail(Ret.failed, 'fbExists', { path: dst.path });
       if (names.has(name)) throw fail(Ret.failed, 'fbExists', { path: dst.path });
       names.add(name);
       if (dst.exists && !body.overwrite) throw fail(Ret.failed, 'fbExists', { path: dst.path });
       if (dst.exists) await resolveOr(storages, dg, dst.path, 'delete');
-      if (!move || !same) need += await treeSize(src.real);
+      // Only a quota needs the bytes counted (on a remote, a walk over the network).
+      if ((!move || !same) && dg.quota !== null) need += await treeSizeAt(src).catch((e: unknown) => Promise.reject(asAppError(e, src.path)));
       plan.push({ src, dst, replace: dst.exists });
     }
     await checkRoom(storages, state, dg, need);
     try {
       await run(plan, move);
     } finally {
-      if (move) await state.indexes.touch(g.storage, sources.map((rp) => dirname(rp.real)));
-      await state.indexes.touch(dg.storage, [dir.real]);
+      if (move) await touched(state, g, sources.map((rp) => dirname(rp.real)));
+      await touched(state, dg, [dir.real]);
     }
   }
 
   async function run(plan: Array<{ src: ResolvedPath; dst: ResolvedPath; replace: boolean }>, move: boolean): Promise<void> {
     for (const { src, dst, replace } of plan) {
       try {
-        if (replace) await rm(dst.real, { recursive: true, force: true });
-        if (move) {
-          try {
-            await rename(src.real, dst.real);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-            await cp(src.real, dst.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-            await rm(src.real, { recursive: true, force: true });
-          }
-        } else {
-          await cp(src.real, dst.real, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true });
-        }
+        if (replace) await removeAt(dst);
+        await transferAt(src, dst, move);
       } catch (err) {
         throw asAppError(err, src.path);
       }
@@ -134,10 +140,10 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
   /** A ticket's or the API's download: one file as itself, anything else as a zip. */
   async function download(reply: FastifyReply, req: FastifyReply['request'], items: ResolvedPath[], name: string, inline: boolean): Promise<FastifyReply> {
     if (items.length === 1) {
-      const s = await stat(items[0]!.real);
-      if (s.isFile()) return sendFile(req.raw, reply, items[0]!.real, s, baseName(items[0]!.path), inline, mod.env.nativeRelay);
+      const s = await statAt(items[0]!).catch((e: unknown) => Promise.reject(asAppError(e, items[0]!.path)));
+      if (s.isFile()) return sendAt(req.raw, reply, items[0]!, s, baseName(items[0]!.path), inline, mod.env.nativeRelay);
     }
-    return sendZip(reply, items, name || (items.length === 1 ? baseName(items[0]!.path) || 'files' : 'files'));
+    return sendZip(reply, zipSourcesAt(items), name || (items.length === 1 ? baseName(items[0]!.path) || 'files' : 'files'));
   }
 
   return {
@@ -145,18 +151,21 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const who = principalOf(mod);
       return {
         identity: { kind: who.kind === 'admin' ? 'admin' : 'user', account: who.account },
-        list: storages.grants(who).map((g) => ({ key: g.storage, name: g.name, readOnly: g.readOnly, quota: g.quota, can: g.can })),
+        list: storages.grants(who, { remote: true }).map((g) => ({ key: g.storage, name: g.name, readOnly: g.readOnly, quota: g.quota, can: g.can })),
       };
     },
 
     browse: async ({ query }) => {
       const g = grant(query.storage);
       const rp = await folder(g, query.path, 'read');
-      // Someone is browsing this storage: its name index is walked meanwhile, ready for a search.
-      state.indexes.setMax(mod.rules.settings().indexMax);
-      state.indexes.of(g.storage, g.root);
+      // Someone is browsing this storage: its name index is walked meanwhile, ready for a search
+      // (a local one: remote storages are not indexed).
+      if (!g.remote) {
+        state.indexes.setMax(mod.rules.settings().indexMax);
+        state.indexes.of(g.storage, g.root);
+      }
       try {
-        return { path: rp.path, entries: sortEntries(await listDir(storages, g, rp), query.sort, query.order), can: g.can };
+        return { path: rp.path, entries: sortEntries(await listAt(storages, g, rp), query.sort, query.order), can: g.can };
       } catch (err) {
         throw asAppError(err, rp.path);
       }
@@ -166,9 +175,9 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const g = grant(query.storage);
       const rp = await resolveOr(storages, g, query.path, 'read');
       if (!rp.exists) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path });
-      const s = await stat(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
-      const link = (await lstat(rp.real).catch(() => s)).isSymbolicLink();
-      const items = s.isDirectory() ? (await listDir(storages, g, rp)).length : null;
+      const s = await statAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      const link = (await lstatAt(rp).catch(() => s)).isSymbolicLink();
+      const items = s.isDirectory() ? (await listAt(storages, g, rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)))).length : null;
       return { path: rp.path, entry: entryOf(baseName(rp.path) || g.name, s, link), mime: s.isDirectory() ? '' : contentTypeOf(rp.path), items };
     },
 
@@ -177,8 +186,12 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       state.indexes.setMax(s.indexMax);
       // One storage (its grant and the folder's path check, as a listing), or every one the identity may read.
       const targets: ResolvedPath[] = [];
-      if (query.storage) targets.push(await folder(grant(query.storage), query.path, 'read'));
-      else {
+      if (query.storage) {
+        const g = grant(query.storage);
+        // The index walks a disk and checks folders by their mtime; a remote would be walked over the network.
+        if (g.remote) throw fail(Ret.notAvailable, 'fbRemoteNoSearch', { name: g.name });
+        targets.push(await folder(g, query.path, 'read'));
+      } else {
         // A storage whose folder is gone (a disk not mounted) is left out, not the whole search.
         for (const g of storages.grants(principalOf(mod))) if (g.can.read) await folder(g, '/', 'read').then((rp) => targets.push(rp), () => undefined);
       }
@@ -223,10 +236,10 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     thumb: async ({ query, reply }) => {
       const g = grant(query.storage);
       const [rp] = await resolveAll(g, [query.path], 'read');
-      const st = await stat(rp!.real).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
+      const st = await statAt(rp!).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
       if (!st.isFile()) throw fail(Ret.badRequest, 'fbThumbNotImage', { path: rp!.path });
       state.thumbs.cap = mod.rules.settings().thumbCacheMb * 1024 * 1024;
-      const t = await state.thumbs.get({ storage: g.storage, path: rp!.path, real: rp!.real, mtimeMs: st.mtimeMs, size: st.size }, Number(query.size));
+      const t = await state.thumbs.get(thumbSourceAt(g, rp!, st), Number(query.size)).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
       return reply
         .type('image/webp')
         .header('cache-control', 'private, max-age=86400')
@@ -244,7 +257,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     zip: async ({ body, reply }) => {
       const g = grant(body.storage);
       const items = await resolveAll(g, body.paths, 'read');
-      return sendZip(reply, items, body.name || (items.length === 1 ? baseName(items[0]!.path) || g.name : g.name));
+      return sendZip(reply, zipSourcesAt(items), body.name || (items.length === 1 ? baseName(items[0]!.path) || g.name : g.name));
     },
 
     ticket: async ({ body }) => {
@@ -259,7 +272,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     fetchTicket: async ({ params, reply, req }) => {
       const t = state.ticket(params.ticket);
       if (!t) return httpError(reply, 404, req.lang, 'fbShareRevoked');
-      const g = storages.grant(t.who, t.storage);
+      const g = storages.grant(t.who, t.storage, { remote: true });
       if (!g) return httpError(reply, 404, req.lang, 'storageUnknown', { storage: t.storage });
       let items: ResolvedPath[];
       try {
@@ -276,8 +289,8 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const dir = await folder(g, body.path, 'write');
       const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
       if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
-      await mkdir(rp.real).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
-      await state.indexes.touch(g.storage, [dir.real]);
+      await mkdirAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      await touched(state, g, [dir.real]);
       return { path: rp.path };
     },
 
@@ -286,8 +299,8 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const dir = await folder(g, body.path, 'write');
       const rp = await resolveOr(storages, g, childPath(dir.path, body.name), 'write');
       if (rp.exists) throw fail(Ret.failed, 'fbExists', { path: rp.path });
-      await writeFile(rp.real, '', { flag: 'wx' }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
-      await state.indexes.touch(g.storage, [dir.real]);
+      await createEmptyAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      await touched(state, g, [dir.real]);
       return { path: rp.path };
     },
 
@@ -300,8 +313,8 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       if (dst.path === src!.path) return { path: dst.path };
       // Only the case of the name changes (a.txt → A.txt) on a case-insensitive disk: the same file.
       if (dst.exists && dst.path.toLowerCase() !== src!.path.toLowerCase()) throw fail(Ret.failed, 'fbExists', { path: dst.path });
-      await rename(src!.real, dst.real).catch((e: unknown) => Promise.reject(asAppError(e, src!.path)));
-      await state.indexes.touch(g.storage, [dirname(src!.real), dirname(dst.real)]);
+      await renameAt(src!, dst).catch((e: unknown) => Promise.reject(asAppError(e, src!.path)));
+      await touched(state, g, [dirname(src!.real), dirname(dst.real)]);
       return { path: dst.path };
     },
 
@@ -319,9 +332,9 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const g = grant(body.storage);
       const items = await resolveAll(g, body.paths, 'delete');
       try {
-        for (const rp of items) await rm(rp.real, { recursive: true, force: true }).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+        for (const rp of items) await removeAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
       } finally {
-        await state.indexes.touch(g.storage, items.map((rp) => dirname(rp.real)));
+        await touched(state, g, items.map((rp) => dirname(rp.real)));
       }
       return { deleted: items.length };
     },
@@ -329,10 +342,10 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     readText: async ({ query }) => {
       const g = grant(query.storage);
       const [rp] = await resolveAll(g, [query.path], 'read');
-      const s = await stat(rp!.real);
+      const s = await statAt(rp!).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
       if (!s.isFile()) throw fail(Ret.badRequest, 'fbNotFile', { path: rp!.path });
       if (s.size > FB_TEXT_MAX) throw fail(Ret.badRequest, 'fbTextTooLarge', { max: human(FB_TEXT_MAX) });
-      const buf = await readFile(rp!.real);
+      const buf = await readAllAt(rp!, FB_TEXT_MAX).catch((e: unknown) => Promise.reject(asAppError(e, rp!.path)));
       let content: string;
       try {
         if (buf.subarray(0, 8192).includes(0)) throw new Error('binary');
@@ -351,34 +364,15 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       if (data.length > FB_TEXT_MAX) throw fail(Ret.badRequest, 'fbTextTooLarge', { max: human(FB_TEXT_MAX) });
       let old = 0;
       if (rp.exists) {
-        const s = await stat(rp.real);
+        const s = await statAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
         if (!s.isFile()) throw fail(Ret.badRequest, 'fbNotFile', { path: rp.path });
         old = s.size;
       }
-      const parent = await stat(dirname(rp.real)).catch(() => null);
-      if (!parent?.isDirectory()) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path.slice(0, rp.path.lastIndexOf('/')) || '/' });
+      if (!(await parentIsFolder(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path))))) throw fail(Ret.notFound, 'fbNotFound', { path: rp.path.slice(0, rp.path.lastIndexOf('/')) || '/' });
       await checkRoom(storages, state, g, data.length - old);
-      // Written beside it, synced, renamed over it: a crash leaves the old file or the new one, never half.
-      const tmp = join(dirname(rp.real), `${STORAGE_TEMP_PREFIX}fb-${randomBytes(6).toString('hex')}`);
-      try {
-        const fh = await open(tmp, 'wx', 0o644);
-        try {
-          await fh.writeFile(data);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-        if (rp.exists) {
-          const m = (await stat(rp.real)).mode & 0o777;
-          await chmod(tmp, m);
-        }
-        await rename(tmp, rp.real);
-      } catch (err) {
-        await rm(tmp, { force: true });
-        throw asAppError(err, rp.path);
-      }
-      if (!rp.exists) await state.indexes.touch(g.storage, [dirname(rp.real)]);
-      const s = await stat(rp.real);
+      // A crash (or a remote that goes away) leaves the old file or the new one, never half.
+      const s = await saveAt(rp, data).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
+      if (!rp.exists) await touched(state, g, [dirname(rp.real)]);
       return { size: s.size, mtime: Math.round(s.mtimeMs) };
     },
 
@@ -407,7 +401,7 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       const path = await completeUpload(storages, state, g, u);
       // The deepest folder of the path the index has (the upload may have made the ones below it).
       const rp = await resolveOr(storages, g, path, 'read');
-      await state.indexes.touch(g.storage, [dirname(rp.real)]);
+      await touched(state, g, [dirname(rp.real)]);
       return { path };
     },
 

@@ -7,12 +7,14 @@ import type { Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { sendFileBody } from '../../core/filebody.js';
-import type { ResolvedPath } from '../../core/services/storages.js';
 import { contentTypeOf, parseRange } from '../../lib/http/files.js';
-import { zipSources } from './filebrowser.fs.js';
-import { zipStream } from './filebrowser.zip.js';
+import { zipStream, type ZipSource } from './filebrowser.zip.js';
+
+/** Where a file's bytes come from: a file on disk, or a stream of a range (a remote storage's read). */
+export type Body = { real: string } | { open: (start: number, end: number) => Promise<Readable> };
 
 /** `attachment; filename="ascii"; filename*=UTF-8''…` (RFC 6266 / 8187): every browser gets the real name. */
 export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
@@ -31,9 +33,9 @@ const etagOf = (s: Stats) => `"${s.ino.toString(16)}-${s.size.toString(16)}-${Ma
 
 /**
  * A file, whole or one byte range of it: by sendfile on a plain connection (`native`, the daemon's
- * env.nativeRelay), else streamed.
+ * env.nativeRelay), else streamed; a remote's range streamed as it comes.
  */
-export async function sendFile(req: IncomingMessage, reply: FastifyReply, real: string, s: Stats, name: string, inline: boolean, native: boolean): Promise<FastifyReply> {
+export async function sendFile(req: IncomingMessage, reply: FastifyReply, from: Body, s: Stats, name: string, inline: boolean, native: boolean): Promise<FastifyReply> {
   let mime = contentTypeOf(name);
   // Inline HTML would render as a page of the console's origin (sandboxed anyway): shown as text.
   if (inline && /^(text\/html|image\/svg)/.test(mime)) mime = 'text/plain; charset=utf-8';
@@ -70,8 +72,17 @@ export async function sendFile(req: IncomingMessage, reply: FastifyReply, real: 
     reply.raw.writeHead(status, headers).end();
     return reply;
   }
+  if ('open' in from) {
+    // Opened first: a remote that does not answer is still an answer of the API, not a cut connection.
+    const body = await from.open(start, last);
+    reply.hijack();
+    reply.raw.writeHead(status, headers);
+    // The client went away, or the remote did mid-body: the connection is cut (its head was sent).
+    await pipeline(body, reply.raw).catch(() => reply.raw.destroy());
+    return reply;
+  }
   // Opened first: a file that cannot be read is still an answer of the API, not a cut connection.
-  const file = await open(real, 'r');
+  const file = await open(from.real, 'r');
   // The body leaves around Fastify (sendfile on Node's connection, or a stream of the same file).
   reply.hijack();
   reply.raw.writeHead(status, headers);
@@ -80,12 +91,12 @@ export async function sendFile(req: IncomingMessage, reply: FastifyReply, real: 
 }
 
 /** Files and folders as one zip, made while it is sent (no length: chunked). */
-export function sendZip(reply: FastifyReply, items: ResolvedPath[], name: string): FastifyReply {
+export function sendZip(reply: FastifyReply, sources: AsyncIterable<ZipSource>, name: string): FastifyReply {
   const file = name.toLowerCase().endsWith('.zip') ? name : `${name}.zip`;
   reply.code(200).headers({
     ...SAFE_HEADERS,
     'content-type': 'application/zip',
     'content-disposition': contentDisposition('attachment', file),
   });
-  return reply.send(Readable.from(zipStream(zipSources(items)), { objectMode: false, highWaterMark: 1 << 20 }));
+  return reply.send(Readable.from(zipStream(sources), { objectMode: false, highWaterMark: 1 << 20 }));
 }

@@ -6,15 +6,15 @@
  * gives an access key signed with a key of this process, bound to the link and its password.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { lstat, stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Ret, message, type FbShare, type filebrowserContract, type Lang, type MessageKey, type MsgValue } from '@lucky/contracts';
 import type { OwnHandlers } from '../../core/module.js';
 import { verifyPassword } from '../../core/password.js';
 import type { StoredRule } from '../../core/rulestore.js';
 import type { ResolvedPath } from '../../core/services/storages.js';
-import { asAppError, baseName, listDir, principalOf, sortEntries } from './filebrowser.fs.js';
-import { sendFile, sendZip } from './filebrowser.send.js';
+import { asAppError, baseName, principalOf, sortEntries } from './filebrowser.fs.js';
+import { sendZip } from './filebrowser.send.js';
+import { listAt, sendAt, statAt, zipSourcesAt } from './filebrowser.storage.js';
 import { stateOf, type FbContext } from './filebrowser.state.js';
 
 type H = OwnHandlers<typeof filebrowserContract>;
@@ -81,7 +81,7 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
 
   /** The place `sub` names inside the share (a file share has only itself), resolved for reading. */
   async function placeOf(rule: StoredRule<FbShare>, sub: string): Promise<ResolvedPath> {
-    const g = storages.grant(principalOf(mod), rule.data.storage);
+    const g = storages.grant(principalOf(mod), rule.data.storage, { remote: true });
     if (!g) throw new Refusal(404, 'fbShareStorage');
     const base = rule.data.path.replace(/\/+$/, '');
     let rp: ResolvedPath;
@@ -93,6 +93,25 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
     }
     if (!rp.exists) throw new Refusal(404, 'fbNotFound', { path: sub });
     return rp;
+  }
+
+  /** A place's stat and a folder's entries, on disk or on a remote; a failure (a remote down) as a refusal. */
+  async function statOr(rp: ResolvedPath) {
+    try {
+      return await statAt(rp);
+    } catch (err) {
+      const e = asAppError(err, rp.path);
+      throw new Refusal(e.ret === Ret.notFound ? 404 : 502, (e.key ?? 'fbFsFailed') as MessageKey, e.vars);
+    }
+  }
+
+  async function listOr(rp: ResolvedPath) {
+    try {
+      return await listAt(storages, rp.grant, rp);
+    } catch (err) {
+      const e = asAppError(err, rp.path);
+      throw new Refusal(e.ret === Ret.notFound ? 404 : 502, (e.key ?? 'fbFsFailed') as MessageKey, e.vars);
+    }
   }
 
   /** The path inside the share, for links and titles. */
@@ -134,7 +153,7 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
         const lang = req.lang;
         const t = (key: MessageKey, vars?: Record<string, MsgValue>) => esc(message(lang, key, vars));
         const rp = await placeOf(rule, query.path);
-        const s = await stat(rp.real);
+        const s = await statOr(rp);
         const kq = query.k ? `&k=${encodeURIComponent(query.k)}` : '';
         const tok = encodeURIComponent(params.token);
         const here = inner(rule, rp);
@@ -150,7 +169,7 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
             `<h2>${esc(baseName(rp.path) || rule.data.name)}</h2><p>${esc(human(s.size))}</p>${expiry}<p><a class="btn" data-testid="share-download" href="${tok}/dl?${q}">${t('fbShareDownload')}</a><a class="btn" href="${tok}/dl?${q}&inline=1">${t('fbShareOpen')}</a></p>`,
           );
         }
-        const entries = sortEntries(await listDir(storages, storages.grant(principalOf(mod), rule.data.storage)!, rp), 'name', 'asc');
+        const entries = sortEntries(await listOr(rp), 'name', 'asc');
         const rows = entries
           .filter((e) => e.kind === 'dir' || e.kind === 'file')
           .map((e) => {
@@ -200,27 +219,25 @@ export function shareHandlers(mod: FbContext): ShareHandlers {
     shareList: ({ params, query, req, reply }) =>
       run(req, reply, params.token, query.k, async (rule) => {
         const rp = await placeOf(rule, query.path);
-        const s = await stat(rp.real);
-        const g = storages.grant(principalOf(mod), rule.data.storage)!;
-        const entries = s.isDirectory() ? sortEntries(await listDir(storages, g, rp), 'name', 'asc') : [];
+        const s = await statOr(rp);
+        const entries = s.isDirectory() ? sortEntries(await listOr(rp), 'name', 'asc') : [];
         return reply.header('cache-control', 'no-store').send({ ret: 0, name: rule.data.name, kind: s.isDirectory() ? 'dir' : 'file', path: inner(rule, rp), size: s.isDirectory() ? 0 : s.size, expires: rule.data.expires, entries });
       }, false),
 
     shareDownload: ({ params, query, req, reply }) =>
       run(req, reply, params.token, query.k, async (rule) => {
         const rp = await placeOf(rule, query.path);
-        const s = await stat(rp.real);
+        const s = await statOr(rp);
         state.counted(rule.key);
-        if (s.isDirectory()) return sendZip(reply, [rp], baseName(rp.path) || rule.data.name);
-        const link = (await lstat(rp.real)).isSymbolicLink();
-        return sendFile(req.raw, reply, rp.real, link ? await stat(rp.real) : s, baseName(rp.path), query.inline === '1', mod.env.nativeRelay);
+        if (s.isDirectory()) return sendZip(reply, zipSourcesAt([rp]), baseName(rp.path) || rule.data.name);
+        return sendAt(req.raw, reply, rp, s, baseName(rp.path), query.inline === '1', mod.env.nativeRelay);
       }, false),
 
     shareZip: ({ params, query, req, reply }) =>
       run(req, reply, params.token, query.k, async (rule) => {
         const rp = await placeOf(rule, query.path);
         state.counted(rule.key);
-        return sendZip(reply, [rp], baseName(rp.path) || rule.data.name);
+        return sendZip(reply, zipSourcesAt([rp]), baseName(rp.path) || rule.data.name);
       }, false),
   };
 }

@@ -5,7 +5,7 @@
  * context, so two daemons in one test process never mix.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { filebrowserContract } from '@lucky/contracts';
 import type { ModuleContext } from '../../core/module.js';
@@ -23,7 +23,10 @@ export interface Upload {
   size: number;
   offset: number;
   overwrite: boolean;
-  /** The temporary file, inside the storage's root (same filesystem: the final rename is atomic). */
+  /**
+   * The temporary file, inside the storage's root (same filesystem: the final rename is atomic); for
+   * a remote storage, in the module's data folder (`uploads/`), sent to the remote at the end.
+   */
   tmp: string;
   active: number;
   /** A chunk is being written now. */
@@ -54,11 +57,29 @@ export class FbState {
   readonly indexes = new SearchIndexes();
   readonly thumbs: ThumbCache;
   private sweeper: NodeJS.Timeout;
+  private readonly stageRoot: string;
+  private staged: Promise<string> | null = null;
 
   constructor(dataDir: string) {
     this.thumbs = new ThumbCache(join(dataDir, 'thumbs'));
+    this.stageRoot = join(dataDir, 'uploads');
     this.sweeper = setInterval(() => void this.sweep(), 10 * 60_000);
     this.sweeper.unref();
+  }
+
+  /**
+   * Where uploads to remote storages are staged. Emptied when first asked for in this process:
+   * uploads live in memory, so what an earlier run left there belongs to nobody.
+   */
+  stageDir(): Promise<string> {
+    this.staged ??= rm(this.stageRoot, { recursive: true, force: true })
+      .then(() => mkdir(this.stageRoot, { recursive: true, mode: 0o700 }))
+      .then(() => this.stageRoot);
+    const p = this.staged;
+    p.catch(() => {
+      if (this.staged === p) this.staged = null;
+    });
+    return p;
   }
 
   addTicket(t: Ticket): string {

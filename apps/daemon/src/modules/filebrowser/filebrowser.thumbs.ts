@@ -44,6 +44,8 @@ export interface ThumbSource {
   /** The path inside the storage (for messages and the key). */
   path: string;
   real: string;
+  /** The image's bytes when it is not on disk (a remote storage's, read whole: its size was checked). */
+  load?: () => Promise<Buffer>;
   mtimeMs: number;
   size: number;
 }
@@ -51,10 +53,11 @@ export interface ThumbSource {
 /** The thumbnail of an image at most `px` on its longest side, as WebP. */
 export async function makeThumb(src: ThumbSource, px: number): Promise<Buffer> {
   const sharp = await loadSharp();
+  const input = src.load ? await src.load() : src.real;
   let meta;
   try {
     // The header only (no pixel decoded): format and dimensions, judged here before any decoding.
-    meta = await sharp(src.real, { limitInputPixels: false, failOn: 'error' }).metadata();
+    meta = await sharp(input, { limitInputPixels: false, failOn: 'error' }).metadata();
   } catch {
     throw fail(Ret.badRequest, 'fbThumbNotImage', { path: src.path });
   }
@@ -63,7 +66,7 @@ export async function makeThumb(src: ThumbSource, px: number): Promise<Buffer> {
   if (pixels > FB_THUMB_PIXELS_MAX || !meta.width || !meta.height) {
     throw fail(Ret.badRequest, 'fbThumbTooLarge', { path: src.path, pixels: Math.round(pixels / 1e5) / 10, max: FB_THUMB_PIXELS_MAX / 1e6 });
   }
-  const img = sharp(src.real, { limitInputPixels: FB_THUMB_PIXELS_MAX, failOn: 'error', sequentialRead: true, animated: false });
+  const img = sharp(input, { limitInputPixels: FB_THUMB_PIXELS_MAX, failOn: 'error', sequentialRead: true, animated: false });
   try {
     return await img.rotate().resize(px, px, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 72, effort: 2 }).toBuffer();
   } catch (err) {

@@ -3,10 +3,11 @@
  * chunk), sent in chunks at the offset the server has, resumed from that offset after a dropped
  * connection (the bytes on disk are the offset), and put in place at the end by a rename of the
  * temporary file, which lives inside the storage so the rename is atomic. Folders named by the
- * path are made then.
+ * path are made then. For a remote storage the parts are staged in the module's data folder on this
+ * machine, and the assembled file is streamed to the remote at the end (there complete, or not at all).
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, lstat, mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -16,6 +17,7 @@ import { AppError, fail } from '../../core/envelope.js';
 import type { StorageGrant, StoragesService } from '../../core/services/storages.js';
 import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
 import { asAppError, isRootPath, resolveOr } from './filebrowser.fs.js';
+import { lstatAt, mkdirsAbove, writeAt } from './filebrowser.storage.js';
 import type { FbState, Upload } from './filebrowser.state.js';
 
 const human = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(2)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
@@ -34,14 +36,20 @@ export async function createUpload(storages: StoragesService, state: FbState, g:
   const rp = await resolveOr(storages, g, path, 'write');
   let freed = 0;
   if (rp.exists) {
-    const s = await lstat(rp.real);
+    const s = await lstatAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
     if (s.isDirectory() || !overwrite) throw fail(Ret.failed, 'fbExists', { path: rp.path });
     freed = s.size;
   }
   await checkRoom(storages, state, g, size - freed);
-  const root = await resolveOr(storages, g, '/', 'write');
   const id = randomBytes(18).toString('base64url');
-  const tmp = join(root.real, `${STORAGE_TEMP_PREFIX}fb-${id}`);
+  let tmp: string;
+  if (g.remote) {
+    // Staged here (a remote cannot be written at an offset); sent whole at the end.
+    tmp = join(await state.stageDir(), `fb-${id}`);
+  } else {
+    const root = await resolveOr(storages, g, '/', 'write');
+    tmp = join(root.real, `${STORAGE_TEMP_PREFIX}fb-${id}`);
+  }
   try {
     // The mode a new file gets (0666 less the umask): the rename keeps it.
     await writeFile(tmp, '', { flag: 'wx', mode: 0o666 });
@@ -115,10 +123,26 @@ export async function completeUpload(storages: StoragesService, state: FbState, 
   if (u.offset !== u.size) throw fail(Ret.badRequest, 'fbUploadIncomplete', { offset: u.offset, size: u.size });
   const rp = await resolveOr(storages, g, u.path, 'write');
   if (rp.exists) {
-    const s = await lstat(rp.real);
+    const s = await lstatAt(rp).catch((e: unknown) => Promise.reject(asAppError(e, rp.path)));
     if (s.isDirectory() || !u.overwrite) throw fail(Ret.failed, 'fbExists', { path: rp.path });
   }
   u.busy = true;
+  if (g.remote) {
+    try {
+      await mkdirsAbove(rp);
+      // Streamed from the staged file; the remote's write leaves nothing under the name unless complete.
+      await writeAt(rp, createReadStream(u.tmp, { highWaterMark: 1 << 20 }), u.size);
+    } catch (err) {
+      // The staged file stays: complete may be asked again once the remote answers.
+      throw asAppError(err, rp.path);
+    } finally {
+      u.busy = false;
+      u.active = Date.now();
+    }
+    state.uploads.delete(u.id);
+    await rm(u.tmp, { force: true });
+    return rp.path;
+  }
   try {
     await mkdir(dirname(rp.real), { recursive: true });
     try {

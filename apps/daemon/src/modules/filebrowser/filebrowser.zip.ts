@@ -11,8 +11,10 @@ import { constants, crc32, createDeflateRaw } from 'node:zlib';
 export interface ZipSource {
   /** The name inside the archive, `/`-separated, no leading slash; folders end with `/`. */
   name: string;
-  /** The file to read; absent for a folder. */
+  /** The file to read; absent for a folder (and for a file that `open` reads). */
   real?: string;
+  /** A file read through a stream (a remote storage's), opened when the zip reaches it. */
+  open?: () => Promise<NodeJS.ReadableStream>;
   /** The size at the time of the walk (decides ZIP64 for the entry; the real count is what is written). */
   size: number;
   mtime: Date;
@@ -167,7 +169,7 @@ export async function* zipStream(sources: AsyncIterable<ZipSource> | Iterable<Zi
   const written: Written[] = [];
   let offset = 0;
   for await (const s of sources) {
-    const dir = s.real === undefined;
+    const dir = s.real === undefined && s.open === undefined;
     const name = Buffer.from(dir && !s.name.endsWith('/') ? `${s.name}/` : s.name, 'utf8');
     const method = dir || STORED.test(s.name) || s.size === 0 ? 0 : 8;
     const t = dosTime(s.mtime);
@@ -188,7 +190,7 @@ export async function* zipStream(sources: AsyncIterable<ZipSource> | Iterable<Zi
     offset += head.length;
     yield head;
     if (!dir) {
-      const src = createReadStream(s.real!, { highWaterMark: 1 << 20 });
+      const src = (s.open ? await s.open() : createReadStream(s.real!, { highWaterMark: 1 << 20 })) as Readable;
       const counted = async function* () {
         for await (const c of src as AsyncIterable<Buffer>) {
           w.crc = crc32(c, w.crc);

@@ -4,13 +4,13 @@
  * through the storages service (the one permission and path check); nothing runs but the links' expiry.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat } from 'node:fs/promises';
 import { filebrowserContract, Ret } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import { defineModule } from '../../core/module.js';
 import { asAppError, grantFor, principalOf } from './filebrowser.fs.js';
 import { filebrowserRoutes } from './filebrowser.routes.js';
 import { shareExpired } from './filebrowser.share.js';
+import { statAt } from './filebrowser.storage.js';
 import { stateOf } from './filebrowser.state.js';
 
 export default defineModule({
@@ -34,11 +34,11 @@ export default defineModule({
   view: async (rule, _figures, _lang, mod) => {
     const storages = mod.services.storages;
     let target: 'file' | 'dir' | 'missing' = 'missing';
-    const g = storages.grant(principalOf(mod), rule.data.storage);
+    const g = storages.grant(principalOf(mod), rule.data.storage, { remote: true });
     if (g) {
       try {
         const rp = await storages.resolve(g, rule.data.path, 'read');
-        if (rp.exists) target = (await lstat(rp.real)).isDirectory() ? 'dir' : 'file';
+        if (rp.exists) target = (await statAt(rp)).isDirectory() ? 'dir' : 'file';
       } catch {
         target = 'missing';
       }
