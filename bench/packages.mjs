@@ -26,8 +26,8 @@ const P = {
   vsftpd: { pkg: 'vsftpd', probe: '/usr/sbin/vsftpd' },
   iperf3: { pkg: 'iperf3', probe: '/usr/bin/iperf3' },
   socat: { pkg: 'socat', probe: '/usr/bin/socat' },
-  // sshd, to run OpenSSH's own sftp-server as the SFTP bench's reference.
-  sshd: { pkg: 'openssh-server', probe: '/usr/sbin/sshd' },
+  // sshd, to run OpenSSH's own sftp-server as the SFTP bench's reference (npm test's peer for remote SFTP storages too).
+  sshd: shared('openssh-server'),
   // GNU find, the file search bench's reference (a walk per search).
   find: { pkg: 'findutils', probe: '/usr/bin/find' },
 };

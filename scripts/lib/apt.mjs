@@ -39,6 +39,9 @@ export const TEST_PACKAGES = [
   { pkg: 'rclone', probe: '/usr/bin/rclone' },
   // The SFTP server's tests: OpenSSH's sftp, scp and ssh (and ssh-keygen for their keys) as the real clients.
   { pkg: 'openssh-client', probe: '/usr/bin/sftp' },
+  // Remote SFTP storages are tested against OpenSSH's sshd and its SFTP server, run by the test on
+  // loopback with a config of its own (the package's own sshd service is not started: policy-rc.d).
+  { pkg: 'openssh-server', probe: '/usr/sbin/sshd' },
   // davfs2 mounts the WebDAV server as a file system (FUSE), as a Linux desktop or NAS would.
   { pkg: 'davfs2', probe: '/usr/sbin/mount.davfs' },
   // The FTP server's tests: lftp (with curl) as the real clients, plain and over FTPS.

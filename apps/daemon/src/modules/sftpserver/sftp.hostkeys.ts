@@ -4,11 +4,11 @@
  * server once keeps trusting it across restarts and rule changes, as with OpenSSH's own
  * /etc/ssh/ssh_host_*_key.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Msg, SftpHostKey } from '@lucky/contracts';
 import ssh2 from 'ssh2';
+import { fingerprintOf } from '../../lib/sshfingerprint.js';
 
 const { utils } = ssh2;
 
@@ -32,11 +32,6 @@ export interface HostKeys {
   privateKeys: Buffer[];
   /** What a client shows of them. */
   shown: SftpHostKey[];
-}
-
-/** `SHA256:` and the unpadded base64 of the blob's digest, as `ssh-keygen -lf` prints it. */
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
 function generate(type: 'ed25519' | 'rsa', opts: { bits?: number }): Promise<string> {

@@ -1,7 +1,7 @@
 /** The storage module's own route: the directory check the form runs before saving. */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { formatIssues, message, renderMsg, restoreSecrets, Ret, ZStorage, type Storage } from '@lucky/contracts';
+import { formatIssues, message, renderMsg, restoreSecrets, Ret, ZStorage, ZStorageFields, type Storage } from '@lucky/contracts';
 import { AppError } from '../../core/envelope.js';
 import type { OwnHandlers } from '../../core/module.js';
 import type { storageContract } from '@lucky/contracts';
@@ -16,7 +16,10 @@ export function storageRoutes(mod: StorageContext): OwnHandlers<typeof storageCo
       // The form's masked secrets are the stored storage's (only while what they are bound to is unchanged).
       const stored = body.key ? mod.rules.get(body.key)?.data : undefined;
       const input = restoreSecrets(ZStorage, body.storage, stored);
-      const parsed = ZStorage.safeParse(input);
+      let parsed = ZStorage.safeParse(input);
+      // An SFTP server's host key is what testing the connection finds out: a form without it yet is
+      // tested all the same (the connection is refused at the handshake, the fingerprint answered).
+      if (!parsed.success && parsed.error.issues.every((i) => i.path.join('.') === 'sftp.hostKey')) parsed = ZStorageFields.safeParse(input);
       if (!parsed.success) throw new AppError(Ret.badRequest, null, {}, formatIssues(ZStorage, input, req.lang));
       const s: Storage = { ...parsed.data, cacheSeconds: 0 };
       if (s.kind === 'local') throw new AppError(Ret.badRequest, 'storageRemoteFailed', { detail: 'local' });

@@ -18,12 +18,12 @@ export interface RemoteSeen {
   hostKey: string;
 }
 
-async function clientOf(s: Storage, _seen: RemoteSeen): Promise<RemoteFs & { close(): Promise<void> }> {
+async function clientOf(s: Storage, seen: RemoteSeen): Promise<RemoteFs & { close(): Promise<void> }> {
   switch (s.kind) {
     case 'webdav':
       return new (await import('./webdav.js')).RemoteWebdavFs(s.name, s.webdav);
-    case 's3':
-      return new (await import('./s3.js')).RemoteS3Fs(s.name, s.s3);
+    case 'sftp':
+      return new (await import('./sftp.js')).RemoteSftpFs(s.name, s.sftp, seen);
     default:
       throw new MsgError({ key: 'storageRemoteNotServed', vars: { service: s.kind, name: s.name } });
   }
