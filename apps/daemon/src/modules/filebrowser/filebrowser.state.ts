@@ -25,7 +25,7 @@ export interface Upload {
   overwrite: boolean;
   /**
    * The temporary file, inside the storage's root (same filesystem: the final rename is atomic); for
-   * a remote storage, in the module's data folder (`uploads/`), sent to the remote at the end.
+   * a remote storage, in the daemon's data folder (`fb-uploads/`), sent to the remote at the end.
    */
   tmp: string;
   active: number;
@@ -62,7 +62,7 @@ export class FbState {
 
   constructor(dataDir: string) {
     this.thumbs = new ThumbCache(join(dataDir, 'thumbs'));
-    this.stageRoot = join(dataDir, 'uploads');
+    this.stageRoot = join(dataDir, 'fb-uploads');
     this.sweeper = setInterval(() => void this.sweep(), 10 * 60_000);
     this.sweeper.unref();
   }

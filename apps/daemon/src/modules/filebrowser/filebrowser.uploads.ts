@@ -3,7 +3,7 @@
  * chunk), sent in chunks at the offset the server has, resumed from that offset after a dropped
  * connection (the bytes on disk are the offset), and put in place at the end by a rename of the
  * temporary file, which lives inside the storage so the rename is atomic. Folders named by the
- * path are made then. For a remote storage the parts are staged in the module's data folder on this
+ * path are made then. For a remote storage the parts are staged in the daemon's data folder on this
  * machine, and the assembled file is streamed to the remote at the end (there complete, or not at all).
  */
 import { randomBytes } from 'node:crypto';
