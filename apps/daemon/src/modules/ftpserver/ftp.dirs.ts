@@ -1,12 +1,16 @@
-/** Folders and names: CWD, MKD, RMD, DELE, RNFR/RNTO, and SIZE and MDTM of a file. */
-import { lstat, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+/**
+ * Folders and names: CWD, MKD, RMD, DELE, RNFR/RNTO, and SIZE and MDTM of a file. What is on disk or
+ * on a remote is ftp.storage.ts's to answer.
+ */
+import { MsgError } from '../../lib/msgerror.js';
 import { ftpTime } from './ftp.list.js';
 import { joinVirtual, locate, parentOf, type Target } from './ftp.paths.js';
 import { fsReply, guarded, quote, Reply, target } from './ftp.reply.js';
 import type { FtpSession } from './ftp.server.js';
+import { makeFolder, removeFile, removeFolder, renameTo, statOf, within } from './ftp.storage.js';
 
 async function isDir(t: Target): Promise<boolean> {
-  return t.rp.exists && (await stat(t.rp.real).catch(() => null))?.isDirectory() === true;
+  return (await statOf(t))?.isDirectory() === true;
 }
 
 export async function cwd(s: FtpSession, arg: string): Promise<void> {
@@ -26,7 +30,8 @@ export async function cwd(s: FtpSession, arg: string): Promise<void> {
     if (!(await isDir(t))) return s.reply(550, 'Failed to change directory.');
     s.cwd = t.virtual;
     s.reply(250, 'Directory successfully changed.');
-  } catch (err) {
+  } catch (caught) {
+    const err = caught instanceof MsgError ? fsReply(caught) : caught;
     if (err instanceof Reply) return s.reply(err.code, err.text);
     throw err;
   }
@@ -35,26 +40,26 @@ export async function cwd(s: FtpSession, arg: string): Promise<void> {
 export const mkd = guarded('MKD', async (s, arg) => {
   const t = await target(s, arg, 'write');
   if (t.rp.path === '/' || t.rp.exists) throw new Reply(550, 'Create directory operation failed: it exists.');
-  await mkdir(t.rp.real).catch((e: unknown) => Promise.reject(fsReply(e)));
+  await makeFolder(t);
   return { code: 257, text: `${quote(t.virtual)} created.`, path: t.virtual };
 });
 
 export const rmd = guarded('RMD', async (s, arg) => {
   const t = await target(s, arg, 'delete');
   if (t.rp.path === '/') throw new Reply(550, 'Permission denied.');
-  const st = await lstat(t.rp.real).catch(() => null);
+  const st = await statOf(t, { link: true });
   if (!st?.isDirectory()) throw new Reply(550, 'Remove directory operation failed.');
-  await rmdir(t.rp.real).catch((e: unknown) => Promise.reject(fsReply(e)));
+  await removeFolder(t);
   if (s.cwd === t.virtual || s.cwd.startsWith(`${t.virtual}/`)) s.cwd = parentOf(t.virtual);
   return { code: 250, text: 'Remove directory operation successful.', path: t.virtual };
 });
 
 export const dele = guarded('DELE', async (s, arg) => {
   const t = await target(s, arg, 'delete');
-  const st = await lstat(t.rp.real).catch(() => null);
+  const st = await statOf(t, { link: true });
   if (!st) throw new Reply(550, 'No such file or directory.');
   if (st.isDirectory()) throw new Reply(550, 'Delete operation failed: it is a directory.');
-  await unlink(t.rp.real).catch((e: unknown) => Promise.reject(fsReply(e)));
+  await removeFile(t);
   return { code: 250, text: 'Delete operation successful.', path: t.virtual };
 });
 
@@ -65,7 +70,8 @@ export async function rnfr(s: FtpSession, arg: string): Promise<void> {
     if (t.rp.path === '/' || !t.rp.exists) throw new Reply(550, 'RNFR command failed.');
     s.renameFrom = t;
     s.reply(350, 'Ready for RNTO.');
-  } catch (err) {
+  } catch (caught) {
+    const err = caught instanceof MsgError ? fsReply(caught) : caught;
     if (!(err instanceof Reply)) throw err;
     s.reply(err.code, err.text);
     s.access('RNFR', joinVirtual(s.cwd, arg), err.code);
@@ -82,10 +88,12 @@ export const rnto = guarded('RNTO', async (s, arg) => {
   // The source is checked again: a symlink swapped in since RNFR must not be followed now.
   const again = await target(s, from.virtual, 'write');
   if (!again.rp.exists) throw new Reply(550, 'RNFR source is gone.');
-  const dst = await lstat(to.rp.real).catch(() => null);
+  const dst = await statOf(to, { link: true });
   if (dst?.isDirectory()) throw new Reply(553, 'Rename failed: the target is a directory.');
-  if ((await lstat(again.rp.real)).isDirectory() && (to.rp.real + '/').startsWith(again.rp.real + '/')) throw new Reply(553, 'Rename failed: a folder cannot move into itself.');
-  await rename(again.rp.real, to.rp.real).catch((e: unknown) => Promise.reject(fsReply(e)));
+  const src = await statOf(again, { link: true });
+  if (!src) throw new Reply(550, 'RNFR source is gone.');
+  if (src.isDirectory() && within(to, again)) throw new Reply(553, 'Rename failed: a folder cannot move into itself.');
+  await renameTo(again, to);
   return { code: 250, text: 'Rename successful.', path: `${from.virtual} → ${to.virtual}` };
 });
 
@@ -93,7 +101,7 @@ export const size = guarded(
   'SIZE',
   async (s, arg) => {
     const t = await target(s, arg, 'read');
-    const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+    const st = await statOf(t);
     if (!st?.isFile()) throw new Reply(550, 'Could not get file size.');
     return { code: 213, text: String(st.size), path: t.virtual };
   },
@@ -104,7 +112,7 @@ export const mdtm = guarded(
   'MDTM',
   async (s, arg) => {
     const t = await target(s, arg, 'read');
-    const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+    const st = await statOf(t);
     if (!st?.isFile()) throw new Reply(550, 'Could not get file modification time.');
     return { code: 213, text: ftpTime(st.mtime), path: t.virtual };
   },

@@ -1,16 +1,18 @@
 /**
- * File transfers: RETR, STOR and APPE (with REST). A file on a plain data connection is moved by
- * the native relay thread (sendfile / splice: its bytes never enter JavaScript); on a TLS one, or
- * without the addon, it is streamed with backpressure. An upload stops at the storage's quota.
+ * File transfers: RETR, STOR and APPE (with REST). A local file on a plain data connection is moved
+ * by the native relay thread (sendfile / splice: its bytes never enter JavaScript); on a TLS one, or
+ * without the addon, it is streamed with backpressure. An upload stops at the storage's quota. A
+ * remote storage's file is streamed both ways (ftp.storage.ts opens it either way).
  */
-import { constants as fsConstants } from 'node:fs';
-import { lstat, open, stat, truncate, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { nativeFileReceive, nativeFileSend } from '../../core/relay.js';
+import { MsgError } from '../../lib/msgerror.js';
 import { fsReply, guarded, Reply, target, type Handler } from './ftp.reply.js';
 import type { FtpSession } from './ftp.server.js';
+import { openDownload, openUpload, statOf, type RemoteUpload } from './ftp.storage.js';
 import { nativeData, openData, pipeOut, relayed, runTransfer } from './ftp.transfer.js';
 
 const READ_CHUNK = 1024 * 1024;
@@ -18,15 +20,26 @@ const READ_CHUNK = 1024 * 1024;
 export const retr = guarded('RETR', async (s, arg) => {
   const t = await target(s, arg, 'read');
   const offset = s.takeRest();
-  const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+  const st = await statOf(t);
   if (!st) throw new Reply(550, 'Failed to open file.');
   if (!st.isFile()) throw new Reply(550, 'Not a plain file.');
   if (offset > st.size) throw new Reply(554, 'Restart position beyond the end of the file.');
   // Opened before the 150: a file that cannot be read is said on the control connection.
-  const file = await open(t.rp.real, 'r').catch((e: unknown) => Promise.reject(fsReply(e)));
+  const opened = await openDownload(t, offset, st.size);
+  const opening = `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`;
+  if (opened.stream) {
+    // A remote's bytes, streamed from the offset.
+    const sock = await openData(s, opening).catch((e: unknown) => {
+      opened.stream.destroy();
+      throw e;
+    });
+    const bytes = await pipeOut(s, sock, opened.stream, true);
+    return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes };
+  }
+  const file = opened.file;
   try {
     const native = nativeData(s);
-    const sock = await openData(s, `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`, native);
+    const sock = await openData(s, opening, native);
     const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileSend(sock as Socket, file.fd, offset, 0, onEnd)) : null;
     if (!r) {
       if (native) sock.resume();
@@ -97,6 +110,66 @@ async function receiveStream(s: FtpSession, sock: Duplex, file: FileHandle, star
   return written;
 }
 
+/**
+ * STOR to a remote storage: the socket's bytes (after the old file's kept ones) into one upload,
+ * the socket paused while the remote lags behind. The file is there when this resolves; an ABOR,
+ * a data connection closed without its end or the session's end errors the upload, which leaves
+ * nothing under the name. The bytes the client sent.
+ */
+async function receiveRemote(s: FtpSession, sock: Duplex, up: RemoteUpload): Promise<number> {
+  let written = 0;
+  await runTransfer(
+    s,
+    sock,
+    async (signal) => {
+      let failed = false;
+      let fail!: (e: unknown) => void;
+      const clientDone = new Promise<void>((resolve, reject) => {
+        fail = (e: unknown) => {
+          if (failed) return;
+          failed = true;
+          up.fail(e instanceof Error ? e : new Error(String(e)));
+          reject(e instanceof MsgError ? fsReply(e) : e);
+        };
+        signal.addEventListener('abort', () => fail(new Error('aborted')));
+        sock.on('error', fail);
+        sock.on('close', () => {
+          // Closed without a clean end: the client went away mid-transfer.
+          if (!sock.readableEnded) fail(new Error('data connection closed'));
+        });
+        sock.on('end', () => {
+          if (!failed) resolve();
+        });
+      });
+      clientDone.catch(() => undefined);
+      if (sock.destroyed) fail(new Error('data connection closed'));
+      // The old file's kept bytes first (a resumed upload, APPE); a failure meanwhile ends it.
+      await up.begin().catch(fail);
+      if (failed) await clientDone;
+      // The remote gave up on its own (it went away).
+      up.settled.catch(fail);
+      let waiting = false;
+      sock.on('data', (chunk: Buffer) => {
+        if (failed) return;
+        written += chunk.length;
+        s.server.counters.bytesIn += chunk.length;
+        if (up.write(chunk) || waiting) return;
+        waiting = true;
+        sock.pause();
+        up.drained().then(() => {
+          waiting = false;
+          if (!failed) sock.resume();
+        }, fail);
+      });
+      sock.resume();
+      await clientDone;
+      await up.finish();
+    },
+    () => up.fail(new Error('aborted')),
+  );
+  return written;
+}
+
 const { ENOSPC, EDQUOT } = osConstants.errno;
 
 export function store(verb: 'STOR' | 'APPE'): Handler {
@@ -105,7 +178,7 @@ export function store(verb: 'STOR' | 'APPE'): Handler {
     const append = verb === 'APPE';
     const offset = s.takeRest();
     if (t.rp.path === '/') throw new Reply(553, 'Could not create file.');
-    const st = t.rp.exists ? await lstat(t.rp.real).catch(() => null) : null;
+    const st = await statOf(t, { link: true });
     if (st?.isDirectory()) throw new Reply(553, 'Could not create file: it is a directory.');
     const existing = st?.size ?? 0;
     if (!append && offset > existing) throw new Reply(554, 'Restart position beyond the end of the file.');
@@ -113,15 +186,22 @@ export function store(verb: 'STOR' | 'APPE'): Handler {
     // Bytes the upload may add: what is free, plus what it overwrites.
     const budget = room + (append ? 0 : existing - offset);
     if (budget <= 0 && Number.isFinite(room)) throw new Reply(552, 'Exceeded storage allocation.');
-    if (offset > 0 && !append) await truncate(t.rp.real, offset).catch((e: unknown) => Promise.reject(fsReply(e)));
-    const native = nativeData(s);
-    // splice(2) refuses a file opened for appending (EINVAL): on the relay, APPE writes from the
-    // file's size when the upload starts instead.
-    const flags = append ? (native ? fsConstants.O_WRONLY | fsConstants.O_CREAT : 'a') : offset > 0 ? 'r+' : 'w';
+    const native = nativeData(s) && !t.grant.remote;
     // Opened before the 150, as for RETR.
-    const file = await open(t.rp.real, flags).catch((e: unknown) => Promise.reject(fsReply(e)));
+    const opened = await openUpload(t, { append, offset, existing, native });
+    if (opened.remote) {
+      const up = opened.remote;
+      // Handed over unread: nothing is read from the client before the upload can take it.
+      const sock = await openData(s, `Ok to send data.`, true).catch((e: unknown) => {
+        up.fail(new Error('no data connection'));
+        throw e;
+      });
+      const written = await receiveRemote(s, sock, up);
+      s.server.counters.uploads++;
+      return { code: 226, text: 'Transfer complete.', path: t.virtual, bytes: written };
+    }
+    const { file, start } = opened;
     try {
-      const start = append ? (await file.stat()).size : offset;
       const sock = await openData(s, `Ok to send data.`, native);
       const r = native ? await relayed(s, sock as Socket, (onEnd) => nativeFileReceive(sock as Socket, file.fd, start, budget, 0, onEnd)) : null;
       let written: number;

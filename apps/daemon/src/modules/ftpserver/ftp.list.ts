@@ -14,7 +14,8 @@ export interface Entry {
   mode: number;
 }
 
-export function entryOf(name: string, s: Stats): Entry {
+/** From node's Stats, or a remote's stat made to look like it. */
+export function entryOf(name: string, s: Pick<Stats, 'size' | 'mtime' | 'mode' | 'isDirectory'>): Entry {
   return { name, dir: s.isDirectory(), size: s.isDirectory() ? 0 : s.size, mtime: s.mtime, mode: s.mode };
 }
 

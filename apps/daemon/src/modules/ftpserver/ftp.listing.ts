@@ -1,35 +1,16 @@
 /**
  * Listings: LIST, NLST and MLSD over a data connection, MLST and STAT on the control one. The
  * virtual root lists the mounts the user may see; links are listed only where they stay inside.
+ * A folder's entries, on disk or on a remote, come from ftp.storage.ts.
  */
-import { lstat, opendir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { STORAGE_TEMP_PREFIX } from '../../core/services/storages.js';
-import { entryOf, listLine, mlsxLine, sendable, virtualDir, type Entry } from './ftp.list.js';
+import { MsgError } from '../../lib/msgerror.js';
+import { entryOf, listLine, mlsxLine, virtualDir, type Entry } from './ftp.list.js';
 import { joinVirtual, locate, type Target } from './ftp.paths.js';
-import { guarded, Reply, target, type Handler } from './ftp.reply.js';
+import { fsReply, guarded, Reply, target, type Handler } from './ftp.reply.js';
 import type { FtpSession } from './ftp.server.js';
+import { entriesOf, statOf } from './ftp.storage.js';
 import { sendData } from './ftp.transfer.js';
-
-/** The entries of a folder; links are shown only when they stay inside the storage. */
-async function* entries(s: FtpSession, t: Target): AsyncGenerator<Entry> {
-  const dir = await opendir(t.rp.real, { bufferSize: 64 });
-  for await (const d of dir) {
-    if (!sendable(d.name) || d.name.startsWith(STORAGE_TEMP_PREFIX)) continue;
-    const full = join(t.rp.real, d.name);
-    if (d.isSymbolicLink()) {
-      const inner = t.rp.path === '/' ? `/${d.name}` : `${t.rp.path}/${d.name}`;
-      const ok = await s.server.deps.storages.resolve(t.grant, inner, 'read').catch(() => null);
-      if (!ok) continue;
-      const st = await stat(ok.real).catch(() => null);
-      if (st) yield entryOf(d.name, st);
-      continue;
-    }
-    const st = await lstat(full).catch(() => null);
-    if (st) yield entryOf(d.name, st);
-  }
-}
 
 /** What a listing shows: the mounts at the virtual root, a folder's entries, or one file. */
 async function listingOf(s: FtpSession, arg: string): Promise<{ items: AsyncIterable<Entry> | Entry[]; target: Target | null; path: string; single: boolean }> {
@@ -37,14 +18,15 @@ async function listingOf(s: FtpSession, arg: string): Promise<{ items: AsyncIter
   const path = arg.replace(/^(-[A-Za-z]+\s*)+/, '');
   const virtual = joinVirtual(s.cwd, path);
   if (locate(virtual, s.rule.mounts).kind === 'root') {
-    const grants = new Set(s.server.deps.storages.grants(s.who!).map((g) => g.storage));
+    const grants = new Set(s.server.deps.storages.grants(s.who!, { remote: true }).map((g) => g.storage));
     return { items: s.rule.mounts.filter((m) => grants.has(m.storage)).map((m) => virtualDir(m.name)), target: null, path: '/', single: false };
   }
   const t = await target(s, path, 'read');
-  const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+  const st = await statOf(t);
   if (!st) throw new Reply(550, 'No such file or directory.');
   if (!st.isDirectory()) return { items: [entryOf(t.virtual.slice(t.virtual.lastIndexOf('/') + 1), st)], target: t, path: t.virtual, single: true };
-  return { items: entries(s, t), target: t, path: t.virtual, single: false };
+  const resolveLink = async (inner: string) => (await s.server.deps.storages.resolve(t.grant, inner, 'read').catch(() => null))?.real ?? null;
+  return { items: await entriesOf(t, resolveLink), target: t, path: t.virtual, single: false };
 }
 
 async function* lines<T>(items: AsyncIterable<T> | T[], format: (e: T) => string): AsyncGenerator<string> {
@@ -85,7 +67,7 @@ export const mlst = guarded(
       return;
     }
     const t = await target(s, arg, 'read');
-    const st = t.rp.exists ? await stat(t.rp.real).catch(() => null) : null;
+    const st = await statOf(t);
     if (!st) throw new Reply(550, 'No such file or directory.');
     s.replyLines(250, `Listing ${t.virtual}`, [mlsxLine(entryOf(t.virtual, st), t.grant.can)], 'End.');
   },
@@ -113,7 +95,8 @@ export async function statCommand(s: FtpSession, arg: string): Promise<void> {
       if (out.length >= 10_000) break;
     }
     s.replyLines(213, 'Status follows:', out, 'End of status.');
-  } catch (err) {
+  } catch (caught) {
+    const err = caught instanceof MsgError ? fsReply(caught) : caught;
     if (err instanceof Reply) return s.reply(err.code, err.text);
     throw err;
   }

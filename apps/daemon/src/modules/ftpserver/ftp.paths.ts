@@ -59,13 +59,15 @@ export async function resolveTarget(
   const place = locate(virtual, mounts);
   if (place.kind === 'root') throw new PathRefused(550, 'Permission denied.');
   if (place.kind === 'none') throw new PathRefused(550, 'No such file or directory.');
-  const grant = storages.grant(who, place.mount.storage);
+  const grant = storages.grant(who, place.mount.storage, { remote: true });
   if (!grant) throw new PathRefused(550, 'No such file or directory.');
   let rp: ResolvedPath;
   try {
     rp = await storages.resolve(grant, place.inner, op);
   } catch (err) {
-    throw new PathRefused(550, err instanceof MsgError ? `${err.message}.` : 'Permission denied.');
+    // A remote storage that does not answer now is a transient failure (451), not a refusal.
+    const down = err instanceof MsgError && err.msg.key === 'storageRemoteDown';
+    throw new PathRefused(down ? 451 : 550, err instanceof MsgError ? `${err.message}.` : 'Permission denied.');
   }
   return { mount: place.mount, grant, rp, virtual: virtualOf(place.mount, mounts, rp.path) };
 }

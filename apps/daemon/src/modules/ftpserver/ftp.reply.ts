@@ -3,6 +3,7 @@
  * and permitted by the storages service (`target`), and the access log line each command leaves.
  */
 import type { StorageOp } from '../../core/services/storages.js';
+import { MsgError } from '../../lib/msgerror.js';
 import { joinVirtual, PathRefused, resolveTarget, type Target } from './ftp.paths.js';
 import type { FtpSession } from './ftp.server.js';
 
@@ -40,7 +41,9 @@ export function guarded(verb: string, fn: (s: FtpSession, arg: string) => Promis
       if (!r) return;
       s.reply(r.code, r.text);
       if (logged) s.access(verb, r.path, r.code, r.bytes);
-    } catch (err) {
+    } catch (caught) {
+      // A remote storage that failed says why (storageRemoteDown names it).
+      const err = caught instanceof MsgError ? fsReply(caught) : caught;
       if (!(err instanceof Reply)) throw err;
       s.reply(err.code, err.text);
       if (logged) s.access(verb, joinVirtual(s.cwd, arg), err.code);
@@ -54,7 +57,13 @@ export function guarded(verb: string, fn: (s: FtpSession, arg: string) => Promis
   };
 }
 
+/** A failure of the disk (an errno) or of a remote storage (a MsgError) as the reply that says it. */
 export function fsReply(err: unknown): Reply {
+  if (err instanceof Reply) return err;
+  if (err instanceof MsgError) {
+    if (err.msg.key === 'storageNotFound') return new Reply(550, 'No such file or directory.');
+    return new Reply(451, `Requested action aborted: ${err.message}.`);
+  }
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new Reply(550, 'No such file or directory.');
   if (code === 'EEXIST') return new Reply(550, 'File exists.');

@@ -26,7 +26,7 @@ export function ftpEndpoints(rule: FtpRule): Endpoint[] {
 
 /** What the schema cannot check: the storages and the DDNS task exist, every PEM certificate goes with its key. */
 function checkRule(rule: FtpRule, mod: FtpContext): FtpRule {
-  checkMountedStorages(mod.services.storages, rule.mounts, 'FTP', false);
+  checkMountedStorages(mod.services.storages, rule.mounts, 'FTP', true);
   if (rule.pasvMode === 'ddns' && !mod.services.dnsProviders.tasks().some((t) => t.key === rule.pasvDdnsTask)) {
     throw fail(Ret.badRequest, 'ftpDdnsTaskUnknown', { task: rule.pasvDdnsTask });
   }
