@@ -34,7 +34,7 @@ import type { RemoteFs, StorageGrant, StoragesService } from '../../core/service
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { EN, storagesOf, tempDir } from '../../test/storages.js';
 import { RemoteS3Fs, s3Url, S3_PART_SIZE } from './remote/s3.js';
-import { S3_BUCKET, S3_KEY_ID, S3_SECRET, startS3Peer } from './testing/s3peer.js';
+import { S3_BUCKET, S3_KEY_ID, S3_SECRET, startS3Peer } from '../../test/s3peer.js';
 
 const ADMIN = { kind: 'admin', account: 'admin' } as const;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

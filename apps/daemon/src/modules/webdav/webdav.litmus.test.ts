@@ -3,13 +3,12 @@
  * props, locks and http, each run on its own; every suite's pass count is printed and any failure
  * fails the test. A real daemon: the storage module's users and path check, the rule's listener.
  */
-import { type ChildProcess, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../test/harness.js';
-import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
+import { makeRemote, type TestRemote } from '../../test/remotes.js';
 import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
 import { makeDav, startTestDaemon, type TestDaemon } from './testing/daemon.js';
 
@@ -53,40 +52,30 @@ describe('litmus', () => {
 });
 
 /**
- * The same suites through our WebDAV on top of a remote WebDAV storage (rclone serve webdav): what
- * litmus checks of our server holds whatever the storage is made of.
+ * The same suites through our WebDAV on top of a remote storage of each kind (a remote WebDAV server:
+ * rclone serve webdav; an S3 bucket: s3rver): what litmus checks of our server holds whatever the
+ * storage is made of.
  */
-describe('litmus over a remote WebDAV storage', () => {
+describe.each(['webdav', 's3'] as const)('litmus over a remote %s storage', (kind) => {
   let d: TestDaemon;
-  let root: string;
   let url: string;
-  let rclone: ChildProcess;
+  let remote: TestRemote;
   beforeAll(async () => {
-    root = tempDir('litmus-remote');
-    const port = await freePort();
-    rclone = await rcloneWebdav(root, port);
     d = await startTestDaemon();
-    const r = await d.call<{ key: string }>('POST', '/api/storage/rules', { name: 'remote', kind: 'webdav', webdav: { url: `http://127.0.0.1:${port}/`, username: RCLONE_USER, password: RCLONE_PASS } });
-    if (r.ret !== 0) throw new Error(JSON.stringify(r));
-    for (let i = 0; i < 200; i++) {
-      const v = await d.call<{ rule: { status?: { state: string } } }>('GET', `/api/storage/rules/${r.key}`);
-      if (v.rule.status?.state === 'running') break;
-      await new Promise((res) => setTimeout(res, 25));
-    }
-    await setStorageUsers(d, [{ account: 'alice', password: 'secret', permissions: { [r.key]: { read: true, write: true, delete: true } } }]);
-    ({ url } = await makeDav(d, { mounts: [{ name: '', storage: r.key }] }));
+    remote = await makeRemote(d, kind);
+    await setStorageUsers(d, [{ account: 'alice', password: 'secret', permissions: { [remote.key]: { read: true, write: true, delete: true } } }]);
+    ({ url } = await makeDav(d, { mounts: [{ name: '', storage: remote.key }] }));
   }, 30_000);
   afterAll(async () => {
-    rclone?.kill('SIGKILL');
+    remote?.kill();
     await d?.close();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it.each(SUITES)('passes the %s suite', async (suite) => {
     const cwd = mkdtempSync(join(tmpdir(), 'lucky-litmus-log-'));
     const { out, code } = await litmus(suite, url, cwd);
     const summary = /<- summary for `[^']+': of (\d+) tests run: (\d+) passed, (\d+) failed/.exec(out);
-    console.log(`litmus ${suite} (remote): ${summary ? `${summary[2]}/${summary[1]} passed, ${summary[3]} failed` : 'no summary'}`);
+    console.log(`litmus ${suite} (remote ${kind}): ${summary ? `${summary[2]}/${summary[1]} passed, ${summary[3]} failed` : 'no summary'}`);
     if (code !== 0 || !summary || summary[3] !== '0') console.log(out);
     rmSync(cwd, { recursive: true, force: true });
     expect(summary?.[3]).toBe('0');

@@ -1,7 +1,8 @@
 /**
- * The S3-compatible peer of the remote storage tests: s3rver (npm `@20minutes/s3rver`, the
- * maintained fork of `s3rver` whose SigV4 check the original's last release lacks) in a child
- * process on loopback, so a test can kill it as a remote dies. Its objects live as files in `dir`.
+ * The S3-compatible peer of the remote storage tests (the storage module's, and every service's
+ * over a remote): s3rver (npm `@20minutes/s3rver`, the maintained fork of `s3rver` whose SigV4
+ * check the original's last release lacks) in a child process on loopback, so a test can kill it
+ * as a remote dies. Its objects live as files in `dir`.
  * Virtual-host requests are recognised as `<bucket>.s3.localhost` (its service endpoint set to
  * `localhost`); path-style as `127.0.0.1:port/<bucket>`. Node runs it with OpenSSL's legacy
  * provider: s3rver encrypts its listings' continuation tokens with DES, which OpenSSL 3 refuses
