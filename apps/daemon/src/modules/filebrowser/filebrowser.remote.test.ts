@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FbEntry, FbShareView, FbUpload, StorageView } from '@lucky/contracts';
 import { freePort } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
+import { startSshd } from '../../test/sshd.js';
 import { makeStorage, tempDir } from '../../test/storages.js';
 import { api, pseudoRandom, q, raw, sha256Of, startFb, uploadChunked } from './testing/fb.js';
 
@@ -32,6 +33,18 @@ describe('the file browser over a remote WebDAV storage (rclone serve webdav)', 
   let dav: string;
   let loc: string;
 
+  /** A remote storage saved, once its engine says it is running. */
+  async function remoteStorage(body: Record<string, unknown>): Promise<string> {
+    const r = await api<{ key: string }>(d, 'POST', '/api/storage/rules', body);
+    if (r.ret !== 0) throw new Error(`storage not saved: ${r.msg}`);
+    for (let i = 0; i < 400; i++) {
+      const v = await api<{ rule: StorageView }>(d, 'GET', `/api/storage/rules/${r.key}`);
+      if (v.rule.status?.state === 'running') break;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    return r.key;
+  }
+
   beforeAll(async () => {
     base = tempDir('fb-remote');
     served = join(base, 'served', 'base');
@@ -42,19 +55,7 @@ describe('the file browser over a remote WebDAV storage (rclone serve webdav)', 
     rclone = await rcloneWebdav(join(base, 'served'), port);
     d = await startFb();
     loc = await makeStorage(d, { name: 'local', path: local });
-    const r = await api<{ key: string }>(d, 'POST', '/api/storage/rules', {
-      name: 'dav',
-      kind: 'webdav',
-      webdav: { url: `http://127.0.0.1:${port}/base`, username: RCLONE_USER, password: RCLONE_PASS },
-      cacheSeconds: 2,
-    });
-    if (r.ret !== 0) throw new Error(`storage not saved: ${r.msg}`);
-    dav = r.key;
-    for (let i = 0; i < 400; i++) {
-      const v = await api<{ rule: StorageView }>(d, 'GET', `/api/storage/rules/${dav}`);
-      if (v.rule.status?.state === 'running') break;
-      await new Promise((res) => setTimeout(res, 25));
-    }
+    dav = await remoteStorage({ name: 'dav', kind: 'webdav', webdav: { url: `http://127.0.0.1:${port}/base`, username: RCLONE_USER, password: RCLONE_PASS }, cacheSeconds: 2 });
   }, 30_000);
 
   afterAll(async () => {
@@ -183,4 +184,27 @@ describe('the file browser over a remote WebDAV storage (rclone serve webdav)', 
     // Others go on: the local storage still answers.
     expect((await api(d, 'GET', `/api/filebrowser/list?${q({ storage: loc, path: '/' })}`)).ret).toBe(0);
   });
+
+  it('uploads and downloads with equal sha256 over a remote SFTP storage (OpenSSH sshd)', async () => {
+    const sshd = await startSshd();
+    try {
+      mkdirSync(join(sshd.root, 'base'));
+      const key = await remoteStorage({
+        name: 'ssh',
+        kind: 'sftp',
+        sftp: { host: '127.0.0.1', port: sshd.port, username: sshd.user, privateKey: sshd.clientKey, hostKey: sshd.fingerprint, root: join(sshd.root, 'base') },
+      });
+      const size = 3 * MiB + 7;
+      const want = await sha256Of(pseudoRandom(size, 9));
+      await uploadChunked(d, key, '/in/a.bin', size, (from, to) => pseudoRandom(to, 9, from), 2 * MiB);
+      expect(sha(readFileSync(join(sshd.root, 'base', 'in', 'a.bin')))).toBe(want);
+      const dl = await raw(d, 'GET', `/api/filebrowser/download?${q({ storage: key, path: '/in/a.bin' })}`, { hash: true });
+      expect([dl.status, dl.text]).toEqual([200, want]);
+      const part = await raw(d, 'GET', `/api/filebrowser/download?${q({ storage: key, path: '/in/a.bin' })}`, { headers: { range: 'bytes=2097150-2097159' } });
+      expect(part.status).toBe(206);
+      expect(part.body.equals(readFileSync(join(sshd.root, 'base', 'in', 'a.bin')).subarray(2097150, 2097160))).toBe(true);
+    } finally {
+      sshd.kill();
+    }
+  }, 20_000);
 });
