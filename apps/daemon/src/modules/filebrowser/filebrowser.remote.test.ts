@@ -4,7 +4,8 @@
  * and its download with equal sha256, a Range download, listing, stat, mkdir, rename, copy and move
  * across storages, text, delete, a folder's zip that Info-ZIP tests good, a thumbnail, a share link,
  * paths kept inside the storage, search refused clearly; and the remote killed while an upload is
- * sent to it: a clear `{ret, msg}` and nothing under the name.
+ * sent to it: a clear `{ret, msg}` and nothing under the name. Then the round trip (chunked upload,
+ * download whole and by range) over a remote SFTP storage (OpenSSH's sshd) and an S3 one (s3rver).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FbEntry, FbShareView, FbUpload, StorageView } from '@lucky/contracts';
 import { freePort } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
+import { makeRemote } from '../../test/remotes.js';
 import { startSshd } from '../../test/sshd.js';
 import { makeStorage, tempDir } from '../../test/storages.js';
 import { api, pseudoRandom, q, raw, sha256Of, startFb, uploadChunked } from './testing/fb.js';
@@ -22,6 +24,11 @@ import { api, pseudoRandom, q, raw, sha256Of, startFb, uploadChunked } from './t
 type D = Awaited<ReturnType<typeof startFb>>;
 const MiB = 1 << 20;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+async function bytes(r: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(c);
+  return Buffer.concat(chunks);
+}
 
 describe('the file browser over a remote WebDAV storage (rclone serve webdav)', () => {
   let d: D;
@@ -205,6 +212,24 @@ describe('the file browser over a remote WebDAV storage (rclone serve webdav)', 
       expect(part.body.equals(readFileSync(join(sshd.root, 'base', 'in', 'a.bin')).subarray(2097150, 2097160))).toBe(true);
     } finally {
       sshd.kill();
+    }
+  }, 20_000);
+
+  it('uploads and downloads with equal sha256 over a remote S3 storage (s3rver)', async () => {
+    const s3 = await makeRemote(d, 's3');
+    try {
+      const size = 3 * MiB + 7;
+      const want = await sha256Of(pseudoRandom(size, 11));
+      await uploadChunked(d, s3.key, '/in/b.bin', size, (from, to) => pseudoRandom(to, 11, from), 2 * MiB);
+      const ls = await api<{ entries: FbEntry[] }>(d, 'GET', `/api/filebrowser/list?${q({ storage: s3.key, path: '/in' })}`);
+      expect(ls.entries.map((e) => [e.name, e.size])).toEqual([['b.bin', size]]);
+      const dl = await raw(d, 'GET', `/api/filebrowser/download?${q({ storage: s3.key, path: '/in/b.bin' })}`, { hash: true });
+      expect([dl.status, dl.text]).toEqual([200, want]);
+      const part = await raw(d, 'GET', `/api/filebrowser/download?${q({ storage: s3.key, path: '/in/b.bin' })}`, { headers: { range: 'bytes=10-19' } });
+      expect(part.status).toBe(206);
+      expect(part.body.equals(await bytes(pseudoRandom(20, 11, 10)))).toBe(true);
+    } finally {
+      s3.kill();
     }
   }, 20_000);
 });
