@@ -53,10 +53,10 @@ describe('litmus', () => {
 
 /**
  * The same suites through our WebDAV on top of a remote storage of each kind (a remote WebDAV server:
- * rclone serve webdav; an S3 bucket: s3rver): what litmus checks of our server holds whatever the
- * storage is made of.
+ * rclone serve webdav; an S3 bucket: s3rver; an SFTP server: OpenSSH's sshd): what litmus checks of
+ * our server holds whatever the storage is made of.
  */
-describe.each(['webdav', 's3'] as const)('litmus over a remote %s storage', (kind) => {
+describe.each(['webdav', 's3', 'sftp'] as const)('litmus over a remote %s storage', (kind) => {
   let d: TestDaemon;
   let url: string;
   let remote: TestRemote;

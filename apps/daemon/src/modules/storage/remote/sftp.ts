@@ -145,6 +145,9 @@ export class RemoteSftpFs implements RemoteFs {
         }
       });
       client.on('ready', () => {
+        // Each SFTP request is a small packet answered before the next: without this, Nagle's
+        // algorithm and the peer's delayed ACK held many of them back by 40 ms each.
+        client.setNoDelay(true);
         client.sftp((err, sftp) => {
           if (err) return fail(err);
           if (settled) return;
