@@ -3,7 +3,8 @@
  * lftp mirrors a tree up and down with equal sha256, resumes a download (REST + RETR) and an upload
  * (REST + STOR, and curl's APPE: the kept bytes and the client's written as one new file), renames,
  * removes, makes and removes folders (a full one refused), lists; an upload stopped by ABOR, by the
- * session's end or by its remote dying fails and leaves nothing under the name.
+ * session's end or by its remote dying fails and leaves nothing under the name. One lftp round
+ * trip over another kind of remote storage (SFTP: OpenSSH's sshd) beside it.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -12,11 +13,18 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
+import { makeRemote, type RemoteKind, type TestRemote } from '../../test/remotes.js';
 import { EN, setStorageUsers, tempDir } from '../../test/storages.js';
 import { Control, expectCode } from './testing/control.js';
 import { lftp, makeFtp, ruleView, run } from './testing/daemon.js';
 
 const ALICE: [string, string] = ['alice', 'alice-pw'];
+/**
+ * The other kinds of remote storage, each mounted beside the WebDAV one for one round trip. (S3 is
+ * not here yet: its client sends an upload of unknown size under 8 MiB, as every FTP upload is, with
+ * a wrong Content-Length.)
+ */
+const OTHERS: RemoteKind[] = ['sftp'];
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function tree(dir: string): Record<string, string> {
@@ -46,6 +54,7 @@ describe('FTP over a remote WebDAV storage', () => {
   let rclone: ChildProcess;
   let port: number;
   let key: string;
+  const others: TestRemote[] = [];
 
   beforeAll(async () => {
     origin = tempDir('ftp-remote-origin');
@@ -60,12 +69,15 @@ describe('FTP over a remote WebDAV storage', () => {
       if (v.rule.status?.state === 'running') break;
       await new Promise((res) => setTimeout(res, 25));
     }
-    await setStorageUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: { [r.key]: { read: true, write: true, delete: true } } }]);
-    ({ port, key } = await makeFtp(d, { mounts: [{ name: 'far', storage: r.key }] }));
+    for (const kind of OTHERS) others.push(await makeRemote(d, kind));
+    const all = { read: true, write: true, delete: true };
+    await setStorageUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: Object.fromEntries([r.key, ...others.map((o) => o.key)].map((k) => [k, all])) }]);
+    ({ port, key } = await makeFtp(d, { mounts: [{ name: 'far', storage: r.key }, ...others.map((o) => ({ name: o.kind, storage: o.key }))] }));
   }, 30_000);
 
   afterAll(async () => {
     rclone?.kill('SIGKILL');
+    for (const o of others) o.kill();
     await d?.close();
   });
 
@@ -114,6 +126,19 @@ describe('FTP over a remote WebDAV storage', () => {
     const c = await run('curl', ['-sS', '--max-time', '30', '-u', ALICE.join(':'), '-C', '-', '-T', src, `ftp://127.0.0.1:${port}/far/up-appe.bin`]);
     expect(c.code, c.err).toBe(0);
     expect(sha(join(origin, 'up-appe.bin'))).toBe(sha(src));
+  });
+
+  it.each(OTHERS)('mirrors a tree up and down over a remote %s storage too, with equal sha256', async (kind) => {
+    const up = join(work, `up-${kind}`);
+    mkdirSync(join(up, 'sub 子'), { recursive: true });
+    writeFileSync(join(up, 'sub 子', 'big.bin'), randomBytes(1024 * 1024 + 7));
+    writeFileSync(join(up, 'small.txt'), 'small');
+    expect((await lftp(port, ALICE, `mirror -R ${up} /${kind}/up`)).err).toBe('');
+    const remote = others.find((o) => o.kind === kind)!;
+    expect(sha(join(remote.dir, 'up', 'sub 子', 'big.bin'))).toBe(sha(join(up, 'sub 子', 'big.bin')));
+    const down = join(work, `down-${kind}`);
+    expect((await lftp(port, ALICE, `mirror /${kind}/up ${down}`)).err).toBe('');
+    expect(tree(down)).toEqual(tree(up));
   });
 
   it('fails an upload stopped by ABOR, or by the end of its session, leaving nothing under the name', async () => {
