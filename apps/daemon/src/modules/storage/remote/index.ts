@@ -24,6 +24,8 @@ async function clientOf(s: Storage, seen: RemoteSeen): Promise<RemoteFs & { clos
       return new (await import('./webdav.js')).RemoteWebdavFs(s.name, s.webdav);
     case 'sftp':
       return new (await import('./sftp.js')).RemoteSftpFs(s.name, s.sftp, seen);
+    case 's3':
+      return new (await import('./s3.js')).RemoteS3Fs(s.name, s.s3);
     default:
       throw new MsgError({ key: 'storageRemoteNotServed', vars: { service: s.kind, name: s.name } });
   }
