@@ -1,11 +1,11 @@
-/** Storage management: storages (directory, read-only and quota, usage bars, the services using each, status, switch, log, edit, delete) and, under them, the users with their permissions. */
+/** Storage management: storages (kind, directory or remote server, read-only and quota, usage bars of local ones, the services using each, status, switch, log, edit, delete) and, under them, the users with their permissions. */
 import { Badge, Group, Progress, Stack, Text, Tooltip } from '@mantine/core';
 import type { storageRoutes } from '@lucky/contracts';
 import { BadgeList, RuleNameCell, RuleStatusCell } from '../../kit/rule-list/RuleCells';
 import type { RuleViewOf } from '../../kit/rule-list/ruleModule';
 import { RulePage, type RuleColumn } from '../../kit/rule-list/RulePage';
 import { formatBytes } from '../../lib/helpers';
-import { barColor, serviceName, usageBars, type UsageBar } from './form';
+import { barColor, serviceName, storageWhere, usageBars, type UsageBar } from './form';
 import { storageText } from './i18n';
 import { RuleForm } from './RuleForm';
 import { storageRules } from './ruleModule';
@@ -19,8 +19,8 @@ const columns: RuleColumn<Row>[] = [
     head: storageText('colPath'),
     td: { maw: 260 },
     cell: (r) => (
-      <Text fz="sm" style={{ fontFamily: 'monospace', wordBreak: 'break-all' }} data-testid="storage-row-path">
-        {r.path}
+      <Text fz="sm" style={{ fontFamily: 'monospace', wordBreak: 'break-all' }} data-testid="storage-row-path" data-kind={r.kind}>
+        {storageWhere(r)}
       </Text>
     ),
   },
@@ -43,20 +43,21 @@ export function StoragePage() {
 function NameCell({ r }: { r: Row }) {
   return (
     <RuleNameCell name={r.name} note={r.note} testId={storageRules.testIds.rowName}>
-      {(r.readOnly || r.quota !== null) && (
-        <Group gap={4} mt={2}>
-          {r.readOnly && (
-            <Badge size="xs" variant="light" color="gray" tt="none" data-testid="storage-row-readonly">
-              {storageText('readOnly')}
-            </Badge>
-          )}
-          {r.quota !== null && (
-            <Badge size="xs" variant="outline" color="blue" tt="none" data-testid="storage-row-quota" data-value={r.quota}>
-              {storageText('quotaBadge', { v: formatBytes(r.quota) })}
-            </Badge>
-          )}
-        </Group>
-      )}
+      <Group gap={4} mt={2}>
+        <Badge size="xs" variant="light" color={r.kind === 'local' ? 'gray' : 'grape'} tt="none" data-testid="storage-row-kind" data-kind={r.kind}>
+          {storageText(`kind.${r.kind}`)}
+        </Badge>
+        {r.readOnly && (
+          <Badge size="xs" variant="light" color="gray" tt="none" data-testid="storage-row-readonly">
+            {storageText('readOnly')}
+          </Badge>
+        )}
+        {r.quota !== null && (
+          <Badge size="xs" variant="outline" color="blue" tt="none" data-testid="storage-row-quota" data-value={r.quota}>
+            {storageText('quotaBadge', { v: formatBytes(r.quota) })}
+          </Badge>
+        )}
+      </Group>
     </RuleNameCell>
   );
 }
@@ -74,9 +75,18 @@ function Bar(props: { bar: UsageBar; label: string; testId: string }) {
   );
 }
 
-/** With a quota: the storage's use of it first; always: the filesystem's. */
+/** With a quota: the storage's use of it first; a local one's filesystem always; a remote has no disk here. */
 function UsageCell({ r }: { r: Row }) {
   const u = usageBars(r.quota, r.usage);
+  if (r.kind !== 'local') {
+    return u.quota ? (
+      <Bar bar={u.quota} label={storageText('usageQuota', { used: formatBytes(u.quota.used), quota: formatBytes(u.quota.total) })} testId="storage-usage-quota" />
+    ) : (
+      <Text fz="xs" c="dimmed" data-testid="storage-usage-remote">
+        {storageText('noUsageRemote')}
+      </Text>
+    );
+  }
   return (
     <Stack gap={6}>
       {u.quota && <Bar bar={u.quota} label={storageText('usageQuota', { used: formatBytes(u.quota.used), quota: formatBytes(u.quota.total) })} testId="storage-usage-quota" />}

@@ -7,10 +7,13 @@ import {
   checkUser,
   emptyForm,
   formToRule,
+  hostKeyToPin,
   publicKeysSummary,
   quotaToBytes,
   quotaToForm,
+  remoteTestBody,
   serviceName,
+  storageWhere,
   toForm,
   usageBars,
   userToForm,
@@ -64,6 +67,100 @@ describe('a storage ↔ the form', () => {
       ['quota', expect.stringContaining('配额')],
     ]);
     expect(checkRule(f, 'en_US')[0]!.message).toBe('Name cannot be empty');
+  });
+});
+
+/** A host key fingerprint as ssh-keygen -l prints it. */
+const FP = 'SHA256:3pWkmwHcW7wSeuuD/0xF4hxvPNkW3ugMnTAbCSLp8V8';
+const FP2 = 'SHA256:AAAAmwHcW7wSeuuD/0xF4hxvPNkW3ugMnTAbCSLp8V8';
+
+describe('remote storages ↔ the form', () => {
+  const remotes = {
+    webdav: ZStorage.parse({ name: 'dav', kind: 'webdav', webdav: { url: 'https://nas.lan/dav', username: 'u', password: SECRET_MASK, skipTlsVerify: true }, cacheSeconds: 30 }),
+    sftp: ZStorage.parse({
+      name: 'sftp',
+      kind: 'sftp',
+      sftp: { host: 'nas.lan', port: 2222, username: 'u', password: '', privateKey: SECRET_MASK, hostKey: FP, root: '/srv' },
+      cacheSeconds: 0,
+      readOnly: true,
+    }),
+    s3: ZStorage.parse({
+      name: 's3',
+      kind: 's3',
+      s3: { endpoint: 'http://minio.lan:9000', region: 'eu-west-1', bucket: 'photos', prefix: 'lucky/', accessKeyId: 'AK', secretAccessKey: SECRET_MASK, pathStyle: false },
+      quota: 5e12,
+    }),
+  };
+
+  it('round-trips each kind, masked secrets included', () => {
+    for (const s of Object.values(remotes)) {
+      expect(formToRule(toForm(s))).toEqual(s);
+      expect(checkRule(toForm(s))).toEqual([]);
+    }
+  });
+
+  it('numbers as typed: the SFTP port and the cache seconds go as numbers, blank or junk named', () => {
+    const f = { ...toForm(remotes.sftp), sftp: { ...toForm(remotes.sftp).sftp, port: '2022' }, cacheSeconds: '15' };
+    expect(formToRule(f)).toMatchObject({ sftp: { port: 2022 }, cacheSeconds: 15 });
+    const bad = { ...f, sftp: { ...f.sftp, port: '' }, cacheSeconds: 'x' };
+    expect(checkRule(bad, 'en_US').map((p) => p.path)).toEqual(['sftp.port', 'cacheSeconds']);
+    expect(checkRule(bad, 'zh_CN').map((p) => p.message)).toEqual([expect.stringContaining('端口'), expect.stringContaining('目录缓存')]);
+  });
+
+  it("names each kind's missing fields in both languages", () => {
+    const webdav = { ...emptyForm(), name: 'r', kind: 'webdav' as const };
+    expect(checkRule(webdav, 'zh_CN').map((p) => [p.path, p.message])).toEqual([['webdav.url', 'WebDAV 地址不能为空']]);
+    expect(checkRule(webdav, 'en_US').map((p) => p.message)).toEqual(['WebDAV URL cannot be empty']);
+    expect(checkRule({ ...webdav, webdav: { ...webdav.webdav, url: 'ftp://x' } }, 'en_US').map((p) => [p.path, p.message])).toEqual([['webdav.url', expect.stringContaining('WebDAV URL')]]);
+
+    const sftp = { ...emptyForm(), name: 'r', kind: 'sftp' as const };
+    expect(checkRule(sftp, 'en_US').map((p) => [p.path, p.message])).toEqual([
+      ['sftp.host', 'Host cannot be empty'],
+      ['sftp.username', 'Username cannot be empty'],
+      ['sftp.password', expect.stringContaining('fill in a password or a private key')],
+      ['sftp.hostKey', expect.stringContaining("fill in the server's host key fingerprint")],
+    ]);
+    expect(checkRule(sftp, 'zh_CN').map((p) => p.message)).toEqual([
+      '主机不能为空',
+      '用户名不能为空',
+      expect.stringContaining('请填写密码或私钥'),
+      expect.stringContaining('主机密钥指纹'),
+    ]);
+
+    const s3 = { ...emptyForm(), name: 'r', kind: 's3' as const, s3: { ...emptyForm().s3, endpoint: 'http://minio.lan:9000', bucket: 'Bad_Bucket' } };
+    expect(checkRule(s3, 'en_US').map((p) => [p.path, p.message])).toEqual([
+      ['s3.bucket', 'Bucket: a bucket name has 3-63 lowercase letters, digits, dots and hyphens'],
+      ['s3.accessKeyId', 'Access key ID: fill in the access key ID and the secret access key'],
+    ]);
+    expect(checkRule({ ...s3, s3: { ...s3.s3, bucket: 'photos' } }, 'zh_CN').map((p) => [p.path, p.message])).toEqual([
+      ['s3.accessKeyId', expect.stringContaining('请填写 Access Key ID 和 Secret Access Key')],
+    ]);
+    // A remote needs no local path.
+    expect(checkRule({ ...s3, s3: { ...s3.s3, bucket: 'photos', accessKeyId: 'a', secretAccessKey: 's' } })).toEqual([]);
+  });
+
+  it('test connection sends the form as it is, with the key when editing', () => {
+    const f = toForm(remotes.webdav);
+    expect(remoteTestBody(f, 'k1')).toEqual({ key: 'k1', storage: remotes.webdav });
+    expect(remoteTestBody(f, null)).toEqual({ storage: remotes.webdav });
+  });
+
+  it('offers to pin the host key an SFTP server showed when none or another is pinned', () => {
+    const pinned = toForm(remotes.sftp);
+    const none = { ...pinned, sftp: { ...pinned.sftp, hostKey: '' } };
+    expect(hostKeyToPin(none, { hostKey: FP })).toBe(FP);
+    expect(hostKeyToPin(pinned, { hostKey: FP })).toBeNull();
+    expect(hostKeyToPin(pinned, { hostKey: FP2 })).toBe(FP2);
+    expect(hostKeyToPin(none, { hostKey: '' })).toBeNull();
+    expect(hostKeyToPin({ ...none, kind: 'webdav' }, { hostKey: FP })).toBeNull();
+  });
+
+  it('the list says where: the directory, or the server', () => {
+    expect(storageWhere(ZStorage.parse({ name: 'l', path: '/srv' }))).toBe('/srv');
+    expect(storageWhere(remotes.webdav)).toBe('https://nas.lan/dav');
+    expect(storageWhere(remotes.sftp)).toBe('sftp://nas.lan:2222/srv');
+    expect(storageWhere({ ...remotes.sftp, sftp: { ...remotes.sftp.sftp, port: 22, root: 'data' } })).toBe('sftp://nas.lan/data');
+    expect(storageWhere(remotes.s3)).toBe('s3://photos/lucky/ @ http://minio.lan:9000');
   });
 });
 

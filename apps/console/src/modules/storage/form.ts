@@ -1,9 +1,32 @@
 /**
  * Pure helpers of the storage screen: a storage as the form holds it (the quota as a number and a
- * unit), the list's usage figures, and the storage users — the whole settings object PUT replaces,
+ * unit, the numbers as typed), "test connection" (what it sends, the host key it offers to pin), the
+ * list's location and usage figures, and the storage users — the whole settings object PUT replaces,
  * with a user's form, its password kept by the mask, and the permission matrix's changes.
  */
-import { MESSAGES, parseAuthorizedKeys, SECRET_MASK, ZRemoteS3, ZRemoteSftp, ZRemoteWebdav, ZStorage, ZStorageConfigure, ZStorageFields, type Lang, type Storage, type StorageConfigure, type StoragePermission, type StorageUsage, type StorageUser } from '@lucky/contracts';
+import {
+  MESSAGES,
+  parseAuthorizedKeys,
+  SECRET_MASK,
+  STORAGE_KINDS,
+  ZRemoteS3,
+  ZRemoteSftp,
+  ZRemoteWebdav,
+  ZStorage,
+  ZStorageConfigure,
+  ZStorageFields,
+  type Lang,
+  type RemoteSftp,
+  type RouteInput,
+  type RouteResponse,
+  type Storage,
+  type StorageConfigure,
+  type StorageKind,
+  type StoragePermission,
+  type StorageUsage,
+  type StorageUser,
+  type storageRoutes,
+} from '@lucky/contracts';
 import { lang } from '../../i18n';
 import { schemaProblems, type ProblemWording } from '../../kit/form/problems';
 import { toNumber, type Num } from '../../kit/form/values';
@@ -15,7 +38,13 @@ import { storageTextIn, type StorageText } from './i18n';
 export const QUOTA_UNITS = { MB: 1e6, GB: 1e9, TB: 1e12 } as const;
 export type QuotaUnit = keyof typeof QUOTA_UNITS;
 
-export type RuleForm = Omit<Storage, 'quota'> & { quota: Num; quotaUnit: QuotaUnit };
+/** An SFTP remote with its port as typed. */
+export type SftpForm = Omit<RemoteSftp, 'port'> & { port: Num };
+
+export type RuleForm = Omit<Storage, 'quota' | 'sftp' | 'cacheSeconds'> & { sftp: SftpForm; cacheSeconds: Num; quota: Num; quotaUnit: QuotaUnit };
+
+/** The kinds in the order the selector shows them. */
+export const KINDS: readonly StorageKind[] = STORAGE_KINDS;
 
 /** A quota in the largest unit it is a whole number of (MB otherwise, with decimals). */
 export function quotaToForm(quota: number | null): { quota: Num; quotaUnit: QuotaUnit } {
@@ -66,19 +95,43 @@ export const formToRule = (f: RuleForm): Storage => ({
   kind: f.kind,
   path: f.path.trim(),
   webdav: f.webdav,
-  sftp: f.sftp,
+  sftp: { ...f.sftp, port: toNumber(f.sftp.port) },
   s3: f.s3,
-  cacheSeconds: f.cacheSeconds,
+  cacheSeconds: toNumber(f.cacheSeconds),
   readOnly: f.readOnly,
   quota: quotaToBytes(f.quota, f.quotaUnit),
   note: f.note,
 });
 
-const FIELDS = ['name', 'path', 'quota', 'note', 'account', 'password', 'publicKeys'] as const;
+const FIELDS = [
+  'name',
+  'kind',
+  'path',
+  'quota',
+  'note',
+  'account',
+  'password',
+  'publicKeys',
+  'cacheSeconds',
+  // a remote's own fields (`webdav.url`, `sftp.hostKey`, `s3.bucket`: by their last name)
+  'url',
+  'username',
+  'host',
+  'port',
+  'privateKey',
+  'hostKey',
+  'root',
+  'endpoint',
+  'region',
+  'bucket',
+  'prefix',
+  'accessKeyId',
+  'secretAccessKey',
+] as const;
 const SERVICES = ['webdav', 'ftpserver', 'sftpserver', 'filebrowser'] as const;
 const known = <T extends string>(list: readonly T[], s: string): s is T => (list as readonly string[]).includes(s);
 
-/** Field names in messages: a user's fields (`users.2.account`) by their last name. */
+/** Field names in messages: a user's fields (`users.2.account`) and a remote's (`sftp.hostKey`) by their last name. */
 function wording(inLang: Lang): ProblemWording {
   const text = storageTextIn(inLang);
   return {
@@ -96,7 +149,36 @@ function wording(inLang: Lang): ProblemWording {
 
 export const checkRule = (f: RuleForm, inLang: Lang = lang) => schemaProblems(ZStorage, formToRule(f), wording(inLang));
 
+// ---- test connection ----
+
+export type RemoteTestBody = RouteInput<typeof storageRoutes.testRemote>['body'];
+export type RemoteTestAnswer = RouteResponse<typeof storageRoutes.testRemote>;
+
+/** The form as it is; with the key of the storage edited, so that its masked secrets stand for the stored ones. */
+export const remoteTestBody = (f: RuleForm, key: string | null): RemoteTestBody => ({ ...(key ? { key } : {}), storage: formToRule(f) });
+
+/** The fingerprint an SFTP server showed, when the form pins none or another one: what the pin button offers. */
+export function hostKeyToPin(f: RuleForm, answer: Pick<RemoteTestAnswer, 'hostKey'>): string | null {
+  return f.kind === 'sftp' && answer.hostKey !== '' && answer.hostKey !== f.sftp.hostKey.trim() ? answer.hostKey : null;
+}
+
 // ---- the list ----
+
+/** Where a storage's files are, as the list shows it: the directory, or the remote server. */
+export function storageWhere(s: Pick<Storage, 'kind' | 'path' | 'webdav' | 'sftp' | 's3'>): string {
+  switch (s.kind) {
+    case 'local':
+      return s.path;
+    case 'webdav':
+      return s.webdav.url;
+    case 'sftp': {
+      const root = s.sftp.root.startsWith('/') ? s.sftp.root : `/${s.sftp.root}`;
+      return `sftp://${s.sftp.host}${s.sftp.port === 22 ? '' : `:${s.sftp.port}`}${root}`;
+    }
+    case 's3':
+      return `s3://${s.s3.bucket}${s.s3.prefix ? `/${s.s3.prefix.replace(/^\/+/, '')}` : ''} @ ${s.s3.endpoint}`;
+  }
+}
 
 export interface UsageBar {
   used: number;

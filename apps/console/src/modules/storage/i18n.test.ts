@@ -11,4 +11,13 @@ describe('storage management texts', () => {
       expect(text('passwordKeep', { mask: '******' })).toContain('******');
     }
   });
+
+  it('name the storage kinds and the test button in both languages', () => {
+    const zh = storageTextIn('zh_CN');
+    const en = storageTextIn('en_US');
+    expect(['local', 'webdav', 'sftp', 's3'].map((k) => zh(`kind.${k}` as 'kind.local'))).toEqual(['本地目录', 'WebDAV', 'SFTP', 'S3']);
+    expect(['local', 'webdav', 'sftp', 's3'].map((k) => en(`kind.${k}` as 'kind.local'))).toEqual(['Local directory', 'WebDAV', 'SFTP', 'S3']);
+    expect([zh('testRemote'), en('testRemote')]).toEqual(['测试连接', 'Test connection']);
+    expect(en('pinHostKey', { fingerprint: 'SHA256:x' })).toContain('SHA256:x');
+  });
 });
