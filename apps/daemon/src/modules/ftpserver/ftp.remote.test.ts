@@ -19,12 +19,8 @@ import { Control, expectCode } from './testing/control.js';
 import { lftp, makeFtp, ruleView, run } from './testing/daemon.js';
 
 const ALICE: [string, string] = ['alice', 'alice-pw'];
-/**
- * The other kinds of remote storage, each mounted beside the WebDAV one for one round trip. (S3 is
- * not here yet: its client sends an upload of unknown size under 8 MiB, as every FTP upload is, with
- * a wrong Content-Length.)
- */
-const OTHERS: RemoteKind[] = ['sftp'];
+/** The other kinds of remote storage, each mounted beside the WebDAV one for one round trip. */
+const OTHERS: RemoteKind[] = ['sftp', 's3'];
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function tree(dir: string): Record<string, string> {
@@ -135,7 +131,8 @@ describe('FTP over a remote WebDAV storage', () => {
     writeFileSync(join(up, 'small.txt'), 'small');
     expect((await lftp(port, ALICE, `mirror -R ${up} /${kind}/up`)).err).toBe('');
     const remote = others.find((o) => o.kind === kind)!;
-    expect(sha(join(remote.dir, 'up', 'sub 子', 'big.bin'))).toBe(sha(join(up, 'sub 子', 'big.bin')));
+    // On the peer's own disk where it keeps files as files (s3rver keeps objects its own way: the way down shows them).
+    if (kind !== 's3') expect(sha(join(remote.dir, 'up', 'sub 子', 'big.bin'))).toBe(sha(join(up, 'sub 子', 'big.bin')));
     const down = join(work, `down-${kind}`);
     expect((await lftp(port, ALICE, `mirror /${kind}/up ${down}`)).err).toBe('');
     expect(tree(down)).toEqual(tree(up));

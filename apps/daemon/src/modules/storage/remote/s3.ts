@@ -311,7 +311,11 @@ export class RemoteS3Fs implements RemoteFs {
         }
       }
       if (size !== undefined && total !== size) throw this.down(`the upload ended after ${total} of ${size} bytes`);
-      if (uploadId === null) return await this.putWhole(key, take(held), held);
+      if (uploadId === null) {
+        // Taken first: take() empties `held`.
+        const whole = take(held);
+        return await this.putWhole(key, whole, whole.length);
+      }
       if (held > 0 || etags.length === 0) etags.push(await this.uploadPart(key, uploadId, etags.length + 1, take(held)));
       await this.completeUpload(key, uploadId, etags);
     } catch (err) {
