@@ -33,7 +33,10 @@ export function storageRoutes(mod: StorageContext): OwnHandlers<typeof storageCo
           await client.close().catch(() => undefined);
         }
       } catch (err) {
-        return { ok: false, msg: message(req.lang, 'storageRemoteFailed', { detail: renderMsg(req.lang, msgOf(err)) }), entries: 0, hostKey: seen.hostKey };
+        // "cannot connect: <why>", not "cannot connect: remote storage X cannot be reached: <why>".
+        const m = msgOf(err);
+        const why = m.key === 'storageRemoteDown' && m.vars?.detail && typeof m.vars.detail === 'object' ? (m.vars.detail as typeof m) : m;
+        return { ok: false, msg: message(req.lang, 'storageRemoteFailed', { detail: renderMsg(req.lang, why) }), entries: 0, hostKey: seen.hostKey };
       }
     },
     checkPath: async ({ body, req }) => {

@@ -159,21 +159,31 @@ export class RemoteWebdavFs implements RemoteFs {
     try {
       res = await this.send('PUT', this.url(temp), { headers, body: body as Readable });
     } catch (err) {
-      await this.remove(temp).catch(() => undefined);
+      this.dropTemp(temp);
       throw err;
     }
     if (res.statusCode >= 300) {
       const e = await this.failed(res);
-      await this.remove(temp).catch(() => undefined);
+      this.dropTemp(temp);
       throw e;
     }
     await res.body.dump();
     try {
       await this.move(temp, path, true);
     } catch (err) {
-      await this.remove(temp).catch(() => undefined);
+      this.dropTemp(temp);
       throw err;
     }
+  }
+
+  /**
+   * Removes an upload's temporary name now and once more a little later: a server may still be
+   * finishing the PUT we cut (rclone writes it out after our DELETE came). Hidden from listings
+   * either way; this only gives the space back.
+   */
+  private dropTemp(temp: string): void {
+    void this.remove(temp).catch(() => undefined);
+    setTimeout(() => void this.remove(temp).catch(() => undefined), 2000).unref();
   }
 
   async mkdir(path: string): Promise<void> {
