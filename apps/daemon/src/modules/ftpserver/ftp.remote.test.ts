@@ -7,12 +7,13 @@
  * trip over another kind of remote storage (SFTP: OpenSSH's sshd) beside it.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
+import { sha, tree } from '../../test/tree.js';
 import { makeRemote, type RemoteKind, type TestRemote } from '../../test/remotes.js';
 import { EN, setStorageUsers, tempDir } from '../../test/storages.js';
 import { Control, expectCode } from './testing/control.js';
@@ -21,21 +22,6 @@ import { lftp, makeFtp, ruleView, run } from './testing/daemon.js';
 const ALICE: [string, string] = ['alice', 'alice-pw'];
 /** The other kinds of remote storage, each mounted beside the WebDAV one for one round trip. */
 const OTHERS: RemoteKind[] = ['sftp', 's3'];
-const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(dir, p)] = sha(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
 const uploading = (dir: string) => readdirSync(dir).some((n) => n.startsWith('.lucky-upload-'));
 
 async function waitFor(f: () => boolean, ms = 5000): Promise<boolean> {

@@ -4,10 +4,9 @@
  * API shows (so a client that connects has checked them), a key of its own or a password given
  * through SSH_ASKPASS (OpenSSH reads passwords from nothing else).
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { SftpHostKey, SftpRuleInput, SftpRuleView } from '@lucky/contracts';
 import { freePort, type TestDaemon } from '../../../test/harness.js';
 import { EN } from '../../../test/storages.js';
@@ -95,18 +94,4 @@ export class OpenSsh {
   }
 }
 
-export const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-/** Every file under `dir` by its relative path, with its sha256. */
-export function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(dir, p)] = sha(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
+export { sha, tree } from '../../../test/tree.js';
