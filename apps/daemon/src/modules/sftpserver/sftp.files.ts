@@ -77,6 +77,8 @@ interface FileOpen {
    * for the ones before them; positional writes of other handles never wait.
    */
   appendChain: Promise<unknown> | null;
+  /** The answer to the previous READ on this handle has gone out when this resolves (read()). */
+  replyTurn: Promise<void>;
 }
 
 interface DirOpen {
@@ -286,7 +288,7 @@ export class SftpSession {
     }
     const budget = writing ? await this.d.storages.room(t.grant) : Infinity;
     const append = (pflags & OPEN_MODE.APPEND) !== 0;
-    const o: FileOpen = { kind: 'file', fh, path: t.virtual, write: writing, bytes: 0, budget, end: s.size, appendChain: append ? Promise.resolve() : null };
+    const o: FileOpen = { kind: 'file', fh, path: t.virtual, write: writing, bytes: 0, budget, end: s.size, appendChain: append ? Promise.resolve() : null, replyTurn: Promise.resolve() };
     let h: Buffer;
     try {
       h = this.handleOf(o);
@@ -298,17 +300,35 @@ export class SftpSession {
     this.sftp.handle(reqid, h);
   }
 
+  /**
+   * Reads run at once, but their answers go out in the order the reads came: OpenSSH's scp keeps
+   * a download only up to the first gap in the order of the answers (its "highwater"), so answers
+   * that overtook each other cut the file short with no error.
+   */
   private async read(reqid: number, h: Buffer, offset: number, len: number): Promise<void> {
     const r = this.lookup(h);
     if (r.kind === 'remote') return this.readRemote(reqid, r, offset, len);
     const o = this.file(h);
     const want = Math.min(len, MAX_READ);
     const buf = Buffer.allocUnsafe(want);
-    const { bytesRead } = await o.fh.read(buf, 0, want, offset);
-    if (bytesRead === 0) return this.sftp.status(reqid, STATUS_CODE.EOF);
-    o.bytes += bytesRead;
-    this.d.counters.bytesOut += bytesRead;
-    this.sftp.data(reqid, bytesRead === want ? buf : buf.subarray(0, bytesRead));
+    const reading = o.fh.read(buf, 0, want, offset).then(
+      (v) => ({ n: v.bytesRead, err: null as unknown }),
+      (err: unknown) => ({ n: 0, err }),
+    );
+    const turn = o.replyTurn;
+    let done!: () => void;
+    o.replyTurn = new Promise<void>((resolve) => (done = resolve));
+    try {
+      const { n, err } = await reading;
+      await turn;
+      if (err) return this.fail(reqid, err);
+      if (n === 0) return this.sftp.status(reqid, STATUS_CODE.EOF);
+      o.bytes += n;
+      this.d.counters.bytesOut += n;
+      this.sftp.data(reqid, n === want ? buf : buf.subarray(0, n));
+    } finally {
+      done();
+    }
   }
 
   private async write(reqid: number, h: Buffer, offset: number, data: Buffer): Promise<void> {
