@@ -4,47 +4,37 @@
  * remote cannot do is refused with a clear status (a resumed upload: a remote takes a file whole);
  * a remote that dies mid-upload fails the transfer and leaves nothing under the name.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
-import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
-import { EN, setStorageUsers, tempDir } from '../../test/storages.js';
+import { startTestDaemon, type TestDaemon } from '../../test/harness.js';
+import { makeRemote, type TestRemote } from '../../test/remotes.js';
+import { setStorageUsers, tempDir } from '../../test/storages.js';
 import { hostKeys, keyPair, type Login, makeSftp, OpenSsh, sha, tree } from './testing/clients.js';
 
 describe('SFTP over a remote WebDAV storage', () => {
   let d: TestDaemon;
   let origin: string;
-  let rclone: ChildProcess;
-  let rport: number;
+  let remote: TestRemote;
   let ssh: OpenSsh;
   let alice: Login;
   let work: string;
 
   beforeAll(async () => {
-    origin = tempDir('sftp-remote-origin');
     work = tempDir('sftp-remote-work');
-    rport = await freePort();
-    rclone = await rcloneWebdav(origin, rport);
     d = await startTestDaemon();
-    const r = await d.call<{ key: string }>('POST', '/api/storage/rules', { name: 'far', kind: 'webdav', webdav: { url: `http://127.0.0.1:${rport}/`, username: RCLONE_USER, password: RCLONE_PASS }, cacheSeconds: 5 }, EN);
-    if (r.ret !== 0) throw new Error(JSON.stringify(r));
-    for (let i = 0; i < 200; i++) {
-      const v = await d.call<{ rule: { status?: { state: string } } }>('GET', `/api/storage/rules/${r.key}`);
-      if (v.rule.status?.state === 'running') break;
-      await new Promise((res) => setTimeout(res, 25));
-    }
+    remote = await makeRemote(d, 'webdav', { name: 'far', cacheSeconds: 5 });
+    origin = remote.dir;
     const k = await keyPair(work, 'alice');
-    await setStorageUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: { [r.key]: { read: true, write: true, delete: true } }, publicKeys: k.pub }]);
-    const { port } = await makeSftp(d, { mounts: [{ name: 'far', storage: r.key }] });
+    await setStorageUsers(d, [{ account: 'alice', password: 'alice-pw', permissions: { [remote.key]: { read: true, write: true, delete: true } }, publicKeys: k.pub }]);
+    const { port } = await makeSftp(d, { mounts: [{ name: 'far', storage: remote.key }] });
     ssh = new OpenSsh(port, await hostKeys(d));
     alice = { user: 'alice', key: k.file };
   }, 30_000);
 
   afterAll(async () => {
-    rclone?.kill('SIGKILL');
+    remote?.kill();
     await d?.close();
   });
 
@@ -80,7 +70,7 @@ describe('SFTP over a remote WebDAV storage', () => {
     const upload = ssh.sftp(alice, ['put cut.bin /far/cut.bin'], work);
     // Once bytes are on their way, the remote goes.
     for (let i = 0; i < 200 && !readdirSync(origin).some((n) => n.startsWith('.lucky-upload-')); i++) await new Promise((r) => setTimeout(r, 10));
-    rclone.kill('SIGKILL');
+    remote.kill();
     const r = await upload;
     expect(r.code).not.toBe(0);
     expect(existsSync(join(origin, 'cut.bin'))).toBe(false);

@@ -4,8 +4,9 @@
  * path). The methods ask these questions and never touch either themselves, so one code path serves
  * both; what only a local disk can do (sendfile, rename across the tree in one step) stays here.
  */
-import type { Stats } from 'node:fs';
-import { cp, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, type Stats } from 'node:fs';
+import { cp, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -123,10 +124,7 @@ export async function makeFolder(t: Target): Promise<void> {
 /** An empty file where there was none (LOCK of an unmapped URL). */
 export async function createEmpty(t: Target): Promise<void> {
   const remote = t.grant.remote;
-  if (!remote) {
-    const { writeFile } = await import('node:fs/promises');
-    return writeFile(t.rp.real, '', { flag: 'wx' });
-  }
+  if (!remote) return writeFile(t.rp.real, '', { flag: 'wx' });
   if (!(await parentIsFolder(t))) throw Object.assign(new Error('no parent'), { code: 'ENOENT' });
   await remote.write(t.rp.path, Readable.from([]), 0);
 }
@@ -178,7 +176,6 @@ async function copyFile(src: Target, dst: Target): Promise<void> {
 export async function readFrom(t: Target, start: number, end?: number): Promise<NodeJS.ReadableStream> {
   const remote = t.grant.remote;
   if (remote) return remote.read(t.rp.path, start > 0 || end !== undefined ? { start, ...(end !== undefined ? { end } : {}) } : undefined);
-  const { createReadStream } = await import('node:fs');
   return createReadStream(t.rp.real, { start, ...(end !== undefined ? { end } : {}) });
 }
 
@@ -186,9 +183,6 @@ export async function readFrom(t: Target, start: number, end?: number): Promise<
 export async function writeTo(t: Target, body: NodeJS.ReadableStream, size?: number): Promise<void> {
   const remote = t.grant.remote;
   if (remote) return remote.write(t.rp.path, body, size);
-  const { createWriteStream } = await import('node:fs');
-  const { randomBytes } = await import('node:crypto');
-  const { unlink } = await import('node:fs/promises');
   const tmp = join(dirname(t.rp.real), `${STORAGE_TEMP_PREFIX}${randomBytes(6).toString('hex')}`);
   try {
     await pipeline(body, createWriteStream(tmp, { flags: 'wx' }));
