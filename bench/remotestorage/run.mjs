@@ -13,7 +13,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'nod
 import { randomBytes } from 'node:crypto';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, median, printTable, reaper, rssOf, sleep, startBenchDaemon, waitForOutput } from '../lib.mjs';
+import { cpuSecondsOf, freePort, median, printTable, reaper, rssOf, sleep, startBenchDaemon, waitForOutput } from '../lib.mjs';
 import { requireBenchPackages } from '../packages.mjs';
 
 requireBenchPackages('remotestorage');
@@ -38,6 +38,7 @@ const src = join(work, 'src.bin');
 spawnSync('cp', [join(originDir, 'big.bin'), src]);
 
 async function rcloneServe(cpu, port, target, extra = []) {
+  // taskset execs rclone: the child's pid is rclone's.
   const p = spawn('taskset', ['-c', cpu, 'rclone', 'serve', 'webdav', '--config', '/dev/null', '--dir-cache-time', '0s', '--addr', `127.0.0.1:${port}`, '--user', USER, '--pass', PASS, ...extra, target], { stdio: ['ignore', 'pipe', 'pipe'] });
   track(p);
   await waitForOutput(p, /WebDav Server started|Serving on/i);
@@ -52,7 +53,7 @@ const originUrl = `http://127.0.0.1:${originPort}/`;
 // The reference: rclone serving that remote through its WebDAV backend.
 const obscured = spawnSync('rclone', ['obscure', PASS], { encoding: 'utf8' }).stdout.trim();
 const rclonePort = await freePort();
-await rcloneServe(SERVER_CPU, rclonePort, `:webdav,url='${originUrl}',user=${USER},pass=${obscured}:`);
+const reference = await rcloneServe(SERVER_CPU, rclonePort, `:webdav,url='${originUrl}',user=${USER},pass=${obscured}:`);
 
 // Lucky: a remote WebDAV storage on the origin, served by a WebDAV rule.
 const daemon = await startBenchDaemon({ cpu: SERVER_CPU, dataDir: join(work, 'lucky'), password: 'bench-password-1' });
@@ -86,11 +87,13 @@ async function curl(args) {
 }
 
 const servers = [
-  { name: 'Lucky WebDAV over the remote', base: `http://127.0.0.1:${luckyPort}/` },
-  { name: 'rclone serve webdav of the remote', base: `http://127.0.0.1:${rclonePort}/` },
-  { name: 'the remote itself (ceiling)', base: originUrl },
+  { name: 'Lucky WebDAV over the remote', base: `http://127.0.0.1:${luckyPort}/`, pid: daemon.p.pid },
+  { name: 'rclone serve webdav of the remote', base: `http://127.0.0.1:${rclonePort}/`, pid: reference.pid },
+  { name: 'the remote itself (ceiling)', base: originUrl, pid: null },
 ];
-const figures = new Map(servers.map((s) => [s.name, { get: [], put: [] }]));
+// MB/s, and the proxy's CPU seconds per GB (what one core of it could pass at most: 1 / that).
+const figures = new Map(servers.map((s) => [s.name, { get: [], put: [], getCpu: [], putCpu: [] }]));
+const cpu = (s) => (s.pid ? cpuSecondsOf(s.pid) : 0);
 let rssPeak = 0;
 const rssStart = rssOf(daemon.p.pid);
 const sampler = setInterval(() => {
@@ -100,8 +103,13 @@ const sampler = setInterval(() => {
 }, 100);
 for (let round = 0; round < ROUNDS; round++) {
   for (const s of servers) {
+    const c0 = cpu(s);
     const get = await curl(['-o', '/dev/null', `${s.base}big.bin`]);
+    const c1 = cpu(s);
     const put = await curl(['-T', src, `${s.base}up.bin`]);
+    const c2 = cpu(s);
+    figures.get(s.name).getCpu.push(((c1 - c0) * 1e9) / LARGE);
+    figures.get(s.name).putCpu.push(((c2 - c1) * 1e9) / LARGE);
     if (statSync(join(originDir, 'up.bin')).size !== LARGE) throw new Error(`${s.name}: upload incomplete`);
     rmSync(join(originDir, 'up.bin'));
     figures.get(s.name).get.push(LARGE / get / 1e6);
@@ -114,9 +122,12 @@ const ours = figures.get(servers[0].name);
 const theirs = figures.get(servers[1].name);
 const ratio = (dir) => median(ours[dir].map((v, i) => v / theirs[dir][i]));
 printTable(`Remote WebDAV storage, ${LARGE / 1048576} MiB, ${ROUNDS} rounds (median MB/s), proxies on CPU ${SERVER_CPU}, origin and curl on CPU ${CLIENT_CPU}`, [
-  ['server', 'GET MB/s', 'PUT MB/s'],
-  ...servers.map((s) => [s.name, median(figures.get(s.name).get).toFixed(1), median(figures.get(s.name).put).toFixed(1)]),
-  ['ratio Lucky / rclone', `${ratio('get').toFixed(2)}×`, `${ratio('put').toFixed(2)}×`],
+  ['server', 'GET MB/s', 'PUT MB/s', 'GET CPU s/GB', 'PUT CPU s/GB'],
+  ...servers.map((s) => {
+    const f = figures.get(s.name);
+    return [s.name, median(f.get).toFixed(1), median(f.put).toFixed(1), s.pid ? median(f.getCpu).toFixed(2) : '-', s.pid ? median(f.putCpu).toFixed(2) : '-'];
+  }),
+  ['ratio Lucky / rclone', `${ratio('get').toFixed(2)}×`, `${ratio('put').toFixed(2)}×`, '', ''],
 ]);
 console.log(`\nLucky's RSS: ${(rssStart / 1e6).toFixed(1)} MB at the start, ${(rssPeak / 1e6).toFixed(1)} MB at the peak of its transfers (${LARGE / 1048576} MiB each way per round)`);
 process.exit(0);

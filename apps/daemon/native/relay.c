@@ -5,7 +5,8 @@
  * its JS API; the work is in relay_tcp.c (TCP pairs by splice(2)), relay_udp.c (datagrams by
  * recvmmsg/sendmmsg and GSO), relay_filemove.c (files by sendfile(2) and splice(2): the FTP data path,
  * HTTP file bodies; an HTTP body, keepOpen, goes out on the relay's own duplicate of a socket Node
- * goes on using), relay_thread.c (the one thread and its epoll set), relay_table.c (the objects by
+ * goes on using), relay_pass.c (a body of known length from one socket to another: a remote storage's
+ * answer to our client), relay_thread.c (the one thread and its epoll set), relay_table.c (the objects by
  * id) and relay_pipes.c. Beside it in the same addon: the socket openers of sockets.c for what Node
  * cannot set up itself (SO_REUSEPORT), the file reads of files.c, and serving.c.
  *
@@ -25,6 +26,9 @@
  *                                               duplicate of sockFd the relay closes at the end or remove():
  *                                               Node may close its own descriptor meanwhile
  *   fileReceive(sockFd, fileFd, offset, limit, idleMs) -> id   a socket into a file until EOF; limit -1: none
+ *   pass(srcFd, dstFd, length, idleMs) -> id   `length` bytes from one socket to another (relay_pass.c:
+ *                                               a remote storage's body to our client), on duplicates of both;
+ *                                               counted in b; ends done at `length` or at the source's EOF
  *   counters(id) -> [a, b, idleMs] | null        a/b: client→target / target→client bytes
  *                                               (a file receive counts in a, a file send in b)
  *   remove(id) -> [a, b] | null                 take an object back at once (no onEnd follows)
@@ -148,6 +152,57 @@ static napi_value add_file(napi_env env, napi_callback_info info, int kind) {
   if (err) {
     if (own) close(watched);
     give_slot(h);
+  }
+  pthread_mutex_unlock(&relay_lock);
+  if (err) return throw_errno(env, "epoll_ctl", err);
+  wake();
+  return number(env, id);
+}
+
+/* pass(srcFd, dstFd, length, idleMs): on duplicates of both, so Node may close its own at any moment. */
+static napi_value js_pass(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  int64_t src, dst, length, idle;
+  if (!relay_started) return throw_err(env, "not relay_started");
+  if (!args(env, info, 4, argv) || !get_int(env, argv[0], &src) || !get_int(env, argv[1], &dst) || !get_int(env, argv[2], &length) ||
+      !get_int(env, argv[3], &idle) || src < 0 || dst < 0 || length < 0)
+    return throw_err(env, "pass(srcFd, dstFd, length, idleMs) needs two descriptors and two numbers");
+  Pass *p = calloc(1, sizeof(Pass));
+  if (!p) return throw_err(env, "out of memory");
+  int a = fcntl((int)src, F_DUPFD_CLOEXEC, 0);
+  int b = a < 0 ? -1 : fcntl((int)dst, F_DUPFD_CLOEXEC, 0);
+  if (b < 0) {
+    int e = errno;
+    if (a >= 0) close(a);
+    free(p);
+    return throw_errno(env, "dup", e);
+  }
+  p->src = a;
+  p->dst = b;
+  p->left = (uint64_t)length;
+  p->idle_ms = idle;
+  p->last = now_ms();
+  pthread_mutex_lock(&relay_lock);
+  if (grow() < 0) {
+    pthread_mutex_unlock(&relay_lock);
+    close(a);
+    close(b);
+    free(p);
+    return throw_err(env, "out of memory");
+  }
+  take_slot(&p->h, KIND_PASS);
+  set_again(&p->h); /* bytes may already wait on the source: no edge would come */
+  int err = 0;
+  if (watch_pass(p, 0, EPOLL_CTL_ADD, 0) < 0) err = errno;
+  else if (watch_pass(p, 1, EPOLL_CTL_ADD, 0) < 0) {
+    err = errno;
+    epoll_ctl(relay_ep, EPOLL_CTL_DEL, a, NULL);
+  }
+  double id = id_of(&p->h);
+  if (err) {
+    close(a);
+    close(b);
+    give_slot(&p->h);
   }
   pthread_mutex_unlock(&relay_lock);
   if (err) return throw_errno(env, "epoll_ctl", err);
@@ -338,6 +393,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"udpSession", NULL, js_udp_session, NULL, NULL, NULL, napi_default, NULL},
       {"fileSend", NULL, js_file_send, NULL, NULL, NULL, napi_default, NULL},
       {"fileReceive", NULL, js_file_receive, NULL, NULL, NULL, napi_default, NULL},
+      {"pass", NULL, js_pass, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, js_counters, NULL, NULL, NULL, napi_default, NULL},
       {"remove", NULL, js_remove, NULL, NULL, NULL, napi_default, NULL},
   };

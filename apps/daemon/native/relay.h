@@ -18,7 +18,7 @@
 /* TCP: bytes one direction moves before other objects get their turn. */
 #define TURN_BYTES (4 * 1024 * 1024)
 
-enum { KIND_TCP = 1, KIND_UDP_LISTENER, KIND_UDP_SESSION, KIND_FILE_SEND, KIND_FILE_RECV };
+enum { KIND_TCP = 1, KIND_UDP_LISTENER, KIND_UDP_SESSION, KIND_FILE_SEND, KIND_FILE_RECV, KIND_PASS };
 enum { REASON_DONE = 0, REASON_ERROR = 1, REASON_IDLE = 2, REASON_LIMIT = 3 };
 /* A file transfer without a length (send) or a limit (receive). */
 #define UNLIMITED UINT64_MAX
@@ -94,6 +94,25 @@ typedef struct {
   int64_t last;
 } FileRecv;
 
+/* A pass's buffer, taken at its first read and kept to its end (a large one would be an mmap and
+ * munmap each time the source runs dry). */
+#define PASS_BUFFER (256 * 1024)
+
+/* A body of `left` more bytes from src to dst (both the relay's own duplicates); tag side 0 is the
+ * source, side 1 the destination. */
+typedef struct {
+  Head h;
+  int src, dst;
+  char *buf;           /* NULL until the first read */
+  size_t held, sent;   /* bytes in buf, and those of them written */
+  uint64_t left;       /* bytes still to read from src */
+  uint64_t bytes;      /* bytes written to dst */
+  int eof;
+  int out_armed;
+  int64_t idle_ms;
+  int64_t last;
+} Pass;
+
 typedef struct {
   int kind; /* 0: an end; 1: a datagram for Node */
   uint32_t slot, gen;
@@ -131,8 +150,10 @@ void link_session(UdpSession *s);
 int take_pipe(Dir *d);
 void give_pipe(Dir *d);
 
-/* relay_tcp.c, relay_udp.c, relay_filemove.c: one turn of an object's work. */
+/* relay_tcp.c, relay_udp.c, relay_filemove.c, relay_pass.c: one turn of an object's work. */
 int watch_tcp(Tcp *c, int side, int op, int out);
+int watch_pass(Pass *p, int side, int op, int out);
+void run_pass(Pass *p, int64_t now);
 void run_tcp(Tcp *c, int64_t now);
 void run_listener(UdpListener *l, int64_t now);
 void run_session(UdpSession *s, int64_t now);

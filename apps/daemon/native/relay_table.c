@@ -161,6 +161,13 @@ void drop(Head *h) {
     FileRecv *f = (FileRecv *)h;
     epoll_ctl(relay_ep, EPOLL_CTL_DEL, f->sock, NULL);
     give_pipe(&f->d); /* bytes still in it (limit reached, removed) are discarded with it */
+  } else if (h->kind == KIND_PASS) {
+    Pass *p = (Pass *)h;
+    epoll_ctl(relay_ep, EPOLL_CTL_DEL, p->src, NULL);
+    epoll_ctl(relay_ep, EPOLL_CTL_DEL, p->dst, NULL);
+    free(p->buf);
+    close(p->src);
+    close(p->dst);
   } else {
     UdpSession *s = (UdpSession *)h;
     epoll_ctl(relay_ep, EPOLL_CTL_DEL, s->fd, NULL);
@@ -191,6 +198,11 @@ void counters(Head *h, uint64_t *a, uint64_t *b, int64_t *idle) {
     *a = f->d.bytes;
     *b = 0;
     *idle = now - f->last;
+  } else if (h->kind == KIND_PASS) {
+    Pass *p = (Pass *)h;
+    *a = 0;
+    *b = p->bytes;
+    *idle = now - p->last;
   } else {
     *a = *b = 0;
     *idle = 0;

@@ -28,6 +28,7 @@ static int64_t idle_limit(Head *h, int64_t *last) {
   if (h->kind == KIND_TCP) { *last = ((Tcp *)h)->last; return ((Tcp *)h)->idle_ms; }
   if (h->kind == KIND_FILE_SEND) { *last = ((FileSend *)h)->last; return ((FileSend *)h)->idle_ms; }
   if (h->kind == KIND_FILE_RECV) { *last = ((FileRecv *)h)->last; return ((FileRecv *)h)->idle_ms; }
+  if (h->kind == KIND_PASS) { *last = ((Pass *)h)->last; return ((Pass *)h)->idle_ms; }
   return 0;
 }
 
@@ -36,6 +37,7 @@ static void run(Head *h, int64_t now) {
   if (h->kind == KIND_TCP) run_tcp((Tcp *)h, now);
   else if (h->kind == KIND_FILE_SEND) run_send((FileSend *)h, now);
   else if (h->kind == KIND_FILE_RECV) run_recv((FileRecv *)h, now);
+  else if (h->kind == KIND_PASS) run_pass((Pass *)h, now);
   else if (h->kind == KIND_UDP_LISTENER) run_listener((UdpListener *)h, now);
   else run_session((UdpSession *)h, now);
 }

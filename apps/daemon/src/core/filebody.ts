@@ -16,7 +16,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { isMainThread } from 'node:worker_threads';
-import { nativeFileSendOn, nativeRelayAvailable, type NativeEnd, type NativeFlow } from './relay.js';
+import { nativeFileSendOn, nativePass, nativeRelayAvailable, type NativeEnd, type NativeFlow } from './relay.js';
 
 export interface FileBodyOptions {
   /** The daemon's env.nativeRelay: false keeps every body on streams. */
@@ -123,8 +123,18 @@ function flushed(sock: Socket): Promise<boolean> {
  * Node may close its own at any moment. Null when the relay would not take it (the head is out by
  * then: the caller streams the body after it).
  */
-async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, start: number, length: number, idleMs: number): Promise<FileBodyResult | null> {
+function sendNative(res: ServerResponse, sock: Held, file: FileHandle, start: number, length: number, idleMs: number): Promise<FileBodyResult | null> {
+  return aroundNode(res, sock, length, EMPTY, (fd, onEnd) => nativeFileSendOn(fd, file.fd, start, length, idleMs, onEnd));
+}
+
+/**
+ * Writes the head of `res` (and `preface`, body bytes of its own), then has the relay move the other
+ * `length - preface.length` bytes of the body on the connection while Node leaves it alone, and ends
+ * the response. Null when the relay would not take it (the head and preface are out by then).
+ */
+async function aroundNode(res: ServerResponse, sock: Held, length: number, preface: Buffer, start: (fd: number, onEnd: (end: NativeEnd, sent: number) => void) => NativeFlow | null): Promise<FileBodyResult | null> {
   res.flushHeaders();
+  if (preface.length > 0) res.write(preface);
   if (!(await flushed(sock)) || res.destroyed) {
     sock.destroy();
     return { complete: false, bypassed: 0 };
@@ -151,9 +161,10 @@ async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, sta
     if (timeout > 0 && !sock.destroyed) sock.setTimeout(timeout);
   };
 
+  const rest = length - preface.length;
   let settle!: (end: NativeEnd | null, sent: number) => void;
   const ended = new Promise<{ end: NativeEnd | null; sent: number }>((resolve) => (settle = (end, sent) => resolve({ end, sent })));
-  const flow: NativeFlow | null = nativeFileSendOn(fd, file.fd, start, length, idleMs, (end, sent) => settle(end, sent));
+  const flow: NativeFlow | null = start(fd, (end, sent) => settle(end, sent));
   if (!flow) {
     carryOn();
     return null;
@@ -167,7 +178,7 @@ async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, sta
   sock.off('close', gone);
   if (sent > 0) aroundSocket.set(sock, (aroundSocket.get(sock) ?? 0) + sent);
   around.set(res, sent);
-  if (end?.reason !== 'closed' || sent !== length || sock.destroyed) {
+  if (end?.reason !== 'closed' || sent !== rest || sock.destroyed) {
     sock.destroy();
     return { complete: false, bypassed: sent };
   }
@@ -176,6 +187,39 @@ async function sendNative(res: ServerResponse, sock: Held, file: FileHandle, sta
   // the next answer (or closes it, as the request asked).
   res.end();
   return { complete: true, bypassed: sent };
+}
+
+/** A body arriving on a connection of our own (a remote storage's answer), not yet read but for `head`. */
+export interface PassedBody {
+  /** Node no longer reads it (its handle stopped) and holds none of its bytes. */
+  socket: Socket;
+  /** The first bytes of the body, read with the answer's head. */
+  head: Buffer;
+}
+
+/** Whether a body of `length` bytes for `res` may be passed on by the relay (sendPassedBody). */
+export function canPassBody(req: IncomingMessage, res: ServerResponse, length: number, o: FileBodyOptions): boolean {
+  return nativeSocket(req, res, length, o) !== null;
+}
+
+/**
+ * Sends `length` bytes arriving on `body.socket` as the body of `res` (status and headers set by
+ * writeHead, with that Content-Length), socket to socket on the relay thread: the bytes never
+ * enter JavaScript. For a caller that asked canPassBody first. Resolves once the body went out and
+ * the response ended, or the connection was cut (the source ended early, a client gone or stalled).
+ * The source socket stays the caller's, to destroy or reuse after.
+ */
+export async function sendPassedBody(req: IncomingMessage, res: ServerResponse, body: PassedBody, length: number, o: FileBodyOptions): Promise<FileBodyResult> {
+  const sock = nativeSocket(req, res, length, o);
+  const srcFd = (body.socket as Held)._handle?.fd;
+  if (sock && typeof srcFd === 'number' && srcFd >= 0 && body.head.length <= length) {
+    const r = await aroundNode(res, sock, length, body.head, (fd, onEnd) => nativePass(srcFd, fd, length - body.head.length, o.idleMs ?? IDLE_MS, onEnd));
+    if (r) return r;
+  }
+  // Not for the relay after all (a caller that did not ask): the connection is cut rather than
+  // left with a head and no body.
+  res.destroy();
+  return { complete: false, bypassed: 0 };
 }
 
 /** The body read into buffers and written through Node. */

@@ -1,4 +1,5 @@
 // The relay thread's file transfers (native/relay_filemove.c: fileSend with sendfile, fileReceive with splice)
+// and socket passes (native/relay_pass.c: a body of known length from one socket to another)
 // through their Node wrappers, over real loopback sockets: the bytes, the ends (done, limit, idle,
 // error), remove() taking a transfer back, sockets Node is still reading refused, and a send on a
 // socket Node keeps (keepOpen: no half-close, the relay's own duplicate of the descriptor).
@@ -8,7 +9,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nativeFileReceive, nativeFileSend, nativeFileSendOn, nativeFileTransfers, nativeRelayAvailable, type NativeEnd } from './relay.js';
+import { nativeFileReceive, nativeFileSend, nativeFileSendOn, nativeFileTransfers, nativePass, nativeRelayAvailable, type NativeEnd } from './relay.js';
 
 const tcpFdOf = (s: Socket) => (s as unknown as { _handle: { fd: number } })._handle.fd;
 
@@ -204,5 +205,71 @@ describe('native file send / receive', () => {
     s.destroy();
     client.destroy();
     closeSync(fd);
+  });
+});
+
+describe('native socket pass', () => {
+  let server: Server;
+
+  beforeAll(async () => {
+    expect(nativeRelayAvailable()).toBe(true);
+    server = createServer({ pauseOnConnect: true });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+  afterAll(() => server.close());
+
+  /** A source pair and a destination pair: bytes written on `far` arrive on `src`; `dst` delivers to `near`. */
+  async function ends() {
+    const a = await pair(server);
+    const b = await pair(server);
+    return { far: a.client, src: a.server, dst: b.server, near: b.client };
+  }
+
+  it('passes exactly the length and leaves what follows on the source; both connections go on', async () => {
+    const { far, src, dst, near } = await ends();
+    const body = randomBytes(9 * 1024 * 1024 + 5);
+    far.write(Buffer.concat([body, Buffer.from('NEXT')]));
+    const parts: Buffer[] = [];
+    near.on('data', (c: Buffer) => parts.push(c));
+    const done = await new Promise<[NativeEnd, number]>((resolve) => {
+      expect(nativePass(tcpFdOf(src), tcpFdOf(dst), body.length, 0, (e, n) => resolve([e, n]))).not.toBeNull();
+    });
+    expect(done).toEqual([{ reason: 'closed', errno: 0 }, body.length]);
+    // Node reads on where the relay stopped, and writes on after the body.
+    src.resume();
+    const rest = await new Promise<Buffer>((resolve) => src.once('data', resolve));
+    expect(rest.toString()).toBe('NEXT');
+    dst.end('tail');
+    await new Promise((r) => near.once('end', r));
+    expect(Buffer.concat(parts).equals(Buffer.concat([body, Buffer.from('tail')]))).toBe(true);
+    far.destroy();
+  });
+
+  it('ends when the source closes early, having passed what came', async () => {
+    const { far, src, dst, near } = await ends();
+    const got = collect(near);
+    far.end(Buffer.alloc(300_000, 3));
+    const done = await new Promise<[NativeEnd, number]>((resolve) => nativePass(tcpFdOf(src), tcpFdOf(dst), 1_000_000, 0, (e, n) => resolve([e, n])));
+    expect(done).toEqual([{ reason: 'closed', errno: 0 }, 300_000]);
+    dst.destroy();
+    expect((await got).length).toBe(300_000);
+    src.destroy();
+  });
+
+  it('is taken back at once with remove() while the client does not read, and ends idle ones', async () => {
+    const { far, src, dst, near } = await ends();
+    near.pause();
+    far.write(Buffer.alloc(32 << 20, 1));
+    const flow = nativePass(tcpFdOf(src), tcpFdOf(dst), 32 << 20, 0, () => {
+      throw new Error('no end after remove()');
+    })!;
+    await new Promise((r) => setTimeout(r, 200));
+    const moved = flow.remove();
+    expect(moved.toClient).toBeGreaterThan(0);
+    expect(moved.toClient).toBeLessThan(32 << 20);
+    // An idle limit ends a pass whose client stopped reading.
+    const idle = await new Promise<NativeEnd>((resolve) => nativePass(tcpFdOf(src), tcpFdOf(dst), 32 << 20, 300, (e) => resolve(e)));
+    expect(idle.reason).toBe('idle');
+    for (const s of [far, src, dst, near]) s.destroy();
   });
 });

@@ -25,6 +25,8 @@ export interface NativeAddon {
   fileSend(sockFd: number, fileFd: number, offset: number, length: number, idleMs: number, keepOpen?: boolean): number;
   /** A socket into a file at `offset` (splice(2)) until EOF, at most `limit` bytes (-1: no limit); counted in a. */
   fileReceive(sockFd: number, fileFd: number, offset: number, limit: number, idleMs: number): number;
+  /** `length` bytes from one socket to another by splice(2), on duplicates of both; counted in b. */
+  pass(srcFd: number, dstFd: number, length: number, idleMs: number): number;
   counters(id: number): [number, number, number] | null;
   remove(id: number): [number, number] | null;
   listenTcp(ip: string, port: number, ipv6Only: boolean, backlog: number): number;

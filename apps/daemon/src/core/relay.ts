@@ -197,6 +197,22 @@ export function nativeFileSendOn(sockFd: number, fileFd: number, offset: number,
 }
 
 /**
+ * Passes `length` bytes that arrive on `srcFd` to `dstFd` (one way, on the relay thread), as
+ * nativeFileSendOn sends a file: an HTTP body on a keep-alive connection, here a remote's answer
+ * read on a connection of our own. Neither socket is half-closed, and `closed` only says the relay
+ * stopped (at `length`, or at the source's EOF: the caller compares). The caller has stopped Node
+ * reading both and emptied its write queue on the destination; the relay works on duplicates of
+ * both, closed at the end or by `remove()`. Null: no relay here.
+ */
+export function nativePass(srcFd: number, dstFd: number, length: number, idleMs: number, onEnd: (end: NativeEnd, sent: number) => void): NativeFlow | null {
+  const shared = load();
+  if (!shared) return null;
+  let flow: NativeFlow | null = null;
+  flow = fileFlow(shared, () => shared.addon.pass(srcFd, dstFd, length, idleMs), (end) => onEnd(end, flow ? flow.counters().toClient : 0));
+  return flow;
+}
+
+/**
  * Writes what arrives on a connected socket into an open file from `offset` until the peer's EOF
  * (`closed`), or ends with `limit` once more than `limit` bytes came (-1 or Infinity: no limit). The file must
  * not be opened with O_APPEND (splice(2) refuses it): start at its size instead. Same rules for

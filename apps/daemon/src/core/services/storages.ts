@@ -5,6 +5,7 @@
  * Provided by the storage management module.
  */
 import type { StorageKind, StoragePermission } from '@lucky/contracts';
+import type { PassedBody } from '../filebody.js';
 
 export type StorageOp = 'read' | 'write' | 'delete';
 
@@ -44,6 +45,13 @@ export interface RemoteFs {
   list(path: string): Promise<RemoteEntry[]>;
   /** The file's bytes from `start` to `end` (inclusive, as HTTP ranges), or all of them. */
   read(path: string, range?: { start: number; end?: number }): Promise<NodeJS.ReadableStream>;
+  /**
+   * The bytes `start` to `end` (inclusive) left unread on a plain connection of their own, for a
+   * caller that passes them on with the native relay (core/filebody.ts sendPassedBody) and then
+   * destroys the socket. Null when this remote cannot (TLS, a kind that has no such connection, an
+   * answer without a length): read() them instead.
+   */
+  readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null>;
   /**
    * Streams `body` into the file. It is there complete when this resolves, and never as if complete
    * when it rejects (an interrupted body leaves the old file or none).
@@ -152,6 +160,11 @@ export interface StoragesService {
    */
   grants(who: StoragePrincipal, o?: ServesRemote): StorageGrant[];
   grant(who: StoragePrincipal, storage: string, o?: ServesRemote): StorageGrant | null;
+  /**
+   * An enabled storage that cannot be served now: a remote that does not answer, a directory that
+   * is gone. A service tells its clients "try later" for it rather than "forbidden".
+   */
+  down(storage: string): boolean;
   /**
    * Resolves a client's path (already URL-decoded once) inside a grant and checks the operation:
    * `..`, encoded or doubly encoded separators, backslashes, NUL bytes and symlinks out of the root

@@ -153,6 +153,12 @@ export function storagesService(mod: StorageContext): StoragesService {
     return can ? grantOf(rule, can) : null;
   }
 
+  function down(storage: string): boolean {
+    const rule = mod.rules.get(storage);
+    if (!rule?.data.enable) return false;
+    return rule.data.kind === 'local' ? rootOf(rule.data.path) === null : !state.remotes.has(storage);
+  }
+
   /**
    * The grant's root as it is now. No storage changed since the grant was taken (a service takes
    * one per request): it is the grant's, without reading the rule and the root a second time.
@@ -261,6 +267,7 @@ export function storagesService(mod: StorageContext): StoragesService {
     },
 
     grant,
+    down,
 
     async resolve(g: StorageGrant, path: string, op: StorageOp): Promise<ResolvedPath> {
       return checked(g, await rootNow(g, op), path, op);

@@ -16,16 +16,15 @@ import { checkLocks, checkPreconditions, evaluateIf, locksFor } from './webdav.c
 import { encodePath } from './webdav.paths.js';
 import { Answer, etagOf, goAhead, readBytes, received, SMALL_FILE } from './webdav.request.js';
 import { childrenOf, parentIsFolder, sendRemote, statOf, writeTo } from './webdav.files.js';
-import { targetOfCtx, type Ctx, type Target } from './webdav.site.js';
+import { refused, targetOfCtx, type Ctx, type Target } from './webdav.site.js';
 import { esc } from '../../lib/xml.js';
 
 export async function get(ctx: Ctx, head: boolean): Promise<void> {
   let s: ReadResult | null;
   try {
     s = await ctx.site.d.storages.read(ctx.grant, ctx.inner, head ? 0 : SMALL_FILE);
-  } catch {
-    // Out of the root, a bad name, or not permitted: the storages service said no.
-    throw new Answer(403);
+  } catch (err) {
+    refused(err);
   }
   // A FIFO or a device is nobody's download.
   if (!s || s.kind === 'other') throw new Answer(404);
@@ -75,8 +74,7 @@ export async function get(ctx: Ctx, head: boolean): Promise<void> {
   }
   const t = await targetOfCtx(ctx, 'read');
   if (t.grant.remote) {
-    ctx.res.writeHead(status, headers);
-    return sendRemote(t, ctx.res, start, last, (n) => (ctx.site.counters.bytesOut += n));
+    return sendRemote(t, ctx.req, ctx.res, { status, headers }, { start, last }, { native: ctx.site.d.nativeFiles ?? false }, (n) => (ctx.site.counters.bytesOut += n));
   }
   // Opened before the head: a file that cannot be read is still a status, not a cut connection.
   const file = await open(t.rp.real, 'r');
@@ -110,7 +108,7 @@ async function putSmall(ctx: Ctx): Promise<boolean> {
     if (key === 'storageNoFolder') throw new Answer(409);
     if (key === 'storageIsFolder') throw new Answer(405);
     if (key === 'storageQuotaFull' || key === 'ENOSPC' || key === 'EDQUOT') throw new Answer(507);
-    throw new Answer(403);
+    refused(err);
   }
   ctx.res.writeHead(r.created ? 201 : 204, { etag: etagOf(r), 'last-modified': new Date(r.mtimeMs).toUTCString(), 'content-length': 0 });
   ctx.res.end();

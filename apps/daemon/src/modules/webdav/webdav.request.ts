@@ -6,6 +6,7 @@
 import type { Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DAV, parseXml, XmlError, type XmlElement } from '../../lib/xml.js';
+import { MsgError } from '../../lib/msgerror.js';
 import type { DavCounters } from './webdav.site.js';
 
 /** An answer decided before the method ran to the end. */
@@ -44,7 +45,12 @@ export function depthOf(h: string | undefined): { depth: string; noroot: boolean
 }
 
 /** What a filesystem error means to a client. */
+/** The remote behind a remote storage failed this request. */
+export const isRemoteDown = (err: unknown): boolean => err instanceof MsgError && err.msg.key === 'storageRemoteDown';
+
 export function statusOfFsError(err: unknown): number {
+  // A bad gateway, as a proxy says it.
+  if (isRemoteDown(err)) return 502;
   switch ((err as NodeJS.ErrnoException | null)?.code) {
     case 'EACCES':
     case 'EPERM':

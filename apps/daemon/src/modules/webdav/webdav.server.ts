@@ -126,7 +126,8 @@ export class DavServer implements DavSite {
     if (place.kind === 'none') throw new Answer(404);
     if (place.kind === 'root') return this.virtualRoot(method, who, req, res);
     const grant = this.d.storages.grant(who, place.mount.storage, { remote: true });
-    if (!grant) throw new Answer(place.mount.name === '' ? 403 : 404);
+    // A remote that stopped answering (or a disk gone) is "try later", not "forbidden".
+    if (!grant) throw new Answer(this.d.storages.down(place.mount.storage) ? 503 : place.mount.name === '' ? 403 : 404);
     const ctx: Ctx = { site: this, who, req, res, mount: place.mount, grant, inner: place.inner };
     const run = METHODS.get(method);
     if (run) return run(ctx);

@@ -9,7 +9,7 @@ import type { ResolvedPath, StorageGrant, StorageOp, StoragePrincipal, StoragesS
 import type { DeadProps } from './webdav.props.js';
 import type { LockTable } from './webdav.locks.js';
 import { hrefOf, locate, rawPath, type Mount } from './webdav.paths.js';
-import { Answer, hdr } from './webdav.request.js';
+import { Answer, hdr, isRemoteDown } from './webdav.request.js';
 
 export interface AccessEntry {
   user: string;
@@ -72,13 +72,22 @@ export function hrefIn(site: DavSite, prefix: string, mount: Mount, path: string
   return hrefOf(prefix, site.rule.mounts.length === 1 && mount.name === '' ? null : mount, path, collection);
 }
 
+/**
+ * What a storages service error answers: a remote that failed to answer is the remote's error
+ * (502 by statusOfFsError); anything else (out of the root, a bad name, not permitted) is the
+ * storages service saying no.
+ */
+export function refused(err: unknown): never {
+  if (isRemoteDown(err)) throw err;
+  throw new Answer(403);
+}
+
 export async function targetOf(site: DavSite, mount: Mount, grant: StorageGrant, inner: string, op: StorageOp): Promise<Target> {
   let rp: ResolvedPath;
   try {
     rp = await site.d.storages.resolve(grant, inner, op);
-  } catch {
-    // Out of the root, a bad name, or not permitted: the storages service said no.
-    throw new Answer(403);
+  } catch (err) {
+    refused(err);
   }
   const prefix = site.rule.prefix;
   return { mount, grant, rp, key: lockKey(grant.storage, rp.path), href: (c) => hrefIn(site, prefix, mount, rp.path, c) };

@@ -5,6 +5,7 @@
  * (the name, its folder's listing, and everything below a removed or moved folder), so our own
  * writes are seen by the next request; changes made on the remote by others show within the TTL.
  */
+import type { PassedBody } from '../../../core/filebody.js';
 import type { RemoteEntry, RemoteFs, RemoteStat } from '../../../core/services/storages.js';
 
 /** Cached answers kept at most, per kind; past it the cache starts again empty. */
@@ -65,6 +66,10 @@ export class CachedRemote implements RemoteFs {
 
   read(path: string, range?: { start: number; end?: number }): Promise<NodeJS.ReadableStream> {
     return this.inner.read(path, range);
+  }
+
+  readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
+    return this.inner.readRaw(path, range);
   }
 
   async write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void> {

@@ -20,7 +20,9 @@ import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Msg, RemoteS3 } from '@lucky/contracts';
+import type { PassedBody } from '../../../core/filebody.js';
 import { STORAGE_TEMP_PREFIX, type RemoteEntry, type RemoteFs, type RemoteStat } from '../../../core/services/storages.js';
+import { rawGetRange } from '../../../lib/http/rawget.js';
 import { rfc3986 } from '../../../lib/http/sign/encode.js';
 import { AWS_V4, signV4 } from '../../../lib/http/sign/sigv4.js';
 import { MsgError } from '../../../lib/msgerror.js';
@@ -34,6 +36,8 @@ export const S3_PART_SIZE = 8 * 1024 * 1024;
 const MAX_PARTS = 10_000;
 /** Of an unknown size, the part size doubles every this many parts (8 MiB × 2000, then 16 MiB…). */
 const PARTS_PER_STEP = 2000;
+/** As the pool's headersTimeout. */
+const HEAD_TIMEOUT_MS = 30_000;
 /** A listing page or an error body larger than this is refused rather than parsed. */
 const MAX_XML_BYTES = 8 * 1024 * 1024;
 /** DeleteObjects takes at most this many keys a request. */
@@ -74,6 +78,7 @@ export class RemoteS3Fs implements RemoteFs {
   private readonly agent: Agent;
   /** The storage's root inside the bucket: '' or `a/b/`. */
   private readonly root: string;
+  private readonly lookup: LookupFunction | undefined;
 
   /** `net.lookup`: how host names are resolved (tests point `*.localhost` names at loopback). */
   constructor(
@@ -83,7 +88,8 @@ export class RemoteS3Fs implements RemoteFs {
   ) {
     const p = cfg.prefix.split('/').filter((s) => s !== '');
     this.root = p.length ? `${p.join('/')}/` : '';
-    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 60_000, connect: net.lookup ? { lookup: net.lookup } : {} });
+    this.lookup = net.lookup;
+    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: net.lookup ? { lookup: net.lookup } : {} });
   }
 
   async close(): Promise<void> {
@@ -103,15 +109,15 @@ export class RemoteS3Fs implements RemoteFs {
     return new MsgError({ key: 'storageRemoteDown', vars: { name: this.name, detail: typeof detail === 'string' ? { key: 'rawText', vars: { text: detail } } : detail } });
   }
 
-  /** One signed request. `body` as a string or Buffer is signed by its hash; a stream as UNSIGNED-PAYLOAD. */
-  private async send(method: Method, key: string | null, o: { query?: Query; headers?: Record<string, string>; body?: string | Buffer | Readable | null } = {}): Promise<Dispatcher.ResponseData> {
+  /** A request's URL and signed headers. `body` as a string or Buffer is signed by its hash; a stream as UNSIGNED-PAYLOAD. */
+  private signed(method: Method, key: string | null, o: { query?: Query; headers?: Record<string, string>; body?: string | Buffer | Readable | null }): { url: URL; headers: Record<string, string> } {
     // null: the bucket (listings, DeleteObjects); an object's key is never ''.
-    const u = s3Url(this.cfg, key ?? '', o.query);
+    const url = s3Url(this.cfg, key ?? '', o.query);
     const b = o.body ?? null;
     const payloadHash = b === null ? createHash('sha256').update('').digest('hex') : typeof b === 'string' || Buffer.isBuffer(b) ? createHash('sha256').update(b).digest('hex') : 'UNSIGNED-PAYLOAD';
     const headers = signV4(AWS_V4, {
       method,
-      url: u,
+      url,
       headers: { ...o.headers, 'x-amz-content-sha256': payloadHash },
       body: '',
       payloadHash,
@@ -121,10 +127,16 @@ export class RemoteS3Fs implements RemoteFs {
       service: 's3',
       date: new Date(),
     });
-    // undici sets Host from the URL itself.
+    // The clients set Host from the URL themselves.
     delete headers.host;
+    return { url, headers };
+  }
+
+  /** One signed request. */
+  private async send(method: Method, key: string | null, o: { query?: Query; headers?: Record<string, string>; body?: string | Buffer | Readable | null } = {}): Promise<Dispatcher.ResponseData> {
+    const { url, headers } = this.signed(method, key, o);
     try {
-      return await request(u, { dispatcher: this.agent, method, headers, body: b });
+      return await request(url, { dispatcher: this.agent, method, headers, body: o.body ?? null });
     } catch (err) {
       throw this.down(err instanceof Error ? err.message : String(err));
     }
@@ -263,6 +275,22 @@ export class RemoteS3Fs implements RemoteFs {
     if (range && range.start > 0 && res.statusCode !== 206) throw await this.failed(res);
     if (res.statusCode !== 200 && res.statusCode !== 206) throw await this.failed(res);
     return res.body;
+  }
+
+  async readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
+    // The range is signed: it goes into the request as rawGetRange writes it.
+    const { url, headers } = this.signed('GET', this.keyOf(path), { headers: { range: `bytes=${range.start}-${range.end}` } });
+    if (url.protocol !== 'http:') return null;
+    delete headers.range;
+    let a: Awaited<ReturnType<typeof rawGetRange>>;
+    try {
+      a = await rawGetRange(url, headers, range, HEAD_TIMEOUT_MS, this.lookup);
+    } catch (err) {
+      throw this.down((err as Error).message);
+    }
+    if (a.status === 404) throw new MsgError({ key: 'storageNotFound' });
+    if (a.status !== 200 && a.status !== 206) throw this.down({ key: 'storageRemoteStatus', vars: { status: a.status } });
+    return a.body;
   }
 
   async write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void> {

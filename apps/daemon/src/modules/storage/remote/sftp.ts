@@ -252,6 +252,11 @@ export class RemoteSftpFs implements RemoteFs {
     return out;
   }
 
+  /** An SFTP file's bytes come as SSH packets to decrypt: there is no plain body to pass on. */
+  readRaw(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
   async read(path: string, range?: { start: number; end?: number }): Promise<NodeJS.ReadableStream> {
     const full = this.full(path);
     const sftp = await this.sftp();

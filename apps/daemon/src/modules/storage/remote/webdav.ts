@@ -12,6 +12,8 @@ import { STORAGE_TEMP_PREFIX, type RemoteEntry, type RemoteFs, type RemoteStat }
 import { child, DAV, elements, parseXml, textOf, type XmlElement } from '../../../lib/xml.js';
 import { MsgError } from '../../../lib/msgerror.js';
 import { randomBytes } from 'node:crypto';
+import type { PassedBody } from '../../../core/filebody.js';
+import { rawGetRange } from '../../../lib/http/rawget.js';
 
 /** A listing larger than this is refused rather than parsed (a folder of about 50 000 names). */
 const MAX_LISTING_BYTES = 32 * 1024 * 1024;
@@ -20,6 +22,9 @@ const PROPFIND_BODY =
   '<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/></D:prop></D:propfind>';
 
 type Method = Dispatcher.HttpMethod;
+
+/** As the pool's headersTimeout. */
+const HEAD_TIMEOUT_MS = 30_000;
 
 export class RemoteWebdavFs implements RemoteFs {
   private readonly agent: Agent;
@@ -32,7 +37,7 @@ export class RemoteWebdavFs implements RemoteFs {
   ) {
     this.base = new URL(cfg.url.endsWith('/') ? cfg.url : `${cfg.url}/`);
     this.auth = cfg.username ? `Basic ${Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')}` : null;
-    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 60_000, connect: { rejectUnauthorized: !cfg.skipTlsVerify } });
+    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: { rejectUnauthorized: !cfg.skipTlsVerify } });
   }
 
   async close(): Promise<void> {
@@ -149,6 +154,20 @@ export class RemoteWebdavFs implements RemoteFs {
     if (range && range.start > 0 && res.statusCode !== 206) throw await this.failed(res);
     if (res.statusCode !== 200 && res.statusCode !== 206) throw await this.failed(res);
     return res.body;
+  }
+
+  async readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
+    if (this.base.protocol !== 'http:') return null;
+    let a: Awaited<ReturnType<typeof rawGetRange>>;
+    try {
+      a = await rawGetRange(new URL(this.url(path)), this.auth ? { authorization: this.auth } : {}, range, HEAD_TIMEOUT_MS);
+    } catch (err) {
+      throw this.down((err as Error).message);
+    }
+    if (a.status === 404) throw new MsgError({ key: 'storageNotFound' });
+    // A 200/206 without the length asked (chunked, or the file changed): read() decides.
+    if (a.status !== 200 && a.status !== 206) throw this.down({ key: 'storageRemoteStatus', vars: { status: a.status } });
+    return a.body;
   }
 
   async write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void> {
