@@ -1,7 +1,8 @@
 // Remote storage benchmark: a large file GET and PUT through Lucky's WebDAV over a remote WebDAV
 // storage, against `rclone serve webdav` serving the same remote (rclone's own WebDAV backend, no VFS
 // cache: bytes streamed through as ours are), MB/s, rounds interleaved (ROUNDS, default 3, median of
-// the per-round ratios Lucky / rclone). Loopback only, temp dirs only.
+// the per-round ratios Lucky / rclone) after a round not counted (warm-up), and each proxy's CPU
+// seconds per GB (its process, every thread: Lucky's relay thread included). Loopback only, temp dirs only.
 // The remote (the origin) is `rclone serve webdav` of a temp directory; beside the figures, the
 // origin asked directly is the ceiling: what the two proxies could at most pass on.
 // Equal cores: Lucky's daemon and the reference rclone on SERVER_CPU (default 1), the origin and curl
@@ -101,17 +102,19 @@ const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, rssOf(daemon.p.pid));
   } catch {}
 }, 100);
-for (let round = 0; round < ROUNDS; round++) {
+// Round 0 is not counted: it warms each server up (JIT, connections, the origin's page cache).
+for (let round = -1; round < ROUNDS; round++) {
   for (const s of servers) {
     const c0 = cpu(s);
     const get = await curl(['-o', '/dev/null', `${s.base}big.bin`]);
     const c1 = cpu(s);
     const put = await curl(['-T', src, `${s.base}up.bin`]);
     const c2 = cpu(s);
-    figures.get(s.name).getCpu.push(((c1 - c0) * 1e9) / LARGE);
-    figures.get(s.name).putCpu.push(((c2 - c1) * 1e9) / LARGE);
     if (statSync(join(originDir, 'up.bin')).size !== LARGE) throw new Error(`${s.name}: upload incomplete`);
     rmSync(join(originDir, 'up.bin'));
+    if (round < 0) continue;
+    figures.get(s.name).getCpu.push(((c1 - c0) * 1e9) / LARGE);
+    figures.get(s.name).putCpu.push(((c2 - c1) * 1e9) / LARGE);
     figures.get(s.name).get.push(LARGE / get / 1e6);
     figures.get(s.name).put.push(LARGE / put / 1e6);
   }
