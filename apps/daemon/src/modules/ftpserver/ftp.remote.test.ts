@@ -3,14 +3,16 @@
  * lftp mirrors a tree up and down with equal sha256, resumes a download (REST + RETR) and an upload
  * (REST + STOR, and curl's APPE: the kept bytes and the client's written as one new file), renames,
  * removes, makes and removes folders (a full one refused), lists; an upload stopped by ABOR, by the
- * session's end or by its remote dying fails and leaves nothing under the name. One lftp round
- * trip over another kind of remote storage (SFTP: OpenSSH's sshd) beside it.
+ * session's end or by its remote dying fails and leaves nothing under the name; the same remote
+ * over explicit FTPS (lftp with the chain checked, data protected). One lftp round trip over each
+ * other kind of remote storage (SFTP: OpenSSH's sshd; S3: s3rver) beside it.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
 import { sha, tree } from '../../test/tree.js';
@@ -36,6 +38,7 @@ describe('FTP over a remote WebDAV storage', () => {
   let rclone: ChildProcess;
   let port: number;
   let key: string;
+  let farKey: string;
   const others: TestRemote[] = [];
 
   beforeAll(async () => {
@@ -46,6 +49,7 @@ describe('FTP over a remote WebDAV storage', () => {
     d = await startTestDaemon();
     const r = await d.call<{ key: string }>('POST', '/api/storage/rules', { name: 'far', kind: 'webdav', webdav: { url: `http://127.0.0.1:${rport}/`, username: RCLONE_USER, password: RCLONE_PASS }, cacheSeconds: 5 }, EN);
     if (r.ret !== 0) throw new Error(JSON.stringify(r));
+    farKey = r.key;
     for (let i = 0; i < 200; i++) {
       const v = await d.call<{ rule: { status?: { state: string } } }>('GET', `/api/storage/rules/${r.key}`);
       if (v.rule.status?.state === 'running') break;
@@ -149,6 +153,23 @@ describe('FTP over a remote WebDAV storage', () => {
     const l = await lftp(port, ALICE, 'cls -1 /far/');
     expect(l.out).not.toMatch(/dropped|abor|lucky-upload/);
     data.destroy();
+  });
+
+  it('serves the remote over explicit FTPS as over plain FTP: a tree up and down with equal sha256', async () => {
+    const cert = makeCert(work, 'ftps', ['localhost']);
+    const ftps = await makeFtp(d, { tls: 'explicit', requireTls: true, certs: [{ cert: cert.cert, key: cert.key }], mounts: [{ name: 'far', storage: farKey }] });
+    const up = join(work, 'tls-up');
+    mkdirSync(join(up, 'sub'), { recursive: true });
+    writeFileSync(join(up, 'sub', 'mid.bin'), randomBytes(2 * 1024 * 1024 + 5));
+    writeFileSync(join(up, 'note.txt'), 'over TLS');
+    const put = await lftp(ftps.port, ALICE, `mirror -R ${up} /far/tls`, { tls: true, cafile: cert.certFile });
+    expect(put.err).toBe('');
+    expect(tree(join(origin, 'tls'))).toEqual(tree(up));
+    const down = join(work, 'tls-down');
+    const get = await lftp(ftps.port, ALICE, `mirror /far/tls ${down}`, { tls: true, cafile: cert.certFile });
+    expect(get.err).toBe('');
+    expect(tree(down)).toEqual(tree(up));
+    expect((await d.call('DELETE', `/api/ftpserver/rules/${ftps.key}`)).ret).toBe(0);
   });
 
   it('fails an upload whose remote dies, and leaves nothing under the name', async () => {
