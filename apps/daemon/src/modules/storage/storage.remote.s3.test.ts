@@ -5,7 +5,7 @@
  *
  * Why s3rver: Debian bookworm has no S3 server that runs alone (no MinIO, Garage or moto; radosgw
  * needs a Ceph cluster), and on npm s3rver is the one that speaks the S3 REST API over real HTTP
- * (ListObjectsV2, Range GET, multipart uploads, CopyObject, DeleteObjects, virtual-host buckets by
+ * (ListObjectsV2, Range GET, multipart uploads, CopyObject and UploadPartCopy, DeleteObjects, virtual-host buckets by
  * the Host header). The fork `@20minutes/s3rver` is taken because it CHECKS SigV4 header signatures
  * (access key, secret, signed headers, canonical path and query, the 15-minute clock skew): the
  * original s3rver's last release (3.7.1) accepts any V4 signature of a known key.
@@ -201,6 +201,27 @@ describe('a remote S3 storage (s3rver)', () => {
     await fs.removeTree('/empty');
     expect((await fs.list('/')).map((e) => e.name)).toEqual(['note.txt']);
     expect(filesOnDisk(dir).filter((f) => f.includes('big.bin') || f.includes('moved.txt'))).toEqual([]);
+  });
+
+  it('renames an object past the single-copy limit by a copy in parts, on the server', async () => {
+    // S3's limits (5 GiB, parts of 512 MiB) lowered to 6 and 5 MiB: 13 MiB go as parts of 5, 5 and 3.
+    const parts = new RemoteS3Fs('parts', { region: 'us-east-1', ...s3({ prefix: 'parts' }) } as never, { copyMax: 6 << 20, copyPart: 5 << 20 });
+    try {
+      const data = randomBytes((13 << 20) + 9);
+      await parts.write('/large.bin', Readable.from([data]), data.length);
+      await parts.rename('/large.bin', '/moved/large.bin');
+      expect(await parts.stat('/large.bin')).toBeNull();
+      const back: Buffer[] = [];
+      for await (const c of await parts.read('/moved/large.bin')) back.push(c as Buffer);
+      expect(createHash('sha256').update(Buffer.concat(back)).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
+      // A small one beside it still goes by one CopyObject, in a folder rename as alone.
+      await parts.write('/moved/small.txt', Readable.from([Buffer.from('small')]), 5);
+      await parts.rename('/moved', '/again');
+      expect((await parts.list('/again')).map((e) => [e.name, e.size]).sort()).toEqual([['large.bin', data.length], ['small.txt', 5]]);
+      await parts.removeTree('/again');
+    } finally {
+      await parts.close();
+    }
   });
 
   it('builds virtual-host URLs, and works against the peer by the bucket in the Host name', async () => {

@@ -32,6 +32,10 @@ import { parseXml, type XmlElement } from '../../../lib/xml.js';
 export const S3_SINGLE_PUT_MAX = 8 * 1024 * 1024;
 /** The first parts' size (S3's minimum is 5 MiB); one part is held in memory at a time. */
 export const S3_PART_SIZE = 8 * 1024 * 1024;
+/** The largest object one CopyObject copies; larger ones are copied in parts (UploadPartCopy). */
+export const S3_COPY_MAX = 5 * 1024 * 1024 * 1024;
+/** The parts of a copy in parts, server side: no byte comes through us. */
+const S3_COPY_PART = 512 * 1024 * 1024;
 /** S3's limit of parts in one upload. */
 const MAX_PARTS = 10_000;
 /** Of an unknown size, the part size doubles every this many parts (8 MiB × 2000, then 16 MiB…). */
@@ -80,16 +84,24 @@ export class RemoteS3Fs implements RemoteFs {
   private readonly root: string;
   private readonly lookup: LookupFunction | undefined;
 
-  /** `net.lookup`: how host names are resolved (tests point `*.localhost` names at loopback). */
+  private readonly copyMax: number;
+  private readonly copyPart: number;
+
+  /**
+   * `o.lookup`: how host names are resolved (tests point `*.localhost` names at loopback);
+   * `o.copyMax`, `o.copyPart`: S3's limits for copies (tests lower them to copy in parts).
+   */
   constructor(
     private readonly name: string,
     private readonly cfg: RemoteS3,
-    net: { lookup?: LookupFunction } = {},
+    o: { lookup?: LookupFunction; copyMax?: number; copyPart?: number } = {},
   ) {
     const p = cfg.prefix.split('/').filter((s) => s !== '');
     this.root = p.length ? `${p.join('/')}/` : '';
-    this.lookup = net.lookup;
-    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: net.lookup ? { lookup: net.lookup } : {} });
+    this.lookup = o.lookup;
+    this.copyMax = o.copyMax ?? S3_COPY_MAX;
+    this.copyPart = o.copyPart ?? S3_COPY_PART;
+    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: o.lookup ? { lookup: o.lookup } : {} });
   }
 
   async close(): Promise<void> {
@@ -211,11 +223,11 @@ export class RemoteS3Fs implements RemoteFs {
   }
 
   /** Every key under `prefix` (no delimiter), page after page. */
-  private async *allKeys(prefix: string): AsyncGenerator<string[]> {
+  private async *allObjects(prefix: string): AsyncGenerator<Listed['files']> {
     let token: string | undefined;
     do {
       const page = await this.listPage(prefix, { token });
-      yield page.files.map((f) => f.key);
+      yield page.files;
       token = page.next ?? undefined;
     } while (token);
   }
@@ -436,37 +448,62 @@ export class RemoteS3Fs implements RemoteFs {
 
   async removeTree(path: string): Promise<void> {
     // Every key under the folder (its marker too), a page of listing at a time.
-    for await (const keys of this.allKeys(this.keyOf(path, true))) if (keys.length) await this.deleteKeys(keys);
+    for await (const objects of this.allObjects(this.keyOf(path, true))) if (objects.length) await this.deleteKeys(objects.map((o) => o.key));
   }
 
   /**
    * CopyObject then DeleteObject: a file is briefly under both names. A folder is every key under
    * it copied then all deleted: NOT atomic (a failure half way leaves some keys copied, and the
-   * source whole). CopyObject takes objects up to 5 GiB; a larger one is refused by the remote.
+   * source whole). CopyObject takes objects up to 5 GiB; a larger one is copied in parts of 512 MiB
+   * (UploadPartCopy), still on the server.
    */
   async rename(from: string, to: string): Promise<void> {
     const st = await this.stat(from);
     if (!st) throw new MsgError({ key: 'storageNotFound' });
     if (st.kind === 'file') {
-      await this.copy(this.keyOf(from), this.keyOf(to));
+      await this.copy(this.keyOf(from), this.keyOf(to), st.size);
       await this.deleteKey(this.keyOf(from));
       return;
     }
     const src = this.keyOf(from, true);
     const dst = this.keyOf(to, true);
     const all: string[] = [];
-    for await (const keys of this.allKeys(src)) {
-      for (const k of keys) await this.copy(k, dst + k.slice(src.length));
-      all.push(...keys);
+    for await (const objects of this.allObjects(src)) {
+      for (const o of objects) await this.copy(o.key, dst + o.key.slice(src.length), o.size);
+      all.push(...objects.map((o) => o.key));
     }
     await this.deleteKeys(all);
   }
 
-  private async copy(fromKey: string, toKey: string): Promise<void> {
+  /** A server-side copy; past copyMax in parts. */
+  private async copy(fromKey: string, toKey: string, size: number): Promise<void> {
     const source = `/${this.cfg.bucket}/${fromKey.split('/').map(rfc3986).join('/')}`;
+    if (size > this.copyMax) return this.copyInParts(source, toKey, size);
     const res = await this.send('PUT', toKey, { headers: { 'x-amz-copy-source': source } });
     if (res.statusCode !== 200) throw await this.failed(res);
     const err = this.errorIn(await this.xml(res));
     if (err) throw err;
+  }
+
+  /** UploadPartCopy of each range, then the parts put together; aborted on any failure. */
+  private async copyInParts(source: string, toKey: string, size: number): Promise<void> {
+    const part = Math.max(this.copyPart, Math.ceil(size / MAX_PARTS));
+    const uploadId = await this.startUpload(toKey);
+    try {
+      const etags: string[] = [];
+      for (let at = 0; at < size; at += part) {
+        const range = `bytes=${at}-${Math.min(at + part, size) - 1}`;
+        const res = await this.send('PUT', toKey, { query: { partNumber: String(etags.length + 1), uploadId }, headers: { 'x-amz-copy-source': source, 'x-amz-copy-source-range': range } });
+        if (res.statusCode !== 200) throw await this.failed(res);
+        const doc = await this.xml(res);
+        const etag = textIn(doc, 'ETag');
+        if (!etag) throw this.errorIn(doc) ?? this.down(`no ETag for part ${etags.length + 1}`);
+        etags.push(etag);
+      }
+      await this.completeUpload(toKey, uploadId, etags);
+    } catch (err) {
+      await this.abortUpload(toKey, uploadId).catch(() => undefined);
+      throw err;
+    }
   }
 }
