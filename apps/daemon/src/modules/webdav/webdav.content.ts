@@ -10,12 +10,13 @@ import { Transform } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { STORAGE_TEMP_PREFIX, type ReadResult, type WriteResult } from '../../core/services/storages.js';
 import { sendFileBody } from '../../core/filebody.js';
+import { sendRemoteRange } from '../../core/remotebody.js';
 import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { checkLocks, checkPreconditions, evaluateIf, locksFor } from './webdav.conditions.js';
 import { encodePath } from './webdav.paths.js';
 import { Answer, etagOf, goAhead, readBytes, received, SMALL_FILE } from './webdav.request.js';
-import { childrenOf, parentIsFolder, sendRemote, statOf, writeTo } from './webdav.files.js';
+import { childrenOf, parentIsFolder, statOf, writeTo } from './webdav.files.js';
 import { refused, targetOfCtx, type Ctx, type Target } from './webdav.site.js';
 import { esc } from '../../lib/xml.js';
 
@@ -74,7 +75,8 @@ export async function get(ctx: Ctx, head: boolean): Promise<void> {
   }
   const t = await targetOfCtx(ctx, 'read');
   if (t.grant.remote) {
-    return sendRemote(t, ctx.req, ctx.res, { status, headers }, { start, last }, { native: ctx.site.d.nativeFiles ?? false }, (n) => (ctx.site.counters.bytesOut += n));
+    const count = (n: number) => (ctx.site.counters.bytesOut += n);
+    return sendRemoteRange(ctx.req, ctx.res, t.grant.remote, t.rp.path, { start, last }, { status, headers, count }, { native: ctx.site.d.nativeFiles ?? false });
   }
   // Opened before the head: a file that cannot be read is still a status, not a cut connection.
   const file = await open(t.rp.real, 'r');

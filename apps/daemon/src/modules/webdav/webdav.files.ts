@@ -7,11 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type Stats } from 'node:fs';
 import { cp, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Transform, Readable } from 'node:stream';
-import { canPassBody, sendPassedBody, type FileBodyOptions } from '../../core/filebody.js';
+import { Readable } from 'node:stream';
 import { STORAGE_TEMP_PREFIX, type RemoteFs, type RemoteStat } from '../../core/services/storages.js';
 import { isRemoteDown } from './webdav.request.js';
 import type { Target } from './webdav.site.js';
@@ -176,7 +174,7 @@ async function copyFile(src: Target, dst: Target): Promise<void> {
 }
 
 /** A file's bytes from `start` (to `end`, inclusive) as a stream. */
-export async function readFrom(t: Target, start: number, end?: number): Promise<NodeJS.ReadableStream> {
+async function readFrom(t: Target, start: number, end?: number): Promise<NodeJS.ReadableStream> {
   const remote = t.grant.remote;
   if (remote) return remote.read(t.rp.path, start > 0 || end !== undefined ? { start, ...(end !== undefined ? { end } : {}) } : undefined);
   return createReadStream(t.rp.real, { start, ...(end !== undefined ? { end } : {}) });
@@ -196,43 +194,3 @@ export async function writeTo(t: Target, body: NodeJS.ReadableStream, size?: num
   }
 }
 
-/**
- * A remote file's range as the answer (`status` and `headers` written here, once the remote has
- * answered: a remote that refuses is still an error status), counting what went. A large body on
- * a plain connection each side is passed socket to socket by the native relay; else streamed.
- */
-export async function sendRemote(
-  t: Target,
-  req: IncomingMessage,
-  res: ServerResponse,
-  answer: { status: number; headers: Record<string, string | number> },
-  range: { start: number; last: number },
-  o: FileBodyOptions,
-  count: (n: number) => void,
-): Promise<void> {
-  const length = range.last - range.start + 1;
-  const remote = t.grant.remote!;
-  const raw = canPassBody(req, res, length, o) ? await remote.readRaw(t.rp.path, { start: range.start, end: range.last }) : null;
-  if (raw) {
-    try {
-      res.writeHead(answer.status, answer.headers);
-      const r = await sendPassedBody(req, res, raw, length, o);
-      count(raw.head.length + r.bypassed);
-    } finally {
-      raw.socket.destroy();
-    }
-    return;
-  }
-  const body = await readFrom(t, range.start, range.last);
-  res.writeHead(answer.status, answer.headers);
-  const counter = new Transform({
-    transform(c: Buffer, _e, cb) {
-      count(c.length);
-      cb(null, c);
-    },
-  });
-  await pipeline(body, counter, res).catch(() => {
-    // The client went away, or the remote did mid-body: the connection is cut (its head was sent).
-    res.destroy();
-  });
-}
