@@ -2,13 +2,15 @@
  * File transfers: RETR, STOR and APPE (with REST). A local file on a plain data connection is moved
  * by the native relay thread (sendfile / splice: its bytes never enter JavaScript); on a TLS one, or
  * without the addon, it is streamed with backpressure. An upload stops at the storage's quota. A
- * remote storage's file is streamed both ways (ftp.storage.ts opens it either way).
+ * remote storage's file is streamed both ways (ftp.storage.ts opens it either way), but a large
+ * download from a remote on plain http to a plain data connection, which the relay passes on.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Duplex } from 'node:stream';
-import { nativeFileReceive, nativeFileSend } from '../../core/relay.js';
+import type { PassedBody } from '../../core/filebody.js';
+import { nativeFileReceive, nativeFileSend, nativePass } from '../../core/relay.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { fsReply, guarded, Reply, target, type Handler } from './ftp.reply.js';
 import type { FtpSession } from './ftp.server.js';
@@ -25,8 +27,16 @@ export const retr = guarded('RETR', async (s, arg) => {
   if (!st.isFile()) throw new Reply(550, 'Not a plain file.');
   if (offset > st.size) throw new Reply(554, 'Restart position beyond the end of the file.');
   // Opened before the 150: a file that cannot be read is said on the control connection.
-  const opened = await openDownload(t, offset, st.size);
+  const opened = await openDownload(t, offset, st.size, nativeData(s));
   const opening = `Opening BINARY mode data connection for ${t.virtual.slice(t.virtual.lastIndexOf('/') + 1)} (${st.size - offset} bytes).`;
+  if (opened.raw) {
+    const { raw, length } = opened;
+    try {
+      return await passRemote(s, t.virtual, raw, length, opening);
+    } finally {
+      raw.socket.destroy();
+    }
+  }
   if (opened.stream) {
     // A remote's bytes, streamed from the offset.
     const sock = await openData(s, opening).catch((e: unknown) => {
@@ -57,6 +67,29 @@ export const retr = guarded('RETR', async (s, arg) => {
     await file.close().catch(() => undefined);
   }
 });
+
+/**
+ * RETR of a remote's range left unread on its own connection: the bytes that came with its head
+ * written first, the rest passed to the data connection by the relay thread.
+ */
+async function passRemote(s: FtpSession, path: string, raw: PassedBody, length: number, opening: string): Promise<{ code: number; text: string; path: string; bytes: number }> {
+  const sock = (await openData(s, opening, true)) as Socket;
+  if (raw.head.length > 0) await new Promise<void>((resolve) => sock.write(raw.head, () => resolve()));
+  const srcFd = (raw.socket as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+  const dstFd = (sock as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+  const rest = length - raw.head.length;
+  const r = srcFd >= 0 && dstFd >= 0 && !sock.destroyed ? await relayed(s, sock, (onEnd) => nativePass(srcFd, dstFd, rest, 0, onEnd)) : null;
+  if (!r) {
+    sock.destroy();
+    throw new Reply(426, 'Connection closed; transfer aborted.');
+  }
+  const bytes = raw.head.length + r.toClient;
+  s.server.counters.bytesOut += bytes;
+  // The remote ended early (it went away): the client must not take the short file as whole.
+  if (r.end?.reason !== 'closed' || r.toClient !== rest) throw new Reply(426, 'Connection closed; transfer aborted.');
+  s.server.counters.downloads++;
+  return { code: 226, text: 'Transfer complete.', path, bytes };
+}
 
 /**
  * STOR in JavaScript: the socket's bytes into the file from `start`, the socket paused while the

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nativeFileTransfers } from '../../core/relay.js';
 import { makeCert } from '../../test/certs.js';
 import { freePort, startTestDaemon, type TestDaemon } from '../../test/harness.js';
 import { rcloneWebdav, RCLONE_PASS, RCLONE_USER } from '../../test/rclone.js';
@@ -77,9 +78,12 @@ describe('FTP over a remote WebDAV storage', () => {
     expect(put.err).toBe('');
     expect(tree(join(origin, 'up'))).toEqual(tree(up));
     const down = join(work, 'down');
+    const passed = nativeFileTransfers().started;
     const get = await lftp(port, ALICE, `mirror /far/up ${down}`);
     expect(get.err).toBe('');
     expect(tree(down)).toEqual(tree(up));
+    // The large file came off the remote's connection onto the data connection by the relay.
+    expect(nativeFileTransfers().started - passed).toBe(1);
 
     const ops = await lftp(port, ALICE, 'cd /far/up; mv small.txt moved.txt; mkdir 新; rm empty; cls -1 --sort=name; rmdir 新');
     expect(ops.err).toBe('');

@@ -14,6 +14,7 @@ import { constants as fsConstants } from 'node:fs';
 import { lstat, mkdir, open, opendir, rename, rmdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { NATIVE_MIN_BYTES, type PassedBody } from '../../core/filebody.js';
 import { STORAGE_TEMP_PREFIX, type RemoteFs, type RemoteStat } from '../../core/services/storages.js';
 import { entryOf, sendable, type Entry } from './ftp.list.js';
 import type { Target } from './ftp.paths.js';
@@ -114,14 +115,27 @@ export function within(inner: Target, outer: Target): boolean {
   return `${a}/`.startsWith(`${b}/`);
 }
 
-/** A download: a file opened on disk (for the relay, or streamed), or a remote's bytes from the offset. */
-export type Download = { file: FileHandle; stream?: undefined } | { stream: Readable; file?: undefined };
+/**
+ * A download: a file opened on disk (for the relay, or streamed), a remote's bytes from the offset
+ * left unread on their own connection for the relay (`raw`, `length` bytes), or streamed.
+ */
+export type Download =
+  | { file: FileHandle; stream?: undefined; raw?: undefined }
+  | { raw: PassedBody; length: number; file?: undefined; stream?: undefined }
+  | { stream: Readable; file?: undefined; raw?: undefined };
 
-/** Opened before the 150 reply: a file that cannot be read is said on the control connection. */
-export async function openDownload(t: Target, offset: number, size: number): Promise<Download> {
+/**
+ * Opened before the 150 reply: a file that cannot be read is said on the control connection.
+ * `native`: the data connection can take the relay, so a large remote range is asked for raw.
+ */
+export async function openDownload(t: Target, offset: number, size: number, native: boolean): Promise<Download> {
   const remote = t.grant.remote;
   if (!remote) return { file: await open(t.rp.real, 'r').catch(rejectAs) };
   if (offset >= size) return { stream: Readable.from([]) };
+  if (native && size - offset >= NATIVE_MIN_BYTES) {
+    const raw = await remote.readRaw(t.rp.path, { start: offset, end: size - 1 }).catch(rejectAs);
+    if (raw) return { raw, length: size - offset };
+  }
   return { stream: (await remote.read(t.rp.path, offset > 0 ? { start: offset } : undefined).catch(rejectAs)) as Readable };
 }
 
