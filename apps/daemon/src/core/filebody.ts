@@ -16,7 +16,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { isMainThread } from 'node:worker_threads';
-import { nativeFileSendOn, nativePass, nativeRelayAvailable, type NativeEnd, type NativeFlow } from './relay.js';
+import { nativeFileSendOn, nativePass, nativeRelayAvailable, socketFd, type NativeEnd, type NativeFlow } from './relay.js';
 
 export interface FileBodyOptions {
   /** The daemon's env.nativeRelay: false keeps every body on streams. */
@@ -211,8 +211,8 @@ export function canPassBody(req: IncomingMessage, res: ServerResponse, length: n
  */
 export async function sendPassedBody(req: IncomingMessage, res: ServerResponse, body: PassedBody, length: number, o: FileBodyOptions): Promise<FileBodyResult> {
   const sock = nativeSocket(req, res, length, o);
-  const srcFd = (body.socket as Held)._handle?.fd;
-  if (sock && typeof srcFd === 'number' && srcFd >= 0 && body.head.length <= length) {
+  const srcFd = socketFd(body.socket);
+  if (sock && srcFd >= 0 && body.head.length <= length) {
     const r = await aroundNode(res, sock, length, body.head, (fd, onEnd) => nativePass(srcFd, fd, length - body.head.length, o.idleMs ?? IDLE_MS, onEnd));
     if (r) return r;
   }

@@ -78,7 +78,8 @@ export function errnoName(errno: number): string {
   return `errno ${errno}`;
 }
 
-function tcpFd(s: Socket): number {
+/** A TCP socket's descriptor, or -1 (not open, or not a plain socket). */
+export function socketFd(s: Socket): number {
   const fd = (s as unknown as { _handle?: { fd?: number } | null })._handle?.fd;
   return typeof fd === 'number' ? fd : -1;
 }
@@ -233,8 +234,8 @@ export function nativeFileReceive(sock: Socket, fileFd: number, offset: number, 
 export function nativeTcp(client: Socket, target: Socket, idleMs: number, onEnd: (end: NativeEnd) => void): NativeFlow | null {
   const shared = load();
   if (!shared) return null;
-  const a = tcpFd(client);
-  const b = tcpFd(target);
+  const a = socketFd(client);
+  const b = socketFd(target);
   if (a < 0 || b < 0 || client.readableLength > 0 || target.readableLength > 0 || client.writableLength > 0 || target.writableLength > 0) return null;
   try {
     return flow(shared, shared.addon.tcpAdd(a, b, idleMs), onEnd);

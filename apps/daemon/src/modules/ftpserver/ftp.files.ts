@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { PassedBody } from '../../core/filebody.js';
-import { nativeFileReceive, nativeFileSend, nativePass } from '../../core/relay.js';
+import { nativeFileReceive, nativeFileSend, nativePass, socketFd } from '../../core/relay.js';
 import { MsgError } from '../../lib/msgerror.js';
 import { fsReply, guarded, Reply, target, type Handler } from './ftp.reply.js';
 import type { FtpSession } from './ftp.server.js';
@@ -75,8 +75,8 @@ export const retr = guarded('RETR', async (s, arg) => {
 async function passRemote(s: FtpSession, path: string, raw: PassedBody, length: number, opening: string): Promise<{ code: number; text: string; path: string; bytes: number }> {
   const sock = (await openData(s, opening, true)) as Socket;
   if (raw.head.length > 0) await new Promise<void>((resolve) => sock.write(raw.head, () => resolve()));
-  const srcFd = (raw.socket as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
-  const dstFd = (sock as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+  const srcFd = socketFd(raw.socket);
+  const dstFd = socketFd(sock);
   const rest = length - raw.head.length;
   const r = srcFd >= 0 && dstFd >= 0 && !sock.destroyed ? await relayed(s, sock, (onEnd) => nativePass(srcFd, dstFd, rest, 0, onEnd)) : null;
   if (!r) {
