@@ -11,6 +11,13 @@ import { pipeline } from 'node:stream/promises';
 import { canPassBody, sendPassedBody, type FileBodyOptions } from './filebody.js';
 import type { RemoteFs } from './services/storages.js';
 
+/**
+ * A remote's body is passed natively from this size on: the pass opens a connection of its own to
+ * the remote (one round trip more than the pool's kept connections, many on a far remote), which
+ * only a large body repays.
+ */
+export const REMOTE_PASS_MIN = 1024 * 1024;
+
 export interface RemoteAnswer {
   status: number;
   headers: Record<string, string | number>;
@@ -24,7 +31,7 @@ export interface RemoteAnswer {
 export async function sendRemoteRange(req: IncomingMessage, res: ServerResponse, remote: RemoteFs, path: string, range: { start: number; last: number }, answer: RemoteAnswer, o: FileBodyOptions): Promise<void> {
   const length = range.last - range.start + 1;
   const count = answer.count ?? (() => undefined);
-  const raw = canPassBody(req, res, length, o) ? await remote.readRaw(path, { start: range.start, end: range.last }) : null;
+  const raw = canPassBody(req, res, length, { ...o, minNativeBytes: o.minNativeBytes ?? REMOTE_PASS_MIN }) ? await remote.readRaw(path, { start: range.start, end: range.last }) : null;
   if (raw) {
     try {
       answer.beforeHead?.();

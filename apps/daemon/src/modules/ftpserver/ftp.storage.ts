@@ -14,7 +14,8 @@ import { constants as fsConstants } from 'node:fs';
 import { lstat, mkdir, open, opendir, rename, rmdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { NATIVE_MIN_BYTES, type PassedBody } from '../../core/filebody.js';
+import type { PassedBody } from '../../core/filebody.js';
+import { REMOTE_PASS_MIN } from '../../core/remotebody.js';
 import { STORAGE_TEMP_PREFIX, type RemoteFs, type RemoteStat } from '../../core/services/storages.js';
 import { entryOf, sendable, type Entry } from './ftp.list.js';
 import type { Target } from './ftp.paths.js';
@@ -132,7 +133,7 @@ export async function openDownload(t: Target, offset: number, size: number, nati
   const remote = t.grant.remote;
   if (!remote) return { file: await open(t.rp.real, 'r').catch(rejectAs) };
   if (offset >= size) return { stream: Readable.from([]) };
-  if (native && size - offset >= NATIVE_MIN_BYTES) {
+  if (native && size - offset >= REMOTE_PASS_MIN) {
     const raw = await remote.readRaw(t.rp.path, { start: offset, end: size - 1 }).catch(rejectAs);
     if (raw) return { raw, length: size - offset };
   }
