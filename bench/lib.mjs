@@ -31,9 +31,9 @@ export function rssOf(pid) {
 
 /** CPU time of a process, every thread (utime + stime, Linux /proc), in seconds. */
 export function cpuSecondsOf(pid) {
-  // Fields 14 and 15 of stat, 12 and 13 after "pid (comm) "; clock ticks of 1/100 s on Linux.
+  // Fields 14 and 15 of stat, 12 and 13 after "pid (comm) ".
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
 export function waitForOutput(proc, re, ms = 20_000) {

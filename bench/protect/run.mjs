@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { CLK_TCK, freePort, median, printTable, reaper, sleep, startBenchDaemon } from '../lib.mjs';
+import { cpuSecondsOf, freePort, median, printTable, reaper, sleep, startBenchDaemon } from '../lib.mjs';
 import { requireBenchPackages } from '../packages.mjs';
 
 requireBenchPackages('protect');
@@ -35,20 +34,14 @@ function send(port, { method = 'GET', path = '/', headers = {}, body } = {}) {
   });
 }
 
-/** CPU seconds a process has used (user + system, every thread). */
-function cpuOf(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
 /**
  * Requests per second, and requests per CPU second of `pid` (the daemon): a row whose client or
  * backend side limited it still shows what each request cost the server.
  */
 function measured(port, headers, pid) {
-  const before = pid ? cpuOf(pid) : 0;
+  const before = pid ? cpuSecondsOf(pid) : 0;
   const total = wrk(port, headers) * SECONDS;
-  const cpu = pid ? cpuOf(pid) - before : 0;
+  const cpu = pid ? cpuSecondsOf(pid) - before : 0;
   return { rps: total / SECONDS, perCpu: cpu > 0 ? total / cpu : NaN };
 }
 

@@ -27,7 +27,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CLK_TCK, DAEMON_DIST, freePort, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
+import { cpuSecondsOf, DAEMON_DIST, freePort, median, outputTail, printTable, reaper, shareOverWebdav, sleep, startBenchDaemon, stop, withRss } from '../lib.mjs';
 import { requireBenchPackages } from '../packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -162,8 +162,7 @@ http {
 function cpuTree(pid) {
   let total = 0;
   try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    total += (Number(f[11]) + Number(f[12])) / CLK_TCK;
+    total += cpuSecondsOf(pid);
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += cpuTree(Number(child));
     }

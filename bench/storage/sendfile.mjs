@@ -16,7 +16,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CLK_TCK, DAEMON_DIST, median, printTable, reaper, requireBuiltDaemon, stop, waitForOutput } from '../lib.mjs';
+import { cpuSecondsOf, DAEMON_DIST, median, printTable, reaper, requireBuiltDaemon, stop, waitForOutput } from '../lib.mjs';
 
 const SIZES = (process.env.SIZES_KB ?? '16,64,128,256,512,1024,4096').split(',').map((k) => Number(k) * 1024);
 const SECONDS = Number(process.env.SECONDS ?? 2);
@@ -59,12 +59,6 @@ const server = track(spawn('taskset', ['-c', SERVER_CPU, process.execPath, serve
 server.stderr.on('data', (c) => process.stderr.write(`server: ${c}`));
 const [, nativePort, streamPort] = (await waitForOutput(server, /ports (\d+) (\d+)/)).match(/ports (\d+) (\d+)/).map(Number);
 
-/** utime + stime of the server process (all its threads), in seconds. */
-function cpuOf(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
-
 const agents = { sendfile: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }), streamed: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
 
 function get(agent, port, path) {
@@ -85,7 +79,7 @@ async function measure(way, size) {
   const agent = agents[way];
   // Warm: connections open, the file in the page cache.
   await Promise.all(Array.from({ length: CONCURRENCY }, () => get(agent, port, `/f${size}`)));
-  const cpu0 = cpuOf(server.pid);
+  const cpu0 = cpuSecondsOf(server.pid);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   let n = 0;
@@ -99,7 +93,7 @@ async function measure(way, size) {
     }),
   );
   const s = (performance.now() - t0) / 1000;
-  return { rps: n / s, cpuUs: ((cpuOf(server.pid) - cpu0) / n) * 1e6 };
+  return { rps: n / s, cpuUs: ((cpuSecondsOf(server.pid) - cpu0) / n) * 1e6 };
 }
 
 console.log(`sendfile threshold: Node ${process.versions.node}; server on CPU ${SERVER_CPU}, client on CPU ${CLIENT_CPU}; ${CONCURRENCY} requests at a time, ${SECONDS} s per measurement, ${ROUNDS} rounds interleaved (median)`);
