@@ -7,14 +7,15 @@ import type { Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
 import { sendFileBody } from '../../core/filebody.js';
+import { sendRemoteRange } from '../../core/remotebody.js';
+import type { RemoteFs } from '../../core/services/storages.js';
 import { contentTypeOf, parseRange } from '../../lib/http/files.js';
 import { zipStream, type ZipSource } from './filebrowser.zip.js';
 
-/** Where a file's bytes come from: a file on disk, or a stream of a range (a remote storage's read). */
-export type Body = { real: string } | { open: (start: number, end: number) => Promise<Readable> };
+/** Where a file's bytes come from: a file on disk, or a remote storage's file. */
+export type Body = { real: string } | { remote: RemoteFs; path: string };
 
 /** `attachment; filename="ascii"; filename*=UTF-8''…` (RFC 6266 / 8187): every browser gets the real name. */
 export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
@@ -33,7 +34,8 @@ const etagOf = (s: Stats) => `"${s.ino.toString(16)}-${s.size.toString(16)}-${Ma
 
 /**
  * A file, whole or one byte range of it: by sendfile on a plain connection (`native`, the daemon's
- * env.nativeRelay), else streamed; a remote's range streamed as it comes.
+ * env.nativeRelay), else streamed; a remote's range passed on by the relay or streamed as it comes
+ * (core/remotebody.ts).
  */
 export async function sendFile(req: IncomingMessage, reply: FastifyReply, from: Body, s: Stats, name: string, inline: boolean, native: boolean): Promise<FastifyReply> {
   let mime = contentTypeOf(name);
@@ -72,13 +74,9 @@ export async function sendFile(req: IncomingMessage, reply: FastifyReply, from: 
     reply.raw.writeHead(status, headers).end();
     return reply;
   }
-  if ('open' in from) {
-    // Opened first: a remote that does not answer is still an answer of the API, not a cut connection.
-    const body = await from.open(start, last);
-    reply.hijack();
-    reply.raw.writeHead(status, headers);
-    // The client went away, or the remote did mid-body: the connection is cut (its head was sent).
-    await pipeline(body, reply.raw).catch(() => reply.raw.destroy());
+  if ('remote' in from) {
+    // Asked before the head: a remote that does not answer is still an answer of the API, not a cut connection.
+    await sendRemoteRange(req, reply.raw, from.remote, from.path, { start, last }, { status, headers, beforeHead: () => reply.hijack() }, { native });
     return reply;
   }
   // Opened first: a file that cannot be read is still an answer of the API, not a cut connection.

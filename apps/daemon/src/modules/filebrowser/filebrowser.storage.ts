@@ -294,12 +294,10 @@ async function* walkForZip(rp: ResolvedPath, name: string, s: Stats): AsyncGener
   }
 }
 
-/**
- * A file, whole or one byte range of it: a local one by sendfile where it can (or streamed), a remote
- * one streamed from the remote's own range read.
- */
+/** A file, whole or one byte range of it, from the disk or from its remote. */
 export function sendAt(req: IncomingMessage, reply: FastifyReply, rp: ResolvedPath, s: Stats, name: string, inline: boolean, native: boolean): Promise<FastifyReply> {
-  const body: Body = remoteOf(rp) ? { open: (start, end) => readAt(rp, start, end) } : { real: rp.real };
+  const remote = remoteOf(rp);
+  const body: Body = remote ? { remote, path: rp.path } : { real: rp.real };
   return sendFile(req, reply, body, s, name, inline, native);
 }
 
