@@ -72,7 +72,7 @@ function runOn(node) {
       // split between the runs (each with its own random seed), and so are the browser tests (each
       // file in one run, with its screenshots: they drive the console, the browser's code).
       LUCKY_FUZZ_SECONDS: String(Math.ceil(25 / nodes.length)),
-      LUCKY_E2E_SHARE: `${nodes.indexOf(node)}/${nodes.length}`,
+      LUCKY_TEST_SHARE: `${nodes.indexOf(node)}/${nodes.length}`,
     },
   });
   const prefix = nodes.length > 1 ? `[${major(node.version)}] ` : '';

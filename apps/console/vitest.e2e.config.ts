@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
 
 /**
- * LUCKY_E2E_SHARE=`i/n` (scripts/test.mjs, one share per Node run): this run's files, every n-th
+ * LUCKY_TEST_SHARE=`i/n` (scripts/test.mjs, one share per Node run): this run's files, every n-th
  * from the i-th by name. The browser tests exercise the console, which is the browser's code; the
  * daemon under them is tested on every Node by its own tests. Unset: every file.
  */
@@ -20,7 +20,7 @@ function shareOf(spec: string | undefined): string[] {
 export default defineProject({
   test: {
     name: 'console-e2e',
-    include: shareOf(process.env.LUCKY_E2E_SHARE),
+    include: shareOf(process.env.LUCKY_TEST_SHARE),
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,
