@@ -40,7 +40,6 @@ export const filebrowserMessages = defineMessages(
     fbThumbBusy: '正在生成的缩略图太多，请稍后再试',
     fbThumbFailed: '无法生成 {path} 的缩略图：{detail}',
     fbThumbRemoteTooLarge: '无法生成缩略图：远程存储上的图片 {path} 大于 {max}',
-    fbRemoteNoSearch: '按名称搜索不包括远程存储（“{name}”是远程存储），请逐个打开它的文件夹',
   },
   {
     fbNameInvalid: 'invalid name: it must not be empty, contain / \\ or NUL, or be . or ..',
@@ -80,6 +79,5 @@ export const filebrowserMessages = defineMessages(
     fbThumbBusy: 'too many thumbnails being made; try again shortly',
     fbThumbFailed: 'no thumbnail of {path}: {detail}',
     fbThumbRemoteTooLarge: 'no thumbnail: the image {path} on a remote storage is larger than {max}',
-    fbRemoteNoSearch: 'search by name does not cover remote storages ("{name}" is one); browse its folders instead',
   },
 );

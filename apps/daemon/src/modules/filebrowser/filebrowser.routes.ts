@@ -5,8 +5,7 @@
  * identity of the module's settings before touching anything; a batch (move, copy, delete) is
  * checked whole before its first change.
  */
-import { lstat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
 import { FB_TEXT_MAX, Ret, message, type FbEntry, type filebrowserContract, type Lang, type MessageKey, type MsgValue } from '@lucky/contracts';
@@ -28,6 +27,7 @@ import { contentTypeOf } from '../../lib/http/files.js';
 import { sendZip } from './filebrowser.send.js';
 import {
   createEmptyAt,
+  entriesAt,
   listAt,
   lstatAt,
   mkdirAt,
@@ -58,13 +58,6 @@ export function httpError(reply: FastifyReply, status: number, lang: Lang, key: 
 
 /** How long a search waits for a storage's first walk before it answers with what is indexed (saying so). */
 const FIRST_WALK_WAIT_MS = 5000;
-
-/** A real path below a root as the index names it: `/a/b`, `/` for the root; null outside it. */
-function treePath(root: string, real: string): string | null {
-  const rel = relative(root, real);
-  if (rel.startsWith('..') || rel.startsWith(sep)) return null;
-  return rel === '' ? '/' : `/${rel.split(sep).join('/')}`;
-}
 
 const human = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
 
@@ -158,12 +151,9 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
     browse: async ({ query }) => {
       const g = grant(query.storage);
       const rp = await folder(g, query.path, 'read');
-      // Someone is browsing this storage: its name index is walked meanwhile, ready for a search
-      // (a local one: remote storages are not indexed).
-      if (!g.remote) {
-        state.indexes.setMax(mod.rules.settings().indexMax);
-        state.indexes.of(g.storage, g.root);
-      }
+      // Someone is browsing this storage: its name index is walked meanwhile, ready for a search.
+      state.indexes.setMax(mod.rules.settings().indexMax);
+      state.indexes.of(g);
       try {
         return { path: rp.path, entries: sortEntries(await listAt(storages, g, rp), query.sort, query.order), can: g.can };
       } catch (err) {
@@ -186,14 +176,10 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       state.indexes.setMax(s.indexMax);
       // One storage (its grant and the folder's path check, as a listing), or every one the identity may read.
       const targets: ResolvedPath[] = [];
-      if (query.storage) {
-        const g = grant(query.storage);
-        // The index walks a disk and checks folders by their mtime; a remote would be walked over the network.
-        if (g.remote) throw fail(Ret.notAvailable, 'fbRemoteNoSearch', { name: g.name });
-        targets.push(await folder(g, query.path, 'read'));
-      } else {
-        // A storage whose folder is gone (a disk not mounted) is left out, not the whole search.
-        for (const g of storages.grants(principalOf(mod))) if (g.can.read) await folder(g, '/', 'read').then((rp) => targets.push(rp), () => undefined);
+      if (query.storage) targets.push(await folder(grant(query.storage), query.path, 'read'));
+      else {
+        // A storage whose folder is gone (a disk not mounted, a remote down) is left out, not the whole search.
+        for (const g of storages.grants(principalOf(mod), { remote: true })) if (g.can.read) await folder(g, '/', 'read').then((rp) => targets.push(rp), () => undefined);
       }
       const m = matcher(query.q);
       const results: Array<FbEntry & { path: string; storage: string }> = [];
@@ -203,12 +189,13 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
       let indexed = 0;
       for (const rp of targets) {
         const g = rp.grant;
-        const under = treePath(g.root, rp.real);
+        const idx = state.indexes.of(g);
+        const under = idx.source.tree(rp.real);
         if (under === null) continue;
-        const idx = state.indexes.of(g.storage, g.root);
         if (!idx.built) await Promise.race([idx.ready, sleep(FIRST_WALK_WAIT_MS, undefined, { ref: false })]);
-        // Others' writes (WebDAV, FTP, a shell) since the last check: folders whose mtime moved are read again.
-        else if (Date.now() - idx.lastCheck > INDEX_RECHECK_MS) await Promise.race([idx.check(), sleep(RECHECK_WAIT_MS, undefined, { ref: false })]);
+        // Others' writes (WebDAV, FTP, a shell) since the last check: folders whose mtime moved are read
+        // again. A remote has no folder times: it is walked again on the timer, never while a search waits.
+        else if (idx.source.stamp && Date.now() - idx.lastCheck > INDEX_RECHECK_MS) await Promise.race([idx.check(), sleep(RECHECK_WAIT_MS, undefined, { ref: false })]);
         indexing ||= !idx.built;
         partial ||= idx.partial;
         indexed += idx.count;
@@ -218,17 +205,14 @@ export function filebrowserRoutes(mod: FbContext): Handlers {
         }
         const hits = idx.search(under, m, s.searchDepth, s.searchMax - results.length);
         truncated ||= hits.more;
-        // Each hit as it is now (a few at a time); one gone since the walk is left out, its folder read again later.
-        for (let i = 0; i < hits.paths.length; i += 64) {
-          const batch = hits.paths.slice(i, i + 64);
-          const stats = await Promise.all(batch.map((p) => lstat(join(g.root, p)).catch(() => null)));
-          batch.forEach((p, j) => {
-            const st = stats[j];
-            if (!st) return idx.stale(p);
-            const path = rp.path === '/' ? (under === '/' ? p : p.slice(under.length)) : `${rp.path}${p.slice(under === '/' ? 0 : under.length)}`;
-            results.push({ ...entryOf(baseName(p), st, st.isSymbolicLink()), path: path || '/', storage: g.storage });
-          });
-        }
+        // Each hit as it is now; one gone since the walk is left out, its folder read again later.
+        const entries = await entriesAt(g, hits.paths);
+        hits.paths.forEach((p, j) => {
+          const e = entries[j];
+          if (!e) return idx.stale(p);
+          const path = rp.path === '/' ? (under === '/' ? p : p.slice(under.length)) : `${rp.path}${p.slice(under === '/' ? 0 : under.length)}`;
+          results.push({ ...e, path: path || '/', storage: g.storage });
+        });
       }
       return { results, truncated, indexing, partial, indexed };
     },

@@ -3,14 +3,18 @@
  * first walk (substring and pattern, any case), our own upload, rename, move and delete seen at
  * once, upload temporary files never shown, only storages the identity may read, and the memory
  * bound. The index on its own (real folders): others' writes found by the mtime check, a folder
- * replaced under the same name, the bound stopping a walk and the walk going on once there is room.
+ * replaced under the same name, the bound stopping a walk and the walk going on once there is room;
+ * over a remote's listings (a fake remote): a few folders asked at once, a failure that keeps the
+ * index, and the refresh that reads every folder again.
  */
 import { mkdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FbEntry } from '@lucky/contracts';
 import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
-import { matcher, StorageIndex } from './filebrowser.index.js';
+import type { RemoteEntry, RemoteFs } from '../../core/services/storages.js';
+import { MsgError } from '../../lib/msgerror.js';
+import { diskSource, matcher, REMOTE_LISTS_AT_ONCE, remoteSource, StorageIndex } from './filebrowser.index.js';
 import { api, q, raw, startFb } from './testing/fb.js';
 
 type D = Awaited<ReturnType<typeof startFb>>;
@@ -153,7 +157,7 @@ describe('the name index on its own', () => {
     try {
       mkdirSync(join(root, 'x', 'y'), { recursive: true });
       writeFileSync(join(root, 'x', 'y', 'old.txt'), '');
-      const idx = new StorageIndex('s', root, () => 1000);
+      const idx = new StorageIndex('s', diskSource(root), () => 1000);
       await idx.ready;
       const find = (s: string) => idx.search('/', matcher(s), 64, 100).paths;
       expect(find('old')).toEqual(['/x/y/old.txt']);
@@ -187,7 +191,7 @@ describe('the name index on its own', () => {
         for (let i = 0; i < 30; i++) writeFileSync(join(root, dir, `${dir}${i}`), '');
       }
       let room = 70;
-      const idx = new StorageIndex('s', root, () => room - idx.count);
+      const idx = new StorageIndex('s', diskSource(root), () => room - idx.count);
       await idx.ready;
       expect(idx.partial).toBe(true);
       expect(idx.count).toBe(63); // the root's 3 names and two of the folders
@@ -202,5 +206,62 @@ describe('the name index on its own', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('walks a remote by its listings, a few folders at once; a remote that fails keeps the index, and the refresh reads every folder again', async () => {
+    const file = (name: string): RemoteEntry => ({ name, kind: 'file', size: 1, mtimeMs: 0 });
+    const dir = (name: string): RemoteEntry => ({ name, kind: 'dir', size: 0, mtimeMs: 0 });
+    const tree = new Map<string, RemoteEntry[]>([['/', [...Array.from({ length: 10 }, (_, i) => dir(`d${i}`)), file('top.txt')]]]);
+    for (let i = 0; i < 10; i++) tree.set(`/d${i}`, [file(`f${i}-a`), file(`f${i}-b`)]);
+    tree.get('/d0')!.push(dir('sub'), file('.lucky-upload-x'));
+    tree.set('/d0/sub', [file('deep.txt')]);
+    let now = 0;
+    let most = 0;
+    let down: string | null = null;
+    const fs = {
+      async list(path: string): Promise<RemoteEntry[]> {
+        most = Math.max(most, ++now);
+        await new Promise((res) => setTimeout(res, 3));
+        now--;
+        if (path === down) throw new MsgError({ key: 'rawText', vars: { text: 'remote down' } });
+        const e = tree.get(path);
+        if (!e) throw new MsgError({ key: 'storageNotFound' });
+        return e;
+      },
+    } as unknown as RemoteFs;
+    const idx = new StorageIndex('s', remoteSource(fs), () => 1000);
+    await idx.ready;
+    const find = (s: string) => idx.search('/', matcher(s), 64, 100).paths;
+    expect(most).toBe(REMOTE_LISTS_AT_ONCE);
+    expect(idx.count).toBe(11 + 21 + 1); // the root, its folders (d0 also `sub`, its temp file left out), `sub`
+    expect(find('deep')).toEqual(['/d0/sub/deep.txt']);
+    expect(find('lucky-upload')).toEqual([]);
+
+    // Changed on the remote by others; the refresh fails half way: what it did not reach is kept.
+    tree.set('/', tree.get('/')!.filter((e) => e.name !== 'd5'));
+    tree.delete('/d5');
+    tree.set('/d3', [file('f3-renamed')]);
+    tree.set('/d8', [file('f8-new')]);
+    down = '/d7';
+    await expect(idx.check()).rejects.toThrow('remote down');
+    expect(find('f5-')).toEqual([]);
+    expect(find('f3-')).toEqual(['/d3/f3-renamed']);
+    expect(find('f8-')).toEqual(['/d8/f8-a', '/d8/f8-b']);
+    expect(find('deep')).toEqual(['/d0/sub/deep.txt']);
+    down = null;
+    await idx.check();
+    expect(find('f8-')).toEqual(['/d8/f8-new']);
+    expect(idx.count).toBe(10 + 17 + 1);
+
+    // Our own write: the folder listed again at once.
+    tree.get('/d0/sub')!.push(file('ours.txt'));
+    await idx.touch('/d0/sub');
+    expect(find('ours')).toEqual(['/d0/sub/ours.txt']);
+
+    // A remote down from the start: the first walk ends (nothing found), without an error.
+    down = '/';
+    const none = new StorageIndex('t', remoteSource(fs), () => 1000);
+    await none.ready;
+    expect([none.built, none.count]).toEqual([true, 0]);
   });
 });

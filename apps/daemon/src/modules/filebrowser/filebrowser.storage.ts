@@ -19,6 +19,7 @@ import { Ret, type FbEntry } from '@lucky/contracts';
 import { fail } from '../../core/envelope.js';
 import { STORAGE_TEMP_PREFIX, type RemoteFs, type RemoteStat, type ResolvedPath, type StorageGrant, type StoragesService } from '../../core/services/storages.js';
 import { baseName, childPath, entryOf, hidden, listDir, treeSize } from './filebrowser.fs.js';
+import { REMOTE_LISTS_AT_ONCE } from './filebrowser.index.js';
 import { sendFile, type Body } from './filebrowser.send.js';
 import type { FbState } from './filebrowser.state.js';
 import type { ThumbSource } from './filebrowser.thumbs.js';
@@ -309,7 +310,38 @@ export function thumbSourceAt(g: StorageGrant, rp: ResolvedPath, s: Stats): Thum
   return { ...src, load: () => readAllAt(rp, FB_THUMB_REMOTE_MAX) };
 }
 
-/** The search index hears of our changes to local folders (remote storages have none). */
+/** The search index hears of our changes to these folders (real paths: a remote's are its clean paths). */
 export async function touched(state: FbState, g: StorageGrant, realDirs: string[]): Promise<void> {
-  if (!g.remote) await state.indexes.touch(g.storage, realDirs);
+  await state.indexes.touch(g.storage, realDirs);
+}
+
+/** Each item's work, `n` at a time, the answers in the items' order. */
+async function inBatches<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += n) out.push(...(await Promise.all(items.slice(i, i + n).map(fn))));
+  return out;
+}
+
+/**
+ * Search hits (paths in the storage's real tree) as they are now; null for one gone since it was
+ * indexed. A remote's come from their folders' listings: a trip per folder, not per name.
+ */
+export async function entriesAt(g: StorageGrant, paths: string[]): Promise<Array<FbEntry | null>> {
+  const remote = g.remote;
+  if (!remote) {
+    const stats = await inBatches(paths, 64, (p) => lstat(join(g.root, p)).catch(() => null));
+    return stats.map((st, i) => (st ? entryOf(baseName(paths[i]!), st, st.isSymbolicLink()) : null));
+  }
+  const folders = [...new Set(paths.map(parentOf))];
+  const listed = await inBatches(folders, REMOTE_LISTS_AT_ONCE, (f) =>
+    remote.list(f).then(
+      (es) => new Map(es.map((e) => [e.name, e])),
+      () => null,
+    ),
+  );
+  const byFolder = new Map(folders.map((f, i) => [f, listed[i]]));
+  return paths.map((p) => {
+    const e = byFolder.get(parentOf(p))?.get(baseName(p));
+    return e ? entryOf(e.name, remoteStats(e)) : null;
+  });
 }
