@@ -393,6 +393,9 @@ export class SearchIndexes {
   /** Names at most, all storages together (the setting indexMax). */
   private max = 200_000;
 
+  /** `exists`: whether a storage is still there; a deleted one's index is dropped, not walked again. */
+  constructor(private readonly exists: (storage: string) => boolean = () => true) {}
+
   /** The bound from the settings; lowered below what is held, the indexes are dropped and walked anew. */
   setMax(n: number): void {
     if (n === this.max) return;
@@ -449,7 +452,7 @@ export class SearchIndexes {
     // Side by side: a remote's walk takes round trips, and the disks' checks need not wait for it.
     const checks: Array<Promise<void>> = [];
     for (const [k, i] of this.map) {
-      if (now - i.used > INDEX_IDLE_MS) {
+      if (now - i.used > INDEX_IDLE_MS || !this.exists(k)) {
         i.close();
         this.map.delete(k);
       } else if (i.built && now - i.lastCheck > INDEX_REFRESH_MS) checks.push(i.check().catch(() => undefined));

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FbEntry } from '@lucky/contracts';
 import { makeStorage, setStorageUsers, tempDir } from '../../test/storages.js';
-import type { RemoteEntry, RemoteFs } from '../../core/services/storages.js';
+import type { RemoteEntry, RemoteFs, StorageGrant } from '../../core/services/storages.js';
 import { MsgError } from '../../lib/msgerror.js';
-import { diskSource, matcher, REMOTE_LISTS_AT_ONCE, remoteSource, StorageIndex } from './filebrowser.index.js';
+import { diskSource, matcher, REMOTE_LISTS_AT_ONCE, remoteSource, SearchIndexes, StorageIndex } from './filebrowser.index.js';
 import { api, q, raw, startFb } from './testing/fb.js';
 
 type D = Awaited<ReturnType<typeof startFb>>;
@@ -263,5 +263,24 @@ describe('the name index on its own', () => {
     const none = new StorageIndex('t', remoteSource(fs), () => 1000);
     await none.ready;
     expect([none.built, none.count]).toEqual([true, 0]);
+  });
+
+  it('drops the index of a storage that was deleted at its next check', async () => {
+    const root = tempDir('fb-index-gone');
+    writeFileSync(join(root, 'a.txt'), 'a');
+    let there = true;
+    const indexes = new SearchIndexes(() => there);
+    try {
+      const g = { storage: 'gone', root, remote: null } as unknown as StorageGrant;
+      await indexes.of(g).ready;
+      await indexes.tick();
+      expect(indexes.peek('gone')).toBeDefined();
+      there = false;
+      await indexes.tick();
+      expect(indexes.peek('gone')).toBeUndefined();
+    } finally {
+      indexes.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

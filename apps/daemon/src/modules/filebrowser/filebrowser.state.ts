@@ -54,13 +54,15 @@ export class FbState {
   /** Signs the access a share's password gives (a restart asks for the password again). */
   readonly shareKey = randomBytes(32);
   /** The storages' name indexes, for search. */
-  readonly indexes = new SearchIndexes();
+  readonly indexes: SearchIndexes;
   readonly thumbs: ThumbCache;
   private sweeper: NodeJS.Timeout;
   private readonly stageRoot: string;
   private staged: Promise<string> | null = null;
 
-  constructor(dataDir: string) {
+  /** `exists`: whether a storage is still there (an index of a deleted one is dropped at the next check). */
+  constructor(dataDir: string, exists: (storage: string) => boolean = () => true) {
+    this.indexes = new SearchIndexes(exists);
     this.thumbs = new ThumbCache(join(dataDir, 'thumbs'));
     this.stageRoot = join(dataDir, 'fb-uploads');
     this.sweeper = setInterval(() => void this.sweep(), 10 * 60_000);
@@ -129,7 +131,8 @@ const states = new WeakMap<object, FbState>();
 export function stateOf(mod: FbContext): FbState {
   let s = states.get(mod);
   if (!s) {
-    s = new FbState(mod.dataDir);
+    const storages = mod.services.storages;
+    s = new FbState(mod.dataDir, (storage) => storages.describe(storage) !== null);
     states.set(mod, s);
   }
   return s;
