@@ -18,11 +18,12 @@
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Agent, type Dispatcher } from 'undici';
+import { remoteDown } from './down.js';
+import { passedRange, remoteAgent } from './http.js';
 import type { Msg, RemoteS3 } from '@lucky/contracts';
 import type { PassedBody } from '../../../core/filebody.js';
 import { STORAGE_TEMP_PREFIX, type RemoteEntry, type RemoteFs, type RemoteStat } from '../../../core/services/storages.js';
-import { rawGetRange } from '../../../lib/http/rawget.js';
 import { rfc3986 } from '../../../lib/http/sign/encode.js';
 import { AWS_V4, signV4 } from '../../../lib/http/sign/sigv4.js';
 import { MsgError } from '../../../lib/msgerror.js';
@@ -40,8 +41,6 @@ const S3_COPY_PART = 512 * 1024 * 1024;
 const MAX_PARTS = 10_000;
 /** Of an unknown size, the part size doubles every this many parts (8 MiB × 2000, then 16 MiB…). */
 const PARTS_PER_STEP = 2000;
-/** As the pool's headersTimeout. */
-const HEAD_TIMEOUT_MS = 30_000;
 /** A listing page or an error body larger than this is refused rather than parsed. */
 const MAX_XML_BYTES = 8 * 1024 * 1024;
 /** DeleteObjects takes at most this many keys a request. */
@@ -101,7 +100,7 @@ export class RemoteS3Fs implements RemoteFs {
     this.lookup = o.lookup;
     this.copyMax = o.copyMax ?? S3_COPY_MAX;
     this.copyPart = o.copyPart ?? S3_COPY_PART;
-    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: o.lookup ? { lookup: o.lookup } : {} });
+    this.agent = remoteAgent(o.lookup ? { lookup: o.lookup } : {});
   }
 
   async close(): Promise<void> {
@@ -118,7 +117,7 @@ export class RemoteS3Fs implements RemoteFs {
   }
 
   private down(detail: Msg | string): MsgError {
-    return new MsgError({ key: 'storageRemoteDown', vars: { name: this.name, detail: typeof detail === 'string' ? { key: 'rawText', vars: { text: detail } } : detail } });
+    return remoteDown(this.name, detail);
   }
 
   /** A request's URL and signed headers. `body` as a string or Buffer is signed by its hash; a stream as UNSIGNED-PAYLOAD. */
@@ -289,20 +288,12 @@ export class RemoteS3Fs implements RemoteFs {
     return res.body;
   }
 
-  async readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
-    // The range is signed: it goes into the request as rawGetRange writes it.
+  readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
+    // The range is signed: it goes into the request as passedRange writes it.
     const { url, headers } = this.signed('GET', this.keyOf(path), { headers: { range: `bytes=${range.start}-${range.end}` } });
-    if (url.protocol !== 'http:') return null;
+    if (url.protocol !== 'http:') return Promise.resolve(null);
     delete headers.range;
-    let a: Awaited<ReturnType<typeof rawGetRange>>;
-    try {
-      a = await rawGetRange(url, headers, range, HEAD_TIMEOUT_MS, this.lookup);
-    } catch (err) {
-      throw this.down((err as Error).message);
-    }
-    if (a.status === 404) throw new MsgError({ key: 'storageNotFound' });
-    if (a.status !== 200 && a.status !== 206) throw this.down({ key: 'storageRemoteStatus', vars: { status: a.status } });
-    return a.body;
+    return passedRange(this.name, url, headers, range, this.lookup);
   }
 
   async write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void> {

@@ -19,6 +19,7 @@ import ssh2, { type ConnectConfig, type FileEntryWithStats, type SFTPWrapper, ty
 import { STORAGE_TEMP_PREFIX, type RemoteEntry, type RemoteFs, type RemoteStat } from '../../../core/services/storages.js';
 import { MsgError } from '../../../lib/msgerror.js';
 import { fingerprintOf } from '../../../lib/sshfingerprint.js';
+import { remoteDown } from './down.js';
 import type { RemoteSeen } from './index.js';
 
 const { Client } = ssh2;
@@ -94,7 +95,7 @@ export class RemoteSftpFs implements RemoteFs {
   // ------------------------------------------------------------------ connection
 
   private down(detail: Msg | string): MsgError {
-    return new MsgError({ key: 'storageRemoteDown', vars: { name: this.name, detail: typeof detail === 'string' ? { key: 'rawText', vars: { text: detail } } : detail } });
+    return remoteDown(this.name, detail);
   }
 
   /** A failure of a request as the storage's error: a missing name, or the remote's own words. */

@@ -6,14 +6,15 @@
  * file. Basic authentication (over TLS unless the operator chose otherwise); Digest is not spoken.
  */
 import type { Readable } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Agent, type Dispatcher } from 'undici';
 import type { Msg, RemoteWebdav } from '@lucky/contracts';
 import { STORAGE_TEMP_PREFIX, type RemoteEntry, type RemoteFs, type RemoteStat } from '../../../core/services/storages.js';
 import { child, DAV, elements, parseXml, textOf, type XmlElement } from '../../../lib/xml.js';
 import { MsgError } from '../../../lib/msgerror.js';
 import { randomBytes } from 'node:crypto';
 import type { PassedBody } from '../../../core/filebody.js';
-import { rawGetRange } from '../../../lib/http/rawget.js';
+import { remoteDown } from './down.js';
+import { passedRange, remoteAgent } from './http.js';
 
 /** A listing larger than this is refused rather than parsed (a folder of about 50 000 names). */
 const MAX_LISTING_BYTES = 32 * 1024 * 1024;
@@ -23,8 +24,6 @@ const PROPFIND_BODY =
 
 type Method = Dispatcher.HttpMethod;
 
-/** As the pool's headersTimeout. */
-const HEAD_TIMEOUT_MS = 30_000;
 
 export class RemoteWebdavFs implements RemoteFs {
   private readonly agent: Agent;
@@ -37,7 +36,7 @@ export class RemoteWebdavFs implements RemoteFs {
   ) {
     this.base = new URL(cfg.url.endsWith('/') ? cfg.url : `${cfg.url}/`);
     this.auth = cfg.username ? `Basic ${Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')}` : null;
-    this.agent = new Agent({ connections: 16, keepAliveTimeout: 10_000, headersTimeout: HEAD_TIMEOUT_MS, bodyTimeout: 60_000, connect: { rejectUnauthorized: !cfg.skipTlsVerify } });
+    this.agent = remoteAgent({ rejectUnauthorized: !cfg.skipTlsVerify });
   }
 
   async close(): Promise<void> {
@@ -55,7 +54,7 @@ export class RemoteWebdavFs implements RemoteFs {
   }
 
   private down(detail: Msg | string): MsgError {
-    return new MsgError({ key: 'storageRemoteDown', vars: { name: this.name, detail: typeof detail === 'string' ? { key: 'rawText', vars: { text: detail } } : detail } });
+    return remoteDown(this.name, detail);
   }
 
   private async send(method: Method | string, url: string, o: { headers?: Record<string, string>; body?: string | Readable | null } = {}): Promise<Dispatcher.ResponseData> {
@@ -156,18 +155,9 @@ export class RemoteWebdavFs implements RemoteFs {
     return res.body;
   }
 
-  async readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
-    if (this.base.protocol !== 'http:') return null;
-    let a: Awaited<ReturnType<typeof rawGetRange>>;
-    try {
-      a = await rawGetRange(new URL(this.url(path)), this.auth ? { authorization: this.auth } : {}, range, HEAD_TIMEOUT_MS);
-    } catch (err) {
-      throw this.down((err as Error).message);
-    }
-    if (a.status === 404) throw new MsgError({ key: 'storageNotFound' });
-    // A 200/206 without the length asked (chunked, or the file changed): read() decides.
-    if (a.status !== 200 && a.status !== 206) throw this.down({ key: 'storageRemoteStatus', vars: { status: a.status } });
-    return a.body;
+  readRaw(path: string, range: { start: number; end: number }): Promise<PassedBody | null> {
+    if (this.base.protocol !== 'http:') return Promise.resolve(null);
+    return passedRange(this.name, new URL(this.url(path)), this.auth ? { authorization: this.auth } : {}, range);
   }
 
   async write(path: string, body: NodeJS.ReadableStream, size?: number): Promise<void> {
