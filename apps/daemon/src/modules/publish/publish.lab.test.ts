@@ -130,6 +130,8 @@ describe('publish in the NAT lab (direct and STUN: UPnP, coturn, BIND, pebble)',
     expect((await d.call('DELETE', `/api/publish/rules/${key}`)).ret).toBe(0);
     await waitFor('the mappings gone', async () => (!(await lab.upnpList()).includes('Lucky publish') ? true : undefined), 15_000);
     await waitFor('the parts gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/web/rules')).list.length === 0 ? true : undefined));
+    // The DDNS task goes last, after the web and STUN rules (index.ts `removed`): waited for, not raced.
+    await waitFor('the DDNS task gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length === 1 ? true : undefined));
     expect((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length).toBe(1);
   }, 30_000);
 
@@ -194,6 +196,8 @@ describe('publish in the NAT lab (direct and STUN: UPnP, coturn, BIND, pebble)',
     await waitFor('the STUN rule gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/stun/rules')).list.length === 0 ? true : undefined), 15_000);
     await waitFor('the mapping gone', async () => (!(await lab.upnpList()).includes('Lucky STUN') ? true : undefined), 15_000);
     await waitFor('the parts gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/web/rules')).list.length === 0 ? true : undefined));
+    // The DDNS task goes last, after the web and STUN rules (index.ts `removed`): waited for, not raced.
+    await waitFor('the DDNS task gone', async () => ((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length === 1 ? true : undefined));
     expect((await d.call<{ list: unknown[] }>('GET', '/api/ddns/rules')).list.length).toBe(1);
   }, 30_000);
 });
